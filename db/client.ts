@@ -1,0 +1,79 @@
+// One SQLite connection per database file per process: WAL, a busy timeout, migrations applied
+// on first use, and runs orphaned by a dead process marked `interrupted` (DESIGN.md §10).
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+const cache: Map<string, Db> = ((globalThis as { __aqvenDbs?: Map<string, Db> }).__aqvenDbs ??= new Map());
+
+function migrationsFolder(): string {
+  const candidates = [process.env.AQVEN_MIGRATIONS, process.env.AQVEN_ROOT && join(process.env.AQVEN_ROOT, 'drizzle')];
+  try {
+    candidates.push(join(dirname(fileURLToPath(import.meta.url)), '..', 'drizzle'));
+  } catch {
+    // bundled by Next: import.meta.url is not a file URL; fall back to the working directory
+  }
+  candidates.push(join(process.cwd(), 'drizzle'));
+  const found = candidates.find((c): c is string => !!c && existsSync(join(c, 'meta', '_journal.json')));
+  if (!found) throw new Error('AQVEN migrations folder not found (set AQVEN_ROOT to the AQVEN checkout)');
+  return found;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Runs left `running` by a process that no longer exists become `interrupted`. */
+export function markInterrupted(db: Db, now = Date.now()): number {
+  const rows = db.$client.prepare(`SELECT id, pid FROM runs WHERE status = 'running'`).all() as { id: string; pid: number | null }[];
+  const dead = rows.filter((r) => r.pid == null || (r.pid !== process.pid && !isAlive(r.pid)));
+  const upd = db.$client.prepare(`UPDATE runs SET status = 'interrupted', finished_at = ? WHERE id = ? AND status = 'running'`);
+  const updNodes = db.$client.prepare(
+    `UPDATE node_runs SET status = 'failed', error_message = 'interrupted: the process running this node stopped', finished_at = ? WHERE run_id = ? AND status IN ('running','pending')`,
+  );
+  db.$client.transaction(() => {
+    for (const r of dead) {
+      upd.run(now, r.id);
+      updNodes.run(now, r.id);
+    }
+  })();
+  return dead.length;
+}
+
+export function openDb(path: string): Db {
+  const abs = path === ':memory:' ? path : resolve(path);
+  const hit = cache.get(abs);
+  if (hit) return hit;
+  if (abs !== ':memory:') mkdirSync(dirname(abs), { recursive: true });
+  const sqlite = new Database(abs);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  // deleted or overwritten text (a raw stream later redacted) must not linger in free pages
+  sqlite.pragma('secure_delete = ON');
+  const db = drizzle(sqlite, { schema }) as Db;
+  migrate(db, { migrationsFolder: migrationsFolder() });
+  markInterrupted(db);
+  cache.set(abs, db);
+  return db;
+}
+
+export function closeDb(path: string): void {
+  const abs = path === ':memory:' ? path : resolve(path);
+  const db = cache.get(abs);
+  if (!db) return;
+  cache.delete(abs);
+  db.$client.close();
+}

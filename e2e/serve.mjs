@@ -1,0 +1,24 @@
+// Builds (once per source state) and serves the dashboard on a fresh copy of the showcase project
+// with simulated providers, so browser tests never touch a developer's own database.
+import { spawnSync, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const port = process.argv[2] ?? '3311';
+const project = mkdtempSync(join(tmpdir(), 'aqven-e2e-'));
+cpSync('showcase', project, { recursive: true, filter: (src) => !src.includes('.aqven') });
+const env = { ...process.env, AQVEN_PROJECT: project, AQVEN_SIMULATE: '1', AQVEN_ROOT: process.cwd(), NEXT_TELEMETRY_DISABLED: '1' };
+if (!process.env.E2E_SKIP_BUILD) {
+  const b = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env });
+  if (b.status !== 0) process.exit(b.status ?? 1);
+}
+const child = spawn('npx', ['next', 'start', '-H', '127.0.0.1', '-p', port], { stdio: 'inherit', env });
+const stop = () => {
+  child.kill('SIGTERM');
+  rmSync(project, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+child.on('exit', (code) => process.exit(code ?? 0));

@@ -1,0 +1,155 @@
+// The run record (DESIGN.md §11): one shape for `aqven run --json`, `aqven show --json`,
+// `GET /api/runs/:id` and the dashboard. Built by one function from the same facts, whether they
+// come from a live run or from the database, so the two can never drift apart.
+import type { AttemptRecord, NodeErrorCode, NodePolicy, UsageTotals } from '@/lib/engine/types';
+
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'interrupted';
+export type NodeStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+
+export interface RunFacts {
+  id: string;
+  flow: string;
+  status: RunStatus;
+  input: unknown;
+  output: unknown;
+  error: { code: string; node: string | null; message: string; hint: string | null } | null;
+  turns: number;
+  startedAt: number;
+  finishedAt: number | null;
+  nodes: NodeFacts[];
+}
+
+export interface NodeFacts {
+  id: string;
+  agent: string;
+  turn: number;
+  status: NodeStatus;
+  output: unknown;
+  error: { code: NodeErrorCode | string; message: string; hint: string } | null;
+  policy: NodePolicy | null;
+  attempts: (Omit<AttemptRecord, 'outcome'> & { outcome: AttemptRecord['outcome'] | null; finishedAt: number | null })[];
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+export interface UsageJson {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export interface AttemptJson {
+  seq: number;
+  model: string;
+  outcome: string | null;
+  finishReason: string | null;
+  cause: string | null;
+  action: string | null;
+  discarded: boolean;
+  usage: UsageJson;
+  latencyMs: number | null;
+  error: { kind: string; message: string; detail: string | null; validationErrors: { pointer: string; message: string }[] } | null;
+  transport: { try: number; status: number | null; error: string | null; retryAfterMs: number | null; waitedMs: number }[];
+}
+
+export interface NodeJson {
+  id: string;
+  agent: string;
+  turn: number;
+  status: NodeStatus;
+  output: unknown;
+  error: { code: string; message: string; hint: string } | null;
+  usage: UsageJson;
+  budget: { retries: number; models: { model: string; answers: number; limit: number }[] };
+  attempts: AttemptJson[];
+}
+
+export interface RunRecord {
+  id: string;
+  flow: string;
+  status: RunStatus;
+  input: unknown;
+  output: unknown;
+  error: { code: string; node: string | null; message: string; hint: string | null } | null;
+  usage: UsageJson;
+  startedAt: string;
+  finishedAt: string | null;
+  nodes: NodeJson[];
+}
+
+/** Costs are summed in floating point; round so a stored and a live sum print the same. */
+export function roundCost(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
+}
+
+export function sumUsage(items: Iterable<UsageTotals>): UsageTotals {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let costUsd = 0;
+  for (const u of items) {
+    inputTokens += u.inputTokens;
+    outputTokens += u.outputTokens;
+    costUsd += u.costUsd;
+  }
+  return { inputTokens, outputTokens, costUsd: roundCost(costUsd) };
+}
+
+const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
+
+/** Answers used per model of the chain, against the `retries + 1` limit (the budget gauge). */
+export function nodeBudget(policy: NodePolicy | null, attempts: { chainIndex: number; model: string }[]): NodeJson['budget'] {
+  const chain = policy?.chain ?? [...new Set(attempts.map((a) => a.model))];
+  const retries = policy?.retries ?? 0;
+  return {
+    retries,
+    models: chain.map((model, i) => ({
+      model,
+      answers: attempts.filter((a) => (policy ? a.chainIndex === i : a.model === model)).length,
+      limit: retries + 1,
+    })),
+  };
+}
+
+function attemptJson(a: NodeFacts['attempts'][number]): AttemptJson {
+  return {
+    seq: a.seq,
+    model: a.model,
+    outcome: a.outcome,
+    finishReason: a.finishReason,
+    cause: a.cause,
+    action: a.action,
+    discarded: a.discarded,
+    usage: { ...a.usage, costUsd: roundCost(a.usage.costUsd) },
+    latencyMs: a.finishedAt == null ? null : a.finishedAt - a.startedAt,
+    error: a.error
+      ? { kind: a.error.kind, message: a.error.message, detail: a.error.detail, validationErrors: a.validationErrors }
+      : null,
+    transport: a.tries.map((t) => ({ try: t.tryNo, status: t.status, error: t.error, retryAfterMs: t.retryAfterMs, waitedMs: t.waitedMs })),
+  };
+}
+
+export function buildRunRecord(run: RunFacts): RunRecord {
+  const nodes: NodeJson[] = run.nodes.map((n) => ({
+    id: n.id,
+    agent: n.agent,
+    turn: n.turn,
+    status: n.status,
+    output: n.output ?? null,
+    error: n.error,
+    usage: sumUsage(n.attempts.map((a) => a.usage)),
+    budget: nodeBudget(n.policy, n.attempts),
+    attempts: n.attempts.map(attemptJson),
+  }));
+  return {
+    id: run.id,
+    flow: run.flow,
+    status: run.status,
+    input: run.input ?? null,
+    output: run.output ?? null,
+    error: run.error,
+    usage: sumUsage(nodes.map((n) => n.usage)),
+    startedAt: iso(run.startedAt)!,
+    finishedAt: iso(run.finishedAt),
+    nodes,
+  };
+}

@@ -1,0 +1,13 @@
+// Durations in project files are strings like "500ms", "2s", "1.5s", "1m" (DESIGN.md §3).
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** Milliseconds, or null when the text is not a duration. */
+export function parseDuration(text: string): number | null {
+  const m = DURATION.exec(text.trim());
+  if (!m) return null;
+  return Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
+}
+
+export const DURATION_HINT = 'write a duration as a number and a unit: "500ms", "2s", "1.5s" or "1m"';
