@@ -74,6 +74,8 @@ export interface TryRecord {
   waitedMs: number;
   startedAt: number;
   finishedAt: number;
+  /** text this try streamed before its connection broke (DESIGN §8: discarded), redacted; absent otherwise */
+  discardedText?: string | null;
 }
 
 export interface ValidationIssue {
@@ -88,6 +90,8 @@ export interface AttemptRecord {
   answerNo: number; // 1.. answers of this model for this node
   outcome: Outcome;
   finishReason: string | null;
+  /** the upstream provider's own value when a router normalises finishReason (OpenRouter native_finish_reason) */
+  nativeFinishReason?: string | null;
   cause: Cause | null;
   action: Action;
   request: Message[];
@@ -114,7 +118,8 @@ export interface NodeResult {
 /** Facts the engine emits; every handler is awaited before the engine goes on. */
 export type EngineEvent =
   | { type: 'attempt_start'; nodeId: string; seq: number; model: string; chainIndex: number; answerNo: number; request: Message[]; startedAt: number }
-  | { type: 'delta'; nodeId: string; seq: number; text: string }
+  /** tryNo: a transport re-try mid-stream starts the attempt's text afresh (the try_end before it carries the discarded text) */
+  | { type: 'delta'; nodeId: string; seq: number; tryNo: number; text: string }
   | { type: 'try_end'; nodeId: string; seq: number; try: TryRecord }
   | { type: 'attempt_end'; nodeId: string; attempt: AttemptRecord }
   | { type: 'rate_limit_pause'; model: string; pausedUntil: number; reason: string };

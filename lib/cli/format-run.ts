@@ -1,0 +1,80 @@
+// Human output of a run: a header, a line per node and a line per attempt (used by `aqven run`
+// and `aqven show`), plus the live progress block `aqven run` draws on a TTY.
+import type { RunListItem } from '@/db/queries';
+import type { EngineEvent } from '@/lib/engine/types';
+import type { ProgressEvent } from '@/lib/flow/run-flow';
+import type { RunRecord } from '@/lib/flow/run-record';
+
+const usd = (n: number) => `$${n.toFixed(6)}`;
+const tokens = (u: { inputTokens: number; outputTokens: number }) => `${u.inputTokens} in / ${u.outputTokens} out`;
+
+export function formatRun(r: RunRecord): string {
+  const out: string[] = [];
+  const dur = r.finishedAt ? `${Date.parse(r.finishedAt) - Date.parse(r.startedAt)}ms` : 'running';
+  out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${tokens(r.usage)}  cost ${usd(r.usage.costUsd)}`);
+  for (const n of r.nodes) {
+    const err = n.error ? `  ${n.error.code}` : '';
+    out.push(`  turn ${n.turn}  ${n.id} (${n.agent})  ${n.status}${err}`);
+    for (const a of n.attempts) {
+      const tries = a.transport.map((t) => (t.status ?? t.error ?? '?') + (t.retryAfterMs != null ? ` retry-after ${t.retryAfterMs}ms` : '')).join(', ');
+      const detail = a.error && a.error.kind !== a.cause ? `  [${a.error.kind}: ${a.error.message}]` : '';
+      out.push(
+        `    #${a.seq} ${a.model}  ${a.outcome ?? 'in flight'}${a.finishReason ? ` (${a.finishReason})` : ''}` +
+          `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}${a.discarded ? '  discarded' : ''}` +
+          `  ${a.latencyMs ?? '-'}ms  tries: ${tries || '-'}${detail}`,
+      );
+    }
+  }
+  if (r.error) {
+    out.push(`error ${r.error.code}${r.error.node ? ` at node ${r.error.node}` : ''}: ${r.error.message}`);
+    if (r.error.hint) out.push(`hint: ${r.error.hint}`);
+  } else if (r.status === 'succeeded') {
+    out.push(`output: ${JSON.stringify(r.output)}`);
+  }
+  return out.join('\n');
+}
+
+export function formatRunList(items: RunListItem[]): string {
+  if (items.length === 0) return 'no runs yet';
+  return items
+    .map(
+      (r) =>
+        `${new Date(r.startedAt).toISOString()}  ${r.id}  ${r.flow.padEnd(14)} ${r.status.padEnd(11)} ` +
+        `${String(r.attempts).padStart(3)} attempts  ${usd(r.costUsd)}${r.errorCode ? `  ${r.errorCode}@${r.errorNode ?? '-'}` : ''}`,
+    )
+    .join('\n');
+}
+
+/** Redraws one line per node in place (ANSI cursor movement) while a run is in progress. */
+export class LiveProgress {
+  private readonly lines = new Map<string, string>();
+  private drawn = 0;
+
+  constructor(private readonly stream: NodeJS.WriteStream) {}
+
+  private set(node: string, text: string) {
+    this.lines.set(node, text);
+    this.draw();
+  }
+
+  private draw() {
+    let s = this.drawn ? `\x1b[${this.drawn}A` : '';
+    for (const line of this.lines.values()) s += `\x1b[2K${line.slice(0, (this.stream.columns || 120) - 1)}\n`;
+    this.drawn = this.lines.size;
+    this.stream.write(s);
+  }
+
+  readonly onProgress = (e: ProgressEvent) => {
+    if (e.type === 'node_skipped') this.set(e.node, `  ${e.node}  skipped (${e.reason})`);
+    else if (e.type === 'node_end') this.set(e.node, `  ${e.node}  ${e.result.status}${e.result.error ? ` ${e.result.error.code}` : ''}  ${e.result.attempts.length} attempt(s)`);
+    else if (e.type === 'engine') this.engine(e.node, e.event);
+  };
+
+  private engine(node: string, ev: EngineEvent) {
+    if (ev.type === 'attempt_start') this.set(node, `  ${node}  attempt ${ev.seq}  ${ev.model}  …`);
+    else if (ev.type === 'try_end' && ev.try.status !== 200)
+      this.set(node, `  ${node}  attempt ${ev.seq}  try ${ev.try.tryNo}: ${ev.try.status ?? ev.try.error}${ev.try.retryAfterMs != null ? `, waiting ${ev.try.retryAfterMs}ms` : ''}`);
+    else if (ev.type === 'attempt_end')
+      this.set(node, `  ${node}  attempt ${ev.attempt.seq}  ${ev.attempt.model}  ${ev.attempt.outcome}${ev.attempt.cause ? ` → ${ev.attempt.action}` : ''}`);
+  }
+}

@@ -1,0 +1,132 @@
+// `aqven run`, `aqven runs`, `aqven show` (DESIGN.md §12).
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { openDb } from '@/db/client';
+import { getRunRecord, listRuns } from '@/db/queries';
+import { RunInputError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
+import { openSession, ProjectInvalidError } from '@/lib/flow/session';
+import { simulateRequested } from '@/lib/flow/simulate';
+import { formatDiagnostic, loadProject } from '@/lib/project';
+import { formatRun, formatRunList, LiveProgress } from './format-run';
+import { resolveProjectDir } from './project-dir';
+
+/** Exit status 2: bad usage or a project that fails check. */
+class UsageError extends Error {}
+
+function parseInput(opts: { input?: string; inputFile?: string }): unknown {
+  if (opts.input && opts.inputFile) throw new UsageError('give --input or --input-file, not both');
+  const [text, where] = opts.inputFile
+    ? [readFileOrThrow(opts.inputFile), opts.inputFile]
+    : [opts.input ?? '{}', '--input'];
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${where} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function readFileOrThrow(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --input-file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+async function runCommand(flow: string, opts: { project?: string; input?: string; inputFile?: string; json?: boolean; simulate?: boolean }) {
+  const dir = resolveProjectDir(opts.project);
+  let session;
+  try {
+    const input = parseInput(opts);
+    session = await openSession(dir, { simulate: simulateRequested(opts.simulate) });
+    const live = !opts.json && process.stderr.isTTY ? new LiveProgress(process.stderr) : null;
+    const record = await runFlow({
+      project: session.project,
+      flow,
+      input,
+      providers: session.providers,
+      env: session.env,
+      db: session.db,
+      onProgress: live?.onProgress,
+    });
+    process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRun(record)}\n`);
+    process.exitCode = record.status === 'succeeded' ? 0 : 1;
+  } catch (err) {
+    if (err instanceof ProjectInvalidError) {
+      for (const d of err.diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
+      console.error(`aqven run: ${err.message}`);
+    } else if (err instanceof UsageError || err instanceof RunInputError || err instanceof UnknownFlowError) {
+      console.error(`aqven run: ${err.message}`);
+    } else throw err;
+    process.exitCode = 2;
+  } finally {
+    await session?.close();
+  }
+}
+
+async function projectDb(dirOpt?: string) {
+  const { project, diagnostics } = await loadProject(resolveProjectDir(dirOpt));
+  if (!project) {
+    for (const d of diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
+    throw new UsageError('the project fails aqven check');
+  }
+  return openDb(project.databasePath);
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('run a flow, store every attempt and print the run')
+    .argument('<flow>', 'flow name (flows/<flow>.yaml)')
+    .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase)')
+    .option('--input <json>', 'run input as JSON')
+    .option('--input-file <file>', 'run input from a JSON file')
+    .option('--json', 'print the run record as JSON')
+    .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')
+    .action(runCommand);
+
+  program
+    .command('runs')
+    .description('list recent runs')
+    .option('--project <dir>', 'project folder')
+    .option('--limit <n>', 'how many', '20')
+    .option('--json', 'print JSON')
+    .action(async (opts: { project?: string; limit: string; json?: boolean }) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1) {
+        console.error(`aqven runs: --limit must be a positive whole number, got "${opts.limit}"`);
+        process.exitCode = 2;
+        return;
+      }
+      try {
+        const { items } = listRuns(await projectDb(opts.project), { limit });
+        process.stdout.write(opts.json ? `${JSON.stringify(items, null, 2)}\n` : `${formatRunList(items)}\n`);
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        console.error(`aqven runs: ${err.message}`);
+        process.exitCode = 2;
+      }
+    });
+
+  program
+    .command('show')
+    .description('show one run')
+    .argument('<runId>', 'run id')
+    .option('--project <dir>', 'project folder')
+    .option('--json', 'print the run record as JSON')
+    .action(async (runId: string, opts: { project?: string; json?: boolean }) => {
+      try {
+        const record = getRunRecord(await projectDb(opts.project), runId);
+        if (!record) {
+          console.error(`aqven show: no run with id ${runId}`);
+          process.exitCode = 1;
+          return;
+        }
+        process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRun(record)}\n`);
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        console.error(`aqven show: ${err.message}`);
+        process.exitCode = 2;
+      }
+    });
+}

@@ -1,0 +1,48 @@
+// Providers a project may use without a providers/ file (DESIGN.md §3), and the defaults every
+// provider gets: transport and on_rate_limit as documented in the provider file format.
+import type { ResolvedProvider, WireApi } from '../engine/types';
+
+export const PROVIDER_DEFAULTS = {
+  transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000 },
+  onRateLimit: { maxAttempts: 5, defaultWaitMs: 1_000, maxWaitMs: 60_000 },
+  maxConcurrency: 16,
+  /** a custom provider is not assumed to constrain generation to a schema */
+  structuredOutputs: false,
+} as const;
+
+interface BuiltIn {
+  api: WireApi;
+  baseUrl: string;
+  apiKeyEnv: string;
+  structuredOutputs: boolean;
+}
+
+const BUILT_INS: Record<string, BuiltIn> = {
+  openrouter: { api: 'openai', baseUrl: 'https://openrouter.ai/api/v1', apiKeyEnv: 'OPENROUTER_API_KEY', structuredOutputs: true },
+  openai: { api: 'openai', baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', structuredOutputs: true },
+  anthropic: { api: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', apiKeyEnv: 'ANTHROPIC_API_KEY', structuredOutputs: true },
+  google: { api: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta', apiKeyEnv: 'GEMINI_API_KEY', structuredOutputs: true },
+};
+
+export const BUILT_IN_PROVIDER_NAMES = Object.keys(BUILT_INS);
+
+export function builtInProviderBase(name: string): BuiltIn | undefined {
+  return Object.hasOwn(BUILT_INS, name) ? BUILT_INS[name] : undefined;
+}
+
+/** A built-in provider with every default applied. */
+export function builtInProvider(name: string): ResolvedProvider | undefined {
+  const b = builtInProviderBase(name);
+  if (!b) return undefined;
+  return {
+    name,
+    api: b.api,
+    baseUrl: b.baseUrl,
+    apiKeyEnv: b.apiKeyEnv,
+    structuredOutputs: b.structuredOutputs,
+    transport: { ...PROVIDER_DEFAULTS.transport },
+    onRateLimit: { ...PROVIDER_DEFAULTS.onRateLimit },
+    maxConcurrency: PROVIDER_DEFAULTS.maxConcurrency,
+    models: {},
+  };
+}

@@ -1,0 +1,62 @@
+// One Ajv configuration for every JSON Schema of a project (flow inputs, node outputs), so what
+// `aqven check` accepts is what the engine validates with.
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+
+export function createAjv(): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: true, // an unknown keyword (a typo like "requried") is an error
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+    logger: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+export interface SchemaProblem {
+  /** path inside the schema, e.g. ["properties", "queue", "type"] */
+  path: (string | number)[];
+  /** when the path is unknown: the key (and value) inside the schema the problem is about */
+  find?: { key: string; value?: string };
+  message: string;
+}
+
+function pointerToPath(pointer: string): (string | number)[] {
+  if (!pointer) return [];
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+function describe(e: ErrorObject): string {
+  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'schema';
+  const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
+  return `${where} ${e.message ?? 'is invalid'}${allowed ? `: ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : ''}`;
+}
+
+/** Why a schema does not compile, or [] when it does. */
+export function schemaProblems(schema: unknown): SchemaProblem[] {
+  const ajv = createAjv();
+  if (!ajv.validateSchema(schema as object)) {
+    const errors = ajv.errors ?? [];
+    // the meta-schema reports each anyOf branch; the deepest error is the useful one
+    const deepest = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
+    return deepest ? [{ path: pointerToPath(deepest.instancePath), message: describe(deepest) }] : [{ path: [], message: 'schema is invalid' }];
+  }
+  try {
+    ajv.compile(schema as object);
+    return [];
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const keyword = /unknown keyword: "([^"]+)"/.exec(message)?.[1];
+    const format = /unknown format "([^"]+)"/.exec(message)?.[1];
+    const find = keyword ? { key: keyword } : format ? { key: 'format', value: format } : undefined;
+    return [{ path: [], find, message: message.split('\n')[0] }];
+  }
+}

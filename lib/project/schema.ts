@@ -1,0 +1,285 @@
+// The file formats of an AQVEN project (DESIGN.md §3) as zod schemas. Objects are strict: an
+// unknown key is an error (E_FIELD). Defaults are those of the seed page
+// ("What happens when a model is called": output.retries 1, on_error retry, on_refusal fail,
+// on_truncated fail, strict false) and of DESIGN.md §3 for providers.
+//
+// A custom issue carries `params: { code, hint }`; without a code an issue is E_FIELD.
+import { z } from 'zod';
+import type { CheckCode } from './diagnostics';
+import { DURATION_HINT, parseDuration } from './duration';
+import { MODEL_HINT, modelStringProblem, parseModelString } from './model-string';
+
+export const API_VERSION = 'aqven/v1';
+
+export interface IssueParams {
+  code?: CheckCode;
+  hint?: string;
+  /** report at the key of the path rather than its value */
+  at?: 'key';
+}
+
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const apiVersion = z.literal(API_VERSION, { error: `apiVersion must be "${API_VERSION}"` });
+const kindOf = <K extends string>(kind: K) => z.literal(kind, { error: `kind must be "${kind}" here` });
+
+export const modelStringSchema = z.string().superRefine((value, ctx) => {
+  if (parseModelString(value) === null) {
+    ctx.addIssue({ code: 'custom', message: modelStringProblem(value), params: { code: 'E_MODEL', hint: MODEL_HINT } });
+  }
+});
+
+export const durationSchema = z.string().transform((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration`, params: { hint: DURATION_HINT } });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+export const outcomePolicySchema = z.enum(['fail', 'retry', 'fallback']);
+export const retriesSchema = z.number().int().min(0).max(10);
+
+// ---------------------------------------------------------------------------------------------
+// agents/NAME.yaml
+
+export const agentSettingsSchema = z.looseObject({
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  stop: z.union([z.string(), z.array(z.string())]).optional(),
+  seed: z.number().int().optional(),
+});
+
+export const agentOutputSchema = z.strictObject({
+  strict: z.boolean().default(false),
+  retries: retriesSchema.default(1),
+  on_error: outcomePolicySchema.default('retry'),
+  on_refusal: outcomePolicySchema.default('fail'),
+  on_truncated: outcomePolicySchema.default('fail'),
+});
+
+const OUTCOME_FIELDS = ['on_error', 'on_refusal', 'on_truncated'] as const;
+
+/** Seed page: "aqven check rejects fallback on an agent that has no fallback_models". */
+function outcomeFallbackRule(
+  value: { fallback_models?: unknown; output?: Partial<Record<(typeof OUTCOME_FIELDS)[number], unknown>> },
+  ctx: z.RefinementCtx,
+): void {
+  const fallbacks = Array.isArray(value.fallback_models) ? value.fallback_models.length : 0;
+  if (fallbacks > 0) return;
+  for (const field of OUTCOME_FIELDS) {
+    if (value.output?.[field] !== 'fallback') continue;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['output', field],
+      message: `output.${field} is "fallback" but the agent has no fallback_models`,
+      params: {
+        code: 'E_OUTCOME_FALLBACK',
+        hint: `add fallback_models (a list of "provider:model-id"), or set output.${field} to "retry" or "fail"`,
+      } satisfies IssueParams,
+    });
+  }
+}
+
+export const agentFileSchema = z
+  .strictObject({
+    apiVersion,
+    kind: kindOf('Agent'),
+    description: z.string().optional(),
+    model: modelStringSchema,
+    fallback_models: z.array(modelStringSchema).default([]),
+    system: z.string().optional(),
+    settings: agentSettingsSchema.default({}),
+    output: agentOutputSchema.prefault({}),
+  })
+  .superRefine(outcomeFallbackRule);
+
+export type AgentFile = z.output<typeof agentFileSchema>;
+
+/**
+ * The subset of an agent the dashboard's policy form edits, in the file's own shape, with the
+ * same rules as `aqven check` — including E_OUTCOME_FALLBACK (the issue's `params.code`).
+ */
+export const agentPolicyFormSchema = z
+  .object({
+    model: modelStringSchema,
+    fallback_models: z.array(modelStringSchema),
+    output: z.object({
+      retries: retriesSchema,
+      on_error: outcomePolicySchema,
+      on_refusal: outcomePolicySchema,
+      on_truncated: outcomePolicySchema,
+      strict: z.boolean(),
+    }),
+  })
+  .superRefine(outcomeFallbackRule);
+
+export type AgentPolicyForm = z.output<typeof agentPolicyFormSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// providers/NAME.yaml
+
+const httpUrl = z.string().superRefine((value, ctx) => {
+  let ok = false;
+  try {
+    const u = new URL(value);
+    ok = u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  if (!ok) ctx.addIssue({ code: 'custom', message: `base_url "${value}" is not an http(s) URL`, params: { hint: 'write the full URL, e.g. "https://openrouter.ai/api/v1"' } });
+});
+
+export const modelCatalogueEntrySchema = z.strictObject({
+  input_per_mtok: z.number().nonnegative().optional(),
+  output_per_mtok: z.number().nonnegative().optional(),
+  structured_outputs: z.boolean().optional(),
+});
+
+export const providerFileSchema = z.strictObject({
+  apiVersion,
+  kind: kindOf('Provider'),
+  /** must equal the file name; checked by the loader */
+  name: z.string().optional(),
+  /** required unless the file overrides a built-in provider; checked by the loader */
+  api: z.enum(['openai', 'anthropic', 'gemini']).optional(),
+  base_url: httpUrl.optional(),
+  api_key_env: z.string().regex(ENV_NAME, { error: 'api_key_env must be the name of an environment variable' }).optional(),
+  structured_outputs: z.boolean().optional(),
+  transport: z
+    .strictObject({
+      max_attempts: z.number().int().min(1).max(20).default(3),
+      budget: durationSchema.prefault('60s'),
+      timeout: durationSchema.prefault('120s'),
+    })
+    .prefault({}),
+  on_rate_limit: z
+    .strictObject({
+      max_attempts: z.number().int().min(1).max(50).default(5),
+      default_wait: durationSchema.prefault('1s'),
+      max_wait: durationSchema.prefault('60s'),
+    })
+    .prefault({}),
+  max_concurrency: z.number().int().min(1).max(10_000).default(16),
+  models: z.record(z.string(), modelCatalogueEntrySchema).default({}),
+});
+
+export type ProviderFile = z.output<typeof providerFileSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// aqven.yaml
+
+const probability = z.number().min(0).max(1);
+const usage = z.strictObject({ input: z.number().int().nonnegative().optional(), output: z.number().int().nonnegative().optional(), thoughts: z.number().int().nonnegative().optional() });
+export const latencySchema = z.strictObject({
+  first_token_ms: z.number().nonnegative().optional(),
+  tokens_per_s: z.number().positive().optional(),
+});
+const stepBase = { latency: latencySchema.optional(), usage: usage.optional() };
+
+/** Mirrors `ScriptStep` of lib/sim/types.ts (DESIGN.md §13). */
+export const scriptStepSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ ...stepBase, kind: z.literal('ok'), text: z.string().optional(), json: z.unknown().optional() }),
+  z.strictObject({ ...stepBase, kind: z.literal('invalid'), mode: z.enum(['missing_required', 'wrong_enum', 'not_json']).optional() }),
+  z.strictObject({ ...stepBase, kind: z.literal('truncated'), parses: z.boolean().optional(), text: z.string().optional() }),
+  z.strictObject({
+    ...stepBase,
+    kind: z.literal('refusal'),
+    text: z.string().optional(),
+    variant: z.enum(['refusal_field', 'content_filter', 'stop_reason', 'safety', 'prompt_blocked']).optional(),
+  }),
+  z.strictObject({
+    ...stepBase,
+    kind: z.literal('provider_error'),
+    message: z.string().optional(),
+    variant: z.enum(['finish_error', 'choice_error', 'malformed_function_call', 'other']).optional(),
+    text: z.string().optional(),
+  }),
+  z.strictObject({
+    ...stepBase,
+    kind: z.literal('status'),
+    status: z.number().int().min(100).max(599),
+    headers: z.record(z.string(), z.string()).optional(),
+    body: z.unknown().optional(),
+    variant: z.enum(['quota', 'html', 'retry_info']).optional(),
+    retryDelay: z.string().optional(),
+  }),
+  z.strictObject({ ...stepBase, kind: z.literal('drop'), when: z.enum(['before', 'during_body', 'mid_stream']).optional(), text: z.string().optional() }),
+  z.strictObject({ ...stepBase, kind: z.literal('stall'), text: z.string().optional() }),
+  z.strictObject({ ...stepBase, kind: z.literal('stream_error'), text: z.string().optional(), message: z.string().optional() }),
+]);
+
+export const chaosSchema = z
+  .strictObject({
+    rate_limit: probability.optional(),
+    server_error: probability.optional(),
+    drop: probability.optional(),
+    provider_error: probability.optional(),
+    refusal: probability.optional(),
+    truncated: probability.optional(),
+    invalid: probability.optional(),
+  })
+  .superRefine((chaos, ctx) => {
+    const total = Object.values(chaos).reduce<number>((sum, p) => sum + (p ?? 0), 0);
+    if (total > 1 + 1e-9) {
+      ctx.addIssue({ code: 'custom', message: `simulate.chaos probabilities add up to ${Number(total.toFixed(6))}, more than 1`, params: { hint: 'lower the probabilities so they add up to at most 1 (the rest is ok)' } });
+    }
+  });
+
+export const projectFileSchema = z.strictObject({
+  apiVersion,
+  kind: kindOf('Project'),
+  name: z.string().regex(NAME_PATTERN, { error: 'name may contain letters, digits, "-" and "_"' }).optional(),
+  database: z.string().min(1).default('.aqven/aqven.db'),
+  simulate: z
+    .strictObject({
+      seed: z.number().int().default(0),
+      chaos: chaosSchema.default({}),
+      latency: latencySchema.default({}),
+      scripts: z.record(z.string(), z.array(scriptStepSchema).min(1)).default({}),
+    })
+    .prefault({}),
+});
+
+export type ProjectFile = z.output<typeof projectFileSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// flows/NAME.yaml
+
+const NODE_ID = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+export const jsonSchemaObject = z.record(z.string(), z.unknown(), { error: 'expected a JSON Schema object' });
+
+export const flowNodeSchema = z.strictObject({
+  agent: z.string().min(1),
+  prompt: z.string().min(1),
+  needs: z.array(z.string()).default([]),
+  output: jsonSchemaObject.optional(),
+  stream: z.boolean().default(false),
+  on_fail: z.string().optional(),
+});
+
+export const flowFileSchema = z.strictObject({
+  apiVersion,
+  kind: kindOf('Flow'),
+  description: z.string().optional(),
+  input: jsonSchemaObject.default({ type: 'object' }),
+  nodes: z.record(z.string(), flowNodeSchema).superRefine((nodes, ctx) => {
+    const ids = Object.keys(nodes);
+    if (ids.length === 0) ctx.addIssue({ code: 'custom', message: 'a flow needs at least one node', params: { hint: 'add a node under nodes:' } });
+    for (const id of ids) {
+      if (!NODE_ID.test(id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [id],
+          message: `node id "${id}" may contain only letters, digits, "_" and "-" and must not start with a digit or "-"`,
+          params: { hint: 'rename the node, e.g. "classify"; templates refer to it as nodes.<id>.output', at: 'key' } satisfies IssueParams,
+        });
+      }
+    }
+  }),
+});
+
+export type FlowFile = z.output<typeof flowFileSchema>;
