@@ -1,10 +1,88 @@
+import { activePauses } from '@/db/queries';
+import { ProviderCard, type ProviderView } from '@/components/providers/provider-card';
+import { fmtMs } from '@/components/ui/format';
+import { LocalTime } from '@/components/ui/local-time';
+import { ProjectProblem } from '@/components/ui/project-problem';
+import { parseModelString } from '@/lib/project/model-string';
+import { pageSession } from '@/lib/server/page-session';
+
 export const dynamic = 'force-dynamic';
 
-export default function ProvidersPage() {
+export default async function ProvidersPage() {
+  const s = await pageSession();
+  if (!s.ok) {
+    return (
+      <section>
+        <h1>Providers</h1>
+        <ProjectProblem {...s} />
+      </section>
+    );
+  }
+  const { project, providers, simulated, db } = s.session;
+  const usedBy = new Map<string, string[]>();
+  for (const a of Object.values(project.agents)) {
+    for (const m of [a.model, ...a.fallbackModels]) {
+      const p = parseModelString(m)?.provider;
+      if (!p) continue;
+      const list = usedBy.get(p) ?? [];
+      if (!list.includes(a.name)) list.push(a.name);
+      usedBy.set(p, list);
+    }
+  }
+  // only whether the variable is set, from the real environment: never its value
+  const keySet = (name: string | undefined) => !!name && !!process.env[name];
+  const views: ProviderView[] = Object.values(project.providers)
+    .map((p) => ({
+      provider: p,
+      simulatedUrl: simulated ? (providers[p.name]?.baseUrl ?? null) : null,
+      keyState: (!p.apiKeyEnv ? 'not needed' : keySet(p.apiKeyEnv) ? 'present' : 'missing') as ProviderView['keyState'],
+      usedBy: usedBy.get(p.name) ?? [],
+    }))
+    // providers in use first: the built-in ones nobody calls are reference only
+    .sort((a, b) => Number(b.usedBy.length > 0) - Number(a.usedBy.length > 0) || a.provider.name.localeCompare(b.provider.name));
+  const now = Date.now();
+  const pauses = activePauses(db, now);
   return (
     <section>
       <h1>Providers</h1>
-      <p className="muted">Nothing here yet.</p>
+      {simulated ? (
+        <p className="note">
+          Providers are <strong>simulated</strong>: every call goes to the in-process simulator playing this project&apos;s chaos profile (seed{' '}
+          {project.simulate.seed}); no key is needed and nothing leaves this machine.
+        </p>
+      ) : null}
+      <section className="panel" aria-labelledby="pauses-title" data-testid="rate-limit-pauses">
+        <h2 id="pauses-title">Rate-limit pauses</h2>
+        {pauses.length === 0 ? (
+          <p className="muted">No model is paused right now.</p>
+        ) : (
+          <table className="mini">
+            <thead>
+              <tr>
+                <th>model</th>
+                <th>paused until</th>
+                <th>left</th>
+                <th>reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {pauses.map((p) => (
+                <tr key={p.model} data-testid="rate-limit-pause" data-model={p.model}>
+                  <td className="mono">{p.model}</td>
+                  <td>
+                    <LocalTime ms={p.pausedUntil} />
+                  </td>
+                  <td className="mono">{fmtMs(p.pausedUntil - now)}</td>
+                  <td>{p.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {views.map((v) => (
+        <ProviderCard key={v.provider.name} view={v} />
+      ))}
     </section>
   );
 }

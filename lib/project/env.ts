@@ -13,7 +13,7 @@ const REF = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 export function expandEnv(text: string, env: Env): Expansion {
   const missing: string[] = [];
-  const value = text.replace(REF, (whole, name: string | undefined, fallback: string | undefined) => {
+  const value = text.replace(REF, (_whole, name: string | undefined, fallback: string | undefined) => {
     if (name === undefined) return '${';
     const v = env[name];
     if (v !== undefined && v !== '') return v;

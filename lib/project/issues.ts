@@ -70,7 +70,8 @@ export function closest(word: string, candidates: readonly string[]): string | u
   return best !== undefined && bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
 }
 
-const dotted = (path: readonly PathSegment[]): string => path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i ? `.${s}` : s)).join('');
+const dotted = (path: readonly PathSegment[]): string =>
+  path.map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s) ? (i ? `.${s}` : s) : `[${JSON.stringify(s)}]`)).join('');
 
 function describeType(value: unknown): string {
   if (value === null) return 'null';
@@ -87,6 +88,14 @@ const EXPECTED: Record<string, string> = {
   record: 'a mapping',
   array: 'a list',
   int: 'an integer',
+};
+
+const EXAMPLES: Record<string, string> = {
+  apiVersion: '"aqven/v1"',
+  model: '"openrouter:openai/gpt-oss-20b" (provider:model-id)',
+  agent: '"<name of a file in agents/>"',
+  prompt: '"… {{ input.<field> }} …"',
+  nodes: '(a mapping of node ids to nodes)',
 };
 
 export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: readonly Issue[], raw: unknown): Diagnostic[] {
@@ -114,14 +123,15 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
     }
 
     const at = valueAt(raw, path);
-    if (issue.code === 'invalid_type' && !at.found && path.length > 0) {
+    if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && !at.found && path.length > 0) {
       const key = String(path[path.length - 1]);
+      const expected = issue.code === 'invalid_value' ? issue.values.map((v) => JSON.stringify(v)).join(' or ') : (EXPECTED[issue.expected] ?? issue.expected);
       out.push(
         src.diagnostic(
           'E_FIELD',
           src.offsetOf(path),
           `missing required key "${key}"${path.length > 1 ? ` in ${dotted(path.slice(0, -1))}` : ''}`,
-          params.hint ?? `add ${key}: (${EXPECTED[issue.expected] ?? issue.expected})`,
+          params.hint ?? (EXAMPLES[key] ? `add ${key}: ${EXAMPLES[key]}` : issue.code === 'invalid_value' ? `add ${key}: ${expected}` : `add ${key}: (${expected})`),
         ),
       );
       continue;
@@ -133,9 +143,18 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
       case 'custom':
         message = issue.message;
         break;
-      case 'invalid_type':
-        message = `${where} must be ${EXPECTED[issue.expected] ?? issue.expected}, not ${describeType(at.value)}`;
+      case 'invalid_type': {
+        const expected = EXPECTED[issue.expected] ?? issue.expected;
+        message = `${where} must be ${expected}, not ${describeType(at.value)}`;
+        const quoted = typeof at.value === 'string';
+        hint ??=
+          quoted && (issue.expected === 'number' || issue.expected === 'int') && at.value !== '' && !Number.isNaN(Number(at.value))
+            ? `write ${String(at.value)} without quotes`
+            : issue.expected === 'boolean'
+              ? 'write true or false, without quotes'
+              : `write ${expected} here`;
         break;
+      }
       case 'invalid_value': {
         const values = issue.values.map((v) => JSON.stringify(v)).join(', ');
         message = issue.values.length === 1 && issue.message && !issue.message.startsWith('Invalid') ? issue.message : `${where} must be ${issue.values.length === 1 ? values : `one of ${values}`}`;
@@ -151,6 +170,7 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
       case 'too_big': {
         const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
         const cmp = issue.code === 'too_small' ? (issue.inclusive ? 'at least' : 'more than') : issue.inclusive ? 'at most' : 'less than';
+        hint ??= `use a value ${cmp} ${String(bound)}`;
         message =
           issue.origin === 'array' || issue.origin === 'string'
             ? `${where} must have ${cmp} ${String(bound)} ${issue.origin === 'array' ? 'item(s)' : 'character(s)'}`
@@ -163,15 +183,13 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
       default:
         message = `${where}: ${issue.message}`;
     }
-    if (issue.code === 'invalid_type' && issue.expected === 'int') message = `${where} must be an integer, not ${describeType(at.value)}`;
-    hint ??= defaultHint(code, path);
+    hint ??= defaultHint(path);
     const offset = params.at === 'key' ? src.offsetOf(path, 'key') : src.offsetOf(path);
     out.push(src.diagnostic(code, offset, message, hint));
   }
   return out;
 }
 
-function defaultHint(code: CheckCode, path: readonly PathSegment[]): string {
-  if (code !== 'E_FIELD') return 'see DESIGN.md §3 for the file format';
-  return path.length ? `fix the value of ${dotted(path)}` : 'see the file format in DESIGN.md §3';
+function defaultHint(path: readonly PathSegment[]): string {
+  return path.length ? `fix the value of ${dotted(path)}` : 'start the file with apiVersion: "aqven/v1" and its kind';
 }

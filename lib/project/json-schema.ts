@@ -40,9 +40,13 @@ function describe(e: ErrorObject): string {
   return `${where} ${e.message ?? 'is invalid'}${allowed ? `: ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : ''}`;
 }
 
+let shared: Ajv | null = null;
+
 /** Why a schema does not compile, or [] when it does. */
 export function schemaProblems(schema: unknown): SchemaProblem[] {
-  const ajv = createAjv();
+  // one instance for all checks (creating one costs ~15 ms); a failed compile may leave state
+  // behind, so that instance is dropped
+  const ajv = (shared ??= createAjv());
   if (!ajv.validateSchema(schema as object)) {
     const errors = ajv.errors ?? [];
     // the meta-schema reports each anyOf branch; the deepest error is the useful one
@@ -51,12 +55,15 @@ export function schemaProblems(schema: unknown): SchemaProblem[] {
   }
   try {
     ajv.compile(schema as object);
+    ajv.removeSchema(schema as object);
     return [];
   } catch (err) {
+    shared = null;
     const message = err instanceof Error ? err.message : String(err);
     const keyword = /unknown keyword: "([^"]+)"/.exec(message)?.[1];
     const format = /unknown format "([^"]+)"/.exec(message)?.[1];
     const find = keyword ? { key: keyword } : format ? { key: 'format', value: format } : undefined;
-    return [{ path: [], find, message: message.split('\n')[0] }];
+    const text = format ? `unknown format "${format}"` : message.split('\n')[0];
+    return [{ path: [], find, message: text }];
   }
 }

@@ -107,10 +107,9 @@ export class YamlSource {
   offsetOf(path: readonly PathSegment[], prefer: 'value' | 'key' = 'value'): number | null {
     for (let n = path.length; n >= 0; n--) {
       const p = path.slice(0, n);
-      const value = this.nodeAt(p);
-      const key = this.keyAt(p);
-      const first = prefer === 'key' && n === path.length ? (key ?? value) : n === path.length ? (value ?? key) : (key ?? value);
-      const start = rangeStart(first);
+      const value = rangeStart(this.nodeAt(p));
+      const key = rangeStart(this.keyAt(p));
+      const start = n === path.length && prefer === 'value' ? (value ?? key) : (key ?? value);
       if (start !== null) return start;
     }
     return null;
@@ -134,5 +133,7 @@ function keyString(key: unknown): string | undefined {
 
 function rangeStart(node: Node | undefined): number | null {
   if (!node || !node.range) return null;
+  // `key:` with nothing after it has an empty null value: point at the key instead
+  if (isScalar(node) && node.value === null && node.range[0] === node.range[1]) return null;
   return node.range[0];
 }

@@ -1,22 +1,180 @@
-// Temporary pass-through; the real detectors land shortly (DESIGN §9).
+// The redactor (DESIGN §9, seed "What gets redacted, and when").
+//
+// `redact(text)` is the always-on, configuration-free pass applied to a failed attempt's captured
+// output: five fixed detectors, each replaced by a typed placeholder, every other character kept.
+// `redactText` / `redactMessages` are the broader mechanism for whole prompts and responses: the
+// same detectors plus caller-supplied patterns. Nothing calls them unless the engine is asked to
+// (off by default; there is no project-level setting).
+//
+// No runtime dependency: five small hand-written scanners are easier to keep linear-time than any
+// general PII library's regexes.
+import { findCards } from './card';
+import { findEmails } from './email';
+import { findIbans } from './iban';
+import { findIps } from './ip';
+import { findPhones } from './phone';
+import type { PiiKind, Span } from './span';
+
+export type { PiiKind, Span } from './span';
+
+export const PLACEHOLDERS: Readonly<Record<PiiKind, string>> = {
+  email: '<EMAIL>',
+  iban: '<IBAN>',
+  card: '<CARD>',
+  phone: '<PHONE>',
+  ip: '<IP>',
+};
+
+// When two detectors claim overlapping text, the stronger validation wins: checksummed IBANs and
+// cards over everything, structural emails and IPs over phones (which have no checksum).
+const STRENGTH: Readonly<Record<PiiKind, number>> = { iban: 4, card: 3, email: 2, ip: 2, phone: 1 };
+
+export const DEFAULT_EXTRA_PLACEHOLDER = '<REDACTED>';
+
 export interface RedactMessage {
   role: string;
   content: string;
 }
 
 export interface RedactOptions {
+  /** Extra patterns to redact besides the five detectors. Their own run time is the caller's concern. */
   extraPatterns?: RegExp[];
+  /** Replacement for `extraPatterns` matches (default `<REDACTED>`); the detectors keep their typed placeholders. */
   placeholder?: string;
 }
 
+/** Every detected PII span in `text`, non-overlapping and sorted by start. */
+export function detectPii(text: string): Span[] {
+  const spans: Span[] = [];
+  findEmails(text, spans);
+  findIbans(text, spans);
+  findCards(text, spans);
+  findIps(text, spans);
+  findPhones(text, spans);
+  return resolveOverlaps(spans);
+}
+
+function resolveOverlaps(spans: Span[]): Span[] {
+  if (spans.length < 2) return spans;
+  spans.sort((x, y) => x.start - y.start || y.end - x.end);
+  let overlapping = false;
+  for (let i = 1; i < spans.length; i++) {
+    if (spans[i].start < spans[i - 1].end) {
+      overlapping = true;
+      break;
+    }
+  }
+  if (!overlapping) return spans;
+
+  // Strongest first, then longest, then leftmost; a span is kept only if none of its characters
+  // is already claimed. Each detector's spans are bounded in length, so marking is linear.
+  const byPriority = spans.slice().sort(
+    (x, y) =>
+      STRENGTH[y.kind] - STRENGTH[x.kind] || y.end - y.start - (x.end - x.start) || x.start - y.start,
+  );
+  const base = spans[0].start;
+  let maxEnd = 0;
+  for (const s of spans) if (s.end > maxEnd) maxEnd = s.end;
+  const claimed = new Uint8Array(maxEnd - base);
+  const kept: Span[] = [];
+  for (const s of byPriority) {
+    let free = true;
+    for (let k = s.start - base; k < s.end - base; k++) {
+      if (claimed[k]) {
+        free = false;
+        break;
+      }
+    }
+    if (!free) continue;
+    claimed.fill(1, s.start - base, s.end - base);
+    kept.push(s);
+  }
+  return kept.sort((x, y) => x.start - y.start);
+}
+
+interface Replacement {
+  start: number;
+  end: number;
+  with: string;
+}
+
+function rebuild(text: string, replacements: Replacement[]): string {
+  if (replacements.length === 0) return text;
+  let out = '';
+  let last = 0;
+  for (const r of replacements) {
+    out += text.slice(last, r.start) + r.with;
+    last = r.end;
+  }
+  return out + text.slice(last);
+}
+
+/** Replace emails, IBANs, card numbers, phone numbers and IP addresses with typed placeholders. */
 export function redact(text: string): string {
-  return text;
+  const spans = detectPii(text);
+  if (spans.length === 0) return text;
+  return rebuild(
+    text,
+    spans.map((s) => ({ start: s.start, end: s.end, with: PLACEHOLDERS[s.kind] })),
+  );
 }
 
-export function redactText(text: string, _opts: RedactOptions = {}): string {
-  return redact(text);
+function extraMatches(text: string, patterns: RegExp[]): { start: number; end: number }[] {
+  const found: { start: number; end: number }[] = [];
+  for (const pattern of patterns) {
+    // A fresh global copy: the caller's lastIndex is never touched, sticky mode never applies.
+    const re = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '') + 'g');
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(text)) !== null) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      found.push({ start: m.index, end: m.index + m[0].length });
+    }
+  }
+  return found;
 }
 
-export function redactMessages<T extends RedactMessage>(messages: T[], opts: RedactOptions = {}): T[] {
+/**
+ * The broader mechanism: the five detectors plus `opts.extraPatterns`. Where a caller pattern
+ * overlaps a detected span, the union is replaced by the caller's placeholder, so no fragment of
+ * either leaks.
+ */
+export function redactText(text: string, opts: RedactOptions = {}): string {
+  const patterns = opts.extraPatterns ?? [];
+  if (patterns.length === 0) return redact(text);
+  const placeholder = opts.placeholder ?? DEFAULT_EXTRA_PLACEHOLDER;
+
+  type Item = { start: number; end: number; with: string; extra: boolean };
+  const items: Item[] = detectPii(text).map((s) => ({
+    start: s.start,
+    end: s.end,
+    with: PLACEHOLDERS[s.kind],
+    extra: false,
+  }));
+  for (const m of extraMatches(text, patterns)) items.push({ ...m, with: placeholder, extra: true });
+  items.sort((x, y) => x.start - y.start || y.end - x.end);
+
+  const merged: Replacement[] = [];
+  let cur: Item | undefined;
+  for (const it of items) {
+    if (cur && it.start < cur.end) {
+      if (it.end > cur.end) cur.end = it.end;
+      if (it.extra && !cur.extra) {
+        cur.extra = true;
+        cur.with = placeholder;
+      }
+      continue;
+    }
+    if (cur) merged.push(cur);
+    cur = { ...it };
+  }
+  if (cur) merged.push(cur);
+  return rebuild(text, merged);
+}
+
+/** Redact every message's content (see `redactText`); other fields are kept as they are. */
+export function redactMessages<T extends RedactMessage>(messages: readonly T[], opts: RedactOptions = {}): T[] {
   return messages.map((m) => ({ ...m, content: redactText(m.content, opts) }));
 }

@@ -95,7 +95,8 @@ export function readOpenAI(dialect: 'openai' | 'openrouter', body: Record<string
   };
 }
 
-export function readAnthropic(body: Record<string, unknown>): ParseResult {
+export function readAnthropic(body: Record<string, unknown>, version: string | undefined): ParseResult {
+  if (!version) return { ok: false, message: 'anthropic-version: header is required' };
   if (typeof body.model !== 'string' || body.model === '') return { ok: false, message: 'model: Field required' };
   if (typeof body.max_tokens !== 'number') return { ok: false, message: 'max_tokens: Field required' };
   if (!Array.isArray(body.messages)) return { ok: false, message: 'messages: Field required' };

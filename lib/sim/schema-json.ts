@@ -254,14 +254,11 @@ function dropRequired(root: Schema, raw: Schema, value: unknown, depth: number):
 
 /** Cuts serialized JSON (or any text) mid-way so that it no longer parses. */
 export function cutText(text: string): string {
-  if (text.length < 2) return text.length === 1 && text !== '{' && text !== '[' ? '"' : text;
-  let cut = Math.max(1, Math.floor(text.length * 0.6));
-  // Move the cut past whitespace/structural ends so the result stays visibly mid-value.
-  for (; cut > 1; cut--) {
+  for (let cut = Math.floor(text.length * 0.6); cut > 0; cut--) {
     const candidate = text.slice(0, cut);
     if (!parses(candidate)) return candidate;
   }
-  return text.slice(0, 1);
+  return ''; // every prefix of a bare number parses: nothing arrived at all
 }
 
 function parses(text: string): boolean {

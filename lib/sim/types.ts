@@ -14,6 +14,11 @@ interface StepBase {
   /** latency for this step; overrides the server default */
   latency?: Latency;
   usage?: Usage;
+  /** (extension) the finish reason written on the wire, replacing the step's own: any value, e.g.
+   * "tool_calls", "RECITATION", "model_context_window_exceeded" or an unknown one */
+  finish_reason?: string;
+  /** (extension) openrouter only: replaces native_finish_reason */
+  native_finish_reason?: string;
 }
 
 /** One scripted response. A model's script is played one step per request, then the last repeats. */
@@ -75,7 +80,12 @@ export interface SimOptions {
   scripts?: ScriptMap;
   chaos?: ChaosProfile;
   latency?: Latency; // default: zero latency
+  /** (extension) request log entries kept, oldest dropped first; default 10000 */
+  logLimit?: number;
 }
+
+/** (extension) the fault a chaos profile picked for a request */
+export type ChaosFault = Exclude<keyof ChaosProfile, 'seed'>;
 
 export interface SimRequestLog {
   seq: number;
@@ -88,6 +98,12 @@ export interface SimRequestLog {
   body: unknown;
   arrivedAt: number; // Date.now() at arrival
   step: ScriptStep['kind'] | 'chaos_ok';
+  /** (extension) the query string without `key=` (e.g. "alt=sse"), "" when none */
+  query?: string;
+  /** (extension) index of the played step in the model's script; absent for chaos and defaults */
+  stepIndex?: number;
+  /** (extension) the chaos fault, when a chaos profile chose the step */
+  fault?: ChaosFault;
 }
 
 export interface SimServer {

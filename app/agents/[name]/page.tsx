@@ -1,0 +1,65 @@
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { agentModelStats, agentStats, recentAgentFailures } from '@/db/agent-queries';
+import { listPolicyRevisions } from '@/db/policy-queries';
+import { AgentPolicyForm } from '@/components/agents/agent-policy-form';
+import { AgentStatsPanel } from '@/components/agents/agent-stats-panel';
+import { RevisionHistory } from '@/components/agents/revision-history';
+import { ProjectProblem } from '@/components/ui/project-problem';
+import { pageSession } from '@/lib/server/page-session';
+import { readAgentFile } from '@/lib/server/agent-file';
+
+export const dynamic = 'force-dynamic';
+
+export default async function AgentPage({ params }: { params: Promise<{ name: string }> }) {
+  const { name: raw } = await params;
+  const name = decodeURIComponent(raw);
+  const s = await pageSession();
+  if (!s.ok) return <ProjectProblem {...s} />;
+  const { project, db } = s.session;
+  const agent = project.agents[name];
+  if (!agent) notFound();
+  const file = await readAgentFile(project, name);
+  // every model of the project's catalogues, for the model inputs' suggestions
+  const models = Object.values(project.providers).flatMap((p) => Object.keys(p.models).map((id) => `${p.name}:${id}`));
+  return (
+    <section>
+      <nav className="crumbs">
+        <Link href="/agents">← Agents</Link>
+      </nav>
+      <div className="page-head">
+        <h1>
+          Agent <span className="mono">{agent.name}</span>
+        </h1>
+        <span className="mono muted">{agent.file}</span>
+        <Link href={`/runs?agent=${encodeURIComponent(agent.name)}`} className="push-right">
+          Runs with {agent.name} →
+        </Link>
+      </div>
+      {agent.description ? <p className="description">{agent.description}</p> : null}
+      <div className="agent-grid">
+        <div>
+          <h2>Policy</h2>
+          <AgentPolicyForm
+            agent={agent.name}
+            file={agent.file}
+            base={file?.hash ?? ''}
+            models={models}
+            initial={{
+              model: agent.model,
+              fallback_models: agent.fallbackModels,
+              retries: agent.output.retries,
+              on_error: agent.output.onError,
+              on_refusal: agent.output.onRefusal,
+              on_truncated: agent.output.onTruncated,
+              strict: agent.output.strict,
+            }}
+          />
+          <h2>Revisions</h2>
+          <RevisionHistory revisions={listPolicyRevisions(db, agent.name)} />
+        </div>
+        <AgentStatsPanel stats={agentStats(db, { agent: agent.name })[0] ?? null} models={agentModelStats(db, agent.name)} failures={recentAgentFailures(db, agent.name)} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,24 @@
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { getRunFacts } from '@/db/queries';
+import { RunView } from '@/components/runs/run-view';
+import { ProjectProblem } from '@/components/ui/project-problem';
+import { pageSession } from '@/lib/server/page-session';
+
+export const dynamic = 'force-dynamic';
+
+export default async function RunPage({ params }: { params: Promise<{ runId: string }> }) {
+  const { runId } = await params;
+  const s = await pageSession();
+  if (!s.ok) return <ProjectProblem {...s} />;
+  const facts = getRunFacts(s.session.db, runId);
+  if (!facts) notFound();
+  return (
+    <section>
+      <nav className="crumbs">
+        <Link href="/runs">← Runs</Link>
+      </nav>
+      <RunView initial={facts} renderedAt={Date.now()} />
+    </section>
+  );
+}

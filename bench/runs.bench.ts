@@ -1,0 +1,114 @@
+// 10,000 single-node runs against the simulator (zero latency), with full recording and with
+// recording off, interleaved in rounds so both modes see the same machine noise. Reports runs/s,
+// the engine+storage overhead per attempt over a raw HTTP baseline, and the recording ratio.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDb } from '@/db/client';
+import { runFlow } from '@/lib/flow/run-flow';
+import { routeToSimulator } from '@/lib/flow/simulate';
+import { loadProject } from '@/lib/project';
+import { startSimulator } from '@/lib/sim';
+import { writeResult } from './write-result';
+
+const FILES: Record<string, string> = {
+  'aqven.yaml': 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "bench"\n',
+  'agents/sorter.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:openai/gpt-oss-20b"\n',
+  'flows/one.yaml': [
+    'apiVersion: "aqven/v1"',
+    'kind: "Flow"',
+    'input: { type: object, properties: { ticket: { type: string } }, required: [ticket] }',
+    'nodes:',
+    '  classify:',
+    '    agent: "sorter"',
+    '    prompt: "Sort: {{ input.ticket }}"',
+    '    output: { type: object, properties: { queue: { enum: [billing, tech, sales] } }, required: [queue] }',
+  ].join('\n'),
+};
+
+async function median(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+export async function runRunsBench(opts: { runs?: number; rounds?: number; concurrency?: number } = {}) {
+  const total = opts.runs ?? 10_000;
+  const rounds = opts.rounds ?? 10;
+  const concurrency = opts.concurrency ?? 4;
+  const dir = mkdtempSync(join(tmpdir(), 'aqven-bench-'));
+  for (const [f, text] of Object.entries(FILES)) {
+    mkdirSync(join(dir, f, '..'), { recursive: true });
+    writeFileSync(join(dir, f), text);
+  }
+  const { project, diagnostics } = await loadProject(dir, { env: {} });
+  if (!project) throw new Error(`bench project invalid: ${JSON.stringify(diagnostics)}`);
+  const sim = await startSimulator();
+  const { providers, env } = routeToSimulator(project, sim);
+  const db = openDb(project.databasePath);
+  const input = { ticket: 'I was charged twice' };
+
+  const batch = async (n: number, record: boolean) => {
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < n) {
+          const r = await runFlow({ project, flow: 'one', input, providers, env, db: record ? db : null });
+          if (r.status !== 'succeeded') throw new Error(`bench run failed: ${JSON.stringify(r.error)}`);
+        }
+      }),
+    );
+    return performance.now() - t0;
+  };
+  // baseline: the same HTTP exchange without the engine, same concurrency
+  const body = JSON.stringify({ model: 'openai/gpt-oss-20b', messages: [{ role: 'user', content: 'Sort: I was charged twice' }] });
+  const raw = async (n: number) => {
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < n) {
+          const res = await fetch(`${sim.baseUrl('openrouter')}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+          await res.json();
+        }
+      }),
+    );
+    return performance.now() - t0;
+  };
+
+  await batch(300, true);
+  await batch(300, false);
+  await raw(300);
+  sim.reset();
+  const per = Math.floor(total / rounds);
+  const on: number[] = [];
+  const off: number[] = [];
+  const base: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    on.push(await batch(per, true));
+    off.push(await batch(per, false));
+    base.push(await raw(per));
+  }
+  await sim.close();
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const result = {
+    runs: per * rounds,
+    concurrency,
+    recordedRunsPerSec: Math.round((per * rounds) / (sum(on) / 1000)),
+    unrecordedRunsPerSec: Math.round((per * rounds) / (sum(off) / 1000)),
+    rawHttpPerSec: Math.round((per * rounds) / (sum(base) / 1000)),
+    /** wall time per run beyond the raw HTTP exchange, at this concurrency */
+    overheadPerAttemptMsRecorded: +((sum(on) - sum(base)) / (per * rounds)).toFixed(4),
+    overheadPerAttemptMsUnrecorded: +((sum(off) - sum(base)) / (per * rounds)).toFixed(4),
+    recordingCostRatio: +(sum(on) / sum(off)).toFixed(3),
+    medianRoundRatio: +((await median(on.map((t, i) => t / off[i]!))) as number).toFixed(3),
+    dbRows: (db.$client.prepare('SELECT count(*) AS n FROM attempts').get() as { n: number }).n,
+    targets: { recordedRunsPerSec: '>= 500', recordingCostRatio: '< 1.30' },
+  };
+  writeResult('runs', result);
+  return result;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runRunsBench().then((r) => console.table(r));
+}

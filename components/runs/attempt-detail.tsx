@@ -1,0 +1,140 @@
+// Everything stored about one attempt (DESIGN.md §11): outcome, cause, what the engine did next,
+// usage, latency, the redacted error, validation errors, transport tries, the request and the
+// response.
+import { isDropped, outcomeKey, waitedTotal, type AttemptFacts } from '@/lib/dashboard/run-view';
+import { fmtCost, fmtMs, fmtTokens } from '@/components/ui/format';
+import { OutcomeChip } from '@/components/ui/status-badge';
+
+const ACTION_TEXT: Record<string, string> = {
+  retry: 'retried the same model',
+  fallback: 'fell back to the next model',
+  repair: 'asked the model to repair its output',
+  none: '',
+};
+
+export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { nodeId: string; attempt: AttemptFacts; limit: number | null; stream: boolean; now: number }) {
+  const key = outcomeKey(a);
+  const end = a.finishedAt ?? now;
+  const waited = waitedTotal(a, now);
+  const dropped = isDropped(a);
+  return (
+    <article
+      className={`attempt o-${key}`}
+      id={`attempt-${nodeId}-${a.seq}`}
+      data-testid="attempt-detail"
+      data-seq={a.seq}
+      data-outcome={a.outcome ?? 'pending'}
+      data-cause={a.cause ?? ''}
+      data-action={a.action ?? 'none'}
+    >
+      <header className="attempt-head">
+        <span className="attempt-seq mono">#{a.seq}</span>
+        <span className="mono">{a.model}</span>
+        <span className="muted">
+          answer {a.answerNo}
+          {limit ? `/${limit}` : ''}
+        </span>
+        <OutcomeChip outcome={key} label={a.outcome == null ? 'in flight' : key === 'invalid' ? 'ok · invalid output' : a.outcome} />
+        {a.finishReason ? <span className="mono muted" title="finish reason as the provider sent it">{a.finishReason}</span> : null}
+        {a.cause ? (
+          <span className="kv">
+            cause <b className="mono">{a.cause}</b>
+          </span>
+        ) : null}
+        {a.action && a.action !== 'none' ? (
+          <span className="kv action" title={ACTION_TEXT[a.action]}>
+            → <b className="mono">{a.action}</b>
+          </span>
+        ) : null}
+        {dropped ? <span className="tag-dropped" title="this response was dropped: not part of the conversation, never validated; its tokens still count">dropped</span> : null}
+        <span className="attempt-metrics mono">
+          <span title="input / output tokens">
+            {fmtTokens(a.usage.inputTokens)} / {fmtTokens(a.usage.outputTokens)} tok
+          </span>
+          <span>{fmtCost(a.usage.costUsd)}</span>
+          <span title="latency">{fmtMs(end - a.startedAt)}</span>
+          {waited > 0 ? <span title="time spent waiting between or before transport tries">waited {fmtMs(waited)}</span> : null}
+        </span>
+      </header>
+
+      {a.error ? (
+        <div className="attempt-error">
+          <div>
+            <span className="mono error-text">{a.error.kind}</span> {a.error.message}
+          </div>
+          {a.error.detail ? (
+            <pre className="detail" title="raw provider output, redacted before it was stored">
+              {a.error.detail}
+            </pre>
+          ) : null}
+        </div>
+      ) : null}
+
+      {a.validationErrors.length ? (
+        <table className="mini validation">
+          <caption>Validation errors</caption>
+          <tbody>
+            {a.validationErrors.map((v, i) => (
+              <tr key={i}>
+                <td className="mono">{v.pointer || '/'}</td>
+                <td>{v.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+
+      {a.tries.length ? (
+        <table className="mini tries">
+          <caption>Transport tries</caption>
+          <thead>
+            <tr>
+              <th>try</th>
+              <th>status</th>
+              <th>error</th>
+              <th>retry-after</th>
+              <th>waited</th>
+              <th>took</th>
+            </tr>
+          </thead>
+          <tbody>
+            {a.tries.map((t) => (
+              <tr key={t.tryNo} className={t.error || (t.status != null && t.status >= 400) ? 'try-bad' : undefined}>
+                <td className="mono">{t.tryNo}</td>
+                <td className="mono">{t.status ?? '—'}</td>
+                <td className="mono">{t.error ?? ''}</td>
+                <td className="mono">{t.retryAfterMs != null ? fmtMs(t.retryAfterMs) : ''}</td>
+                <td className="mono">{t.waitedMs ? fmtMs(t.waitedMs) : ''}</td>
+                <td className="mono">{fmtMs(t.finishedAt - t.startedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+
+      <details className="io">
+        <summary>Request · {a.request.length} message{a.request.length === 1 ? '' : 's'}</summary>
+        {a.request.map((m, i) => (
+          <div key={i} className={`message role-${m.role}`}>
+            <div className="role mono">{m.role}</div>
+            <pre>{m.content}</pre>
+          </div>
+        ))}
+      </details>
+
+      {a.responseText != null ? (
+        <details className="io" open={!dropped && a.outcome === 'ok' && a.cause == null}>
+          <summary>Response</summary>
+          <pre className={dropped ? 'discarded' : undefined}>{a.responseText}</pre>
+        </details>
+      ) : null}
+
+      {stream && a.streamedText ? (
+        <details className="io" open={a.outcome == null}>
+          <summary>Streamed text{a.discarded ? ' (discarded)' : ''}</summary>
+          <pre className={a.discarded ? 'discarded' : undefined}>{a.streamedText}</pre>
+        </details>
+      ) : null}
+    </article>
+  );
+}

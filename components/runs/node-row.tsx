@@ -1,0 +1,138 @@
+'use client';
+// One node of a run: its line on the timeline, and below it the retry-budget gauges, the
+// fallback chain, its error with a way to the agent's policy, the streamed text and the attempts.
+import Link from 'next/link';
+import { useState } from 'react';
+import type { NodeFacts } from '@/lib/flow/run-record';
+import { chainModels, nodeSpend, place, streamParts, type TimeAxis } from '@/lib/dashboard/run-view';
+import { fmtCost, fmtMs, fmtTokens, pretty } from '@/components/ui/format';
+import { StatusBadge } from '@/components/ui/status-badge';
+import { AttemptBar } from './attempt-bar';
+import { AttemptDetail } from './attempt-detail';
+import { BudgetGauge } from './budget-gauge';
+import { FallbackChain } from './fallback-chain';
+
+export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axis: TimeAxis; now: number; defaultOpen: boolean }) {
+  const [open, setOpen] = useState(defaultOpen);
+  const chain = chainModels(node);
+  const spend = nodeSpend(node);
+  const stream = node.attempts.some((a) => a.streamedText != null);
+  const parts = streamParts(node);
+  const span = node.startedAt != null && node.status !== 'skipped' ? place(axis, node.startedAt, node.finishedAt ?? now) : null;
+  const limit = node.policy ? node.policy.retries + 1 : null;
+  const bodyId = `node-body-${node.id}`;
+  return (
+    <section className={`node-row node-${node.status}`} data-testid="node-row" data-node={node.id} data-status={node.status} aria-label={`node ${node.id}`}>
+      <div className="node-line">
+        <div className="node-label">
+          <button type="button" className="toggle" aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen(!open)} title={open ? 'Hide details' : 'Show details'}>
+            {open ? '▾' : '▸'}
+          </button>
+          <span className="node-id mono">{node.id}</span>
+          <StatusBadge status={node.status} />
+          <Link href={`/agents/${encodeURIComponent(node.agent)}`} className="node-agent mono" title="agent policy">
+            {node.agent}
+          </Link>
+        </div>
+        <div className="track">
+          {axis.ticks.map((t) => (
+            <span key={t.at} className="tick-line" style={{ left: `${place(axis, t.at, t.at).left}%` }} />
+          ))}
+          {span ? <span className="node-span" style={{ left: `${span.left}%`, width: `${span.width}%` }} /> : null}
+          {node.attempts.map((a) => (
+            <AttemptBar key={a.seq} nodeId={node.id} attempt={a} axis={axis} now={now} />
+          ))}
+          {node.status === 'skipped' ? <span className="track-note muted">skipped</span> : null}
+        </div>
+      </div>
+
+      {open ? (
+        <div className="node-body" id={bodyId}>
+          <div className="node-summary">
+            <span className="muted">
+              {node.attempts.length} attempt{node.attempts.length === 1 ? '' : 's'} · {fmtTokens(spend.total.inputTokens)} / {fmtTokens(spend.total.outputTokens)} tok ·{' '}
+              {fmtCost(spend.total.costUsd)}
+              {spend.dropped.attempts ? (
+                <span className="dropped-spend">
+                  {' '}
+                  (dropped: {spend.dropped.attempts}, {fmtCost(spend.dropped.costUsd)})
+                </span>
+              ) : null}
+              {node.startedAt != null && node.finishedAt != null ? ` · ${fmtMs(node.finishedAt - node.startedAt)}` : ''}
+            </span>
+            {node.policy ? (
+              <span className="policy mono muted" title="the agent's policy when this node ran">
+                retries {node.policy.retries} · on_error {node.policy.onError} · on_refusal {node.policy.onRefusal} · on_truncated {node.policy.onTruncated}
+                {node.policy.strict ? ' · strict' : ''}
+              </span>
+            ) : null}
+          </div>
+
+          {node.error ? (
+            <div className="node-error">
+              <div>
+                <span className="mono error-text">{node.error.code}</span> {node.error.message}
+              </div>
+              {node.error.hint ? <div className="hint">{node.error.hint}</div> : null}
+              {node.status === 'failed' ? (
+                <Link href={`/agents/${encodeURIComponent(node.agent)}`} className="policy-link">
+                  Change the policy of agent {node.agent} →
+                </Link>
+              ) : null}
+            </div>
+          ) : null}
+
+          {chain.length ? (
+            <div className="node-budget">
+              <div className="gauges">
+                <div className="section-label">Retry budget</div>
+                {chain.map((m) => (
+                  <BudgetGauge
+                    key={m.index}
+                    model={m.model}
+                    answers={m.answers}
+                    limit={m.limit}
+                    attempts={node.attempts.filter((a) => (node.policy ? a.chainIndex === m.index : a.model === m.model))}
+                  />
+                ))}
+              </div>
+              <div className="chain-box">
+                <div className="section-label">Fallback chain</div>
+                <FallbackChain chain={chain} />
+              </div>
+            </div>
+          ) : null}
+
+          {stream && parts.length ? (
+            <div className="stream">
+              <div className="section-label">Streamed text</div>
+              <pre className="stream-text">
+                {parts.map((p) => (
+                  <span key={p.seq} className={p.discarded ? 'discarded' : undefined} title={`attempt #${p.seq}${p.discarded ? ' (discarded)' : ''}`}>
+                    {p.text}
+                    {p.discarded ? '\n' : ''}
+                  </span>
+                ))}
+              </pre>
+            </div>
+          ) : null}
+
+          {node.status === 'succeeded' && node.output != null ? (
+            <details className="io">
+              <summary>Output</summary>
+              <pre>{pretty(node.output)}</pre>
+            </details>
+          ) : null}
+
+          {node.attempts.length ? (
+            <div className="attempts">
+              {node.attempts.map((a) => (
+                <AttemptDetail key={a.seq} nodeId={node.id} attempt={a} limit={limit} stream={stream} now={now} />
+              ))}
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,106 @@
+// The top of a run page: status, totals with the spend on dropped attempts apart, and the error
+// with its hint (DESIGN.md §14).
+import Link from 'next/link';
+import type { RunFacts } from '@/lib/flow/run-record';
+import { runSpend } from '@/lib/dashboard/run-view';
+import { fmtCost, fmtMs, fmtTokens, pretty } from '@/components/ui/format';
+import { LocalTime } from '@/components/ui/local-time';
+import { StatusBadge } from '@/components/ui/status-badge';
+
+export function RunHeader({ run, now }: { run: RunFacts; now: number }) {
+  const spend = runSpend(run);
+  const attempts = run.nodes.reduce((n, x) => n + x.attempts.length, 0);
+  const failedNode = run.error?.node ? run.nodes.find((n) => n.id === run.error!.node) : undefined;
+  return (
+    <header className="run-header panel">
+      <div className="run-title">
+        <h1>
+          Run <span className="mono">{run.flow}</span>
+        </h1>
+        <StatusBadge status={run.status} testId="run-status" />
+        <span className="mono muted" title="run id">
+          {run.id}
+        </span>
+      </div>
+      <dl className="facts">
+        <div>
+          <dt>Started</dt>
+          <dd>
+            <LocalTime ms={run.startedAt} withDate />
+          </dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd className="mono">{fmtMs((run.finishedAt ?? now) - run.startedAt)}</dd>
+        </div>
+        <div>
+          <dt>Turns</dt>
+          <dd className="mono">{run.turns}</dd>
+        </div>
+        <div>
+          <dt>Attempts</dt>
+          <dd className="mono">{attempts}</dd>
+        </div>
+        <div>
+          <dt>Tokens in / out</dt>
+          <dd className="mono" data-testid="run-tokens">
+            {fmtTokens(spend.total.inputTokens)} / {fmtTokens(spend.total.outputTokens)}
+          </dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd className="mono" data-testid="run-cost">
+            {fmtCost(spend.total.costUsd)}
+          </dd>
+        </div>
+        <div className={spend.dropped.attempts ? 'dropped-box' : undefined} title="attempts whose response was dropped (retried, fell back, repaired): their tokens and cost still count">
+          <dt>Spent on dropped attempts</dt>
+          <dd className="mono" data-testid="dropped-spend">
+            {spend.dropped.attempts
+              ? `${fmtCost(spend.dropped.costUsd)} · ${fmtTokens(spend.dropped.inputTokens + spend.dropped.outputTokens)} tok · ${spend.dropped.attempts} attempt${spend.dropped.attempts === 1 ? '' : 's'}`
+              : 'none'}
+          </dd>
+        </div>
+      </dl>
+      {run.error ? (
+        <div className="run-error">
+          <div>
+            <span className="mono error-text" data-testid="error-code">
+              {run.error.code}
+            </span>
+            {run.error.node ? (
+              <>
+                {' '}
+                at node <a href={`#node-${run.error.node}`} className="mono">{run.error.node}</a>
+              </>
+            ) : null}
+            : {run.error.message}
+          </div>
+          {run.error.hint ? (
+            <div className="hint" data-testid="error-hint">
+              {run.error.hint}
+              {failedNode ? (
+                <>
+                  {' '}
+                  <Link href={`/agents/${encodeURIComponent(failedNode.agent)}`}>Edit agent {failedNode.agent} →</Link>
+                </>
+              ) : null}
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+      <div className="run-io">
+        <details className="io">
+          <summary>Input</summary>
+          <pre>{pretty(run.input)}</pre>
+        </details>
+        {run.status === 'succeeded' ? (
+          <details className="io">
+            <summary>Output</summary>
+            <pre>{pretty(run.output)}</pre>
+          </details>
+        ) : null}
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,40 @@
+// Number and time formats shared by every dashboard page: dense, fixed units, no locale surprises
+// (server and browser must print the same text).
+
+export function fmtMs(ms: number | null | undefined): string {
+  if (ms == null || !Number.isFinite(ms)) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return m < 60 ? `${m} m ${s} s` : `${Math.floor(m / 60)} h ${m % 60} m`;
+}
+
+export function fmtTokens(n: number | null | undefined): string {
+  if (n == null) return '—';
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** USD with enough digits to tell cheap calls apart: $0.000123, $0.0421, $12.50. */
+export function fmtCost(usd: number | null | undefined): string {
+  if (usd == null) return '—';
+  if (usd === 0) return '$0';
+  if (usd < 0.01) return `$${usd.toPrecision(3).replace(/0+$/, '').replace(/\.$/, '')}`;
+  if (usd < 1) return `$${usd.toFixed(4)}`;
+  return `$${usd.toFixed(2)}`;
+}
+
+export function shortId(id: string): string {
+  return id.length > 8 ? id.slice(0, 8) : id;
+}
+
+/** "openrouter:google/gemini-2.5-flash-lite" → provider and model id, for two-tone display. */
+export function splitModel(model: string): { provider: string; id: string } {
+  const i = model.indexOf(':');
+  return i > 0 ? { provider: model.slice(0, i), id: model.slice(i + 1) } : { provider: '', id: model };
+}
+
+export function pretty(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value, null, 2) ?? 'null';
+}

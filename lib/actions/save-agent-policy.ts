@@ -1,0 +1,82 @@
+'use server';
+// Saves the agent policy form (DESIGN.md §14): validated with the form's schema (E_OUTCOME_FALLBACK
+// included), written into the agent file through lib/project's updateAgentYaml (comments and keys
+// the form does not know survive), checked again as a whole agent file against the project's
+// providers (E_PROVIDER, E_STRICT), recorded as a policy revision, and picked up by the session
+// so the next run uses it.
+import { revalidatePath } from 'next/cache';
+import { recordPolicyRevision } from '@/db/policy-queries';
+import { unifiedDiff } from '@/lib/dashboard/line-diff';
+import { agentPolicyFormSchema, diagnosticField, policyErrors, policyInput, type AgentPolicyForm, type PolicyErrors, type SaveAgentPolicyState } from '@/lib/forms/agent-policy';
+import { AgentYamlError, parseAgentYaml, updateAgentYaml, type AgentDef, type AgentYamlChanges } from '@/lib/project';
+import { readAgentFile, textHash, writeAgentFile } from '@/lib/server/agent-file';
+import { reloadProject } from '@/lib/server/project-reload';
+import { serverSession } from '@/lib/server/session';
+
+const formError = (code: string, message: string): SaveAgentPolicyState => ({ ok: false, errors: { form: [{ code, message }] } });
+
+/** Only what the form changed, so a field the file leaves to its default stays unwritten. */
+function changesFrom(current: AgentDef | null, next: AgentPolicyForm): AgentYamlChanges {
+  const o = current?.output;
+  const same = (a: string[] | undefined, b: string[]) => !!a && a.length === b.length && a.every((x, i) => x === b[i]);
+  const pick = <T,>(now: T | undefined, v: T) => (now !== undefined && now === v ? undefined : v);
+  return {
+    model: pick(current?.model, next.model),
+    fallback_models: same(current?.fallbackModels, next.fallback_models) ? undefined : next.fallback_models,
+    output: {
+      retries: pick(o?.retries, next.output.retries),
+      on_error: pick(o?.onError, next.output.on_error),
+      on_refusal: pick(o?.onRefusal, next.output.on_refusal),
+      on_truncated: pick(o?.onTruncated, next.output.on_truncated),
+      strict: pick(o?.strict, next.output.strict),
+    },
+  };
+}
+
+export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData): Promise<SaveAgentPolicyState> {
+  const name = String(fd.get('agent') ?? '');
+  const parsed = agentPolicyFormSchema.safeParse(policyInput(fd));
+  if (!parsed.success) return { ok: false, errors: policyErrors(parsed.error) };
+
+  const s = await serverSession();
+  const file = await readAgentFile(s.project, name);
+  if (!file) return formError('E_AGENT', `the project has no agent "${name}"`);
+  const base = String(fd.get('base') ?? '');
+  if (base && base !== file.hash) {
+    return formError('E_CONFLICT', `${file.file} was changed on disk after this form was opened; reload the page to edit the file as it is now`);
+  }
+
+  let after: string;
+  try {
+    after = updateAgentYaml(file.text, changesFrom(parseAgentYaml(file.text, file.file).agent, parsed.data));
+  } catch (err) {
+    if (err instanceof AgentYamlError) return formError('E_FIELD', `${file.file}: ${err.message}`);
+    throw err;
+  }
+  if (after === file.text) return { ok: true, unchanged: true, base: file.hash, savedAt: Date.now() };
+
+  // the whole file as it would be written, with the project's providers (E_PROVIDER, E_STRICT)
+  const problems = parseAgentYaml(after, file.file, { providers: s.project.providers }).diagnostics.filter((d) => d.severity === 'error');
+  if (problems.length) {
+    const errors: PolicyErrors = {};
+    for (const d of problems) (errors[diagnosticField(d.code, d.message)] ??= []).push({ code: d.code, message: d.message, hint: d.hint });
+    return { ok: false, errors };
+  }
+
+  await writeAgentFile(file.path, after);
+  const revision = recordPolicyRevision(s.db, { agent: name, yaml: after, diff: unifiedDiff(file.text, after, { fromFile: file.file }) });
+  const reload = await reloadProject();
+  revalidatePath('/agents');
+  revalidatePath(`/agents/${name}`);
+  if (!reload.ok) {
+    const d = reload.diagnostics[0];
+    return {
+      ok: true,
+      revision: revision.revision,
+      base: textHash(after),
+      savedAt: Date.now(),
+      errors: { form: [{ code: d?.code ?? 'E_FIELD', message: `saved, but the project no longer loads: ${d ? `${d.file}:${d.line}:${d.col} ${d.message}` : 'see aqven check'}` }] },
+    };
+  }
+  return { ok: true, revision: revision.revision, base: textHash(after), savedAt: Date.now() };
+}

@@ -1,0 +1,14 @@
+'use server';
+// Starts a run from the /flows form: the input must be JSON and match the flow's input schema
+// (checked by startRun); on success the browser goes to the new run's page.
+import { redirect } from 'next/navigation';
+import { startRunFieldErrors, startRunFormSchema, type StartRunFormState } from '@/lib/forms/start-run';
+import { startRun } from '@/lib/server/session';
+
+export async function startRunAction(_prev: StartRunFormState, formData: FormData): Promise<StartRunFormState> {
+  const parsed = startRunFormSchema.safeParse({ flow: formData.get('flow'), input: formData.get('input') ?? '' });
+  if (!parsed.success) return { fieldErrors: startRunFieldErrors(parsed.error) };
+  const res = await startRun(parsed.data.flow, parsed.data.input);
+  if (!res.ok) return { fieldErrors: res.status === 404 ? { flow: res.error } : { input: res.error }, inputField: res.field };
+  redirect(`/runs/${res.id}`);
+}

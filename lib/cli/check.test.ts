@@ -1,0 +1,120 @@
+import { spawnSync } from 'node:child_process';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { registerCheck, runCheck } from './check';
+import type { CliIo } from './io';
+import { resolveProjectDir } from './project-dir';
+
+const ROOT = resolve(__dirname, '../..');
+const SHOWCASE = join(ROOT, 'showcase');
+
+function capture(): CliIo & { stdout: string; stderr: string; code: number | null } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    code: null as number | null,
+    out: (t: string) => void (io.stdout += t),
+    err: (t: string) => void (io.stderr += t),
+    exit: (c: number) => void (io.code = c),
+  };
+  return io;
+}
+
+/** A copy of the showcase whose classifier has lost its fallback_models (lines keep their numbers). */
+async function brokenShowcase(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'aqven-check-'));
+  await cp(SHOWCASE, dir, { recursive: true });
+  const file = join(dir, 'agents/classifier.yaml');
+  const text = await readFile(file, 'utf8');
+  await writeFile(file, text.replace('fallback_models:\n- "openrouter:openai/gpt-oss-20b"', '#\n#'));
+  return dir;
+}
+
+describe('aqven check', () => {
+  it('prints the warning and a summary for the showcase, and exits 0', async () => {
+    const io = capture();
+    const program = new Command('aqven');
+    registerCheck(program, io);
+    await program.parseAsync(['check', '--project', SHOWCASE], { from: 'user' });
+    expect(io.code).toBe(0);
+    const env = process.env.OPENROUTER_API_KEY;
+    const summary = io.stdout.trim().split('\n').pop();
+    expect(summary).toBe(env ? '✓ showcase: 3 agents, 2 flows, 0 errors, 0 warnings' : '✓ showcase: 3 agents, 2 flows, 0 errors, 1 warning');
+  });
+
+  it('prints file:line:col, the code and the hint for an error, and exits 1', async () => {
+    const dir = await brokenShowcase();
+    const io = capture();
+    const code = await runCheck({ project: dir, env: { OPENROUTER_API_KEY: 'sk-test' } }, io);
+    expect(code).toBe(1);
+    expect(io.stdout).toBe(
+      'agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models\n' +
+        '  hint: add fallback_models (a list of "provider:model-id"), or set output.on_error to "retry" or "fail"\n' +
+        `✗ ${dir.split('/').pop()}: 1 error, 0 warnings\n`,
+    );
+  });
+
+  it('prints a JSON array of diagnostics with --json', async () => {
+    const dir = await brokenShowcase();
+    const io = capture();
+    const code = await runCheck({ project: dir, json: true, env: {} }, io);
+    expect(code).toBe(1);
+    const out = JSON.parse(io.stdout);
+    expect(out).toEqual([
+      {
+        file: 'providers/openrouter.yaml',
+        line: 6,
+        col: 14,
+        severity: 'warning',
+        code: 'W_API_KEY',
+        message: expect.stringContaining('OPENROUTER_API_KEY is not set'),
+        hint: expect.any(String),
+      },
+      {
+        file: 'agents/classifier.yaml',
+        line: 9,
+        col: 13,
+        severity: 'error',
+        code: 'E_OUTCOME_FALLBACK',
+        message: 'output.on_error is "fallback" but the agent has no fallback_models',
+        hint: expect.stringContaining('fallback_models'),
+      },
+    ]);
+    for (const d of out) expect(Object.keys(d)).toEqual(['file', 'line', 'col', 'severity', 'code', 'message', 'hint']);
+  });
+
+  it('prints [] with --json for a clean project', async () => {
+    const io = capture();
+    expect(await runCheck({ project: SHOWCASE, json: true, env: { OPENROUTER_API_KEY: 'sk-test' } }, io)).toBe(0);
+    expect(JSON.parse(io.stdout)).toEqual([]);
+  });
+
+  it('sets the exit status of the process (1 on errors)', async () => {
+    const dir = await brokenShowcase();
+    const script = [
+      "import { Command } from 'commander';",
+      "import { registerCheck } from './lib/cli/check.ts';",
+      "const p = new Command('aqven'); registerCheck(p);",
+      'await p.parseAsync(process.argv.slice(1), { from: "user" });',
+    ].join('\n');
+    const run = (project: string) =>
+      spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, 'check', '--project', project], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, OPENROUTER_API_KEY: 'sk-test' } });
+    const bad = run(dir);
+    expect(bad.stdout).toContain('agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK');
+    expect(bad.status).toBe(1);
+    const good = run(SHOWCASE);
+    expect(good.stdout).toContain('✓ showcase: 3 agents, 2 flows, 0 errors, 0 warnings');
+    expect(good.status).toBe(0);
+  });
+});
+
+describe('resolveProjectDir', () => {
+  it('takes --project, then $AQVEN_PROJECT, then ./showcase', () => {
+    expect(resolveProjectDir('demo', { AQVEN_PROJECT: '/p' }, '/work')).toBe('/work/demo');
+    expect(resolveProjectDir(undefined, { AQVEN_PROJECT: '/p' }, '/work')).toBe('/p');
+    expect(resolveProjectDir(undefined, {}, '/work')).toBe('/work/showcase');
+  });
+});

@@ -1,0 +1,47 @@
+// `aqven check [--project DIR] [--json]` (DESIGN.md §12): every diagnostic as
+// `file:line:col: error CODE message` plus its hint, then a summary; exit 0 clean, 1 on errors.
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import { formatDiagnostic, loadProject, type Diagnostic } from '@/lib/project';
+import { type CliIo, processIo } from './io';
+import { resolveProjectDir } from './project-dir';
+
+export interface CheckOptions {
+  project?: string;
+  json?: boolean;
+  env?: Record<string, string | undefined>;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Runs the check, writes its report and returns the exit status. */
+export async function runCheck(opts: CheckOptions, io: CliIo = processIo): Promise<number> {
+  const dir = resolveProjectDir(opts.project, opts.env ?? process.env);
+  const { project, diagnostics } = await loadProject(dir, { env: opts.env ?? process.env });
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = diagnostics.length - errors;
+  if (opts.json) {
+    const out = diagnostics.map(({ file, line, col, severity, code, message, hint }: Diagnostic) => ({ file, line, col, severity, code, message, hint }));
+    io.out(`${JSON.stringify(out, null, 2)}\n`);
+  } else {
+    for (const d of diagnostics) io.out(`${formatDiagnostic(d)}\n`);
+    const counts = `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
+    io.out(
+      project
+        ? `✓ ${project.name}: ${plural(Object.keys(project.agents).length, 'agent')}, ${plural(Object.keys(project.flows).length, 'flow')}, ${counts}\n`
+        : `✗ ${basename(dir)}: ${counts}\n`,
+    );
+  }
+  return errors > 0 ? 1 : 0;
+}
+
+export function registerCheck(program: Command, io: CliIo = processIo): Command {
+  return program
+    .command('check')
+    .description('validate every file of a project: aqven.yaml, providers, agents, flows')
+    .option('--project <dir>', 'project folder (default: $AQVEN_PROJECT, then ./showcase)')
+    .option('--json', 'print the diagnostics as a JSON array')
+    .action(async (opts: { project?: string; json?: boolean }) => {
+      io.exit(await runCheck(opts, io));
+    });
+}

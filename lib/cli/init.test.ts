@@ -1,0 +1,83 @@
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { checkProject, loadProject } from '@/lib/project';
+import { initProject, listTemplates, registerInit } from './init';
+import type { CliIo } from './io';
+
+function capture(): CliIo & { stdout: string; stderr: string; code: number | null } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    code: null as number | null,
+    out: (t: string) => void (io.stdout += t),
+    err: (t: string) => void (io.stderr += t),
+    exit: (c: number) => void (io.code = c),
+  };
+  return io;
+}
+
+async function init(args: string[]) {
+  const io = capture();
+  const program = new Command('aqven');
+  registerInit(program, io);
+  await program.parseAsync(['init', ...args], { from: 'user' });
+  return io;
+}
+
+const KEY = { OPENROUTER_API_KEY: 'sk-test' };
+
+describe('aqven init', () => {
+  it('lists the blank and showcase templates', async () => {
+    expect(await listTemplates()).toEqual(['blank', 'showcase']);
+  });
+
+  it('creates a blank project by default that passes check, named after its folder', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'aqven-init-')), 'support-bot');
+    const io = await init([dir]);
+    expect(io.code).toBe(0);
+    expect(io.stdout).toContain('Created project "support-bot"');
+    expect(await checkProject(dir, { env: KEY })).toEqual([]);
+    const { project } = await loadProject(dir, { env: KEY });
+    expect(project!.name).toBe('support-bot');
+    expect(Object.keys(project!.agents)).toEqual(['assistant']);
+    expect(Object.keys(project!.flows)).toEqual(['hello']);
+    // the comments of the template survive the rename
+    expect(await readFile(join(dir, 'aqven.yaml'), 'utf8')).toContain('# relative to the project folder');
+  });
+
+  it('creates the showcase from --template showcase', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'aqven-init-')), 'demo');
+    const io = await init([dir, '--template', 'showcase']);
+    expect(io.code).toBe(0);
+    const { project, diagnostics } = await loadProject(dir, { env: KEY });
+    expect(diagnostics).toEqual([]);
+    expect(Object.keys(project!.agents).sort()).toEqual(['classifier', 'gpt', 'writer']);
+    expect(Object.keys(project!.flows).sort()).toEqual(['long-answer', 'triage']);
+  });
+
+  it('accepts an existing empty folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'aqven-init-'));
+    const r = await initProject(dir);
+    expect(r.files).toEqual(['agents/assistant.yaml', 'aqven.yaml', 'flows/hello.yaml']);
+  });
+
+  it('lists the templates and exits 2 on an unknown template', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'aqven-init-')), 'x');
+    const io = await init([dir, '--template', 'fancy']);
+    expect(io.code).toBe(2);
+    expect(io.stderr).toBe('aqven init: unknown template "fancy"; available templates: blank, showcase\n');
+  });
+
+  it('refuses a folder that is not empty, exit 2, and leaves it alone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'aqven-init-'));
+    await mkdir(join(dir, 'notes'));
+    await writeFile(join(dir, 'README.md'), 'mine');
+    const io = await init([dir]);
+    expect(io.code).toBe(2);
+    expect(io.stderr).toMatch(/is not empty/);
+    expect((await readdir(dir)).sort()).toEqual(['README.md', 'notes']);
+  });
+});

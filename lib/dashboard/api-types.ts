@@ -1,0 +1,15 @@
+// The JSON shapes the dashboard's client components read from /api (type-only, so components
+// depend on the API's contract, never on db/ itself).
+import type { RunListItem } from '@/db/queries';
+import type { RunFacts } from '@/lib/flow/run-record';
+
+export type { RunListItem, RunFacts };
+
+/** GET /api/runs */
+export interface RunListResponse {
+  items: RunListItem[];
+  nextCursor: string | null;
+}
+
+/** GET /api/runs/:id/detail: every stored fact of a run (the run page's data). */
+export type RunDetailResponse = RunFacts;

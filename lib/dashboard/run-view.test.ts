@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { NodePolicy } from '@/lib/engine/types';
+import type { NodeFacts } from '@/lib/flow/run-record';
+import { attemptSegments, chainModels, nodesByTurn, outcomeKey, runSpend, type AttemptFacts } from './run-view';
+
+const policy: NodePolicy = { chain: ['sim:a', 'sim:b', 'sim:c'], retries: 1, onError: 'fallback', onRefusal: 'fail', onTruncated: 'fail', strict: false };
+
+function attempt(seq: number, over: Partial<AttemptFacts> = {}): AttemptFacts {
+  return {
+    seq, model: 'sim:a', chainIndex: 0, answerNo: 1, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none', request: [],
+    responseText: '{}', error: null, validationErrors: [], discarded: false, streamedText: null,
+    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 }, startedAt: 1000, finishedAt: 1100, tries: [], ...over,
+  };
+}
+
+function node(over: Partial<NodeFacts>): NodeFacts {
+  return { id: 'classify', agent: 'classifier', turn: 1, status: 'succeeded', output: null, error: null, policy, attempts: [], startedAt: 1000, finishedAt: 2000, ...over };
+}
+
+describe('chainModels', () => {
+  it('marks the model that gave the accepted answer, the ones that failed before it, and the rest untried', () => {
+    const n = node({
+      attempts: [
+        attempt(1, { outcome: 'error', cause: 'provider_error', action: 'fallback', discarded: true }),
+        attempt(2, { model: 'sim:b', chainIndex: 1 }),
+      ],
+    });
+    expect(chainModels(n).map((m) => [m.model, m.state, m.answers, m.limit])).toEqual([
+      ['sim:a', 'failed', 1, 2],
+      ['sim:b', 'answered', 1, 2],
+      ['sim:c', 'untried', 0, 2],
+    ]);
+  });
+
+  it('answers nothing when the node failed, even after an ok answer that failed its checks', () => {
+    const n = node({
+      status: 'failed',
+      attempts: [attempt(1, { cause: 'invalid_output', action: 'repair', discarded: true }), attempt(2, { cause: 'invalid_output' })],
+    });
+    expect(chainModels(n).map((m) => m.state)).toEqual(['failed', 'untried', 'untried']);
+  });
+
+  it('does not call a model failed while its first attempt is in flight', () => {
+    const n = node({ status: 'running', attempts: [attempt(1, { outcome: null, finishedAt: null as unknown as number })] });
+    expect(chainModels(n)[0]).toMatchObject({ state: 'untried', inFlight: true, answers: 1 });
+  });
+});
+
+describe('runSpend', () => {
+  it('counts dropped attempts apart from the total', () => {
+    const s = runSpend({ nodes: [node({ attempts: [attempt(1, { action: 'retry', cause: 'truncated', outcome: 'truncated', discarded: true }), attempt(2)] })] });
+    expect(s.total).toEqual({ inputTokens: 20, outputTokens: 10, costUsd: 0.002 });
+    expect(s.dropped).toEqual({ inputTokens: 10, outputTokens: 5, costUsd: 0.001, attempts: 1 });
+  });
+});
+
+describe('attemptSegments', () => {
+  it('draws the waits between transport tries as gaps, a 429 wait as a rate-limit pause', () => {
+    const a = attempt(1, {
+      startedAt: 0,
+      finishedAt: 4400,
+      tries: [
+        { tryNo: 1, status: 429, error: 'rate_limited', retryAfterMs: 2000, waitedMs: 0, startedAt: 0, finishedAt: 100 },
+        { tryNo: 2, status: 429, error: 'rate_limited', retryAfterMs: 2000, waitedMs: 2000, startedAt: 2100, finishedAt: 2200 },
+        { tryNo: 3, status: 200, error: null, retryAfterMs: null, waitedMs: 2000, startedAt: 4200, finishedAt: 4400 },
+      ],
+    });
+    expect(attemptSegments(a, 5000).map((s) => [s.kind, s.start, s.end])).toEqual([
+      ['try-failed', 0, 100],
+      ['pause', 100, 2100],
+      ['try-failed', 2100, 2200],
+      ['pause', 2200, 4200],
+      ['try', 4200, 4400],
+    ]);
+    expect(attemptSegments(a, 5000)[1]!.label).toContain('retry-after 2.0 s');
+  });
+
+  it('calls a wait after a server error a wait before retry', () => {
+    const a = attempt(1, {
+      startedAt: 0,
+      tries: [
+        { tryNo: 1, status: 503, error: 'server_error', retryAfterMs: null, waitedMs: 0, startedAt: 0, finishedAt: 50 },
+        { tryNo: 2, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: 550, finishedAt: 600 },
+      ],
+    });
+    expect(attemptSegments(a, 1000)[1]).toMatchObject({ kind: 'wait', start: 50, end: 550 });
+  });
+});
+
+describe('outcomeKey and nodesByTurn', () => {
+  it('colours an ok answer that failed validation as invalid', () => {
+    expect(outcomeKey({ outcome: 'ok', cause: 'invalid_output' })).toBe('invalid');
+    expect(outcomeKey({ outcome: null, cause: null })).toBe('pending');
+  });
+
+  it('groups by turn, nodes never reached last', () => {
+    const groups = nodesByTurn([node({ id: 'b', turn: 2 }), node({ id: 'x', turn: 0, status: 'skipped' }), node({ id: 'a', turn: 1 })]);
+    expect(groups.map((g) => [g.turn, g.nodes.map((n) => n.id)])).toEqual([[1, ['a']], [2, ['b']], [0, ['x']]]);
+  });
+});

@@ -1,0 +1,207 @@
+// What the run page derives from the stored facts of a run (DESIGN.md §14): which model gave a
+// node its accepted answer, the state of each model of the fallback chain, the spend on dropped
+// attempts, and the geometry of the timeline (transport tries and the waits between them).
+// Pure: the page renders it on the server and again on every poll in the browser.
+import type { UsageTotals } from '@/lib/engine/types';
+import { nodeBudget, sumUsage, type NodeFacts, type RunFacts } from '@/lib/flow/run-record';
+
+export type AttemptFacts = NodeFacts['attempts'][number];
+export type TryFacts = AttemptFacts['tries'][number];
+
+/** Colour key of an attempt: the outcome, except an ok answer that failed its checks. */
+export type OutcomeKey = 'ok' | 'error' | 'refusal' | 'truncated' | 'invalid' | 'pending';
+
+export function outcomeKey(a: Pick<AttemptFacts, 'outcome' | 'cause'>): OutcomeKey {
+  if (a.outcome == null) return 'pending';
+  if (a.outcome === 'ok' && a.cause === 'invalid_output') return 'invalid';
+  return a.outcome;
+}
+
+/**
+ * A dropped attempt's response is not the node's answer (seed page: "The bad response is
+ * dropped"); its tokens and cost still count. Retry, fallback and repair all drop it.
+ */
+export function isDropped(a: Pick<AttemptFacts, 'discarded' | 'action'>): boolean {
+  return a.discarded || a.action === 'retry' || a.action === 'fallback' || a.action === 'repair';
+}
+
+/** The attempt whose answer the node accepted, when the node succeeded. */
+export function acceptedAttempt(node: Pick<NodeFacts, 'status' | 'attempts'>): AttemptFacts | null {
+  if (node.status !== 'succeeded') return null;
+  for (let i = node.attempts.length - 1; i >= 0; i--) {
+    const a = node.attempts[i]!;
+    if (a.outcome === 'ok' && a.cause == null && !isDropped(a)) return a;
+  }
+  return null;
+}
+
+export type ChainState = 'answered' | 'failed' | 'untried';
+
+export interface ChainModel {
+  model: string;
+  index: number;
+  /** answered: gave the accepted answer; failed: called, and the node moved on or failed; untried: never called */
+  state: ChainState;
+  answers: number;
+  limit: number;
+  /** an attempt of this model is in flight right now */
+  inFlight: boolean;
+}
+
+function belongsTo(a: AttemptFacts, index: number, model: string, hasPolicy: boolean): boolean {
+  return hasPolicy ? a.chainIndex === index : a.model === model;
+}
+
+/** The fallback chain in order with each model's state and budget (answers used / limit). */
+export function chainModels(node: Pick<NodeFacts, 'status' | 'attempts' | 'policy'>): ChainModel[] {
+  const budget = nodeBudget(node.policy, node.attempts);
+  const accepted = acceptedAttempt(node);
+  const hasPolicy = node.policy != null;
+  return budget.models.map((m, index) => {
+    const mine = node.attempts.filter((a) => belongsTo(a, index, m.model, hasPolicy));
+    const answered = accepted != null && belongsTo(accepted, index, m.model, hasPolicy);
+    // an attempt still in flight has not failed yet; the model counts as failed once one settled
+    const settled = mine.some((a) => a.outcome != null);
+    return {
+      model: m.model,
+      index,
+      state: answered ? 'answered' : settled ? 'failed' : 'untried',
+      answers: m.answers,
+      limit: m.limit,
+      inFlight: mine.some((a) => a.outcome == null),
+    };
+  });
+}
+
+export interface Spend {
+  total: UsageTotals;
+  /** attempts whose response was dropped (retried, fell back, repaired): tokens still paid for */
+  dropped: UsageTotals & { attempts: number };
+}
+
+export function runSpend(run: Pick<RunFacts, 'nodes'>): Spend {
+  const all = run.nodes.flatMap((n) => n.attempts);
+  const dropped = all.filter(isDropped);
+  return { total: sumUsage(all.map((a) => a.usage)), dropped: { ...sumUsage(dropped.map((a) => a.usage)), attempts: dropped.length } };
+}
+
+export function nodeSpend(node: Pick<NodeFacts, 'attempts'>): Spend {
+  return runSpend({ nodes: [node as NodeFacts] });
+}
+
+export type SegmentKind = 'try' | 'try-failed' | 'wait' | 'pause';
+
+export interface Segment {
+  kind: SegmentKind;
+  start: number;
+  end: number;
+  label: string;
+}
+
+const ms = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)} s` : `${Math.round(n)} ms`);
+
+function tryLabel(t: TryFacts): string {
+  const what = t.status != null ? `HTTP ${t.status}` : (t.error ?? 'no response');
+  const err = t.error && t.status != null ? ` (${t.error})` : '';
+  return `try ${t.tryNo}: ${what}${err}, ${ms(t.finishedAt - t.startedAt)}`;
+}
+
+function tryFailed(t: TryFacts): boolean {
+  return t.error != null || (t.status != null && t.status >= 400);
+}
+
+/**
+ * The pieces of one attempt on the time axis: its transport tries, and the time between them
+ * drawn as gaps — a rate-limit pause (time at the model's gate, `waitedMs`, or after a 429) or a
+ * plain wait (retry-after / backoff after a transient failure).
+ */
+export function attemptSegments(a: AttemptFacts, now: number): Segment[] {
+  const tries = [...a.tries].sort((x, y) => x.tryNo - y.tryNo);
+  const out: Segment[] = [];
+  let cursor = a.startedAt;
+  let prev: TryFacts | null = null;
+  for (const t of tries) {
+    if (t.startedAt > cursor) {
+      const rateLimited = t.waitedMs > 0 || prev?.status === 429 || prev?.error === 'rate_limited';
+      const parts = [rateLimited ? 'rate-limit pause' : 'wait before retry', ms(t.startedAt - cursor)];
+      if (prev?.retryAfterMs != null) parts.push(`retry-after ${ms(prev.retryAfterMs)}`);
+      if (t.waitedMs > 0) parts.push(`${ms(t.waitedMs)} at the model's gate`);
+      out.push({ kind: rateLimited ? 'pause' : 'wait', start: cursor, end: t.startedAt, label: `${parts[0]}: ${parts.slice(1).join(', ')}` });
+    }
+    out.push({ kind: tryFailed(t) ? 'try-failed' : 'try', start: t.startedAt, end: Math.max(t.finishedAt, t.startedAt), label: tryLabel(t) });
+    cursor = Math.max(cursor, t.finishedAt);
+    prev = t;
+  }
+  // a try in flight (not recorded yet) after a failed one: the time since is a wait or the new try
+  if (prev && tryFailed(prev) && a.finishedAt == null && now > cursor) {
+    out.push({ kind: prev.status === 429 || prev.error === 'rate_limited' ? 'pause' : 'wait', start: cursor, end: now, label: `after try ${prev.tryNo}` });
+  }
+  return out;
+}
+
+/** Total time of an attempt spent waiting between or before tries. */
+export function waitedTotal(a: AttemptFacts, now: number): number {
+  return attemptSegments(a, now)
+    .filter((s) => s.kind === 'wait' || s.kind === 'pause')
+    .reduce((sum, s) => sum + (s.end - s.start), 0);
+}
+
+export interface TimeAxis {
+  start: number;
+  end: number;
+  ticks: { at: number; label: string }[];
+}
+
+const STEPS = [10, 20, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
+
+export function timeAxis(run: Pick<RunFacts, 'startedAt' | 'finishedAt' | 'nodes'>, now: number): TimeAxis {
+  const start = run.startedAt;
+  let end = run.finishedAt ?? now;
+  for (const n of run.nodes) {
+    for (const a of n.attempts) end = Math.max(end, a.finishedAt ?? now);
+    if (n.finishedAt != null) end = Math.max(end, n.finishedAt);
+  }
+  if (end <= start) end = start + 1;
+  const span = end - start;
+  const step = STEPS.find((s) => span / s <= 8) ?? 3_600_000;
+  const ticks: TimeAxis['ticks'] = [];
+  for (let t = 0; t <= span; t += step) ticks.push({ at: start + t, label: t === 0 ? '0' : ms(t) });
+  return { start, end, ticks };
+}
+
+/** Left and width in percent of the axis. */
+export function place(axis: TimeAxis, from: number, to: number): { left: number; width: number } {
+  const span = axis.end - axis.start;
+  const left = ((Math.max(from, axis.start) - axis.start) / span) * 100;
+  const right = ((Math.min(Math.max(to, from), axis.end) - axis.start) / span) * 100;
+  return { left: round2(left), width: round2(Math.max(right - left, 0)) };
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+export interface TurnGroup {
+  turn: number;
+  nodes: NodeFacts[];
+}
+
+/** Nodes grouped by turn in order; nodes never reached (turn 0) last. */
+export function nodesByTurn(nodes: NodeFacts[]): TurnGroup[] {
+  const groups = new Map<number, NodeFacts[]>();
+  for (const n of nodes) {
+    const list = groups.get(n.turn);
+    if (list) list.push(n);
+    else groups.set(n.turn, [n]);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a === 0 ? Infinity : a) - (b === 0 ? Infinity : b))
+    .map(([turn, list]) => ({ turn, nodes: list }));
+}
+
+/** Streamed text of a node as it was shown live: dropped attempts' text marked discarded. */
+export function streamParts(node: Pick<NodeFacts, 'attempts'>): { seq: number; text: string; discarded: boolean }[] {
+  return node.attempts
+    .filter((a) => a.streamedText)
+    .map((a) => ({ seq: a.seq, text: a.streamedText!, discarded: a.discarded || isDropped(a) }));
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { classifyStatus } from './transport';
+
+describe('classifyStatus (DESIGN §6)', () => {
+  it.each([
+    [408, 'timeout'],
+    [409, 'server_error'],
+    [429, 'rate_limited'],
+    [500, 'server_error'],
+    [502, 'server_error'],
+    [503, 'server_error'],
+    [504, 'server_error'],
+    [529, 'server_error'],
+  ] as const)('%i is transient (%s)', (status, error) => {
+    expect(classifyStatus(status, null, false)).toEqual({ transient: true, error });
+  });
+
+  it.each([400, 401, 403, 404, 413, 422, 501])('%i is never retried', (status) => {
+    expect(classifyStatus(status, null, false).transient).toBe(false);
+  });
+
+  it('a quota 429 is not transient', () => {
+    expect(classifyStatus(429, null, true)).toEqual({ transient: false, error: 'rate_limited' });
+  });
+
+  it.each([
+    [503, 'false', false],
+    [429, 'false', false],
+    [400, 'true', true],
+    [429, 'true', true], // overrides the quota verdict too
+    [503, ' TRUE ', true],
+    [400, 'maybe', false],
+  ] as const)('x-should-retry overrides: %i with %j → transient %s', (status, header, transient) => {
+    expect(classifyStatus(status, header, status === 429 && header === 'true').transient).toBe(transient);
+  });
+});

@@ -1,0 +1,50 @@
+// Step 5 of DESIGN.md §4, reached only by an `ok` answer: parse the text as JSON and validate it
+// against the node's output schema (Ajv). Every issue is a JSON pointer + message, for the record
+// and for the repair message.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { ValidationIssue } from './types';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats.default(ajv);
+// a flow's schema object is reused for every call of its node: compile once
+const compiled = new WeakMap<object, ValidateFunction>();
+
+export type Validated = { valid: true; value: unknown } | { valid: false; issues: ValidationIssue[] };
+
+export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+  let v = compiled.get(schema);
+  if (!v) {
+    v = ajv.compile(schema);
+    compiled.set(schema, v);
+  }
+  return v;
+}
+
+/** Models often wrap JSON in a Markdown fence; a single surrounding fence is not part of the value. */
+function unfence(text: string): string {
+  const t = text.trim();
+  const m = /^```[a-zA-Z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```$/.exec(t);
+  return m ? m[1]! : t;
+}
+
+function issueOf(e: ErrorObject): ValidationIssue {
+  let message = e.message ?? `fails ${e.keyword}`;
+  const p = e.params as Record<string, unknown>;
+  if (e.keyword === 'enum' && Array.isArray(p.allowedValues)) message += `: ${p.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  else if (e.keyword === 'const') message += `: ${JSON.stringify(p.allowedValue)}`;
+  else if (e.keyword === 'additionalProperties') message += `: ${JSON.stringify(p.additionalProperty)}`;
+  return { pointer: e.instancePath, message };
+}
+
+export function validateOutput(schema: Record<string, unknown>, text: string): Validated {
+  let value: unknown;
+  try {
+    value = JSON.parse(unfence(text));
+  } catch (err) {
+    return { valid: false, issues: [{ pointer: '', message: `is not valid JSON (${err instanceof Error ? err.message : String(err)})` }] };
+  }
+  const validate = compileSchema(schema);
+  if (validate(value)) return { valid: true, value };
+  return { valid: false, issues: (validate.errors ?? []).map(issueOf) };
+}

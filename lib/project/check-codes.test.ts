@@ -1,0 +1,296 @@
+// One row per check code of `aqven check` (DESIGN.md §12): a good project has no such
+// diagnostic, the bad one has it at the file, line and column of the offending key or value.
+import { describe, expect, it } from 'vitest';
+import { type CheckCode, checkProject } from './index';
+import { positionOf, writeProject } from './fixture-project';
+
+const KEY = { OPENROUTER_API_KEY: 'sk-test' };
+
+const agent = (body: string) => `apiVersion: "aqven/v1"\nkind: "Agent"\n${body}`;
+const flow = (nodes: string, input = '  type: object\n  properties: { question: { type: string } }\n') =>
+  `apiVersion: "aqven/v1"\nkind: "Flow"\ninput:\n${input}nodes:\n${nodes}`;
+
+interface Row {
+  name: string;
+  code: CheckCode;
+  good: Record<string, string>;
+  bad: Record<string, string>;
+  file: string;
+  /** the text the diagnostic must point at, searched in the bad file (after `after`) */
+  needle: string;
+  after?: string;
+  message?: RegExp;
+  env?: Record<string, string>;
+}
+
+const rows: Row[] = [
+  {
+    name: 'on_refusal "fallback" without fallback_models',
+    code: 'E_OUTCOME_FALLBACK',
+    good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\nfallback_models:\n- "openrouter:c/d"\noutput:\n  on_refusal: "fallback"\n') },
+    bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  on_refusal: "fallback"\n') },
+    file: 'agents/helper.yaml',
+    needle: '"fallback"',
+    message: /output\.on_refusal is "fallback" but the agent has no fallback_models/,
+  },
+  {
+    name: 'on_truncated "fallback" with an empty fallback_models',
+    code: 'E_OUTCOME_FALLBACK',
+    good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  on_truncated: "retry"\n') },
+    bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\nfallback_models: []\noutput:\n  on_truncated: fallback\n') },
+    file: 'agents/helper.yaml',
+    needle: 'fallback\n',
+    after: 'on_truncated',
+  },
+  {
+    name: 'unknown key in output',
+    code: 'E_FIELD',
+    good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retries: 2\n') },
+    bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retires: 2\n') },
+    file: 'agents/helper.yaml',
+    needle: 'retires',
+    message: /unknown key "retires" in output/,
+  },
+  {
+    name: 'invalid on_error value',
+    code: 'E_FIELD',
+    good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  on_error: "fail"\n') },
+    bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  on_error: "explode"\n') },
+    file: 'agents/helper.yaml',
+    needle: '"explode"',
+    message: /output\.on_error must be one of "fail", "retry", "fallback"/,
+  },
+  {
+    name: 'retries out of range',
+    code: 'E_FIELD',
+    good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retries: 10\n') },
+    bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retries: 11\n') },
+    file: 'agents/helper.yaml',
+    needle: '11',
+  },
+  {
+    name: 'wrong apiVersion',
+    code: 'E_FIELD',
+    good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\n') },
+    bad: { 'agents/helper.yaml': 'apiVersion: "aqven/v2"\nkind: "Agent"\nmodel: "openrouter:a/b"\n' },
+    file: 'agents/helper.yaml',
+    needle: '"aqven/v2"',
+    message: /apiVersion must be "aqven\/v1"/,
+  },
+  {
+    name: 'wrong kind',
+    code: 'E_FIELD',
+    good: {},
+    bad: { 'agents/helper.yaml': 'apiVersion: "aqven/v1"\nkind: "Flow"\nmodel: "openrouter:a/b"\n' },
+    file: 'agents/helper.yaml',
+    needle: '"Flow"',
+  },
+  {
+    name: 'missing model',
+    code: 'E_FIELD',
+    good: {},
+    bad: { 'agents/helper.yaml': agent('description: "no model"\n') },
+    file: 'agents/helper.yaml',
+    needle: 'apiVersion',
+    message: /missing required key "model"/,
+  },
+  {
+    name: 'provider name differs from the file name',
+    code: 'E_FIELD',
+    good: { 'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\nname: "local"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n' },
+    bad: { 'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\nname: "remote"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n' },
+    file: 'providers/local.yaml',
+    needle: '"remote"',
+    message: /provider name "remote" does not match the file name "local"/,
+  },
+  {
+    name: 'bad duration',
+    code: 'E_FIELD',
+    good: { 'providers/openrouter.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\ntransport:\n  budget: "1.5s"\n' },
+    bad: { 'providers/openrouter.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\ntransport:\n  budget: "90 seconds"\n' },
+    file: 'providers/openrouter.yaml',
+    needle: '"90 seconds"',
+    message: /"90 seconds" is not a duration/,
+  },
+  {
+    name: 'YAML syntax error',
+    code: 'E_FIELD',
+    good: {},
+    bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retries: [1, 2\n  on_error: "retry"\n') },
+    file: 'agents/helper.yaml',
+    needle: 'on_error',
+    message: /YAML syntax error/,
+  },
+  {
+    name: 'model string without a provider',
+    code: 'E_MODEL',
+    good: { 'agents/helper.yaml': agent('model: "openrouter:gpt-4o"\n') },
+    bad: { 'agents/helper.yaml': agent('model: "gpt-4o"\n') },
+    file: 'agents/helper.yaml',
+    needle: '"gpt-4o"',
+    message: /model "gpt-4o" has no provider/,
+  },
+  {
+    name: 'fallback model with an empty model id',
+    code: 'E_MODEL',
+    good: {},
+    bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\nfallback_models:\n  - "openai:"\n') },
+    file: 'agents/helper.yaml',
+    needle: '"openai:"',
+  },
+  {
+    name: 'unknown provider',
+    code: 'E_PROVIDER',
+    good: {
+      'agents/helper.yaml': agent('model: "acme:big-model"\n'),
+      'providers/acme.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n',
+    },
+    bad: { 'agents/helper.yaml': agent('model: "acme:big-model"\n') },
+    file: 'agents/helper.yaml',
+    needle: '"acme:big-model"',
+    message: /unknown provider "acme"/,
+  },
+  {
+    name: 'strict on a provider without structured outputs',
+    code: 'E_STRICT',
+    good: {
+      'agents/helper.yaml': agent('model: "local:m"\noutput:\n  strict: false\n'),
+      'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n',
+    },
+    bad: {
+      'agents/helper.yaml': agent('model: "local:m"\noutput:\n  strict: true\n'),
+      'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n',
+    },
+    file: 'agents/helper.yaml',
+    needle: 'true',
+    message: /provider "local"/,
+  },
+  {
+    name: 'strict on a model whose catalogue entry lacks structured outputs',
+    code: 'E_STRICT',
+    good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  strict: true\n') },
+    bad: {
+      'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  strict: true\n'),
+      'providers/openrouter.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\nmodels:\n  "a/b": { structured_outputs: false }\n',
+    },
+    file: 'agents/helper.yaml',
+    needle: 'true',
+    message: /model "a\/b" has no structured_outputs/,
+  },
+  {
+    name: 'node with an unknown agent',
+    code: 'E_FLOW_AGENT',
+    good: {},
+    bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "nobody"\n    prompt: "hi"\n') },
+    file: 'flows/ask.yaml',
+    needle: '"nobody"',
+    message: /agent "nobody", which does not exist/,
+  },
+  {
+    name: 'needs an unknown node',
+    code: 'E_FLOW_NEEDS',
+    good: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a]\n    prompt: "hi"\n') },
+    bad: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a, c]\n    prompt: "hi"\n') },
+    file: 'flows/ask.yaml',
+    needle: 'c]',
+    message: /needs "c", which is not a node/,
+  },
+  {
+    name: 'on_fail names an unknown node',
+    code: 'E_FLOW_NEEDS',
+    good: {},
+    bad: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n    on_fail: "review"\n') },
+    file: 'flows/ask.yaml',
+    needle: '"review"',
+  },
+  {
+    name: 'a cycle of needs',
+    code: 'E_FLOW_NEEDS',
+    good: {},
+    bad: {
+      'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    needs: [c]\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a]\n    prompt: "hi"\n  c:\n    agent: "helper"\n    needs: [b]\n    prompt: "hi"\n'),
+    },
+    file: 'flows/ask.yaml',
+    needle: 'a]',
+    message: /nodes form a cycle: a needs c, c needs b, b needs a/,
+  },
+  {
+    name: 'input reference not in the input schema',
+    code: 'E_TEMPLATE',
+    good: {},
+    bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: "Answer {{ input.question }} and {{input.topic}}"\n') },
+    file: 'flows/ask.yaml',
+    needle: '{{input.topic}}',
+    message: /input\.topic/,
+  },
+  {
+    name: 'node reference not in needs',
+    code: 'E_TEMPLATE',
+    good: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a]\n    prompt: "Go on: {{ nodes.a.output }}"\n') },
+    bad: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n  b:\n    agent: "helper"\n    prompt: "Go on: {{ nodes.a.output }}"\n') },
+    file: 'flows/ask.yaml',
+    needle: '{{ nodes.a.output }}',
+    message: /not in the needs of "b"/,
+  },
+  {
+    name: 'bad template syntax',
+    code: 'E_TEMPLATE',
+    good: {},
+    bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: |\n      Answer this:\n      {{ input.question\n') },
+    file: 'flows/ask.yaml',
+    needle: '{{ input.question',
+    message: /never closed/,
+  },
+  {
+    name: 'output schema with an invalid type',
+    code: 'E_SCHEMA',
+    good: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: "hi"\n    output:\n      type: object\n      properties:\n        n: { type: integer }\n') },
+    bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: "hi"\n    output:\n      type: object\n      properties:\n        n: { type: integr }\n') },
+    file: 'flows/ask.yaml',
+    needle: 'integr',
+    message: /output schema of node "answer" does not compile/,
+  },
+  {
+    name: 'input schema with an unknown keyword',
+    code: 'E_SCHEMA',
+    good: {},
+    bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: "{{ input.question }}"\n', '  type: object\n  properties: { question: { type: string } }\n  requried: [question]\n') },
+    file: 'flows/ask.yaml',
+    needle: 'requried',
+    message: /input schema does not compile: .*requried/,
+  },
+  {
+    name: 'api key variable unset',
+    code: 'W_API_KEY',
+    good: {},
+    bad: {},
+    env: {},
+    file: 'agents/helper.yaml',
+    needle: '"openrouter:openai/gpt-oss-20b"',
+    message: /OPENROUTER_API_KEY is not set/,
+  },
+];
+
+describe('aqven check codes', () => {
+  it.each(rows)('$code: $name', async (row) => {
+    const goodDir = await writeProject(row.good);
+    const good = await checkProject(goodDir, { env: KEY });
+    expect(good).toEqual([]);
+
+    const badDir = await writeProject(row.bad);
+    const bad = await checkProject(badDir, { env: row.env ?? KEY });
+    const text = row.bad[row.file] ?? (await import('./fixture-project')).BASE_FILES[row.file];
+    const { line, col } = positionOf(text, row.needle, row.after);
+    const hits = bad.filter((d) => d.code === row.code);
+    expect(hits, JSON.stringify(bad, null, 2)).toHaveLength(1);
+    expect(hits[0]).toMatchObject({ file: row.file, line, col, severity: row.code.startsWith('W_') ? 'warning' : 'error' });
+    if (row.message) expect(hits[0].message).toMatch(row.message);
+    expect(hits[0].hint.length).toBeGreaterThan(0);
+    expect(hits[0].hint).not.toContain('\n');
+  });
+
+  it('covers every check code', async () => {
+    const { CHECK_CODES } = await import('./index');
+    expect(new Set(rows.map((r) => r.code))).toEqual(new Set(CHECK_CODES));
+  });
+});

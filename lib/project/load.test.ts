@@ -1,0 +1,236 @@
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentPolicy, checkProject, formatDiagnostic, loadProject } from './index';
+import { writeProject } from './fixture-project';
+
+const SHOWCASE = resolve(__dirname, '../../showcase');
+const KEY = { OPENROUTER_API_KEY: 'sk-test' };
+
+describe('loadProject', () => {
+  it('gives an agent with only a model the seed page defaults', async () => {
+    const dir = await writeProject({ 'agents/helper.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:openai/gpt-oss-20b"\n' });
+    const { project, diagnostics } = await loadProject(dir, { env: KEY });
+    expect(diagnostics).toEqual([]);
+    const agent = project!.agents.helper;
+    expect(agent).toMatchObject({
+      name: 'helper',
+      file: 'agents/helper.yaml',
+      model: 'openrouter:openai/gpt-oss-20b',
+      fallbackModels: [],
+      settings: {},
+      output: { strict: false, retries: 1, onError: 'retry', onRefusal: 'fail', onTruncated: 'fail' },
+    });
+    expect(agentPolicy(agent)).toEqual({
+      chain: ['openrouter:openai/gpt-oss-20b'],
+      retries: 1,
+      onError: 'retry',
+      onRefusal: 'fail',
+      onTruncated: 'fail',
+      strict: false,
+    });
+  });
+
+  it('provides the four built-in providers with the documented defaults', async () => {
+    const dir = await writeProject();
+    const { project } = await loadProject(dir, { env: KEY });
+    expect(Object.keys(project!.providers).sort()).toEqual(['anthropic', 'google', 'openai', 'openrouter']);
+    expect(project!.providers.openrouter).toEqual({
+      name: 'openrouter',
+      api: 'openai',
+      baseUrl: 'https://openrouter.ai/api/v1',
+      apiKeyEnv: 'OPENROUTER_API_KEY',
+      structuredOutputs: true,
+      transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000 },
+      onRateLimit: { maxAttempts: 5, defaultWaitMs: 1_000, maxWaitMs: 60_000 },
+      maxConcurrency: 16,
+      models: {},
+    });
+    expect(project!.providers.anthropic).toMatchObject({ api: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', apiKeyEnv: 'ANTHROPIC_API_KEY' });
+    expect(project!.providers.google).toMatchObject({ api: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta', apiKeyEnv: 'GEMINI_API_KEY' });
+    expect(project!.providers.openai).toMatchObject({ api: 'openai', baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' });
+  });
+
+  it('resolves a custom provider: durations in ms, catalogue in camelCase, structured_outputs off by default', async () => {
+    const dir = await writeProject({
+      'providers/local.yaml': [
+        'apiVersion: "aqven/v1"',
+        'kind: "Provider"',
+        'api: "anthropic"',
+        'base_url: "http://127.0.0.1:8080/v1/"',
+        'transport: { max_attempts: 2, budget: "1.5s", timeout: "500ms" }',
+        'on_rate_limit: { default_wait: "2s", max_wait: "1m" }',
+        'max_concurrency: 4',
+        'models:',
+        '  "m:1": { input_per_mtok: 1, output_per_mtok: 2.5 }',
+        '',
+      ].join('\n'),
+      'agents/helper.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "local:m:1"\n',
+    });
+    const { project, diagnostics } = await loadProject(dir, { env: {} });
+    expect(diagnostics).toEqual([]); // no api_key_env: nothing to warn about
+    expect(project!.providers.local).toEqual({
+      name: 'local',
+      api: 'anthropic',
+      baseUrl: 'http://127.0.0.1:8080/v1',
+      structuredOutputs: false,
+      transport: { maxAttempts: 2, budgetMs: 1500, timeoutMs: 500 },
+      onRateLimit: { maxAttempts: 5, defaultWaitMs: 2000, maxWaitMs: 60_000 },
+      maxConcurrency: 4,
+      models: { 'm:1': { inputPerMtok: 1, outputPerMtok: 2.5 } },
+    });
+  });
+
+  it('lets a providers/ file override part of a built-in provider', async () => {
+    const dir = await writeProject({ 'providers/openrouter.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\nmax_concurrency: 2\n' });
+    const { project } = await loadProject(dir, { env: KEY });
+    expect(project!.providers.openrouter).toMatchObject({ api: 'openai', baseUrl: 'https://openrouter.ai/api/v1', apiKeyEnv: 'OPENROUTER_API_KEY', structuredOutputs: true, maxConcurrency: 2 });
+  });
+
+  it('expands ${VAR} and ${VAR:-default} in aqven.yaml and providers, from the given env', async () => {
+    const dir = await writeProject({
+      'aqven.yaml': 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "p"\ndatabase: "${DATA_DIR:-data}/runs.db"\n',
+      'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://${SIM_HOST}:${SIM_PORT:-9999}/v1"\napi_key_env: "LOCAL_KEY"\n',
+    });
+    const { project, diagnostics } = await loadProject(dir, { env: { ...KEY, SIM_HOST: '127.0.0.1' } });
+    expect(diagnostics).toEqual([]);
+    expect(project!.databasePath).toBe(join(dir, 'data/runs.db'));
+    expect(project!.providers.local.baseUrl).toBe('http://127.0.0.1:9999/v1');
+
+    const again = await loadProject(dir, { env: { ...KEY, SIM_HOST: '10.0.0.1', SIM_PORT: '1234', DATA_DIR: '/var/aqven' } });
+    expect(again.project!.providers.local.baseUrl).toBe('http://10.0.0.1:1234/v1');
+    expect(again.project!.databasePath).toBe('/var/aqven/runs.db');
+  });
+
+  it('reports an unset ${VAR} without a default at its value', async () => {
+    const dir = await writeProject({
+      'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://${SIM_HOST}/v1"\n',
+    });
+    const diagnostics = await checkProject(dir, { env: KEY });
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ file: 'providers/local.yaml', line: 4, col: 11, code: 'E_FIELD', message: expect.stringContaining('SIM_HOST is not set') }),
+    ]);
+  });
+
+  it('never expands ${VAR} in agent or flow files', async () => {
+    const dir = await writeProject({ 'agents/helper.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:a/b"\nsystem: "Say ${NAME}"\n' });
+    const { project } = await loadProject(dir, { env: { ...KEY, NAME: 'hi' } });
+    expect(project!.agents.helper.system).toBe('Say ${NAME}');
+  });
+
+  it('reports a YAML syntax error as E_FIELD at its position, with no stack trace', async () => {
+    const dir = await writeProject({ 'flows/ask.yaml': 'apiVersion: "aqven/v1"\nkind: "Flow"\nnodes:\n  a:\n    agent: "helper\n    prompt: "x"\n' });
+    const { project, diagnostics } = await loadProject(dir, { env: KEY });
+    expect(project).toBeNull();
+    expect(diagnostics.length).toBeGreaterThan(0);
+    expect(diagnostics[0]).toMatchObject({ file: 'flows/ask.yaml', code: 'E_FIELD', severity: 'error' });
+    expect(diagnostics[0].line).toBeGreaterThanOrEqual(5);
+    for (const d of diagnostics) expect(formatDiagnostic(d)).not.toMatch(/\n\s+at /);
+  });
+
+  it('defaults the project name and database path', async () => {
+    const dir = await writeProject({ 'aqven.yaml': 'apiVersion: "aqven/v1"\nkind: "Project"\n' });
+    const { project } = await loadProject(dir, { env: KEY });
+    expect(project!.name).toBe(dir.split('/').pop());
+    expect(project!.databasePath).toBe(join(dir, '.aqven/aqven.db'));
+    expect(project!.simulate).toEqual({ seed: 0, chaos: {}, latency: {}, scripts: {} });
+  });
+
+  it('reports a folder without aqven.yaml', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'aqven-empty-'));
+    const { project, diagnostics } = await loadProject(dir);
+    expect(project).toBeNull();
+    expect(diagnostics).toEqual([expect.objectContaining({ file: 'aqven.yaml', line: 1, col: 1, code: 'E_FIELD' })]);
+  });
+
+  it('keeps the flow definition as the runner needs it', async () => {
+    const { project } = await loadProject(SHOWCASE, { env: KEY });
+    const triage = project!.flows.triage;
+    expect(triage.file).toBe('flows/triage.yaml');
+    expect(triage.inputSchema).toMatchObject({ type: 'object', required: ['ticket'] });
+    expect(triage.nodes.classify).toMatchObject({ id: 'classify', agent: 'classifier', needs: [], stream: false, onFail: 'manual_review' });
+    expect(triage.nodes.classify.output).toMatchObject({ properties: { queue: { enum: ['billing', 'tech', 'sales'] } } });
+    expect(triage.nodes.draft).toMatchObject({ needs: ['classify'], stream: true });
+    expect(triage.nodes.draft.output).toBeUndefined();
+    expect(triage.nodes.manual_review.onFail).toBeUndefined();
+  });
+});
+
+describe('the showcase', () => {
+  it('passes aqven check with no errors', async () => {
+    const diagnostics = await checkProject(SHOWCASE, { env: {} });
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    // without a key, the one provider the agents use is flagged (a warning, not an error)
+    expect(diagnostics.map((d) => d.code)).toEqual(['W_API_KEY']);
+    expect(await checkProject(SHOWCASE, { env: KEY })).toEqual([]);
+  });
+
+  it('has the agents of the seed page', async () => {
+    const { project } = await loadProject(SHOWCASE, { env: KEY });
+    expect(project!.name).toBe('showcase');
+    expect(project!.simulate).toEqual({
+      seed: 7,
+      chaos: { rate_limit: 0.05, server_error: 0.03, drop: 0.01, provider_error: 0.03, refusal: 0.02, truncated: 0.03, invalid: 0.08 },
+      latency: { first_token_ms: 150, tokens_per_s: 120 },
+      scripts: {},
+    });
+    expect(agentPolicy(project!.agents.gpt)).toEqual({ chain: ['openrouter:openai/gpt-oss-20b'], retries: 4, onError: 'retry', onRefusal: 'fail', onTruncated: 'fail', strict: false });
+    expect(agentPolicy(project!.agents.classifier)).toEqual({
+      chain: ['openrouter:google/gemini-2.5-flash-lite', 'openrouter:openai/gpt-oss-20b'],
+      retries: 3,
+      onError: 'fallback',
+      onRefusal: 'fail',
+      onTruncated: 'fail',
+      strict: false,
+    });
+    expect(project!.agents.classifier.description).toBe('Sorts a support ticket into a queue');
+    expect(project!.providers.openrouter.models['openai/gpt-oss-20b']).toEqual({ inputPerMtok: 0.04, outputPerMtok: 0.15, structuredOutputs: true });
+    expect(project!.providers.openrouter.models['google/gemini-2.5-flash-lite']).toEqual({ inputPerMtok: 0.1, outputPerMtok: 0.4, structuredOutputs: true });
+    expect(Object.keys(project!.flows).sort()).toEqual(['long-answer', 'triage']);
+  });
+
+  it('ships agents/gpt.yaml exactly as on the seed page', async () => {
+    const text = await readFile(join(SHOWCASE, 'agents/gpt.yaml'), 'utf8');
+    expect(text).toBe('apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:openai/gpt-oss-20b"\noutput:\n  strict: false\n  retries: 4\n');
+  });
+
+  it('is the same as templates/showcase', async () => {
+    for (const file of ['aqven.yaml', 'providers/openrouter.yaml', 'agents/gpt.yaml', 'agents/classifier.yaml', 'agents/writer.yaml', 'flows/triage.yaml', 'flows/long-answer.yaml']) {
+      expect(await readFile(join(SHOWCASE, '../templates/showcase', file), 'utf8'), file).toBe(await readFile(join(SHOWCASE, file), 'utf8'));
+    }
+  });
+
+  it('ships strict: false in every agent of every template', async () => {
+    for (const template of ['showcase', 'blank']) {
+      const { project } = await loadProject(join(SHOWCASE, '../templates', template), { env: KEY });
+      for (const agent of Object.values(project!.agents)) expect(agent.output.strict, `${template}/${agent.file}`).toBe(false);
+    }
+  });
+
+  it('rejects the classifier without fallback_models at its on_error value (E_OUTCOME_FALLBACK)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'aqven-showcase-'));
+    await cp(SHOWCASE, dir, { recursive: true });
+    const file = join(dir, 'agents/classifier.yaml');
+    const text = await readFile(file, 'utf8');
+    // comment the list out so every other line keeps its number
+    await writeFile(file, text.replace('fallback_models:\n- "openrouter:openai/gpt-oss-20b"', '# fallback_models:\n# - "openrouter:openai/gpt-oss-20b"'));
+    const { project, diagnostics } = await loadProject(dir, { env: KEY });
+    expect(project).toBeNull();
+    expect(diagnostics).toEqual([
+      {
+        file: 'agents/classifier.yaml',
+        line: 9,
+        col: 13,
+        severity: 'error',
+        code: 'E_OUTCOME_FALLBACK',
+        message: 'output.on_error is "fallback" but the agent has no fallback_models',
+        hint: 'add fallback_models (a list of "provider:model-id"), or set output.on_error to "retry" or "fail"',
+      },
+    ]);
+    expect(formatDiagnostic(diagnostics[0])).toBe(
+      'agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models\n' +
+        '  hint: add fallback_models (a list of "provider:model-id"), or set output.on_error to "retry" or "fail"',
+    );
+  });
+});

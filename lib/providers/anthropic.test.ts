@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import type { ResolvedProvider } from '@/lib/engine/types';
+import { anthropicAdapter, classifyAnthropic } from './anthropic';
+import { feed } from './test-helpers';
+
+const provider: ResolvedProvider = {
+  name: 'anthropic',
+  api: 'anthropic',
+  baseUrl: 'https://api.anthropic.com/v1',
+  structuredOutputs: true,
+  transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000 },
+  onRateLimit: { maxAttempts: 5, defaultWaitMs: 1000, maxWaitMs: 60_000 },
+  maxConcurrency: 16,
+  models: {},
+};
+
+describe('classifyAnthropic (DESIGN §5, anthropic row)', () => {
+  const s = (stopReason: string | null, over = {}) => ({ error: undefined, complete: true, stopReason, ...over });
+  it.each([
+    ['end_turn', s('end_turn'), 'ok'],
+    ['stop_sequence', s('stop_sequence'), 'ok'],
+    ['tool_use', s('tool_use'), 'ok'],
+    ['max_tokens', s('max_tokens'), 'truncated'],
+    ['model_context_window_exceeded', s('model_context_window_exceeded'), 'truncated'],
+    ['refusal', s('refusal'), 'refusal'],
+    ['pause_turn is error until continuation exists', s('pause_turn'), 'error'],
+    ['unknown', s('something_new'), 'error'],
+    ['no stop reason', s(null), 'error'],
+    ['error event', s('end_turn', { error: { type: 'error' } }), 'error'],
+    ['stream ended before message_stop', s('end_turn', { complete: false }), 'error'],
+  ] as const)('%s → %s', (_n, sig, outcome) => {
+    expect(classifyAnthropic(sig)).toBe(outcome);
+  });
+});
+
+describe('anthropic request', () => {
+  it('puts system apart, requires max_tokens (default 4096), sends x-api-key and anthropic-version', () => {
+    const w = anthropicAdapter.buildRequest(
+      { modelId: 'claude-x', messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }], stream: false },
+      provider,
+      'key-1',
+    );
+    expect(w.url).toBe('https://api.anthropic.com/v1/messages');
+    expect(w.headers['x-api-key']).toBe('key-1');
+    expect(w.headers['anthropic-version']).toBe('2023-06-01');
+    expect(JSON.parse(w.body)).toEqual({ model: 'claude-x', max_tokens: 4096, system: 'S', messages: [{ role: 'user', content: 'U' }] });
+  });
+
+  it('strict sends output_config.format; max_tokens from settings', () => {
+    const schema = { type: 'object' };
+    const body = JSON.parse(
+      anthropicAdapter.buildRequest({ modelId: 'c', messages: [{ role: 'user', content: 'U' }], stream: true, responseSchema: schema, settings: { max_tokens: 50, temperature: 0 } }, provider, undefined).body,
+    );
+    expect(body).toMatchObject({ max_tokens: 50, temperature: 0, stream: true, output_config: { format: { type: 'json_schema', schema } } });
+  });
+});
+
+describe('anthropic responses', () => {
+  it('reads text and usage', () => {
+    const r = anthropicAdapter.parseBody(
+      JSON.stringify({ type: 'message', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', usage: { input_tokens: 4, output_tokens: 1 } }),
+    );
+    expect(r).toMatchObject({ outcome: 'ok', text: 'hi', finishReason: 'end_turn', usage: { inputTokens: 4, outputTokens: 1, costUsd: null } });
+  });
+
+  it('a refusal keeps its text', () => {
+    const r = anthropicAdapter.parseBody(
+      JSON.stringify({ type: 'message', content: [], stop_reason: 'refusal', stop_details: { type: 'refusal', explanation: 'declined' }, usage: {} }),
+    );
+    expect(r).toMatchObject({ outcome: 'refusal', refusal: 'declined' });
+  });
+
+  it('a spend-limit 429 is quota', () => {
+    const raw = JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'limit', details: { error_code: 'enforced_spend_limit_reached' } } });
+    expect(anthropicAdapter.readError(429, JSON.parse(raw), raw)).toEqual({ message: 'limit', quota: true });
+  });
+});
+
+describe('anthropic streams', () => {
+  const ev = (name: string, data: Record<string, unknown>) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+  const start = ev('message_start', { message: { usage: { input_tokens: 7, output_tokens: 1 } } });
+  const delta = (text: string) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+
+  it('text deltas, cumulative usage, message_stop ends it', async () => {
+    const { deltas, result } = await feed(anthropicAdapter, [
+      start,
+      ev('ping', {}),
+      delta('Hel'),
+      delta('lo'),
+      ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } }),
+      ev('message_stop', {}),
+    ]);
+    expect(deltas).toEqual(['Hel', 'lo']);
+    expect(result).toMatchObject({ outcome: 'ok', text: 'Hello', usage: { inputTokens: 7, outputTokens: 3 } });
+  });
+
+  it('an error event mid-stream is error', async () => {
+    const { result } = await feed(anthropicAdapter, [start, delta('par'), ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })]);
+    expect(result).toMatchObject({ outcome: 'error', text: 'par' });
+    expect(result.error?.message).toBe('Overloaded');
+  });
+
+  it('a stream that ends before message_stop is error', async () => {
+    const { result } = await feed(anthropicAdapter, [start, delta('par'), ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: {} })]);
+    expect(result.outcome).toBe('error');
+  });
+});

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { ResolvedProvider } from '@/lib/engine/types';
+import { classifyGemini, geminiAdapter } from './gemini';
+import { feed } from './test-helpers';
+
+const provider: ResolvedProvider = {
+  name: 'google',
+  api: 'gemini',
+  baseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+  structuredOutputs: true,
+  transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000 },
+  onRateLimit: { maxAttempts: 5, defaultWaitMs: 1000, maxWaitMs: 60_000 },
+  maxConcurrency: 16,
+  models: {},
+};
+
+describe('classifyGemini (DESIGN §5, gemini row)', () => {
+  const s = (finishReason: string | null, over = {}) => ({ error: undefined, blockReason: null, finishReason, ...over });
+  it.each([
+    ...['STOP'].map((f) => [f, 'ok'] as const),
+    ['MAX_TOKENS', 'truncated'] as const,
+    ...['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION'].map(
+      (f) => [f, 'refusal'] as const,
+    ),
+    ...['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'OTHER', 'FINISH_REASON_UNSPECIFIED', 'LANGUAGE', 'NEW_VALUE'].map(
+      (f) => [f, 'error'] as const,
+    ),
+  ])('%s → %s', (fr, outcome) => {
+    expect(classifyGemini(s(fr))).toBe(outcome);
+  });
+  it('no finish reason → error; a blocked prompt → refusal; an error object → error', () => {
+    expect(classifyGemini(s(null))).toBe('error');
+    expect(classifyGemini(s(null, { blockReason: 'SAFETY' }))).toBe('refusal');
+    expect(classifyGemini(s('STOP', { error: { code: 503 } }))).toBe('error');
+  });
+});
+
+describe('gemini request', () => {
+  it('systemInstruction, contents with role model, generationConfig, x-goog-api-key', () => {
+    const schema = { type: 'object' };
+    const w = geminiAdapter.buildRequest(
+      {
+        modelId: 'gemini-2.5-flash',
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'U' },
+          { role: 'assistant', content: 'A' },
+          { role: 'user', content: 'U2' },
+        ],
+        settings: { temperature: 0.1, max_tokens: 64, top_p: 0.9 },
+        responseSchema: schema,
+        stream: false,
+      },
+      provider,
+      'gk',
+    );
+    expect(w.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(w.headers['x-goog-api-key']).toBe('gk');
+    expect(JSON.parse(w.body)).toEqual({
+      contents: [
+        { role: 'user', parts: [{ text: 'U' }] },
+        { role: 'model', parts: [{ text: 'A' }] },
+        { role: 'user', parts: [{ text: 'U2' }] },
+      ],
+      systemInstruction: { parts: [{ text: 'S' }] },
+      generationConfig: { temperature: 0.1, maxOutputTokens: 64, topP: 0.9, responseMimeType: 'application/json', responseJsonSchema: schema },
+    });
+  });
+
+  it('streams over streamGenerateContent?alt=sse', () => {
+    const w = geminiAdapter.buildRequest({ modelId: 'models/g', messages: [{ role: 'user', content: 'U' }], stream: true }, provider, undefined);
+    expect(w.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse');
+  });
+});
+
+describe('gemini responses', () => {
+  it('thoughts count as output tokens; thought parts are not text', () => {
+    const r = geminiAdapter.parseBody(
+      JSON.stringify({
+        candidates: [{ content: { role: 'model', parts: [{ text: 'hmm', thought: true }, { text: 'hi' }] }, finishReason: 'STOP' }],
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2, thoughtsTokenCount: 30 },
+      }),
+    );
+    expect(r).toMatchObject({ outcome: 'ok', text: 'hi', usage: { inputTokens: 10, outputTokens: 32 } });
+  });
+
+  it('a blocked prompt is HTTP 200 with promptFeedback.blockReason → refusal', () => {
+    const r = geminiAdapter.parseBody(JSON.stringify({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 3 } }));
+    expect(r).toMatchObject({ outcome: 'refusal', finishReason: 'promptFeedback.blockReason: PROHIBITED_CONTENT' });
+  });
+
+  it('a 429 with QuotaFailure and no RetryInfo is quota; with RetryInfo it is not', () => {
+    const q = { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'quota', details: [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure' }] } };
+    expect(geminiAdapter.readError(429, q, JSON.stringify(q)).quota).toBe(true);
+    q.error.details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' } as never);
+    expect(geminiAdapter.readError(429, q, JSON.stringify(q)).quota).toBe(false);
+    const plain = { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'busy', details: [] } };
+    expect(geminiAdapter.readError(429, plain, JSON.stringify(plain)).quota).toBe(false);
+  });
+});
+
+describe('gemini streams', () => {
+  const chunk = (text: string, finishReason?: string, out = 1) =>
+    `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, ...(finishReason ? { finishReason } : {}) }], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: out } })}\r\n\r\n`;
+
+  it('accepts \\r\\n\\r\\n separators, takes the last (cumulative) usage', async () => {
+    const { deltas, result } = await feed(geminiAdapter, [chunk('Hel', undefined, 1), chunk('lo', 'STOP', 2)]);
+    expect(deltas).toEqual(['Hel', 'lo']);
+    expect(result).toMatchObject({ outcome: 'ok', text: 'Hello', usage: { inputTokens: 4, outputTokens: 2 } });
+  });
+
+  it('accepts \\r\\r separators', async () => {
+    const { result } = await feed(geminiAdapter, [chunk('a').replace('\r\n\r\n', '\r\r'), chunk('b', 'STOP').replace('\r\n\r\n', '\r\r')]);
+    expect(result).toMatchObject({ outcome: 'ok', text: 'ab' });
+  });
+
+  it('a stream with no finish reason is error', async () => {
+    const { result } = await feed(geminiAdapter, [chunk('a')]);
+    expect(result.outcome).toBe('error');
+  });
+});

@@ -1,0 +1,169 @@
+// Gemini generateContent, v1beta (WIRE.md "gemini").
+import type { EventSourceMessage } from 'eventsource-parser';
+import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
+import { parseRetryInfo } from '@/lib/engine/retry-after';
+import {
+  errorMessage,
+  errorResult,
+  isObj,
+  joinUrl,
+  num,
+  splitSystem,
+  str,
+  tryJson,
+  type AdapterRequest,
+  type AdapterResult,
+  type ProviderAdapter,
+  type ReportedUsage,
+  type StreamAccumulator,
+  type WireRequest,
+} from './adapter';
+
+const REFUSAL = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+]);
+
+export interface GeminiSignals {
+  error: unknown;
+  /** promptFeedback.blockReason: the prompt itself was blocked */
+  blockReason: string | null;
+  finishReason: string | null;
+}
+
+/** DESIGN.md §5, gemini row: anything but STOP, MAX_TOKENS and the refusal set is an error. */
+export function classifyGemini(s: GeminiSignals): Outcome {
+  if (s.error !== undefined && s.error !== null) return 'error';
+  if (s.blockReason !== null) return 'refusal';
+  if (s.finishReason !== null && REFUSAL.has(s.finishReason)) return 'refusal';
+  if (s.finishReason === 'STOP') return 'ok';
+  if (s.finishReason === 'MAX_TOKENS') return 'truncated';
+  return 'error';
+}
+
+/** Thoughts are billed as output (WIRE.md). */
+function usageOf(u: unknown, prev?: ReportedUsage): ReportedUsage {
+  if (!isObj(u)) return prev ?? { inputTokens: 0, outputTokens: 0, costUsd: null };
+  return { inputTokens: num(u.promptTokenCount), outputTokens: num(u.candidatesTokenCount) + num(u.thoughtsTokenCount), costUsd: null };
+}
+
+function candidateText(c: Record<string, unknown> | undefined): string {
+  const parts = c && isObj(c.content) && Array.isArray(c.content.parts) ? c.content.parts : [];
+  let out = '';
+  for (const p of parts) if (isObj(p) && p.thought !== true && typeof p.text === 'string') out += p.text;
+  return out;
+}
+
+function firstCandidate(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  return Array.isArray(body.candidates) && isObj(body.candidates[0]) ? body.candidates[0] : undefined;
+}
+
+function blockReasonOf(body: Record<string, unknown>): string | null {
+  return isObj(body.promptFeedback) ? str(body.promptFeedback.blockReason) : null;
+}
+
+function result(s: GeminiSignals, text: string, usage: ReportedUsage, finishMessage: string | null): AdapterResult {
+  const outcome = classifyGemini(s);
+  // a blocked prompt has no finish reason; store the block reason so the record says why
+  const finishReason = s.blockReason !== null && s.finishReason === null ? `promptFeedback.blockReason: ${s.blockReason}` : s.finishReason;
+  const base = { finishReason, nativeFinishReason: null, text, usage };
+  if (outcome === 'refusal') return { outcome, ...base, refusal: text || null, error: null };
+  if (outcome !== 'error') return { outcome, ...base, refusal: null, error: null };
+  if (s.error !== undefined && s.error !== null) {
+    const msg = isObj(s.error) && typeof s.error.message === 'string' ? s.error.message : 'the provider reported an error';
+    return errorResult(msg, s.error, base);
+  }
+  if (s.finishReason === null) return errorResult('the response ended without a finishReason', null, base);
+  return errorResult(finishMessage ? `finishReason ${s.finishReason}: ${finishMessage}` : `finishReason ${s.finishReason}`, null, base);
+}
+
+const SETTING_NAMES: Record<string, string> = {
+  max_tokens: 'maxOutputTokens',
+  top_p: 'topP',
+  top_k: 'topK',
+  stop: 'stopSequences',
+  stop_sequences: 'stopSequences',
+  presence_penalty: 'presencePenalty',
+  frequency_penalty: 'frequencyPenalty',
+};
+
+const camel = (k: string) => k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function buildRequest(req: AdapterRequest, provider: ResolvedProvider, apiKey: string | undefined): WireRequest {
+  const generationConfig: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(req.settings ?? {})) {
+    if (v === undefined) continue;
+    const name = SETTING_NAMES[k] ?? camel(k);
+    generationConfig[name] = name === 'stopSequences' && typeof v === 'string' ? [v] : v;
+  }
+  if (req.responseSchema) {
+    generationConfig.responseMimeType = 'application/json';
+    generationConfig.responseJsonSchema = req.responseSchema;
+  }
+  const { system, turns } = splitSystem(req.messages);
+  const body: Record<string, unknown> = {
+    contents: turns.map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),
+  };
+  if (system !== null) body.systemInstruction = { parts: [{ text: system }] };
+  if (Object.keys(generationConfig).length) body.generationConfig = generationConfig;
+  const model = req.modelId.replace(/^models\//, '');
+  const path = req.stream ? `models/${model}:streamGenerateContent?alt=sse` : `models/${model}:generateContent`;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: req.stream ? 'text/event-stream' : 'application/json' };
+  if (apiKey) headers['x-goog-api-key'] = apiKey;
+  return { url: joinUrl(provider.baseUrl, path), headers, body: JSON.stringify(body) };
+}
+
+function parseBody(text: string): AdapterResult {
+  const body = tryJson(text);
+  if (!isObj(body)) return errorResult('the response body is not a JSON GenerateContentResponse', text);
+  const usage = usageOf(body.usageMetadata);
+  if (body.error !== undefined && body.error !== null) return result({ error: body.error, blockReason: null, finishReason: null }, '', usage, null);
+  const c = firstCandidate(body);
+  const blockReason = blockReasonOf(body);
+  return result({ error: undefined, blockReason, finishReason: c ? str(c.finishReason) : null }, candidateText(c), usage, c ? str(c.finishMessage) : null);
+}
+
+function createStream(): StreamAccumulator {
+  let text = '';
+  let error: unknown;
+  let blockReason: string | null = null;
+  let finishReason: string | null = null;
+  let finishMessage: string | null = null;
+  let usage: ReportedUsage = { inputTokens: 0, outputTokens: 0, costUsd: null };
+
+  const push = (ev: EventSourceMessage) => {
+    const chunk = tryJson(ev.data);
+    if (!isObj(chunk)) return { delta: '', done: false };
+    if (chunk.error !== undefined && chunk.error !== null) error = chunk.error;
+    usage = usageOf(chunk.usageMetadata, usage); // cumulative: the last one wins
+    blockReason = blockReasonOf(chunk) ?? blockReason;
+    const c = firstCandidate(chunk);
+    const delta = candidateText(c);
+    text += delta;
+    if (c && typeof c.finishReason === 'string') finishReason = c.finishReason;
+    if (c && typeof c.finishMessage === 'string') finishMessage = c.finishMessage;
+    return { delta, done: error !== undefined };
+  };
+
+  return {
+    push,
+    usage: () => usage,
+    text: () => text,
+    finish: () => result({ error, blockReason, finishReason }, text, usage, finishMessage),
+  };
+}
+
+/** A 429 carrying QuotaFailure but no RetryInfo is a quota that waiting will not clear (DESIGN §6). */
+function readError(status: number, body: unknown, rawText: string) {
+  const details = isObj(body) && isObj(body.error) && Array.isArray(body.error.details) ? body.error.details : [];
+  const quotaFailure = details.some((d) => isObj(d) && typeof d['@type'] === 'string' && d['@type'].endsWith('google.rpc.QuotaFailure'));
+  return { message: errorMessage(status, body, rawText), quota: status === 429 && quotaFailure && parseRetryInfo(body) === null };
+}
+
+export const geminiAdapter: ProviderAdapter = { buildRequest, parseBody, createStream, readError };

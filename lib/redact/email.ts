@@ -1,0 +1,135 @@
+// Email detector (DESIGN §9): local@domain with a letter TLD.
+//
+// Driven by indexOf('@'): text without '@' costs one native scan. From each '@' we walk left over
+// at most 64 local-part characters and right over at most 253 domain characters (RFC 5321 limits),
+// so every '@' costs O(1) and the whole pass is linear.
+//
+// Rules:
+// - local part: ASCII letters/digits and `. _ % + -`, or non-ASCII letters; 1–64 chars; it may not
+//   end with '.', and leading dots or an ellipsis before it are left out ("Wait...anna@x.io").
+// - domain: dot-separated labels of letters/digits/hyphens (non-ASCII letters allowed), each 1–63,
+//   not starting with '-'; at least two labels.
+// - TLD: the rightmost label that is all letters (2+) or punycode (`xn--…`). Trailing labels that
+//   are not (`a@b.com.123`) are left outside the match; if none qualifies it is not an email
+//   (`react@18.2.0`).
+// - not an asset name: `logo@2x.png`, `icon@3x.webp`, `x@y.js` — a density suffix (`@2x`) or a
+//   file-extension "TLD" that is no real TLD rejects the match.
+import type { Span } from './span';
+import { DASH, DOT, isAsciiAlnum, isAsciiLetter, isDigit, isUnicodeWordUnit } from './chars';
+
+const MAX_LOCAL = 64;
+const MAX_DOMAIN = 253;
+const MAX_LABEL = 63;
+
+// File extensions that look like TLDs but are not delegated TLDs. Real TLDs that double as
+// extensions (.md, .py, .rs, .zip, .mov …) are deliberately absent: those stay emails.
+const FILE_EXTENSIONS = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'avif', 'bmp', 'ico', 'tif', 'tiff', 'heic',
+  'js', 'mjs', 'cjs', 'jsx', 'ts', 'mts', 'cts', 'tsx', 'css', 'scss', 'less', 'json', 'yaml',
+  'yml', 'html', 'htm', 'xml', 'txt', 'csv', 'pdf', 'lock', 'wasm', 'woff', 'woff2', 'ttf',
+  'otf', 'eot', 'mp3', 'mp4', 'webm', 'wav', 'ogg', 'gz', 'tgz', 'tar', 'jar', 'exe', 'dll',
+]);
+
+function isLocalChar(c: number): boolean {
+  return (
+    isAsciiAlnum(c) || c === DOT || c === 95 /* _ */ || c === 37 /* % */ || c === 43 /* + */ ||
+    c === DASH || isUnicodeWordUnit(c)
+  );
+}
+
+function isLabelChar(c: number): boolean {
+  return isAsciiAlnum(c) || c === DASH || isUnicodeWordUnit(c);
+}
+
+function isLetterUnit(c: number): boolean {
+  return isAsciiLetter(c) || isUnicodeWordUnit(c);
+}
+
+/** Is [start, end) a TLD: 2+ letters, or punycode "xn--…", and not a file extension? */
+function isTld(text: string, start: number, end: number): boolean {
+  const len = end - start;
+  if (len < 2) return false;
+  if (
+    len >= 5 && (text.charCodeAt(start) | 32) === 120 && (text.charCodeAt(start + 1) | 32) === 110 &&
+    text.charCodeAt(start + 2) === DASH && text.charCodeAt(start + 3) === DASH
+  ) {
+    return true; // xn--…
+  }
+  for (let i = start; i < end; i++) {
+    if (!isLetterUnit(text.charCodeAt(i))) return false;
+  }
+  return len > 5 || !FILE_EXTENSIONS.has(text.slice(start, end).toLowerCase());
+}
+
+/** `2x`, `3X`: the image-density suffix of `logo@2x.png`. */
+function isDensitySuffix(text: string, start: number, end: number): boolean {
+  if (end - start < 2 || (text.charCodeAt(end - 1) | 32) !== 120) return false;
+  for (let i = start; i < end - 1; i++) {
+    if (!isDigit(text.charCodeAt(i))) return false;
+  }
+  return true;
+}
+
+/** Start of the local part ending just before `at`, or -1. */
+function localStart(text: string, at: number): number {
+  let s = at;
+  while (s > 0 && isLocalChar(text.charCodeAt(s - 1))) {
+    s--;
+    if (at - s > MAX_LOCAL) return -1;
+  }
+  // An ellipsis or doubled dot is punctuation, not part of the address.
+  for (let k = at - 2; k >= s; k--) {
+    if (text.charCodeAt(k) === DOT && text.charCodeAt(k + 1) === DOT) {
+      s = k + 2;
+      break;
+    }
+  }
+  while (s < at && text.charCodeAt(s) === DOT) s++;
+  if (s === at || text.charCodeAt(at - 1) === DOT) return -1;
+  for (let k = s; k < at; k++) {
+    const c = text.charCodeAt(k);
+    if (isAsciiAlnum(c) || c >= 0x80) return s;
+  }
+  return -1; // only symbols, e.g. "+-@x.com"
+}
+
+/** End of the domain after `at` (exclusive), or -1. */
+function domainEnd(text: string, at: number): number {
+  const n = text.length;
+  let labels = 0;
+  let tldEnd = -1; // end of the rightmost label (after the first) that is a valid TLD
+  let p = at + 1;
+  for (;;) {
+    const ls = p;
+    while (p < n && p - ls <= MAX_LABEL && isLabelChar(text.charCodeAt(p))) p++;
+    if (p - ls > MAX_LABEL || p === ls || text.charCodeAt(ls) === DASH) break;
+    let le = p;
+    const last = text.charCodeAt(le - 1) === DASH;
+    if (last) {
+      if (text.charCodeAt(p) === DOT) break; // "a-.b" is not a label
+      while (le > ls && text.charCodeAt(le - 1) === DASH) le--; // "…com-" ends at "com"
+    } else if (le - (at + 1) > MAX_DOMAIN) {
+      break;
+    }
+    if (labels === 0 && isDensitySuffix(text, ls, le)) return -1;
+    labels++;
+    if (labels >= 2 && isTld(text, ls, le)) tldEnd = le;
+    const next = text.charCodeAt(p + 1);
+    if (last || text.charCodeAt(p) !== DOT || !isLabelChar(next) || next === DASH) break;
+    p++;
+  }
+  // A label cut short by the length limit continues with a letter/digit: not an address.
+  return tldEnd === -1 || isAsciiAlnum(text.charCodeAt(tldEnd)) ? -1 : tldEnd;
+}
+
+export function findEmails(text: string, out: Span[]): void {
+  let at = text.indexOf('@');
+  while (at !== -1) {
+    const s = localStart(text, at);
+    if (s !== -1) {
+      const e = domainEnd(text, at);
+      if (e !== -1) out.push({ start: s, end: e, kind: 'email' });
+    }
+    at = text.indexOf('@', at + 1);
+  }
+}

@@ -1,0 +1,95 @@
+// Scenario files (YAML/JSON) and the `aqven sim` command built on them.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { registerSim, SimCliError, startSimCli } from '../cli/sim';
+import { parseScenario } from './index';
+import { call } from './sim-test-client';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'aqven-sim-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const YAML = `
+# rate limited twice, then a valid answer
+scripts:
+  "openai/gpt-oss-20b":
+    - { kind: status, status: 429, headers: { retry-after: "2" } }
+    - { kind: ok, text: "hello" }
+  "*":
+    - kind: refusal
+      text: "I won't email jane@example.com"
+chaos: { seed: 7, rate_limit: 0.1 }
+latency: { first_token_ms: 0 }
+`;
+
+describe('parseScenario', () => {
+  it('reads YAML and JSON', () => {
+    const s = parseScenario(YAML, 'demo.yaml');
+    expect(s.scripts?.['openai/gpt-oss-20b']?.[0]).toEqual({ kind: 'status', status: 429, headers: { 'retry-after': '2' } });
+    expect(s.chaos).toEqual({ seed: 7, rate_limit: 0.1 });
+    expect(parseScenario(JSON.stringify({ chaos: { drop: 0.5 } }), 'x.json')).toEqual({ chaos: { drop: 0.5 } });
+    expect(parseScenario('', 'empty.yaml')).toEqual({});
+  });
+
+  it('names the file and every problem', () => {
+    expect(() => parseScenario('scripts: [', 'broken.yaml')).toThrow(/^broken\.yaml: cannot parse/);
+    const err = (() => {
+      try {
+        parseScenario('scripts: { m: [{ kind: boom }] }\nchaos: { drop: 3 }\nextra: 1', 'bad.yaml');
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    })();
+    expect(err).toMatch(/^bad\.yaml: invalid scenario/);
+    expect(err).toContain('scripts["m"][0].kind');
+    expect(err).toContain('chaos.drop');
+    expect(err).toContain('extra: unknown key');
+  });
+});
+
+describe('aqven sim', () => {
+  it('starts with a scenario and prints the four base URLs', async () => {
+    const file = join(dir, 'demo.yaml');
+    await writeFile(file, YAML);
+    const lines: string[] = [];
+    const sim = await startSimCli({ port: '0', scenario: file }, (l) => lines.push(l));
+    try {
+      for (const d of ['openai', 'openrouter', 'anthropic', 'gemini'] as const) expect(lines.join('\n')).toContain(sim.baseUrl(d));
+      const res = await call(sim, 'openrouter', { model: 'openai/gpt-oss-20b' });
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toBe('2');
+      const refusal = await (await call(sim, 'openai')).json();
+      expect(refusal.choices[0].message.refusal).toBe("I won't email jane@example.com");
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('a bad scenario file: clear error naming the file, exit status 2', async () => {
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, 'scripts: { m: [{ kind: nope }] }');
+    await expect(startSimCli({ scenario: file })).rejects.toThrow(SimCliError);
+    await expect(startSimCli({ scenario: join(dir, 'missing.yaml') })).rejects.toThrow(/missing\.yaml: cannot read: ENOENT/);
+    await expect(startSimCli({ port: 'abc' })).rejects.toThrow(/--port/);
+
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((m: string) => void errors.push(m));
+    const program = new Command('aqven').exitOverride();
+    registerSim(program);
+    try {
+      await program.parseAsync(['node', 'aqven', 'sim', '--scenario', file]);
+      expect(process.exitCode).toBe(2);
+      expect(errors.join('\n')).toContain(file);
+      expect(errors.join('\n')).toContain('kind');
+    } finally {
+      process.exitCode = undefined;
+      spy.mockRestore();
+    }
+  });
+});

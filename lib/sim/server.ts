@@ -1,0 +1,379 @@
+// The provider simulator: a loopback HTTP server speaking the three wire protocols (DESIGN.md §13).
+// Routing, scripts, chaos and the request log live here; the bytes come from render-*.ts and the
+// timing from deliver.ts.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { answerFor } from './answer';
+import { Chaos, chaosStep } from './chaos';
+import { after, bodyDelay, deliver, streamDelays, type Delivery } from './deliver';
+import { anthropicRenderer } from './render-anthropic';
+import type { Frame, HttpReply, RenderCtx, Renderer } from './render-common';
+import { JSON_TYPE } from './render-common';
+import { geminiRenderer } from './render-gemini';
+import { openaiRenderer } from './render-openai';
+import { readAnthropic, readGemini, readOpenAI, type ParseResult, type RequestInfo } from './request-info';
+import type { ChaosFault, ChaosProfile, Dialect, Latency, ScriptMap, ScriptStep, SimOptions, SimRequestLog, SimServer } from './types';
+import { assertValid, validateChaos, validateScripts } from './validate';
+
+const RENDERERS: Record<Dialect, Renderer> = {
+  openai: openaiRenderer('openai'),
+  openrouter: openaiRenderer('openrouter'),
+  anthropic: anthropicRenderer,
+  gemini: geminiRenderer,
+};
+
+const BASE_PATHS: Record<Dialect, string> = {
+  openai: '/openai/v1',
+  openrouter: '/openrouter/api/v1',
+  anthropic: '/anthropic/v1',
+  gemini: '/gemini/v1beta',
+};
+
+const ROUTES = new Map<string, Dialect>([
+  ['/openai/v1/chat/completions', 'openai'],
+  ['/openrouter/api/v1/chat/completions', 'openrouter'],
+  ['/anthropic/v1/messages', 'anthropic'],
+]);
+const GEMINI_ROUTE = /^\/gemini\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+
+const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'proxy-authorization', 'cookie']);
+const MAX_BODY = 32 * 1024 * 1024;
+const DEFAULT_LOG_LIMIT = 10_000;
+
+interface Picked {
+  step: ScriptStep | undefined;
+  stepIndex?: number;
+  fault?: ChaosFault;
+  logged: SimRequestLog['step'];
+}
+
+function cleanHeaders(h: IncomingMessage['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in h) {
+    if (SECRET_HEADERS.has(k)) continue;
+    const v = h[k];
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+/** The query string without an API key (Gemini also accepts `?key=`). */
+function cleanQuery(q: string): string {
+  if (q === '') return '';
+  return q
+    .split('&')
+    .filter((kv) => !/^key=/i.test(kv))
+    .join('&');
+}
+
+function stubInfo(dialect: Dialect, model: string): RequestInfo {
+  return { dialect, model, stream: false, includeUsage: false, geminiArray: false, schema: undefined, jsonMode: false, inputTokens: 0 };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const data = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(data) });
+  res.end(data);
+}
+
+function single(reply: HttpReply, delay: number, extraHeaders?: Record<string, string>): Delivery {
+  return {
+    status: reply.status,
+    headers: { ...reply.headers, ...extraHeaders, 'content-length': String(Buffer.byteLength(reply.body)) },
+    frames: [{ data: reply.body, tokens: 0 }],
+    delays: [delay],
+    end: 'end',
+  };
+}
+
+/** Frames kept before a mid-stream drop: about half of the content deltas (at least one). */
+function midStream(frames: Frame[]): number {
+  const content = frames.reduce<number[]>((acc, f, i) => (f.tokens > 0 ? [...acc, i] : acc), []);
+  if (content.length === 0) return Math.max(1, Math.floor(frames.length / 2));
+  return content[Math.ceil(content.length / 2) - 1] + 1;
+}
+
+/** A scripted `status` reply: the given body, else the dialect's real error body for the status. */
+function statusReply(step: Extract<ScriptStep, { kind: 'status' }>, renderer: Renderer, ctx: RenderCtx): HttpReply {
+  let reply: HttpReply;
+  if (step.body === undefined) {
+    reply = renderer.error(step.status, { variant: step.variant, retryDelay: step.retryDelay }, ctx);
+  } else if (typeof step.body === 'string') {
+    const looksJson = /^\s*[[{]/.test(step.body);
+    const type = step.variant === 'html' ? 'text/html' : looksJson ? JSON_TYPE : 'text/plain; charset=utf-8';
+    reply = { status: step.status, headers: { 'content-type': type }, body: step.body };
+  } else {
+    reply = { status: step.status, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(step.body) };
+  }
+  return { ...reply, status: step.status, headers: { ...reply.headers, ...(step.headers ?? {}) } };
+}
+
+class Simulator {
+  scripts: ScriptMap = {};
+  positions = new Map<string, number>();
+  chaos: Chaos | undefined;
+  log: SimRequestLog[] = [];
+  seq = 0;
+  readonly latency: Latency | undefined;
+  readonly logLimit: number;
+
+  constructor(opts: SimOptions) {
+    this.latency = opts.latency;
+    this.logLimit = opts.logLimit ?? DEFAULT_LOG_LIMIT;
+    if (opts.scripts) this.loadScripts(opts.scripts);
+    if (opts.chaos) this.setChaos(opts.chaos);
+  }
+
+  loadScripts(scripts: ScriptMap): void {
+    assertValid(validateScripts(scripts), 'scripts');
+    this.scripts = scripts;
+    this.positions.clear();
+  }
+
+  setChaos(chaos: ChaosProfile | undefined | null): void {
+    assertValid(validateChaos(chaos), 'chaos profile');
+    this.chaos = chaos ? new Chaos(chaos) : undefined;
+  }
+
+  reset(): void {
+    this.scripts = {};
+    this.positions.clear();
+    this.chaos = undefined;
+    this.log = [];
+    this.seq = 0;
+  }
+
+  /** Script (own, then "*") → chaos → ok. Each model keeps its own position, also under "*". */
+  pick(info: RequestInfo): Picked {
+    const script = this.scripts[info.model] ?? this.scripts['*'];
+    if (script && script.length > 0) {
+      const pos = this.positions.get(info.model) ?? 0;
+      this.positions.set(info.model, pos + 1);
+      const stepIndex = Math.min(pos, script.length - 1);
+      const step = script[stepIndex];
+      return { step, stepIndex, logged: step.kind };
+    }
+    if (this.chaos) {
+      const { fault, sub } = this.chaos.pick();
+      if (!fault) return { step: undefined, logged: 'chaos_ok' };
+      const step = chaosStep(fault, sub, info.dialect, info.stream);
+      return { step, fault, logged: step.kind };
+    }
+    return { step: undefined, logged: 'ok' };
+  }
+
+  record(entry: Omit<SimRequestLog, 'seq'>): number {
+    const seq = ++this.seq;
+    this.log.push({ seq, ...entry });
+    // Drop the oldest entries in batches so a long benchmark stays O(1) per request.
+    if (this.log.length > this.logLimit * 1.1) this.log.splice(0, this.log.length - this.logLimit);
+    return seq;
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    const arrivedAt = Date.now();
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? '' : url.slice(q + 1);
+
+    if (path.startsWith('/_sim/')) return this.control(req, res, path);
+
+    let dialect = ROUTES.get(path);
+    let geminiModel = '';
+    let geminiStream = false;
+    if (!dialect) {
+      const m = GEMINI_ROUTE.exec(path);
+      if (m) {
+        dialect = 'gemini';
+        geminiModel = decodeURIComponent(m[1]);
+        geminiStream = m[2] === 'streamGenerateContent';
+      }
+    }
+    if (!dialect || req.method !== 'POST') return this.notFound(req, res, path, dialect);
+
+    const d = dialect;
+    readBody(req, res, (text) => {
+      const renderer = RENDERERS[d];
+      const base = { method: 'POST', path, dialect: d, headers: cleanHeaders(req.headers), arrivedAt, query: cleanQuery(query) };
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      let parsed: ParseResult;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        parsed = { ok: false, message: badJsonMessage(d) };
+      } else {
+        const b = body as Record<string, unknown>;
+        parsed = d === 'anthropic' ? readAnthropic(b, req.headers['anthropic-version'] as string | undefined) : d === 'gemini' ? readGemini(geminiModel, geminiStream, /(^|&)alt=sse(&|$)/.test(query), b) : readOpenAI(d, b);
+      }
+      if (!parsed.ok) {
+        const model = d === 'gemini' ? geminiModel : typeof (body as { model?: unknown } | undefined)?.model === 'string' ? (body as { model: string }).model : '';
+        const seq = this.record({ ...base, model, stream: geminiStream, body: body ?? text, step: 'status' });
+        const reply = renderer.error(400, { message: parsed.message, param: parsed.param }, { info: stubInfo(d, model), seq, created: Math.floor(arrivedAt / 1000) });
+        return deliver(res, single(reply, 0));
+      }
+      const info = parsed.info;
+      const picked = this.pick(info);
+      const seq = this.record({
+        ...base,
+        model: info.model,
+        stream: info.stream,
+        body,
+        step: picked.logged,
+        ...(picked.stepIndex !== undefined ? { stepIndex: picked.stepIndex } : {}),
+        ...(picked.fault ? { fault: picked.fault } : {}),
+      });
+      this.respond(res, renderer, { info, seq, created: Math.floor(arrivedAt / 1000) }, picked.step);
+    });
+  }
+
+  respond(res: ServerResponse, renderer: Renderer, ctx: RenderCtx, step: ScriptStep | undefined): void {
+    const latency = step?.latency ?? this.latency;
+    const stream = ctx.info.stream;
+    if (step?.kind === 'status') return deliver(res, single(statusReply(step, renderer, ctx), latency?.first_token_ms ?? 0));
+
+    if (step?.kind === 'drop' && (step.when ?? 'before') === 'before') {
+      return after(res, latency?.first_token_ms ?? 0, () => res.socket?.destroy());
+    }
+
+    const answer = answerFor(ctx.info, step);
+    if (step?.kind === 'stream_error' && stream) {
+      const frames = renderer.streamError(answer, ctx);
+      return deliver(res, { status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'end' });
+    }
+
+    if (stream) {
+      const frames = renderer.stream(answer, ctx);
+      const d: Delivery = { status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'end' };
+      if (step?.kind === 'drop') Object.assign(d, { end: 'drop', keep: midStream(frames) });
+      if (step?.kind === 'stall') Object.assign(d, { end: 'stall', keep: 1 });
+      return deliver(res, d);
+    }
+
+    const reply = renderer.body(answer, ctx);
+    const d = single(reply, bodyDelay(answer.usage.output, latency));
+    if (step?.kind === 'drop') {
+      // Headers promise the full length; half the body arrives, then the socket goes.
+      const half = Math.max(1, Math.floor(reply.body.length / 2));
+      Object.assign(d, { frames: [{ data: reply.body.slice(0, half), tokens: 0 }], end: 'drop', keep: 1 });
+    }
+    if (step?.kind === 'stall') Object.assign(d, { end: 'stall', keep: 0 });
+    return deliver(res, d);
+  }
+
+  notFound(req: IncomingMessage, res: ServerResponse, path: string, dialect: Dialect | undefined): void {
+    // Drain the body first so the connection stays usable.
+    req.resume();
+    req.once('end', () => {
+      const message = `Not found: ${req.method} ${path}`;
+      const d = dialect ?? (Object.keys(BASE_PATHS) as Dialect[]).find((x) => path.startsWith(BASE_PATHS[x] + '/'));
+      if (!d) return sendJson(res, 404, { error: { message, code: 404 } });
+      const reply = RENDERERS[d].error(404, { message }, { info: stubInfo(d, ''), seq: 0, created: 0 });
+      deliver(res, single(reply, 0));
+    });
+  }
+
+  control(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const route = `${req.method} ${path}`;
+    if (route === 'GET /_sim/requests') {
+      req.resume();
+      return sendJson(res, 200, this.log);
+    }
+    if (route !== 'POST /_sim/scripts' && route !== 'POST /_sim/chaos' && route !== 'POST /_sim/reset') {
+      req.resume();
+      return sendJson(res, 404, { error: { message: `Not found: ${route}`, code: 404 } });
+    }
+    readBody(req, res, (text) => {
+      if (route === 'POST /_sim/reset') {
+        this.reset();
+        return sendJson(res, 200, { ok: true });
+      }
+      let body: unknown;
+      try {
+        body = text.trim() === '' ? null : JSON.parse(text);
+      } catch {
+        return sendJson(res, 400, { error: { message: 'body is not valid JSON', code: 400 } });
+      }
+      const errs = route === 'POST /_sim/scripts' ? validateScripts(body) : validateChaos(body);
+      if (errs.length > 0) return sendJson(res, 400, { error: { message: errs.join('; '), details: errs, code: 400 } });
+      if (route === 'POST /_sim/scripts') this.loadScripts(body as ScriptMap);
+      else this.setChaos(body as ChaosProfile | null);
+      sendJson(res, 200, { ok: true });
+    });
+  }
+}
+
+function badJsonMessage(d: Dialect): string {
+  switch (d) {
+    case 'openai':
+      return "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)";
+    case 'openrouter':
+      return 'Invalid JSON in request body';
+    case 'anthropic':
+      return 'There was an issue with your request body: it is not valid JSON.';
+    case 'gemini':
+      return 'Invalid JSON payload received. Unexpected token.';
+  }
+}
+
+function readBody(req: IncomingMessage, res: ServerResponse, done: (text: string) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooBig = false;
+  req.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_BODY) tooBig = true;
+    else chunks.push(c);
+  });
+  req.on('end', () => {
+    if (tooBig) return sendJson(res, 413, { error: { message: 'request body too large', code: 413 } });
+    done(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+  });
+  req.on('error', () => res.socket?.destroy());
+}
+
+export async function startSimulator(opts: SimOptions = {}): Promise<SimServer> {
+  const sim = new Simulator(opts);
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => sim.handle(req, res));
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  // A client that drops a stalled request must not crash the server.
+  server.on('clientError', (_err, socket) => socket.destroy());
+
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : (opts.port ?? 0);
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    port,
+    baseUrl: (dialect) => url + BASE_PATHS[dialect],
+    loadScripts: (scripts) => sim.loadScripts(scripts),
+    setChaos: (chaos) => sim.setChaos(chaos),
+    requests: () => sim.log.slice(),
+    reset: () => sim.reset(),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Stalled and keep-alive connections would hold close() open: end them now.
+        for (const s of sockets) s.destroy();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// The rate-limit gate across nodes (DESIGN.md §6; seed: "A rate limit (429) also pauses every
+// other call of the same model until the wait is over"). A manual clock holds time still while we
+// look at the simulator's request log.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { callNode } from '@/lib/engine/call-node';
+import { createRateGate, type RateGate } from '@/lib/engine/rate-gate';
+import type { EngineEvent, SharedPauses } from '@/lib/engine/types';
+import { createManualClock, type ManualClock } from '@/lib/engine/virtual-clock';
+import { DIALECTS, harness, node, other, simProviders, until } from './helpers';
+
+let h: Awaited<ReturnType<typeof harness>>;
+beforeAll(async () => {
+  h = await harness();
+});
+afterAll(() => h.close());
+beforeEach(() => h.fresh());
+
+describe.each(DIALECTS)('rate-limit gate over $dialect', (c) => {
+  let clock: ManualClock;
+  let gate: RateGate;
+  let events: EngineEvent[];
+  const run = (model: string, nodeId: string, shared?: SharedPauses) =>
+    callNode(node([model], { nodeId }), { providers: simProviders(h.sim), clock, gate, env: {}, sharedPauses: shared, onEvent: (e) => void events.push(e) });
+
+  beforeEach(() => {
+    clock = createManualClock(Date.UTC(2026, 0, 1));
+    gate = createRateGate();
+    events = [];
+  });
+
+  it('a 429 on one node pauses a concurrent node of the same model, not a node of another model', async () => {
+    const b = other(c);
+    h.script({ [c.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': '2' } }, { kind: 'ok', text: 'A' }], [b.modelId]: [{ kind: 'ok', text: 'B' }] });
+
+    const first = run(c.model, 'first');
+    await until(() => events.some((e) => e.type === 'rate_limit_pause'));
+    const pausedAt = clock.now();
+    const second = run(c.model, 'second'); // same model, started during the pause
+    const third = run(b.model, 'third'); // another model
+
+    // the other model is not paused: it completes while time stands still
+    const thirdRes = await third;
+    expect(thirdRes.status).toBe('succeeded');
+    // the same model sent nothing during the pause: still only the 429 in the log
+    await until(() => clock.pending() >= 2); // both same-model calls are waiting at the gate
+    expect(h.requests(c.modelId)).toHaveLength(1);
+
+    clock.advance(2000);
+    const [firstRes, secondRes] = await Promise.all([first, second]);
+    expect(firstRes.status).toBe('succeeded');
+    expect(secondRes.status).toBe('succeeded');
+    expect(h.requests(c.modelId)).toHaveLength(3);
+    // the second node's only try waited out the pause at the gate
+    const t = secondRes.attempts[0]!.tries[0]!;
+    expect(t.startedAt).toBeGreaterThanOrEqual(pausedAt + 2000);
+    expect(t.waitedMs).toBe(2000);
+  });
+
+  it('after the pause one call probes; another 429 keeps the rest waiting', async () => {
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
+        { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
+        { kind: 'ok', text: 'ok' },
+      ],
+    });
+    const first = run(c.model, 'first');
+    await until(() => events.filter((e) => e.type === 'rate_limit_pause').length === 1);
+    const second = run(c.model, 'second');
+    await until(() => clock.pending() >= 2);
+    clock.advance(1000); // one probe goes and gets the second 429
+    await until(() => events.filter((e) => e.type === 'rate_limit_pause').length === 2);
+    await until(() => clock.pending() >= 2);
+    expect(h.requests(c.modelId)).toHaveLength(2);
+    clock.advance(1000);
+    const results = await Promise.all([first, second]);
+    expect(results.map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
+    expect(h.requests(c.modelId)).toHaveLength(4);
+  });
+
+  it('writes the pause to the shared store, and honours one another process wrote', async () => {
+    const rows = new Map<string, { until: number; reason: string }>();
+    const shared: SharedPauses = { get: (m) => rows.get(m)?.until ?? null, set: (m, u, reason) => void rows.set(m, { until: u, reason }) };
+    h.script({ [c.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': '2' } }, { kind: 'ok' }] });
+    const first = run(c.model, 'first', shared);
+    await until(() => rows.has(c.model));
+    expect(rows.get(c.model)!.until).toBe(clock.now() + 2000);
+    clock.advance(2000);
+    await first;
+
+    // another process paused a model this process never saw fail
+    const b = other(c);
+    rows.set(b.model, { until: clock.now() + 5000, reason: 'elsewhere' });
+    h.script({ [b.modelId]: [{ kind: 'ok' }] });
+    const p = run(b.model, 'x', shared);
+    await until(() => clock.pending() >= 1);
+    expect(h.requests(b.modelId)).toHaveLength(0);
+    clock.advance(5000);
+    expect((await p).attempts[0]!.tries[0]!.waitedMs).toBe(5000);
+  });
+});
+
+describe('max_concurrency', () => {
+  it('limits the requests of one model in flight at once', async () => {
+    const c = DIALECTS[0]!;
+    h.script({ [c.modelId]: [{ kind: 'ok', text: 'x', latency: { first_token_ms: 30 } }] });
+    const gate = createRateGate();
+    const providers = simProviders(h.sim, { maxConcurrency: 2 });
+    const clock = createManualClock();
+    const runs = Array.from({ length: 5 }, (_, i) => callNode(node([c.model], { nodeId: `n${i}` }), { providers, clock, gate, env: {} }));
+    let peak = 0;
+    const timer = setInterval(() => (peak = Math.max(peak, gate.snapshot(clock.now()).find((s) => s.model === c.model)?.inFlight ?? 0)), 1);
+    await Promise.all(runs);
+    clearInterval(timer);
+    expect(peak).toBe(2);
+    expect(h.requests(c.modelId)).toHaveLength(5);
+  });
+});

@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { closeDb, openDb } from '@/db/client';
+import { getRunRecord } from '@/db/queries';
+import { copyShowcase } from '../helpers/showcase';
+
+async function until<T>(what: string, f: () => T | undefined, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('crash safety', () => {
+  it('a run killed with SIGKILL keeps every finished attempt, passes integrity_check and becomes interrupted', async () => {
+    const dir = copyShowcase();
+    const dbPath = join(dir, '.aqven', 'aqven.db');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/crash-child.ts', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_code, signal) => r(signal)));
+
+    // a reader of our own (read-only, no migrations) watches the child's progress
+    await until('the database', () => (existsSync(dbPath) ? true : undefined));
+    const reader = new Database(dbPath, { readonly: true, fileMustExist: true });
+    reader.pragma('busy_timeout = 2000');
+    const count = (where: string) => {
+      try {
+        return (reader.prepare(`SELECT count(*) AS n FROM attempts ${where}`).get() as { n: number }).n;
+      } catch {
+        return 0; // the child may still be creating the tables
+      }
+    };
+    // three finished answers, and the fourth request in flight (the stall)
+    await until(`3 finished attempts and a 4th in flight (child stderr: ${stderr})`, () =>
+      count('WHERE outcome IS NOT NULL') === 3 && count('') === 4 ? true : undefined,
+    );
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    reader.close();
+
+    const raw = new Database(dbPath);
+    expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+    const rows = raw.prepare(`SELECT seq, outcome, cause, action FROM attempts ORDER BY seq`).all();
+    expect(rows).toEqual([
+      { seq: 1, outcome: 'ok', cause: 'invalid_output', action: 'repair' },
+      { seq: 2, outcome: 'ok', cause: 'invalid_output', action: 'repair' },
+      { seq: 3, outcome: 'ok', cause: 'invalid_output', action: 'repair' },
+      { seq: 4, outcome: null, cause: null, action: null },
+    ]);
+    const runId = raw.prepare(`SELECT id, status FROM runs`).get() as { id: string; status: string };
+    expect(runId.status).toBe('running');
+    raw.close();
+
+    // the next start marks the orphaned run interrupted
+    const db = openDb(dbPath);
+    const rec = getRunRecord(db, runId.id)!;
+    expect(rec.status).toBe('interrupted');
+    expect(rec.nodes[0]!.attempts.filter((a) => a.outcome === 'ok')).toHaveLength(3);
+    closeDb(dbPath);
+  });
+});

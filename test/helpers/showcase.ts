@@ -1,0 +1,48 @@
+// A fresh copy of the showcase project, its own database and a simulator on loopback playing
+// the scripts a test gives: the integration tests' whole world, no mocks.
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { closeDb, openDb } from '@/db/client';
+import { routeToSimulator } from '@/lib/flow/simulate';
+import { runFlow, type RunFlowOptions } from '@/lib/flow/run-flow';
+import { loadProject, type Project } from '@/lib/project';
+import { startSimulator, type ScriptMap, type SimServer } from '@/lib/sim';
+
+export const SHOWCASE = join(process.cwd(), 'showcase');
+export const FLASH_LITE = 'google/gemini-2.5-flash-lite';
+export const GPT_OSS = 'openai/gpt-oss-20b';
+
+export interface World {
+  dir: string;
+  project: Project;
+  sim: SimServer;
+  db: ReturnType<typeof openDb>;
+  run(flow: string, input: unknown, extra?: Partial<RunFlowOptions>): ReturnType<typeof runFlow>;
+  close(): Promise<void>;
+}
+
+export function copyShowcase(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'aqven-it-'));
+  cpSync(SHOWCASE, dir, { recursive: true, filter: (src) => !src.includes('.aqven') });
+  return dir;
+}
+
+export async function world(scripts: ScriptMap, dir = copyShowcase()): Promise<World> {
+  const { project, diagnostics } = await loadProject(dir, { env: {} });
+  if (!project) throw new Error(`showcase copy invalid: ${JSON.stringify(diagnostics, null, 1)}`);
+  const sim = await startSimulator({ scripts });
+  const { providers, env } = routeToSimulator(project, sim);
+  const db = openDb(project.databasePath);
+  return {
+    dir,
+    project,
+    sim,
+    db,
+    run: (flow, input, extra) => runFlow({ project, flow, input, providers, env, db, ...extra }),
+    close: async () => {
+      await sim.close();
+      closeDb(project.databasePath);
+    },
+  };
+}
