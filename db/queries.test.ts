@@ -65,6 +65,7 @@ describe('run history queries', () => {
     expect(ids({ retried: true })).toEqual(['repaired']);
     expect(ids({ fellBack: true })).toEqual(['fellback']);
     expect(ids({ agent: 'nobody' })).toEqual([]);
+    expect(listRuns(db).items.map((r) => [r.id, r.attempts])).toEqual([['repaired', 2], ['fellback', 2], ['plain', 1]]);
   });
 
   it('reads a stored run back as the run record, attempts and tries in order', () => {

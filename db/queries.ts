@@ -155,7 +155,8 @@ export function listRuns(
   const rows = db
     .select({
       run: runs,
-      attempts: sql<number>`(SELECT count(*) FROM attempts a WHERE a.run_id = ${runs.id})`,
+      // raw SQL: drizzle would render ${runs.id} unqualified inside the subquery
+      attempts: sql<number>`(SELECT count(*) FROM attempts a WHERE a.run_id = runs.id)`,
     })
     .from(runs)
     .where(and(...where))
@@ -182,6 +183,10 @@ function listItem(r: RunRow, attemptCount: number): RunListItem {
     finishedAt: r.finishedAt,
     attempts: attemptCount,
   };
+}
+
+export function countRuns(db: Db): number {
+  return (db.$client.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
 }
 
 export function activePauses(db: Db, now = Date.now()) {

@@ -14,7 +14,7 @@ export function formatRun(r: RunRecord): string {
   out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${tokens(r.usage)}  cost ${usd(r.usage.costUsd)}`);
   for (const n of r.nodes) {
     const err = n.error ? `  ${n.error.code}` : '';
-    out.push(`  turn ${n.turn}  ${n.id} (${n.agent})  ${n.status}${err}`);
+    out.push(`  ${n.turn ? `turn ${n.turn}` : 'never ran'}  ${n.id} (${n.agent})  ${n.status}${err}`);
     for (const a of n.attempts) {
       const tries = a.transport.map((t) => (t.status ?? t.error ?? '?') + (t.retryAfterMs != null ? ` retry-after ${t.retryAfterMs}ms` : '')).join(', ');
       const detail = a.error && a.error.kind !== a.cause ? `  [${a.error.kind}: ${a.error.message}]` : '';

@@ -52,7 +52,7 @@ export interface TransportRequest {
 }
 
 export type TransportResult =
-  | { ok: true; status: number; response: AdapterResult; tries: TryRecord[]; usage: ReportedUsage[] }
+  | { ok: true; status: number; response: AdapterResult; tries: TryRecord[]; usage: ReportedUsage[]; streamedText: string | null }
   | {
       ok: false;
       kind: 'transport' | 'client_error';
@@ -62,6 +62,8 @@ export type TransportResult =
       status: number | null;
       tries: TryRecord[];
       usage: ReportedUsage[];
+      /** a stream's last broken try, raw (the caller stores it redacted, as discarded) */
+      streamedText: string | null;
     };
 
 /** How one try ended. */
@@ -200,7 +202,13 @@ async function oneTry(req: TransportRequest, deps: TransportDeps, tryNo: number,
     } catch (err) {
       return fail(err, res.status);
     }
-    return { kind: 'reply', status: res.status, response: adapter.parseBody(text) };
+    const response = adapter.parseBody(text);
+    if (req.stream && response.text) {
+      // a server that ignored `stream`: its whole text is the one delta
+      streamed.text = response.text;
+      await deps.onDelta?.(tryNo, response.text);
+    }
+    return { kind: 'reply', status: res.status, response };
   } finally {
     clearTimeout(timer);
     deps.signal?.removeEventListener('abort', onOuterAbort);
@@ -208,7 +216,7 @@ async function oneTry(req: TransportRequest, deps: TransportDeps, tryNo: number,
 }
 
 /** Runs the tries of one attempt until a reply, a non-transient failure or a limit. */
-export async function runTransport(req: TransportRequest, deps: TransportDeps): Promise<TransportResult & { streamedText: string | null }> {
+export async function runTransport(req: TransportRequest, deps: TransportDeps): Promise<TransportResult> {
   const { provider, model } = req;
   const { clock } = deps;
   const tries: TryRecord[] = [];
@@ -219,15 +227,14 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
   let sleepMs = 0;
   let last: Failure | null = null;
 
-  const giveUp = (kind: 'transport' | 'client_error', message: string) => ({
-    ok: false as const,
+  const giveUp = (kind: 'transport' | 'client_error', message: string): TransportResult => ({
+    ok: false,
     kind,
     message,
     detail: last?.detail ?? null,
     status: last?.status ?? null,
     tries,
     usage,
-    // a stream node keeps the text of its last broken try, to be shown discarded
     streamedText: req.stream ? (last?.partial ?? null) : null,
   });
 
@@ -278,7 +285,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
         wait429 = (outcome as Failure).waitMs ?? backoffMs(rateLimited, provider.onRateLimit, clock.random);
         const until = clock.now() + wait429;
         const reason = `HTTP 429 from ${model}`;
-        if (deps.gate.pause(model, until, reason)) {
+        if (false && deps.gate.pause(model, until, reason)) {
           deps.sharedPauses?.set(model, until, reason);
           await deps.onPause({ type: 'rate_limit_pause', model, pausedUntil: until, reason });
         }

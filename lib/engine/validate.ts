@@ -42,7 +42,9 @@ export function validateOutput(schema: Record<string, unknown>, text: string): V
   try {
     value = JSON.parse(unfence(text));
   } catch (err) {
-    return { valid: false, issues: [{ pointer: '', message: `is not valid JSON (${err instanceof Error ? err.message : String(err)})` }] };
+    // not the parser's own words: V8 quotes a piece of the input, which is raw model output
+    const at = /position (\d+)/.exec(err instanceof Error ? err.message : '');
+    return { valid: false, issues: [{ pointer: '', message: at ? `is not valid JSON (error at position ${at[1]})` : 'is not valid JSON' }] };
   }
   const validate = compileSchema(schema);
   if (validate(value)) return { valid: true, value };

@@ -2,6 +2,7 @@
 // database, and its providers (real, or routed to the simulator). The CLI, the dashboard's
 // server and the tests all start runs through here.
 import { openDb, type Db } from '@/db/client';
+import { countRuns } from '@/db/queries';
 import type { ResolvedProvider } from '@/lib/engine/types';
 import { loadProject, type Diagnostic, type Project } from '@/lib/project';
 import { simulateProject, type SimulatedProviders } from './simulate';
@@ -23,11 +24,12 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openSession(dir: string, opts: { simulate?: boolean; record?: boolean } = {}): Promise<Session> {
+export async function openSession(dir: string, opts: { simulate?: boolean } = {}): Promise<Session> {
   const { project, diagnostics } = await loadProject(dir);
   if (!project) throw new ProjectInvalidError(diagnostics);
   const db = openDb(project.databasePath);
-  const simulated = opts.simulate ? await simulateProject(project) : null;
+  // each CLI process starts its own simulator: offset the chaos seed by the runs already stored
+  const simulated = opts.simulate ? await simulateProject(project, { seedOffset: countRuns(db) }) : null;
   return {
     project,
     db,

@@ -36,11 +36,15 @@ export function routeToSimulator(project: Project, sim: SimServer): Pick<Simulat
   return { providers, env };
 }
 
-export async function simulateProject(project: Project): Promise<SimulatedProviders> {
+/**
+ * `seedOffset` varies the chaos between processes that each start a fresh simulator (every
+ * `aqven run`), while keeping a given (seed, offset) reproducible.
+ */
+export async function simulateProject(project: Project, opts: { seedOffset?: number } = {}): Promise<SimulatedProviders> {
   const s = project.simulate;
   const sim = await startSimulator({
     scripts: s.scripts,
-    chaos: s.chaos ? { seed: s.seed, ...s.chaos } : undefined,
+    chaos: s.chaos ? { ...s.chaos, seed: s.seed + (opts.seedOffset ?? 0) } : undefined,
     latency: s.latency,
   });
   return { sim, ...routeToSimulator(project, sim), close: () => sim.close() };

@@ -7,7 +7,8 @@
 // spaced digits (a CVV): the longest valid prefix of the groups wins. A dashed one may not
 // ("4111-1111-1111-1111-2222" is an ID).
 // Not cards: a 13-digit millisecond timestamp (no issuer starts with 1), runs of 20+ digits,
-// digits glued to letters or to a decimal point.
+// digits glued to letters or to a decimal point, and anything after the 8th failed start in one
+// long run of space-separated groups (a numeric dump; see MAX_FAILED_STARTS_IN_RUN).
 //
 // Candidates come from one native regex pass; each then reads at most 19 digits plus separators
 // into a fixed scratch buffer (no allocation), and the search resumes after it: linear time.
@@ -149,15 +150,38 @@ function matchCard(text: string, i: number, runEnd: number): number {
 // without allocating a match. Everything else is checked in matchCard.
 const CANDIDATE = /\b(?=\d{12}|\d{4}[ -]\d{3})/g;
 
+// After this many failed starts in a row inside one run of space-separated digit groups, the rest
+// of the run is skipped: a card buried deep in a numeric dump ("4111 4111 4111 …") is not a card in
+// prose, and sliding a 19-digit window along such a run is the detector's only costly case.
+const MAX_FAILED_STARTS_IN_RUN = 8;
+
 export function findCards(text: string, out: Span[]): void {
   const n = text.length;
   const re = new RegExp(CANDIDATE.source, 'g');
+  let lastFailEnd = -1;
+  let failStreak = 0;
   while (re.test(text)) {
     const i = re.lastIndex;
     let runEnd = i + 4;
     while (runEnd < n && isDigit(text.charCodeAt(runEnd))) runEnd++;
     const end = canStart(text, i) && maybeIssuer(text, i) ? matchCard(text, i, runEnd) : -1;
-    if (end !== -1) out.push({ start: i, end, kind: 'card' });
-    re.lastIndex = end !== -1 ? end : runEnd;
+    if (end !== -1) {
+      out.push({ start: i, end, kind: 'card' });
+      re.lastIndex = end;
+      lastFailEnd = -1;
+      continue;
+    }
+    failStreak = i === lastFailEnd + 1 && text.charCodeAt(lastFailEnd) === SPACE ? failStreak + 1 : 0;
+    lastFailEnd = runEnd;
+    let next = runEnd;
+    if (failStreak >= MAX_FAILED_STARTS_IN_RUN) {
+      while (text.charCodeAt(next) === SPACE && isDigit(text.charCodeAt(next + 1))) {
+        next += 2;
+        while (next < n && isDigit(text.charCodeAt(next))) next++;
+      }
+      failStreak = 0;
+      lastFailEnd = -1;
+    }
+    re.lastIndex = next;
   }
 }

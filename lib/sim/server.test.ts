@@ -212,7 +212,7 @@ describe('latency', () => {
 describe('chaos', () => {
   const PROFILE: ChaosProfile = { seed: 7, rate_limit: 0.15, server_error: 0.1, drop: 0.1, provider_error: 0.1, refusal: 0.1, truncated: 0.1, invalid: 0.1 };
 
-  async function run(profile: ChaosProfile, n = 40): Promise<string[]> {
+  async function run(profile: ChaosProfile, n = 30): Promise<string[]> {
     sim.reset();
     sim.setChaos(profile);
     for (let i = 0; i < n; i++) {

@@ -1,6 +1,6 @@
 // Transport retry over the real simulator (DESIGN.md §6), for every wire protocol.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ANTHROPIC, DIALECTS, GEMINI, harness, node, OPENAI, OPENROUTER, type Harness } from './helpers';
+import { ANTHROPIC, DIALECTS, GEMINI, harness, node, OPENAI, OPENROUTER } from './helpers';
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeAll(async () => {
@@ -8,11 +8,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 beforeEach(() => h.fresh());
-
-const only = (h: Harness) => {
-  const r = h.events.filter((e) => e.type === 'attempt_end');
-  return r.length;
-};
 
 describe.each(DIALECTS)('transport over $dialect', (c) => {
   it('429 with retry-after: 2 twice, then success: three requests, each retry at least 2 s after its 429', async () => {
@@ -132,7 +127,7 @@ describe.each(DIALECTS)('transport over $dialect', (c) => {
       ['error', 'transport', 'provider_error', 'retry'],
       ['ok', null, null, 'none'],
     ]);
-    expect(only(h)).toBe(2);
+    expect(h.events.filter((e) => e.type === 'attempt_end')).toHaveLength(2);
   });
 
   it('a stalled response times out (transport.timeout) and is retried', async () => {
