@@ -1,6 +1,7 @@
 import { defineConfig } from '@playwright/test';
+import { E2E_PORT, e2eProjectDir } from './e2e/project-dir';
 
-const port = Number(process.env.E2E_PORT ?? 3311);
+const port = E2E_PORT;
 
 export default defineConfig({
   testDir: './e2e',
@@ -18,7 +19,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `node e2e/serve.mjs ${port}`,
+    command: `node e2e/serve.mjs ${port} ${e2eProjectDir()}`,
     url: `http://127.0.0.1:${port}/runs`,
     timeout: 240_000,
     reuseExistingServer: false,

@@ -3,10 +3,12 @@
 import { spawnSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const port = process.argv[2] ?? '3311';
-const project = mkdtempSync(join(tmpdir(), 'aqven-e2e-'));
+// a given folder (argv[3]) is made afresh, so specs know where the project lives
+const project = process.argv[3] ? resolve(process.argv[3]) : mkdtempSync(join(tmpdir(), 'aqven-e2e-'));
+if (process.argv[3]) rmSync(project, { recursive: true, force: true });
 cpSync('showcase', project, { recursive: true, filter: (src) => !src.includes('.aqven') });
 const env = { ...process.env, AQVEN_PROJECT: project, AQVEN_SIMULATE: '1', AQVEN_ROOT: process.cwd(), NEXT_TELEMETRY_DISABLED: '1' };
 if (!process.env.E2E_SKIP_BUILD) {

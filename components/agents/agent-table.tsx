@@ -10,16 +10,15 @@ const CAUSES = ['provider_error', 'refusal', 'truncated', 'invalid_output'];
 
 export function AgentTable({ agents, stats }: { agents: AgentDef[]; stats: Record<string, AgentStatsView | undefined> }) {
   return (
+    <div className="table-scroll">
     <table className="grid agents">
       <thead>
         <tr>
           <th>Agent</th>
           <th>Model chain</th>
           <th>Policy</th>
-          <th className="num">Nodes</th>
-          <th className="num">Failed</th>
-          <th className="num">Attempts</th>
-          <th>Outcomes</th>
+          <th className="num">Node runs</th>
+          <th>Attempts by outcome</th>
           <th>By cause</th>
           <th className="num">Cost</th>
           <th>Last run</th>
@@ -29,15 +28,16 @@ export function AgentTable({ agents, stats }: { agents: AgentDef[]; stats: Recor
         {agents.map((a) => {
           const s = stats[a.name];
           const c = s ? outcomeCounts(s.byOutcome, s.byCause) : null;
+          const ran = s ? s.nodesTotal - (s.nodes.skipped ?? 0) : 0;
           return (
             <tr key={a.name} data-testid="agent-row" data-agent={a.name}>
-              <td>
+              <td className="agent-cell">
                 <Link href={`/agents/${encodeURIComponent(a.name)}`} className="mono">
                   <strong>{a.name}</strong>
                 </Link>
                 {a.description ? <div className="muted small">{a.description}</div> : null}
               </td>
-              <td className="mono small">
+              <td className="mono small nowrap">
                 {[a.model, ...a.fallbackModels].map((m, i) => (
                   <div key={i}>
                     {i ? <span className="muted">↳ </span> : null}
@@ -45,39 +45,61 @@ export function AgentTable({ agents, stats }: { agents: AgentDef[]; stats: Recor
                   </div>
                 ))}
               </td>
-              <td className="mono small">
-                retries {a.output.retries}
-                <br />
-                error→{a.output.onError} · refusal→{a.output.onRefusal} · truncated→{a.output.onTruncated}
-                {a.output.strict ? ' · strict' : ''}
+              <td className="mono small nowrap">
+                <div>retries {a.output.retries}{a.output.strict ? ' · strict' : ''}</div>
+                <div>
+                  <span className="muted">error →</span> {a.output.onError}
+                </div>
+                <div>
+                  <span className="muted">refusal →</span> {a.output.onRefusal}
+                </div>
+                <div>
+                  <span className="muted">truncated →</span> {a.output.onTruncated}
+                </div>
               </td>
-              <td className="num mono">{s?.nodesTotal ?? 0}</td>
-              <td className={`num mono${s?.nodes.failed ? ' error-text' : ''}`}>{s?.nodes.failed ?? 0}</td>
-              <td className="num mono">{s?.attempts ?? 0}</td>
+              <td className="num mono" title="node runs that ran (skipped ones not counted)">
+                {ran}
+                <div className={`small${s?.nodes.failed ? ' error-text' : ' muted'}`}>{s?.nodes.failed ?? 0} failed</div>
+              </td>
               <td className="bar-cell">
+                <div className="mono small">{s?.attempts ?? 0} attempts</div>
                 {c ? <OutcomeBar counts={c} /> : <span className="muted">never ran</span>}
                 {c ? (
                   <div className="mono small counts">
-                    <span className="outcome-ok">{c.ok} ok</span> <span className="outcome-error">{c.error} err</span> <span className="outcome-refusal">{c.refusal} ref</span>{' '}
-                    <span className="outcome-truncated">{c.truncated} trunc</span> <span className="outcome-invalid">{c.invalid} inv</span>
+                    {(
+                      [
+                        ['ok', 'ok'],
+                        ['error', 'error'],
+                        ['refusal', 'refusal'],
+                        ['truncated', 'truncated'],
+                        ['invalid', 'invalid'],
+                      ] as const
+                    )
+                      .filter(([k]) => c[k] > 0)
+                      .map(([k, label]) => (
+                        <span key={k} className={`outcome-${k}`}>
+                          {c[k]} {label}
+                        </span>
+                      ))}
                   </div>
                 ) : null}
               </td>
-              <td className="mono small">
+              <td className="mono small nowrap">
                 {s
                   ? CAUSES.filter((k) => s.byCause[k]).map((k) => (
-                      <div key={k}>
-                        {k} {s.byCause[k]}
+                      <div key={k} className="cause-line">
+                        <span>{k}</span> <span>{s.byCause[k]}</span>
                       </div>
                     ))
                   : null}
               </td>
               <td className="num mono">{fmtCost(s?.costUsd ?? 0)}</td>
-              <td>{s?.lastRunAt ? <LocalTime ms={s.lastRunAt} withDate /> : <span className="muted">—</span>}</td>
+              <td className="small last-run">{s?.lastRunAt ? <LocalTime ms={s.lastRunAt} withDate /> : <span className="muted">—</span>}</td>
             </tr>
           );
         })}
       </tbody>
     </table>
+    </div>
   );
 }

@@ -17,6 +17,9 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
   const end = a.finishedAt ?? now;
   const waited = waitedTotal(a, now);
   const dropped = isDropped(a);
+  // one clean try needs no table
+  const only = a.tries.length === 1 ? a.tries[0]! : null;
+  const plainTry = only && only.error == null && only.status != null && only.status < 400 && only.waitedMs < 20 ? only : null;
   return (
     <article
       className={`attempt o-${key}`}
@@ -35,7 +38,11 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
           {limit ? `/${limit}` : ''}
         </span>
         <OutcomeChip outcome={key} label={a.outcome == null ? 'in flight' : key === 'invalid' ? 'ok · invalid output' : a.outcome} />
-        {a.finishReason ? <span className="mono muted" title="finish reason as the provider sent it">{a.finishReason}</span> : null}
+        {a.finishReason ? (
+          <span className="muted small" title="finish reason as the provider sent it">
+            finish <span className="mono">{a.finishReason}</span>
+          </span>
+        ) : null}
         {a.cause ? (
           <span className="kv">
             cause <b className="mono">{a.cause}</b>
@@ -84,7 +91,11 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
         </table>
       ) : null}
 
-      {a.tries.length ? (
+      {plainTry ? (
+        <div className="muted small mono">
+          1 try · HTTP {plainTry.status} · {fmtMs(plainTry.finishedAt - plainTry.startedAt)}
+        </div>
+      ) : a.tries.length ? (
         <table className="mini tries">
           <caption>Transport tries</caption>
           <thead>
@@ -123,13 +134,13 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
       </details>
 
       {a.responseText != null ? (
-        <details className="io" open={!dropped && a.outcome === 'ok' && a.cause == null}>
-          <summary>Response</summary>
+        <details className="io">
+          <summary>Response{dropped ? ' (dropped)' : ''}</summary>
           <pre className={dropped ? 'discarded' : undefined}>{a.responseText}</pre>
         </details>
       ) : null}
 
-      {stream && a.streamedText ? (
+      {stream && a.streamedText && (a.discarded || a.streamedText !== a.responseText) ? (
         <details className="io" open={a.outcome == null}>
           <summary>Streamed text{a.discarded ? ' (discarded)' : ''}</summary>
           <pre className={a.discarded ? 'discarded' : undefined}>{a.streamedText}</pre>

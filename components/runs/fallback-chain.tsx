@@ -11,7 +11,12 @@ export function FallbackChain({ chain }: { chain: ChainModel[] }) {
     <ol className="chain" data-testid="fallback-chain" aria-label="Fallback chain">
       {chain.map((m) => {
         const p = splitModel(m.model);
-        return (
+        return [
+          m.index > 0 ? (
+            <li key={`arrow-${m.index}`} className="chain-arrow" aria-hidden>
+              →
+            </li>
+          ) : null,
           <li
             key={m.index}
             className={`chain-model state-${m.state}${m.inFlight ? ' in-flight' : ''}`}
@@ -27,8 +32,8 @@ export function FallbackChain({ chain }: { chain: ChainModel[] }) {
               {m.index === 0 ? null : <span className="muted">{p.provider}:</span>}
               {m.index === 0 ? m.model : p.id}
             </span>
-          </li>
-        );
+          </li>,
+        ];
       })}
     </ol>
   );

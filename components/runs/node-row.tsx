@@ -13,7 +13,8 @@ import { BudgetGauge } from './budget-gauge';
 import { FallbackChain } from './fallback-chain';
 
 export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axis: TimeAxis; now: number; defaultOpen: boolean }) {
-  const [open, setOpen] = useState(defaultOpen);
+  const skipped = node.status === 'skipped';
+  const [open, setOpen] = useState(defaultOpen && !skipped);
   const chain = chainModels(node);
   const spend = nodeSpend(node);
   const stream = node.attempts.some((a) => a.streamedText != null);
@@ -25,9 +26,13 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
     <section className={`node-row node-${node.status}`} data-testid="node-row" data-node={node.id} data-status={node.status} aria-label={`node ${node.id}`}>
       <div className="node-line">
         <div className="node-label">
-          <button type="button" className="toggle" aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen(!open)} title={open ? 'Hide details' : 'Show details'}>
-            {open ? '▾' : '▸'}
-          </button>
+          {skipped ? (
+            <span className="toggle" aria-hidden />
+          ) : (
+            <button type="button" className="toggle" aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen(!open)} title={open ? 'Hide details' : 'Show details'}>
+              {open ? '▾' : '▸'}
+            </button>
+          )}
           <span className="node-id mono">{node.id}</span>
           <StatusBadge status={node.status} />
           <Link href={`/agents/${encodeURIComponent(node.agent)}`} className="node-agent mono" title="agent policy">
@@ -46,7 +51,7 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
         </div>
       </div>
 
-      {open ? (
+      {open && !skipped ? (
         <div className="node-body" id={bodyId}>
           <div className="node-summary">
             <span className="muted">
@@ -117,11 +122,11 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
             </div>
           ) : null}
 
-          {node.status === 'succeeded' && node.output != null ? (
-            <details className="io">
-              <summary>Output</summary>
+          {node.status === 'succeeded' && node.output != null && !stream ? (
+            <div className="node-output">
+              <div className="section-label">Output</div>
               <pre>{pretty(node.output)}</pre>
-            </details>
+            </div>
           ) : null}
 
           {node.attempts.length ? (

@@ -89,6 +89,9 @@ export function nodeSpend(node: Pick<NodeFacts, 'attempts'>): Spend {
   return runSpend({ nodes: [node as NodeFacts] });
 }
 
+/** Shorter gaps between tries are bookkeeping, not waits worth drawing. */
+const MIN_GAP_MS = 20;
+
 export type SegmentKind = 'try' | 'try-failed' | 'wait' | 'pause';
 
 export interface Segment {
@@ -121,8 +124,9 @@ export function attemptSegments(a: AttemptFacts, now: number): Segment[] {
   let cursor = a.startedAt;
   let prev: TryFacts | null = null;
   for (const t of tries) {
-    if (t.startedAt > cursor) {
-      const rateLimited = t.waitedMs > 0 || prev?.status === 429 || prev?.error === 'rate_limited';
+    if (t.startedAt - cursor >= MIN_GAP_MS) {
+      // after a 429, or at the model's gate before the first try: the model was paused
+      const rateLimited = prev ? prev.status === 429 || prev.error === 'rate_limited' : t.waitedMs > 0;
       const parts = [rateLimited ? 'rate-limit pause' : 'wait before retry', ms(t.startedAt - cursor)];
       if (prev?.retryAfterMs != null) parts.push(`retry-after ${ms(prev.retryAfterMs)}`);
       if (t.waitedMs > 0) parts.push(`${ms(t.waitedMs)} at the model's gate`);

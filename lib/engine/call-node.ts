@@ -9,7 +9,7 @@ import { openaiAdapter } from '@/lib/providers/openai';
 import { redact, redactMessages, redactText } from '@/lib/redact';
 import { systemClock } from './clock';
 import { initialMessages, repairMessage } from './messages';
-import { answerLimit, beginAttempt, decide, INITIAL_STATE, type Decision, type Verdict } from './policy';
+import { answerLimit, beginAttempt, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type Verdict } from './policy';
 import { defaultRateGate, type RateGate } from './rate-gate';
 import { runTransport } from './transport';
 import type {
@@ -108,13 +108,11 @@ function summarise(issues: ValidationIssue[]): string {
   return shown.join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : '');
 }
 
-const FIELD: Record<Exclude<Outcome, 'ok'>, string> = { error: 'on_error', refusal: 'on_refusal', truncated: 'on_truncated' };
-
 function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: AttemptRecord, policy: NodePolicy, outcome: Outcome): string {
   const what = a.error?.message ?? `${a.model} answered with outcome ${outcome}`;
   switch (d.reason) {
     case 'policy':
-      return `${what}; output.${FIELD[outcome as Exclude<Outcome, 'ok'>]} is "fail"`;
+      return `${what}; output.${OUTCOME_FIELD[outcome as Exclude<Outcome, 'ok'>]} is "fail"`;
     case 'budget':
       return `${what}; ${a.model} has given all ${answerLimit(policy)} answers allowed (output.retries: ${policy.retries})`;
     case 'no_model_left':

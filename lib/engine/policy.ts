@@ -40,7 +40,8 @@ export function beginAttempt(state: PolicyState): PolicyState {
 }
 
 const CAUSE: Record<Exclude<Outcome, 'ok'>, Cause> = { error: 'provider_error', refusal: 'refusal', truncated: 'truncated' };
-const FIELD: Record<Exclude<Outcome, 'ok'>, 'on_error' | 'on_refusal' | 'on_truncated'> = {
+/** The agent-file field that decides each bad outcome. */
+export const OUTCOME_FIELD: Record<Exclude<Outcome, 'ok'>, 'on_error' | 'on_refusal' | 'on_truncated'> = {
   error: 'on_error',
   refusal: 'on_refusal',
   truncated: 'on_truncated',
@@ -66,7 +67,7 @@ export function decide(policy: NodePolicy, agentFile: string, state: PolicyState
   }
 
   const cause = CAUSE[verdict.outcome];
-  const field = FIELD[verdict.outcome];
+  const field = OUTCOME_FIELD[verdict.outcome];
   const choice: OutcomePolicy = policy[POLICY_KEY[field]];
   const hasNext = state.chainIndex + 1 < policy.chain.length;
 

@@ -159,15 +159,25 @@ async function oneTry(req: TransportRequest, deps: TransportDeps, tryNo: number,
       }
       const body = tryJson(raw);
       const info = adapter.readError(res.status, body ?? raw, raw);
-      const verdict = classifyStatus(res.status, res.headers.get('x-should-retry'), info.quota);
+      const shouldRetry = res.headers.get('x-should-retry');
+      const verdict = classifyStatus(res.status, shouldRetry, info.quota);
       const wait = serverWait(res.headers, body, deps.clock.now());
+      const why = verdict.transient
+        ? ''
+        : shouldRetry?.trim().toLowerCase() === 'false'
+          ? ' (x-should-retry: false: the server said not to retry)'
+          : info.quota
+            ? ' (a quota or spend limit: waiting will not clear it, not retried)'
+            : res.status >= 400 && res.status < 500
+              ? ' (a client error: not retried)'
+              : ` (HTTP ${res.status} is not a transient failure: not retried)`;
       return {
         kind: 'failure',
         status: res.status,
         error: verdict.error,
         transient: verdict.transient,
         waitMs: wait?.ms ?? null,
-        message: `HTTP ${res.status}: ${deps.scrub(info.message)}${info.quota ? ' (quota: not retried)' : ''}`,
+        message: `HTTP ${res.status}: ${deps.scrub(info.message)}${why}`,
         detail: raw ? deps.scrub(raw) : null,
         partial: null,
         usage: null,
@@ -285,7 +295,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
         wait429 = (outcome as Failure).waitMs ?? backoffMs(rateLimited, provider.onRateLimit, clock.random);
         const until = clock.now() + wait429;
         const reason = `HTTP 429 from ${model}`;
-        if (false && deps.gate.pause(model, until, reason)) {
+        if (deps.gate.pause(model, until, reason)) {
           deps.sharedPauses?.set(model, until, reason);
           await deps.onPause({ type: 'rate_limit_pause', model, pausedUntil: until, reason });
         }
@@ -313,10 +323,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
     if (outcome.usage) usage.push(outcome.usage);
     last = outcome;
 
-    if (!outcome.transient) {
-      const why = outcome.status !== null && outcome.status >= 400 && outcome.status < 500 ? 'a client error' : 'the server said not to retry';
-      return giveUp('client_error', `${outcome.message} (${why}: not retried)`);
-    }
+    if (!outcome.transient) return giveUp('client_error', outcome.message);
 
     // how many tries this kind of failure allows, first try included
     if (got429) rateLimited++;

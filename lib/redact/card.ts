@@ -145,10 +145,10 @@ function matchCard(text: string, i: number, runEnd: number): number {
   return -1;
 }
 
-// Candidate starts, found natively: a word-initial run of 12+ digits, or four digits, a separator
-// and three more. The pattern is a zero-width lookahead so `test` yields the start in lastIndex
-// without allocating a match. Everything else is checked in matchCard.
-const CANDIDATE = /\b(?=\d{12}|\d{4}[ -]\d{3})/g;
+// Candidates, found natively: four digits, then a separator and three more or eight more digits.
+// No boundary assertion in the pattern (those make the engine crawl); canStart checks the
+// character before, and a candidate inside a digit run fails it and skips the run.
+const CANDIDATE = /\d\d\d\d(?:[ -]\d\d\d|\d{8})/g;
 
 // After this many failed starts in a row inside one run of space-separated digit groups, the rest
 // of the run is skipped: a card buried deep in a numeric dump ("4111 4111 4111 …") is not a card in
@@ -160,8 +160,9 @@ export function findCards(text: string, out: Span[]): void {
   const re = new RegExp(CANDIDATE.source, 'g');
   let lastFailEnd = -1;
   let failStreak = 0;
-  while (re.test(text)) {
-    const i = re.lastIndex;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const i = m.index;
     let runEnd = i + 4;
     while (runEnd < n && isDigit(text.charCodeAt(runEnd))) runEnd++;
     const end = canStart(text, i) && maybeIssuer(text, i) ? matchCard(text, i, runEnd) : -1;

@@ -5,10 +5,12 @@
 // so every '@' costs O(1) and the whole pass is linear.
 //
 // Rules:
-// - local part: ASCII letters/digits and `. _ % + -`, or non-ASCII letters; 1–64 chars; it may not
-//   end with '.', and leading dots or an ellipsis before it are left out ("Wait...anna@x.io").
-// - domain: dot-separated labels of letters/digits/hyphens (non-ASCII letters allowed), each 1–63,
-//   not starting with '-'; at least two labels.
+// - local part: ASCII letters/digits and `. _ % + -`, or Latin/Greek/Cyrillic letters ("jürgen");
+//   1–64 chars; it may not end with '.', and leading dots or an ellipsis before it are left out
+//   ("Wait...anna@x.io"). Han/kana/Hangul are not address characters here, so Chinese or Japanese
+//   text written straight up against an address stays outside it.
+// - domain: dot-separated labels of letters/digits/hyphens (Latin/Greek/Cyrillic letters allowed),
+//   each 1–63, not starting with '-'; at least two labels.
 // - TLD: the rightmost label that is all letters (2+) or punycode (`xn--…`). Trailing labels that
 //   are not (`a@b.com.123`) are left outside the match; if none qualifies it is not an email
 //   (`react@18.2.0`).

@@ -99,17 +99,16 @@ function rebuild<T extends { start: number; end: number }>(
   replacement: (item: T) => string,
 ): string {
   if (items.length === 0) return text;
-  // One join instead of repeated concatenation: a single copy even for tens of thousands of spans.
-  const parts: string[] = new Array(items.length * 2 + 1);
+  // Plain concatenation: V8 builds a rope and flattens it once; measured faster than collecting
+  // parts for join() even with tens of thousands of replacements.
+  let out = '';
   let last = 0;
-  let k = 0;
   for (const it of items) {
-    parts[k++] = text.slice(last, it.start);
-    parts[k++] = replacement(it);
+    out += text.slice(last, it.start);
+    out += replacement(it);
     last = it.end;
   }
-  parts[k] = text.slice(last);
-  return parts.join('');
+  return out + text.slice(last);
 }
 
 const placeholderOf = (s: Span) => PLACEHOLDERS[s.kind];

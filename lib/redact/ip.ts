@@ -16,8 +16,8 @@
 //   "a::before"), or no decimal digit at all ("a::b", "dead::beef"), or a compressed form with
 //   fewer than four hex digits other than the loopback "::1" ("1::2", slices like "x[::2]").
 //
-// Driven by indexOf('.') and indexOf(':'); each hit looks at the maximal run of address
-// characters around it once and the next search resumes after that run: linear time. Runs longer
+// Candidates come from native regex passes ("d.d.d.d", "h:h"); each looks at the maximal run of
+// address characters around it once and the next search resumes after that run: linear time. Runs longer
 // than any address (e.g. "::::…", "1.1.1.1.1…") are skipped without parsing.
 import type { Span } from './span';
 import { COLON, DOT, PERCENT, SLASH, isAsciiAlnum, isDigit, isHexDigit, isWordChar } from './chars';
@@ -85,20 +85,21 @@ function checkIpv4Run(text: string, s: number, e: number, out: Span[]): void {
   out.push({ start: a, end: trimmedEnd ? b : withPrefixLength(text, b, 32), kind: 'ip' });
 }
 
+// Candidate dots, found natively: "d.d.d.d" (the first dot is one past the match start).
+const V4_CANDIDATE = /\d\.\d{1,3}\.\d{1,3}\.\d/g;
+
 function findIpv4(text: string, out: Span[]): void {
   const n = text.length;
-  let d = text.indexOf('.');
-  while (d !== -1) {
-    if (!isDigit(text.charCodeAt(d - 1)) || !isDigit(text.charCodeAt(d + 1))) {
-      d = text.indexOf('.', d + 1);
-      continue;
-    }
+  const re = new RegExp(V4_CANDIDATE.source, 'g');
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const d = m.index + 1;
     let s = d - 1;
     while (s > 0 && isV4RunChar(text.charCodeAt(s - 1))) s--;
     let e = d + 1;
     while (e < n && isV4RunChar(text.charCodeAt(e))) e++;
     if (e - s <= 24) checkIpv4Run(text, s, e, out);
-    d = text.indexOf('.', e);
+    re.lastIndex = e;
   }
 }
 
@@ -176,16 +177,22 @@ function withZoneId(text: string, p: number): number {
   return q;
 }
 
+// Candidate colons, found natively: a colon between two address characters other than '.'
+// (JSON's `"key":value` and prose's "Note: …" never qualify).
+const V6_CANDIDATE = /[0-9A-Fa-f:]:[0-9A-Fa-f:]/g;
+
 function findIpv6(text: string, out: Span[]): void {
   const n = text.length;
-  let c = text.indexOf(':');
-  while (c !== -1) {
+  const re = new RegExp(V6_CANDIDATE.source, 'g');
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const c = m.index + 1;
     let s = c;
     while (s > 0 && isV6RunChar(text.charCodeAt(s - 1))) s--;
     let e = c + 1;
     while (e < n && isV6RunChar(text.charCodeAt(e))) e++;
     if (e - s >= 2 && e - s <= MAX_V6_RUN) checkIpv6Run(text, s, e, out);
-    c = text.indexOf(':', e);
+    re.lastIndex = e;
   }
 }
 

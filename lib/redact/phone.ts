@@ -15,13 +15,13 @@
 //     "1-" / "1 " / "1." — one consistent separator, exactly 3, 3 and 4 digits.
 //  5. National with trunk 0: "06 12 34 56 78", "030 1234567", "020 7946 0958", "07700 900123" —
 //     starts "0" then 1–9; one consistent separator (space, dash or dot); first group 2–5 digits,
-//     later groups 2–8; 9–12 digits in all. Or one unbroken run of 10–11 digits starting 0[1-9]
-//     ("0612345678").
+//     later groups 2–8; 9–12 digits in all. Or "area/number" with exactly one slash
+//     ("089/12345678"). Or one unbroken run of 10–11 digits starting 0[1-9] ("0612345678").
 //
 // Not phones (by construction):
 //  - plain digit runs without +, 00, a trunk 0 or parentheses: "Order 12345678", a bare
 //    10-digit "4155550132", 13-digit timestamps;
-//  - dates and times: "2024-01-15", "15.01.2024", "01/15/2024" (slash is no separator),
+//  - dates and times: "2024-01-15", "15.01.2024", "01/15/2024" (a slash only in "area/number"),
 //    "12:34:56" (colon is no separator); 2-2-4 groups whose last looks like a year (19xx/20xx)
 //    are rejected even with a trunk 0 ("01-02-2024-12");
 //  - zero-padded IPv4-like quads "01.02.03.004" (four dotted groups of at most 3 digits);
@@ -30,6 +30,9 @@
 //  - national numbers without a trunk 0 in other shapes (Spanish "612 34 56 78") — a documented
 //    miss; write them with +34 to have them caught.
 //
+// An international number takes following spaced groups while it stays within 15 digits (a
+// one-digit group only right after the country code), so "+1 415 555 0132 12 times" loses its
+// "12" too: over-redacting a neighbour beats leaking part of a number.
 // A spaced phone may be followed by another spaced number ("call 415 555 0132 2 times"), but a
 // dashed/dotted one may not run on ("415-555-0132-99" is an ID). Candidates come from one native
 // regex pass; each reads a bounded number of characters (≤ 15 digits) and starts never fall inside
@@ -80,7 +83,7 @@ function matchInternational(text: string, p: number, requireSeparator: boolean):
   for (;;) {
     let r = q;
     if (isSep(text.charCodeAt(r))) r++;
-    if (!usedParen && text.charCodeAt(r) === LPAREN && (r === q || text.charCodeAt(q) === SPACE)) {
+    if (!usedParen && text.charCodeAt(r) === LPAREN && (r === q || text.charCodeAt(q) !== DOT)) {
       const inner = countDigits(text, r + 1, 5);
       if (inner < 1 || inner > 5 || text.charCodeAt(r + 1 + inner) !== RPAREN) break;
       const trunkOnly = inner === 1 && text.charCodeAt(r + 1) === ZERO;
@@ -97,7 +100,9 @@ function matchInternational(text: string, p: number, requireSeparator: boolean):
     }
     if (r === q || !isDigit(text.charCodeAt(r))) break;
     const g = countDigits(text, r, MAX_E164);
-    if (digits + g > MAX_E164) break;
+    // A one-digit group only right after the country code ("+33 6 12 …"), so a trailing
+    // "+44 20 7946 0958 2 times" keeps its "2".
+    if (digits + g > MAX_E164 || (g === 1 && separators > 0)) break;
     digits += g;
     q = r + g;
     separators++;
@@ -155,6 +160,7 @@ function matchNational(text: string, i: number): number {
   if (first > 12) return -1;
   const sep = text.charCodeAt(i + first);
   const bare = first >= 10 && first <= 11 && canEnd(text, i + first) ? i + first : -1;
+  if (sep === SLASH) return matchAreaSlashNumber(text, i, first);
   if (!isSep(sep) || !isDigit(text.charCodeAt(i + first + 1)) || first < 2 || first > 5) return bare;
   let digits = first;
   let groups = 1;
@@ -182,6 +188,16 @@ function matchNational(text: string, i: number): number {
   return canEnd(text, p) ? p : -1;
 }
 
+/** Shape 5 with a slash: exactly "area/number" ("089/12345678"); a second slash makes it a date. */
+function matchAreaSlashNumber(text: string, i: number, area: number): number {
+  if (area < 2 || area > 5) return -1;
+  const g = countDigits(text, i + area + 1, 10);
+  const total = area + g;
+  const end = i + area + 1 + g;
+  if (g < 4 || total < 9 || total > 12 || text.charCodeAt(end) === SLASH) return -1;
+  return canEnd(text, end) ? end : -1;
+}
+
 function matchPhone(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c === PLUS) return matchInternational(text, i + 1, false);
@@ -194,19 +210,31 @@ function matchPhone(text: string, i: number): number {
   return matchNorthAmerican(text, i);
 }
 
-// Candidate starts, found natively and never glued to a word or a '+': "+" and two digits
-// (perhaps split by a separator or '('), a closed "(digits)", a trunk "0", three digits and a
-// separator (3-3-4), or "1", a separator and three digits or '('. A zero-width lookahead, so
-// `test` yields the start in lastIndex without allocating. The shapes above are then checked in
-// matchPhone.
-const CANDIDATE = /(?<![\w+])(?=\+\d[ .-]?\(?\d|\(\d{1,5}\)|0\d|\d{3}[ .-]\d|1[ .-](?:\d{3}|\())/g;
+// Candidates, found natively: one character that is not a word character or '+' (it stands in
+// for a lookbehind, which makes the engine crawl), then '+' and two digits (perhaps split by a
+// separator or '('), a closed "(digits)", a trunk "0", three digits and a separator (3-3-4), or
+// "1", a separator and three digits or '('. The shapes above are then checked in matchPhone.
+const CANDIDATE = /[^\w+](?:\+\d[ .-]?\(?\d|\(\d{1,5}\)|0\d|\d{3}[ .-]\d|1[ .-](?:\d{3}|\())/g;
+
+function tryAt(text: string, i: number, out: Span[]): number {
+  const end = canStart(text, i) ? matchPhone(text, i) : -1;
+  if (end !== -1) out.push({ start: i, end, kind: 'phone' });
+  return end;
+}
 
 export function findPhones(text: string, out: Span[]): void {
   const re = new RegExp(CANDIDATE.source, 'g');
-  while (re.test(text)) {
-    const i = re.lastIndex;
-    const end = canStart(text, i) ? matchPhone(text, i) : -1;
-    if (end !== -1) out.push({ start: i, end, kind: 'phone' });
-    re.lastIndex = end !== -1 ? end : i + 1; // the lookbehind keeps the next start out of this digit run
+  const c0 = text.charCodeAt(0);
+  if (isDigit(c0) || c0 === PLUS || c0 === LPAREN) {
+    const end = tryAt(text, 0, out); // no character before the text's first one
+    if (end !== -1) re.lastIndex = end;
+  }
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const i = m.index + 1;
+    const end = tryAt(text, i, out);
+    // On failure resume at i: the next candidate needs a non-word character before it, so it can
+    // never start inside this digit run.
+    re.lastIndex = end !== -1 ? end : i;
   }
 }

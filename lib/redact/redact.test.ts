@@ -123,6 +123,10 @@ const CARD: Case[] = [
   ['4111-1111-1111-1111-2222', '4111-1111-1111-1111-2222'],
   ['4111 1111-1111 1111', '4111 1111-1111 1111'],
   ['id 123456789012', 'id 123456789012'],
+  ['2024 0001 4111 1111 1111 1111', '2024 0001 <CARD>'],
+  ['4111 1111 1111 1111 5555 5555 5555 4444', '<CARD> <CARD>'],
+  // a numeric dump: after 8 failed starts in one spaced run the rest of the run is not searched
+  ['1000 1001 1002 1003 1004 1005 1006 1007 1008 4111 1111 1111 1111', '1000 1001 1002 1003 1004 1005 1006 1007 1008 4111 1111 1111 1111'],
 ];
 
 const IP: Case[] = [
@@ -201,6 +205,11 @@ const PHONE: Case[] = [
   ['Call 415-555-0132.', 'Call <PHONE>.'],
   ['call 415 555 0132 2 times', 'call <PHONE> 2 times'],
   ['(tel. +44 20 7946 0958)', '(tel. <PHONE>)'],
+  ['+33 6 12 34 56 78', '<PHONE>'],
+  ['+49-(0)89-1234567', '<PHONE>'],
+  ['Tel. 089/12345678', 'Tel. <PHONE>'],
+  ['+44 20 7946 0958 2 times', '<PHONE> 2 times'],
+  ['phone: 0612345678, mail: a.b@c.de', 'phone: <PHONE>, mail: <EMAIL>'],
   // negatives
   ['2024-01-15', '2024-01-15'],
   ['15.01.2024', '15.01.2024'],
@@ -228,6 +237,11 @@ const PHONE: Case[] = [
   ['01 23 45 67', '01 23 45 67'],
   ['x0612345678', 'x0612345678'],
   ['+05:30', '+05:30'],
+  ['ISBN 978-3-16-148410-0', 'ISBN 978-3-16-148410-0'],
+  ['SSN-like 123-45-6789', 'SSN-like 123-45-6789'],
+  ['x = 0.0612345678', 'x = 0.0612345678'],
+  ['price 1.234.567,89 EUR', 'price 1.234.567,89 EUR'],
+  ['0612/34', '0612/34'],
 ];
 
 const MIXED: Case[] = [
@@ -313,11 +327,16 @@ describe('redact on adversarial input', () => {
     ['a@a.', fill('a@a.')],
     ['ab12', fill('ab12')],
   ];
-  // A generous bound: this guards against super-linear blow-ups, the benchmark measures speed.
+  // A generous bound on the fastest of three runs: this guards against super-linear blow-ups (which
+  // take seconds to minutes on 1 MB) without failing on a busy machine; the benchmark measures speed.
   it.each(inputs)('%s × 1 MB finishes quickly', (_name, input) => {
-    const t0 = performance.now();
-    redact(input);
-    expect(performance.now() - t0).toBeLessThan(1000);
+    let best = Infinity;
+    for (let k = 0; k < 3; k++) {
+      const t0 = performance.now();
+      redact(input);
+      best = Math.min(best, performance.now() - t0);
+    }
+    expect(best).toBeLessThan(1000);
   });
 });
 

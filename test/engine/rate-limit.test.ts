@@ -116,3 +116,17 @@ describe('max_concurrency', () => {
     expect(h.requests(c.modelId)).toHaveLength(5);
   });
 });
+
+describe('abort', () => {
+  it('a node aborted while it waits out a pause rejects with the reason and sends nothing more', async () => {
+    const c = DIALECTS[0]!;
+    h.script({ [c.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': '5' } }, { kind: 'ok' }] });
+    const clock = createManualClock();
+    const ac = new AbortController();
+    const p = callNode(node([c.model]), { providers: simProviders(h.sim), clock, gate: createRateGate(), env: {}, signal: ac.signal });
+    await until(() => clock.pending() === 1);
+    ac.abort(new Error('run cancelled'));
+    await expect(p).rejects.toThrow('run cancelled');
+    expect(h.requests(c.modelId)).toHaveLength(1);
+  });
+});

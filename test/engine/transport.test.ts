@@ -45,6 +45,7 @@ describe.each(DIALECTS)('transport over $dialect', (c) => {
     expect(res.status).toBe('failed');
     expect(res.error?.code).toBe('provider_error');
     expect(res.attempts[0]!.error?.kind).toBe('client_error');
+    expect(res.attempts[0]!.error?.message).toMatch(/HTTP 400: .*a client error: not retried/);
     expect(res.attempts[0]!.tries).toHaveLength(1);
   });
 
