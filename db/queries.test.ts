@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '@/lib/engine/types';
 import { closeDb, markInterrupted, openDb } from './client';
-import { getRunRecord, listRuns } from './queries';
+import { getRunRecord, listRuns, type RunFilters } from './queries';
 import { runStore } from './run-store';
 
 function freshDb() {
@@ -57,7 +57,7 @@ describe('run history queries', () => {
     seedRun(db, 'plain', 1, 'triage', [attempt(1)]);
     seedRun(db, 'fellback', 2, 'triage', [attempt(1, { outcome: 'error', cause: 'provider_error', action: 'fallback' }), attempt(2, { model: 'openrouter:b', chainIndex: 1, answerNo: 1 })]);
     seedRun(db, 'repaired', 3, 'long', [attempt(1, { cause: 'invalid_output', action: 'repair' }), attempt(2)], 'failed');
-    const ids = (filters: Parameters<typeof listRuns>[1]['filters']) => listRuns(db, { filters }).items.map((r) => r.id);
+    const ids = (filters: RunFilters) => listRuns(db, { filters }).items.map((r) => r.id);
     expect(ids({ status: 'failed' })).toEqual(['repaired']);
     expect(ids({ flow: 'triage' })).toEqual(['fellback', 'plain']);
     expect(ids({ model: 'openrouter:b' })).toEqual(['fellback']);

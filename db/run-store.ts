@@ -1,10 +1,11 @@
 // Writes of a run as it happens (DESIGN.md §10). Each call is one synchronous SQLite transaction,
 // so a fact is durable before the engine acts on it. Prepared statements are made once per
 // connection: this is the hot path of every attempt.
+import type Database from 'better-sqlite3';
 import type { AttemptRecord, NodePolicy, TryRecord, UsageTotals } from '@/lib/engine/types';
 import type { Db } from './client';
 
-type Stmt = ReturnType<Db['$client']['prepare']>;
+type Stmt = Database.Statement<unknown[]>;
 
 export interface RunStore {
   insertRun(r: { id: string; project: string; flow: string; input: unknown; startedAt: number }): void;

@@ -9,7 +9,7 @@ import { openaiAdapter } from '@/lib/providers/openai';
 import { redact, redactMessages, redactText } from '@/lib/redact';
 import { systemClock } from './clock';
 import { initialMessages, repairMessage } from './messages';
-import { answerLimit, beginAttempt, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type Verdict } from './policy';
+import { answerLimit, beginAttempt, computeBudget, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type Verdict } from './policy';
 import { defaultRateGate, type RateGate } from './rate-gate';
 import { runTransport } from './transport';
 import type {
@@ -87,15 +87,6 @@ function resolveChain(chain: string[], providers: Record<string, ResolvedProvide
     if (!provider) throw new EngineConfigError(`model "${model}" names provider "${ref.provider}", which is not configured`, 'E_PROVIDER');
     return { model, modelId: ref.modelId, provider, adapter: adapterFor(provider.api) };
   });
-}
-
-/** Answers used per model of the chain against the `retries + 1` limit (the budget gauge). */
-export function computeBudget(policy: Pick<NodePolicy, 'chain' | 'retries'>, attempts: readonly Pick<AttemptRecord, 'chainIndex'>[]): NodeResult['budget'] {
-  const limit = answerLimit(policy);
-  return {
-    retries: policy.retries,
-    models: policy.chain.map((model, i) => ({ model, answers: attempts.filter((a) => a.chainIndex === i).length, limit })),
-  };
 }
 
 /** No API key in anything we store or show (DESIGN §9), whatever a provider echoes back. */

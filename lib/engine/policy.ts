@@ -1,7 +1,9 @@
 // The outcome policy as a pure state machine (DESIGN.md §7; seed page "What an agent does with an
 // error, a refusal or a truncation"): `(state, verdict) → decision`. No I/O, no clock.
 
-import type { Action, Cause, NodeErrorCode, NodePolicy, Outcome, OutcomePolicy } from './types';
+import type { Action, AttemptRecord, Cause, NodeErrorCode, NodePolicy, NodeResult, Outcome, OutcomePolicy } from './types';
+
+type NodeBudget = NodeResult['budget'];
 
 /** Where the node stands: the model of the chain in use and how many answers it has given. */
 export interface PolicyState {
@@ -92,4 +94,13 @@ export function decide(policy: NodePolicy, agentFile: string, state: PolicyState
 
 function fail(cause: Cause, reason: FailReason, hint: string): Decision {
   return { kind: 'fail', cause, action: 'none', code: cause, reason, hint };
+}
+
+/** Answers used per model of the chain against the `retries + 1` limit (the budget gauge). */
+export function computeBudget(policy: Pick<NodePolicy, 'chain' | 'retries'>, attempts: readonly Pick<AttemptRecord, 'chainIndex'>[]): NodeBudget {
+  const limit = answerLimit(policy);
+  return {
+    retries: policy.retries,
+    models: policy.chain.map((model, i) => ({ model, answers: attempts.filter((a) => a.chainIndex === i).length, limit })),
+  };
 }

@@ -116,13 +116,15 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
 
   const skip = (id: string, turn: number, reason: string) => {
     const node = flow.nodes[id]!;
+    // the policy is kept so the fallback chain can show every model as never tried
+    const policy = agentPolicy(project.agents[node.agent]!);
     const n: NodeFacts = {
-      id, agent: node.agent, turn, status: 'skipped', output: null, error: null, policy: null, attempts: [],
+      id, agent: node.agent, turn, status: 'skipped', output: null, error: null, policy, attempts: [],
       startedAt: now(), finishedAt: now(),
     };
     state.set(id, n);
     facts.nodes.push(n);
-    store?.insertNode({ id: randomUUID(), runId, nodeId: id, agent: node.agent, turn, status: 'skipped', policy: null, startedAt: n.startedAt });
+    store?.insertNode({ id: randomUUID(), runId, nodeId: id, agent: node.agent, turn, status: 'skipped', policy, startedAt: n.startedAt });
     emit({ type: 'node_skipped', node: id, reason });
   };
 

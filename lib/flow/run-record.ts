@@ -1,7 +1,9 @@
 // The run record (DESIGN.md §11): one shape for `aqven run --json`, `aqven show --json`,
 // `GET /api/runs/:id` and the dashboard. Built by one function from the same facts, whether they
 // come from a live run or from the database, so the two can never drift apart.
+import { computeBudget } from '@/lib/engine/policy';
 import type { AttemptRecord, NodeErrorCode, NodePolicy, UsageTotals } from '@/lib/engine/types';
+import { sumUsage as sumEngineUsage } from '@/lib/engine/usage';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'interrupted';
 export type NodeStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
@@ -27,7 +29,7 @@ export interface NodeFacts {
   output: unknown;
   error: { code: NodeErrorCode | string; message: string; hint: string } | null;
   policy: NodePolicy | null;
-  attempts: (Omit<AttemptRecord, 'outcome'> & { outcome: AttemptRecord['outcome'] | null; finishedAt: number | null })[];
+  attempts: (Omit<AttemptRecord, 'outcome' | 'finishedAt'> & { outcome: AttemptRecord['outcome'] | null; finishedAt: number | null })[];
   startedAt: number | null;
   finishedAt: number | null;
 }
@@ -82,32 +84,17 @@ export function roundCost(usd: number): number {
   return Math.round(usd * 1e9) / 1e9;
 }
 
-export function sumUsage(items: Iterable<UsageTotals>): UsageTotals {
-  let inputTokens = 0;
-  let outputTokens = 0;
-  let costUsd = 0;
-  for (const u of items) {
-    inputTokens += u.inputTokens;
-    outputTokens += u.outputTokens;
-    costUsd += u.costUsd;
-  }
-  return { inputTokens, outputTokens, costUsd: roundCost(costUsd) };
+/** The engine's sum, with the cost rounded for display and storage. */
+export function sumUsage(items: readonly UsageTotals[]): UsageTotals {
+  const u = sumEngineUsage(items);
+  return { ...u, costUsd: roundCost(u.costUsd) };
 }
 
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
 
 /** Answers used per model of the chain, against the `retries + 1` limit (the budget gauge). */
-export function nodeBudget(policy: NodePolicy | null, attempts: { chainIndex: number; model: string }[]): NodeJson['budget'] {
-  const chain = policy?.chain ?? [...new Set(attempts.map((a) => a.model))];
-  const retries = policy?.retries ?? 0;
-  return {
-    retries,
-    models: chain.map((model, i) => ({
-      model,
-      answers: attempts.filter((a) => (policy ? a.chainIndex === i : a.model === model)).length,
-      limit: retries + 1,
-    })),
-  };
+export function nodeBudget(policy: NodePolicy | null, attempts: readonly { chainIndex: number }[]): NodeJson['budget'] {
+  return policy ? computeBudget(policy, attempts) : { retries: 0, models: [] };
 }
 
 function attemptJson(a: NodeFacts['attempts'][number]): AttemptJson {

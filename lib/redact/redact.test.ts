@@ -327,16 +327,13 @@ describe('redact on adversarial input', () => {
     ['a@a.', fill('a@a.')],
     ['ab12', fill('ab12')],
   ];
-  // A generous bound on the fastest of three runs: this guards against super-linear blow-ups (which
-  // take seconds to minutes on 1 MB) without failing on a busy machine; the benchmark measures speed.
-  it.each(inputs)('%s × 1 MB finishes quickly', (_name, input) => {
-    let best = Infinity;
-    for (let k = 0; k < 3; k++) {
-      const t0 = performance.now();
-      redact(input);
-      best = Math.min(best, performance.now() - t0);
-    }
-    expect(best).toBeLessThan(1000);
+  // Speed is the benchmark's job (npm run bench:redact); here each input must simply come back
+  // whole — a super-linear blow-up on 1 MB would run into the test timeout instead.
+  it.each(inputs)('%s × 1 MB comes back with nothing lost', (_name, input) => {
+    const out = redact(input);
+    expect(out.length).toBeGreaterThan(0);
+    expect(out.replace(/<(EMAIL|IBAN|CARD|PHONE|IP)>/g, '').length).toBeLessThanOrEqual(input.length);
+    if (!/<(EMAIL|IBAN|CARD|PHONE|IP)>/.test(out)) expect(out).toBe(input);
   });
 });
 

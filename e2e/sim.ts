@@ -1,0 +1,37 @@
+// Stages one exact scenario on the dashboard's in-process simulator (POST /api/sim/scripts):
+// each model plays its script one step per request, then repeats the last step. Scripts replace
+// the chaos profile for the models they name; `{}` gives every model back to the chaos.
+import type { APIRequestContext } from '@playwright/test';
+import { expect } from '@playwright/test';
+
+export const GEMINI = 'google/gemini-2.5-flash-lite';
+export const GPT = 'openai/gpt-oss-20b';
+
+export type Step = Record<string, unknown> & { kind: string };
+
+export async function loadScripts(request: APIRequestContext, scripts: Record<string, Step[]>): Promise<void> {
+  const res = await request.post('/api/sim/scripts', { data: { scripts } });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+export async function resetScripts(request: APIRequestContext): Promise<void> {
+  await loadScripts(request, {});
+}
+
+/** Starts a run through the API and waits until it is no longer running; returns its id and status. */
+export async function runToEnd(request: APIRequestContext, flow: string, input: unknown): Promise<{ id: string; status: string }> {
+  const res = await request.post('/api/runs', { data: { flow, input } });
+  expect(res.status(), await res.text()).toBe(202);
+  const { id } = (await res.json()) as { id: string };
+  let status = 'running';
+  await expect
+    .poll(
+      async () => {
+        status = ((await (await request.get(`/api/runs/${id}`)).json()) as { status: string }).status;
+        return status;
+      },
+      { timeout: 30_000 },
+    )
+    .not.toBe('running');
+  return { id, status };
+}
