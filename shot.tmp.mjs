@@ -6,7 +6,7 @@ const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') console.log('console:', m.type(), m.text().slice(0, 300)); });
 page.on('pageerror', (e) => console.log('pageerror:', e.message));
 for (const p of paths) {
-  const [path, name] = p.split('=');
+  const [path, name] = p.split('|');
   await page.goto(base + path, { waitUntil: 'networkidle' });
   await page.waitForTimeout(500);
   await page.screenshot({ path: `/tmp/scratch/${name}.png`, fullPage: true });

@@ -3,7 +3,8 @@
 // the engine+storage overhead per attempt over a raw HTTP baseline, and the recording ratio.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { openDb } from '@/db/client';
 import { runFlow } from '@/lib/flow/run-flow';
 import { routeToSimulator } from '@/lib/flow/simulate';
@@ -109,6 +110,6 @@ export async function runRunsBench(opts: { runs?: number; rounds?: number; concu
   return result;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   runRunsBench().then((r) => console.table(r));
 }

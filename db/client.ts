@@ -4,13 +4,25 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startCheckpointer, type Checkpointer } from './checkpointer';
+import { flushRunStore } from './run-store';
 import * as schema from './schema';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 const cache: Map<string, Db> = ((globalThis as { __aqvenDbs?: Map<string, Db> }).__aqvenDbs ??= new Map());
+const checkpointers = new Map<string, Checkpointer>();
+
+function driverPath(): string {
+  try {
+    return createRequire(import.meta.url).resolve('better-sqlite3');
+  } catch {
+    return 'better-sqlite3'; // bundled: let the worker resolve it from the working directory
+  }
+}
 
 function migrationsFolder(): string {
   const candidates = [process.env.AQVEN_MIGRATIONS, process.env.AQVEN_ROOT && join(process.env.AQVEN_ROOT, 'drizzle')];
@@ -66,6 +78,13 @@ export function openDb(path: string): Db {
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: migrationsFolder() });
   markInterrupted(db);
+  if (abs !== ':memory:') {
+    const cp = startCheckpointer(abs, driverPath());
+    if (cp) {
+      sqlite.pragma('wal_autocheckpoint = 0');
+      checkpointers.set(abs, cp);
+    }
+  }
   cache.set(abs, db);
   return db;
 }
@@ -75,5 +94,9 @@ export function closeDb(path: string): void {
   const db = cache.get(abs);
   if (!db) return;
   cache.delete(abs);
+  flushRunStore(db);
+  void checkpointers.get(abs)?.stop();
+  checkpointers.delete(abs);
+  db.$client.pragma('wal_checkpoint(TRUNCATE)');
   db.$client.close();
 }

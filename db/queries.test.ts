@@ -86,6 +86,7 @@ describe('run history queries', () => {
     const s = runStore(db);
     s.insertRun({ id: 'mine', project: 'p', flow: 'f', input: {}, startedAt: 1 });
     s.insertRun({ id: 'dead', project: 'p', flow: 'f', input: {}, startedAt: 2 });
+    s.flush();
     db.$client.prepare(`UPDATE runs SET pid = 2147483646 WHERE id = 'dead'`).run();
     expect(markInterrupted(db)).toBe(1);
     const status = (id: string) => (db.$client.prepare('SELECT status FROM runs WHERE id = ?').get(id) as { status: string }).status;

@@ -1,6 +1,7 @@
-// Writes of a run as it happens (DESIGN.md §10). Each call is one synchronous SQLite transaction,
-// so a fact is durable before the engine acts on it. Prepared statements are made once per
-// connection: this is the hot path of every attempt.
+// Writes of a run as it happens (DESIGN.md §10). A finished attempt, a finished run and a
+// rate-limit pause are each committed synchronously (with everything queued before them) before
+// the engine acts on them; the other facts follow within FLUSH_MS. Prepared statements are made
+// once per connection: this is the hot path of every attempt.
 import type Database from 'better-sqlite3';
 import type { AttemptRecord, NodePolicy, TryRecord, UsageTotals } from '@/lib/engine/types';
 import type { Db } from './client';
@@ -31,14 +32,25 @@ export interface RunStore {
   startAttempt(a: { id: string; nodeRunId: string; runId: string; seq: number; model: string; chainIndex: number; answerNo: number; request: unknown; startedAt: number }): void;
   appendStreamed(attemptId: string, text: string): void;
   insertTry(attemptId: string, t: TryRecord): void;
-  finishAttempt(attemptId: string, a: AttemptRecord, triesAlreadyStored: number): void;
+  /** `request` is rewritten only when `requestChanged` (the start row already holds it) */
+  finishAttempt(attemptId: string, a: AttemptRecord, triesAlreadyStored: number, requestChanged?: boolean): void;
   setPause(model: string, pausedUntil: number, reason: string): void;
   getPause(model: string): number | null;
+  /** writes every queued fact now */
+  flush(): void;
 }
+
+/** longest a queued fact waits before it is written (streamed text batches, in-flight rows) */
+export const FLUSH_MS = 100;
 
 const j = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 
 const cache = new WeakMap<Db, RunStore>();
+
+/** Writes what the store of `db` has queued, if it has a store. */
+export function flushRunStore(db: Db): void {
+  cache.get(db)?.flush();
+}
 
 export function runStore(db: Db): RunStore {
   const hit = cache.get(db);
@@ -65,7 +77,7 @@ export function runStore(db: Db): RunStore {
       `INSERT INTO transport_tries (attempt_id, try_no, status, error, retry_after_ms, waited_ms, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     finishAttempt: p(
-      `UPDATE attempts SET outcome = ?, finish_reason = ?, cause = ?, action = ?, request = ?, response_text = ?, error_kind = ?, error_message = ?, error_detail = ?, validation_errors = ?, discarded = ?, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, finished_at = ? WHERE id = ?`,
+      `UPDATE attempts SET outcome = ?, finish_reason = ?, cause = ?, action = ?, request = coalesce(?, request), response_text = ?, error_kind = ?, error_message = ?, error_detail = ?, validation_errors = ?, discarded = ?, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, finished_at = ? WHERE id = ?`,
     ),
     setPause: p(
       `INSERT INTO rate_limit_pauses (model, paused_until, reason) VALUES (?, ?, ?) ON CONFLICT(model) DO UPDATE SET paused_until = max(paused_until, excluded.paused_until), reason = excluded.reason`,
@@ -74,14 +86,57 @@ export function runStore(db: Db): RunStore {
   };
   const insertTry = (attemptId: string, t: TryRecord) =>
     s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.startedAt, t.finishedAt);
-  const finishAttempt = c.transaction((attemptId: string, a: AttemptRecord, stored: number) => {
+
+  // Write-behind with durable points: facts that do not decide anything (a run, node or attempt
+  // started, a try, streamed text, a node finished) are queued and written within FLUSH_MS, or
+  // earlier in the same transaction as the next durable fact — a finished attempt, a finished run,
+  // a rate-limit pause. Every commit costs whole WAL pages, so fewer commits is most of the speed.
+  let queue: (() => void)[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const drain = () => {
+    const q = queue;
+    queue = [];
+    for (const f of q) f();
+  };
+  const flushNow = c.transaction(drain);
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (!queue.length) return;
+    try {
+      flushNow();
+    } catch (err) {
+      // a timer flush has no caller to throw to; the next durable write will throw on its own
+      console.error('aqven: could not write queued run facts:', err);
+    }
+  };
+  const later = (f: () => void) => {
+    queue.push(f);
+    if (!timer) {
+      timer = setTimeout(flush, FLUSH_MS);
+      timer.unref?.();
+    }
+  };
+  const durable = <A extends unknown[]>(f: (...args: A) => void) => {
+    const tx = c.transaction((...args: A) => {
+      drain();
+      f(...args);
+    });
+    return (...args: A) => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      tx(...args);
+    };
+  };
+
+  const finishAttempt = durable((attemptId: string, a: AttemptRecord, stored: number, requestChanged: boolean) => {
     for (const t of a.tries.slice(stored)) insertTry(attemptId, t);
     s.finishAttempt.run(
       a.outcome,
       a.finishReason,
       a.cause,
       a.action,
-      j(a.request),
+      requestChanged ? j(a.request) : null,
       a.responseText,
       a.error?.kind ?? null,
       a.error?.message ?? null,
@@ -97,9 +152,9 @@ export function runStore(db: Db): RunStore {
     );
   });
   const store: RunStore = {
-    insertRun: (r) => void s.insertRun.run(r.id, r.project, r.flow, j(r.input), process.pid, r.startedAt),
-    finishRun: (r) =>
-      void s.finishRun.run(
+    insertRun: (r) => later(() => s.insertRun.run(r.id, r.project, r.flow, j(r.input), process.pid, r.startedAt)),
+    finishRun: durable((r) =>
+      s.finishRun.run(
         r.status,
         j(r.output),
         r.error?.code ?? null,
@@ -113,29 +168,35 @@ export function runStore(db: Db): RunStore {
         r.finishedAt,
         r.id,
       ),
-    setRunTurns: (id, turns) => void s.setRunTurns.run(turns, id),
+    ),
+    setRunTurns: (id, turns) => later(() => s.setRunTurns.run(turns, id)),
     insertNode: (n) =>
-      void s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.status, j(n.policy), n.startedAt, n.status === 'skipped' ? n.startedAt : null),
+      later(() =>
+        s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.status, j(n.policy), n.startedAt, n.status === 'skipped' ? n.startedAt : null),
+      ),
     finishNode: (n) =>
-      void s.finishNode.run(
-        n.status,
-        j(n.output),
-        n.error?.code ?? null,
-        n.error?.message ?? null,
-        n.error?.hint ?? null,
-        n.usage.inputTokens,
-        n.usage.outputTokens,
-        n.usage.costUsd,
-        n.finishedAt,
-        n.id,
+      later(() =>
+        s.finishNode.run(
+          n.status,
+          j(n.output),
+          n.error?.code ?? null,
+          n.error?.message ?? null,
+          n.error?.hint ?? null,
+          n.usage.inputTokens,
+          n.usage.outputTokens,
+          n.usage.costUsd,
+          n.finishedAt,
+          n.id,
+        ),
       ),
     startAttempt: (a) =>
-      void s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, j(a.request), a.startedAt),
-    appendStreamed: (id, text) => void s.appendStreamed.run(text, id),
-    insertTry: (id, t) => void insertTry(id, t),
-    finishAttempt: (id, a, stored) => finishAttempt(id, a, stored),
-    setPause: (model, until, reason) => void s.setPause.run(model, until, reason),
+      later(() => s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, j(a.request), a.startedAt)),
+    appendStreamed: (id, text) => later(() => s.appendStreamed.run(text, id)),
+    insertTry: (id, t) => later(() => insertTry(id, t)),
+    finishAttempt: (id, a, stored, requestChanged = true) => finishAttempt(id, a, stored, requestChanged),
+    setPause: durable((model: string, until: number, reason: string) => s.setPause.run(model, until, reason)),
     getPause: (model) => (s.getPause.get(model) as { until: number } | undefined)?.until ?? null,
+    flush,
   };
   cache.set(db, store);
   return store;

@@ -1,5 +1,6 @@
 // Storage schema (DESIGN.md §10). Table and column names are a contract. Times are integer
 // milliseconds since epoch; JSON columns hold text written by db/queries.
+import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const runs = sqliteTable(
@@ -95,8 +96,9 @@ export const attempts = sqliteTable(
     index('attempts_node_run_idx').on(t.nodeRunId, t.seq),
     index('attempts_run_idx').on(t.runId),
     index('attempts_model_idx').on(t.model, t.runId),
-    index('attempts_cause_idx').on(t.cause, t.runId),
-    index('attempts_action_idx').on(t.action, t.runId),
+    // partial: most attempts are ok with action none, and skip these pages entirely
+    index('attempts_cause_idx').on(t.cause, t.runId).where(sql`cause IS NOT NULL`),
+    index('attempts_action_idx').on(t.action, t.runId).where(sql`action IN ('retry', 'repair', 'fallback')`),
   ],
 );
 export type AttemptRow = typeof attempts.$inferSelect;

@@ -29,8 +29,8 @@ CREATE TABLE `attempts` (
 CREATE INDEX `attempts_node_run_idx` ON `attempts` (`node_run_id`,`seq`);--> statement-breakpoint
 CREATE INDEX `attempts_run_idx` ON `attempts` (`run_id`);--> statement-breakpoint
 CREATE INDEX `attempts_model_idx` ON `attempts` (`model`,`run_id`);--> statement-breakpoint
-CREATE INDEX `attempts_cause_idx` ON `attempts` (`cause`,`run_id`);--> statement-breakpoint
-CREATE INDEX `attempts_action_idx` ON `attempts` (`action`,`run_id`);--> statement-breakpoint
+CREATE INDEX `attempts_cause_idx` ON `attempts` (`cause`,`run_id`) WHERE cause IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `attempts_action_idx` ON `attempts` (`action`,`run_id`) WHERE action IN ('retry', 'repair', 'fallback');--> statement-breakpoint
 CREATE TABLE `node_runs` (
 	`id` text PRIMARY KEY NOT NULL,
 	`run_id` text NOT NULL,

@@ -17,7 +17,7 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
   const [open, setOpen] = useState(defaultOpen && !skipped);
   const chain = chainModels(node);
   const spend = nodeSpend(node);
-  const stream = node.attempts.some((a) => a.streamedText != null);
+  const stream = node.attempts.some((a) => a.streamedText != null || a.tries.some((t) => t.discardedText));
   const parts = streamParts(node);
   const span = node.startedAt != null && node.status !== 'skipped' ? place(axis, node.startedAt, node.finishedAt ?? now) : null;
   const limit = node.policy ? node.policy.retries + 1 : null;
@@ -113,7 +113,11 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
               <div className="section-label">Streamed text</div>
               <pre className="stream-text">
                 {parts.map((p) => (
-                  <span key={p.seq} className={p.discarded ? 'discarded' : undefined} title={`attempt #${p.seq}${p.discarded ? ' (discarded)' : ''}`}>
+                  <span
+                    key={p.key}
+                    className={p.discarded ? 'discarded' : undefined}
+                    title={`attempt #${p.seq}${p.tryNo ? `, try ${p.tryNo} (connection broke)` : ''}${p.discarded ? ': discarded' : ''}`}
+                  >
                     {p.text}
                     {p.discarded ? '\n' : ''}
                   </span>

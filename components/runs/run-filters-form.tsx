@@ -52,7 +52,7 @@ export function RunFiltersForm({ choices, values }: { choices: FilterChoices; va
     e.preventDefault();
     go(e.currentTarget);
   };
-  const active = Object.values(values).some(Boolean);
+  const active = Object.entries(values).some(([k, v]) => k !== 'limit' && v);
   return (
     <form className="filters" method="get" action="/runs" onSubmit={onSubmit} onChange={(e) => go(e.currentTarget)} aria-label="Run filters">
       <Select name="status" label="Status" value={values.status ?? ''} options={STATUSES} />
@@ -65,6 +65,7 @@ export function RunFiltersForm({ choices, values }: { choices: FilterChoices; va
       <Select name="range" label="Time range" value={values.range ?? ''} options={RANGES} />
       {values.from ? <input type="hidden" name="from" value={values.from} /> : null}
       {values.to ? <input type="hidden" name="to" value={values.to} /> : null}
+      {values.limit ? <input type="hidden" name="limit" value={values.limit} /> : null}
       <noscript>
         <button type="submit">Apply</button>
       </noscript>

@@ -12,7 +12,7 @@ export class AgentPage {
   }
 
   fallbackModels(): Locator {
-    return this.page.getByRole('group', { name: 'Fallback models' }).getByRole('textbox');
+    return this.page.getByRole('group', { name: 'Fallback models' }).getByLabel(/^Fallback model \d+$/);
   }
 
   async removeAllFallbackModels() {

@@ -59,7 +59,10 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
   const problems = parseAgentYaml(after, file.file, { providers: s.project.providers }).diagnostics.filter((d) => d.severity === 'error');
   if (problems.length) {
     const errors: PolicyErrors = {};
-    for (const d of problems) (errors[diagnosticField(d.code, d.message)] ??= []).push({ code: d.code, message: d.message, hint: d.hint });
+    for (const d of problems) {
+      const { field, index } = diagnosticField(d.code, d.message, parsed.data);
+      (errors[field] ??= []).push({ code: d.code, message: d.message, hint: d.hint, index });
+    }
     return { ok: false, errors };
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodePolicy } from '@/lib/engine/types';
 import type { NodeFacts } from '@/lib/flow/run-record';
-import { attemptSegments, chainModels, nodesByTurn, outcomeKey, runSpend, type AttemptFacts } from './run-view';
+import { attemptSegments, chainModels, nodesByTurn, outcomeKey, runSpend, streamParts, type AttemptFacts } from './run-view';
 
 const policy: NodePolicy = { chain: ['sim:a', 'sim:b', 'sim:c'], retries: 1, onError: 'fallback', onRefusal: 'fail', onTruncated: 'fail', strict: false };
 
@@ -96,5 +96,27 @@ describe('outcomeKey and nodesByTurn', () => {
   it('groups by turn, nodes never reached last', () => {
     const groups = nodesByTurn([node({ id: 'b', turn: 2 }), node({ id: 'x', turn: 0, status: 'skipped' }), node({ id: 'a', turn: 1 })]);
     expect(groups.map((g) => [g.turn, g.nodes.map((n) => n.id)])).toEqual([[1, ['a']], [2, ['b']], [0, ['x']]]);
+  });
+});
+
+describe('streamParts', () => {
+  it('strikes the text of a try that broke mid-stream and of a dropped attempt, keeps the answer', () => {
+    const n = node({
+      attempts: [
+        attempt(1, { streamedText: 'Dear cust', discarded: true, action: 'retry', outcome: 'truncated', cause: 'truncated' }),
+        attempt(2, {
+          streamedText: 'Dear customer, thanks.',
+          tries: [
+            { tryNo: 1, status: 200, error: 'connection', retryAfterMs: null, waitedMs: 0, startedAt: 0, finishedAt: 10, discardedText: 'Dear cu' },
+            { tryNo: 2, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: 20, finishedAt: 30 },
+          ],
+        }),
+      ],
+    });
+    expect(streamParts(n).map((p) => [p.text, p.discarded])).toEqual([
+      ['Dear cust', true],
+      ['Dear cu', true],
+      ['Dear customer, thanks.', false],
+    ]);
   });
 });

@@ -118,7 +118,7 @@ function tryFailed(t: TryFacts): boolean {
  * drawn as gaps — a rate-limit pause (time at the model's gate, `waitedMs`, or after a 429) or a
  * plain wait (retry-after / backoff after a transient failure).
  */
-export function attemptSegments(a: AttemptFacts, now: number): Segment[] {
+export function attemptSegments(a: AttemptFacts, _now: number): Segment[] {
   const tries = [...a.tries].sort((x, y) => x.tryNo - y.tryNo);
   const out: Segment[] = [];
   let cursor = a.startedAt;
@@ -136,10 +136,7 @@ export function attemptSegments(a: AttemptFacts, now: number): Segment[] {
     cursor = Math.max(cursor, t.finishedAt);
     prev = t;
   }
-  // a try in flight (not recorded yet) after a failed one: the time since is a wait or the new try
-  if (prev && tryFailed(prev) && a.finishedAt == null && now > cursor) {
-    out.push({ kind: prev.status === 429 || prev.error === 'rate_limited' ? 'pause' : 'wait', start: cursor, end: now, label: `after try ${prev.tryNo}` });
-  }
+  // a try in flight is recorded only when it ends: until then its wait and its bytes look alike
   return out;
 }
 
@@ -203,9 +200,26 @@ export function nodesByTurn(nodes: NodeFacts[]): TurnGroup[] {
     .map(([turn, list]) => ({ turn, nodes: list }));
 }
 
-/** Streamed text of a node as it was shown live: dropped attempts' text marked discarded. */
-export function streamParts(node: Pick<NodeFacts, 'attempts'>): { seq: number; text: string; discarded: boolean }[] {
-  return node.attempts
-    .filter((a) => a.streamedText)
-    .map((a) => ({ seq: a.seq, text: a.streamedText!, discarded: a.discarded || isDropped(a) }));
+export interface StreamPart {
+  key: string;
+  seq: number;
+  text: string;
+  discarded: boolean;
+  /** the transport try whose connection broke mid-stream, when the part is such a try's text */
+  tryNo?: number;
+}
+
+/**
+ * Streamed text of a node as it was shown live (DESIGN.md §8): the text of a try whose
+ * connection broke mid-stream and of every dropped attempt is discarded; the rest is the answer.
+ */
+export function streamParts(node: Pick<NodeFacts, 'attempts'>): StreamPart[] {
+  const out: StreamPart[] = [];
+  for (const a of node.attempts) {
+    for (const t of a.tries) {
+      if (t.discardedText) out.push({ key: `${a.seq}.${t.tryNo}`, seq: a.seq, text: t.discardedText, discarded: true, tryNo: t.tryNo });
+    }
+    if (a.streamedText) out.push({ key: String(a.seq), seq: a.seq, text: a.streamedText, discarded: a.discarded || isDropped(a) });
+  }
+  return out;
 }

@@ -10,6 +10,7 @@ const FLUSH_MS = 200;
 
 interface Pending {
   id: string;
+  request: unknown;
   buffer: string;
   lastFlush: number;
   triesStored: number;
@@ -35,7 +36,7 @@ export class NodeRecorder {
   readonly onEvent = (e: EngineEvent): void => {
     switch (e.type) {
       case 'attempt_start': {
-        const p: Pending = { id: randomUUID(), buffer: '', lastFlush: this.now(), triesStored: 0 };
+        const p: Pending = { id: randomUUID(), request: e.request, buffer: '', lastFlush: this.now(), triesStored: 0 };
         this.attempts.set(e.seq, p);
         this.store.startAttempt({
           id: p.id,
@@ -69,7 +70,7 @@ export class NodeRecorder {
         if (!p) return;
         // the final text replaces the batches (redacted by the engine when the attempt was dropped)
         p.buffer = '';
-        this.store.finishAttempt(p.id, e.attempt, p.triesStored);
+        this.store.finishAttempt(p.id, e.attempt, p.triesStored, e.attempt.request !== p.request);
         this.attempts.delete(e.attempt.seq);
         return;
       }

@@ -73,9 +73,16 @@ export function policyErrors(error: z.ZodError): PolicyErrors {
 }
 
 /** A check diagnostic of the whole agent file (E_PROVIDER, E_STRICT, …) placed at the form field it is about. */
-export function diagnosticField(code: string, message: string): PolicyField {
-  if (code === 'E_STRICT') return 'output.strict';
-  if (code === 'E_OUTCOME_FALLBACK') return /on_refusal/.test(message) ? 'output.on_refusal' : /on_truncated/.test(message) ? 'output.on_truncated' : 'output.on_error';
-  if (code === 'E_PROVIDER' || code === 'E_MODEL') return 'model';
-  return 'form';
+export function diagnosticField(code: string, message: string, form: Pick<AgentPolicyForm, 'model' | 'fallback_models'>): { field: PolicyField; index?: number } {
+  if (code === 'E_STRICT') return { field: 'output.strict' };
+  if (code === 'E_OUTCOME_FALLBACK') {
+    return { field: /on_refusal/.test(message) ? 'output.on_refusal' : /on_truncated/.test(message) ? 'output.on_truncated' : 'output.on_error' };
+  }
+  if (code === 'E_PROVIDER' || code === 'E_MODEL') {
+    // the message names the model string: the primary model, or one of the fallbacks
+    const named = /model "([^"]*)"/.exec(message)?.[1];
+    const index = named !== undefined && named !== form.model ? form.fallback_models.indexOf(named) : -1;
+    return index >= 0 ? { field: 'fallback_models', index } : { field: 'model' };
+  }
+  return { field: 'form' };
 }

@@ -11,7 +11,7 @@ export const RUN_RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '24h': 86_400_0
 export type RunRange = keyof typeof RUN_RANGES;
 
 /** The query parameters the run list understands, in the order its links write them. */
-export const RUN_FILTER_KEYS = ['status', 'flow', 'agent', 'model', 'cause', 'retried', 'fell_back', 'range', 'from', 'to'] as const;
+export const RUN_FILTER_KEYS = ['status', 'flow', 'agent', 'model', 'cause', 'retried', 'fell_back', 'range', 'from', 'to', 'limit'] as const;
 
 const schema = z.object({
   status: z.enum(['running', 'succeeded', 'failed', 'interrupted']).optional(),

@@ -6,6 +6,7 @@ import { AgentPolicyForm } from '@/components/agents/agent-policy-form';
 import { AgentStatsPanel } from '@/components/agents/agent-stats-panel';
 import { RevisionHistory } from '@/components/agents/revision-history';
 import { ProjectProblem } from '@/components/ui/project-problem';
+import { parseAgentYaml } from '@/lib/project';
 import { pageSession } from '@/lib/server/page-session';
 import { readAgentFile } from '@/lib/server/agent-file';
 
@@ -20,6 +21,8 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
   const agent = project.agents[name];
   if (!agent) notFound();
   const file = await readAgentFile(project, name);
+  // the form edits the file as it is on disk now, even if it was edited by hand since start-up
+  const current = (file && parseAgentYaml(file.text, file.file).agent) || agent;
   // every model of the project's catalogues, for the model inputs' suggestions
   const models = Object.values(project.providers).flatMap((p) => Object.keys(p.models).map((id) => `${p.name}:${id}`));
   return (
@@ -46,13 +49,13 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
             base={file?.hash ?? ''}
             models={models}
             initial={{
-              model: agent.model,
-              fallback_models: agent.fallbackModels,
-              retries: agent.output.retries,
-              on_error: agent.output.onError,
-              on_refusal: agent.output.onRefusal,
-              on_truncated: agent.output.onTruncated,
-              strict: agent.output.strict,
+              model: current.model,
+              fallback_models: current.fallbackModels,
+              retries: current.output.retries,
+              on_error: current.output.onError,
+              on_refusal: current.output.onRefusal,
+              on_truncated: current.output.onTruncated,
+              strict: current.output.strict,
             }}
           />
           <h2>Revisions</h2>

@@ -1,0 +1,40 @@
+// WAL checkpoints off the main thread. A checkpoint copies the WAL into the database file and
+// fsyncs it; done by SQLite's auto-checkpoint it blocks whichever write crosses the threshold, which
+// was most of the cost of recording a run. The main connection turns auto-checkpoint off and a
+// worker thread runs PASSIVE checkpoints (they never block writers) every CHECKPOINT_MS.
+import { Worker } from 'node:worker_threads';
+
+const CHECKPOINT_MS = 250;
+
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+db.pragma('busy_timeout = 5000');
+const tick = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {} };
+const timer = setInterval(tick, workerData.everyMs);
+parentPort.on('message', (m) => { if (m === 'stop') { clearInterval(timer); tick(); db.close(); parentPort.close(); } });
+`;
+
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+/** Starts background checkpoints of the database at `path`; null when workers are unavailable. */
+export function startCheckpointer(path: string, driverPath: string): Checkpointer | null {
+  let worker: Worker;
+  try {
+    worker = new Worker(WORKER, { eval: true, workerData: { path, driver: driverPath, everyMs: CHECKPOINT_MS } });
+  } catch {
+    return null;
+  }
+  worker.unref();
+  worker.on('error', (err) => console.error('aqven: checkpoint worker stopped:', err));
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        worker.once('exit', () => resolve());
+        worker.postMessage('stop');
+      }),
+  };
+}

@@ -1,0 +1,28 @@
+import { chromium } from '@playwright/test';
+const base = 'http://127.0.0.1:3420';
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 700 } });
+page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') console.log('console:', m.type(), m.text().slice(0, 400)); });
+page.on('pageerror', (e) => console.log('pageerror:', e.message));
+page.on('requestfailed', (r) => console.log('failed', r.url()));
+page.on('response', (r) => { if (r.status() >= 400) console.log('http', r.status(), r.url()); });
+await page.request.post(base + '/api/sim/scripts', { data: { scripts: { 'google/gemini-2.5-flash-lite': [{ kind: 'ok', latency: { first_token_ms: 2500 } }], 'openai/gpt-oss-20b': [{ kind: 'ok', latency: { first_token_ms: 300, tokens_per_s: 30 } }] } } });
+const r = await page.request.post(base + '/api/runs', { data: { flow: 'triage', input: { ticket: 'live list' } } });
+const { id } = await r.json();
+await page.goto(base + '/runs', { waitUntil: 'domcontentloaded' });
+const row = page.locator(`[data-testid=run-row][data-run="${id}"]`);
+console.log('initial', await row.getAttribute('data-status'));
+await page.screenshot({ path: '/tmp/scratch/runs-live.png' });
+await page.waitForFunction((id) => document.querySelector(`[data-run="${id}"]`)?.getAttribute('data-status') === 'succeeded', id, { timeout: 20000 });
+console.log('later', await row.getAttribute('data-status'));
+// now the draft streams: open the run page while it runs
+await page.request.post(base + '/api/sim/scripts', { data: { scripts: { 'google/gemini-2.5-flash-lite': [{ kind: 'ok' }], 'openai/gpt-oss-20b': [{ kind: 'drop', when: 'mid_stream' }, { kind: 'ok', latency: { first_token_ms: 100, tokens_per_s: 25 } }] } } });
+const r2 = await page.request.post(base + '/api/runs', { data: { flow: 'triage', input: { ticket: 'stream' } } });
+const id2 = (await r2.json()).id;
+await page.goto(base + '/runs/' + id2);
+await page.waitForTimeout(2500);
+await page.screenshot({ path: '/tmp/scratch/run-stream.png', fullPage: true });
+await page.getByTestId('run-status').filter({ hasText: /succeeded|failed/ }).waitFor({ timeout: 30000 });
+await page.screenshot({ path: '/tmp/scratch/run-stream-done.png', fullPage: true });
+await page.request.post(base + '/api/sim/scripts', { data: { scripts: {} } });
+await browser.close();

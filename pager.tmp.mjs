@@ -1,0 +1,12 @@
+import { chromium } from '@playwright/test';
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 500 } });
+await page.goto('http://127.0.0.1:3420/runs?limit=4&status=succeeded');
+const first = await page.getByTestId('run-row').evaluateAll((r) => r.map((x) => x.dataset.run.slice(0, 8)));
+await page.getByRole('link', { name: 'Older →' }).click();
+await page.waitForURL(/cursor=/);
+console.log(page.url());
+const second = await page.getByTestId('run-row').evaluateAll((r) => r.map((x) => x.dataset.run.slice(0, 8) + ':' + x.dataset.status));
+console.log(first, second);
+await page.screenshot({ path: '/tmp/scratch/page2.png' });
+await browser.close();

@@ -1,0 +1,12 @@
+import { chromium } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+await page.goto('http://127.0.0.1:3420/agents/classifier');
+await page.getByLabel('Fallback model 1', { exact: true }).fill('nowhere:some-model');
+await page.getByRole('button', { name: 'Save policy' }).click();
+await page.getByTestId('field-error').first().waitFor();
+console.log(await page.getByTestId('field-error').evaluateAll((e) => e.map((x) => x.dataset.code + ' ' + x.textContent)));
+await page.screenshot({ path: '/tmp/scratch/form-provider.png' });
+console.log(readFileSync('/tmp/aqven-seed/agents/classifier.yaml', 'utf8').includes('nowhere') ? 'WRITTEN' : 'not written');
+await browser.close();
