@@ -4,6 +4,7 @@
 // once per connection: this is the hot path of every attempt.
 import type Database from 'better-sqlite3';
 import type { AttemptRecord, NodePolicy, TryRecord, UsageTotals } from '@/lib/engine/types';
+import type { RunError } from '@/lib/flow/run-record';
 import type { Db } from './client';
 
 type Stmt = Database.Statement<unknown[]>;
@@ -14,7 +15,7 @@ export interface RunStore {
     id: string;
     status: 'succeeded' | 'failed';
     output: unknown;
-    error: { code: string; node: string | null; message: string; hint: string | null } | null;
+    error: RunError | null;
     turns: number;
     usage: UsageTotals;
     finishedAt: number;

@@ -8,13 +8,20 @@ import { sumUsage as sumEngineUsage } from '@/lib/engine/usage';
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'interrupted';
 export type NodeStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
+export interface RunError {
+  code: string;
+  node: string | null;
+  message: string;
+  hint: string | null;
+}
+
 export interface RunFacts {
   id: string;
   flow: string;
   status: RunStatus;
   input: unknown;
   output: unknown;
-  error: { code: string; node: string | null; message: string; hint: string | null } | null;
+  error: RunError | null;
   turns: number;
   startedAt: number;
   finishedAt: number | null;
@@ -72,7 +79,7 @@ export interface RunRecord {
   status: RunStatus;
   input: unknown;
   output: unknown;
-  error: { code: string; node: string | null; message: string; hint: string | null } | null;
+  error: RunError | null;
   usage: UsageJson;
   startedAt: string;
   finishedAt: string | null;
