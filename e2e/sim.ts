@@ -18,20 +18,24 @@ export async function resetScripts(request: APIRequestContext): Promise<void> {
   await loadScripts(request, {});
 }
 
-/** Starts a run through the API and waits until it is no longer running; returns its id and status. */
+const FINISHED = ['succeeded', 'failed', 'interrupted'];
+
+/** Starts a run through the API and waits until it has finished; returns its id and status. */
 export async function runToEnd(request: APIRequestContext, flow: string, input: unknown): Promise<{ id: string; status: string }> {
   const res = await request.post('/api/runs', { data: { flow, input } });
   expect(res.status(), await res.text()).toBe(202);
   const { id } = (await res.json()) as { id: string };
   let status = 'running';
+  // the run's row may be written a moment after the 202: a 404 at first means "not yet"
   await expect
     .poll(
       async () => {
-        status = ((await (await request.get(`/api/runs/${id}`)).json()) as { status: string }).status;
-        return status;
+        const got = await request.get(`/api/runs/${id}`);
+        status = got.ok() ? ((await got.json()) as { status: string }).status : 'unknown';
+        return FINISHED.includes(status);
       },
       { timeout: 30_000 },
     )
-    .not.toBe('running');
+    .toBe(true);
   return { id, status };
 }

@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import type { NodeFacts } from '@/lib/flow/run-record';
 import { chainModels, nodeSpend, place, streamParts, type TimeAxis } from '@/lib/dashboard/run-view';
-import { fmtCost, fmtMs, fmtTokens, pretty } from '@/components/ui/format';
+import { compactJson, fmtCost, fmtMs, fmtTokens } from '@/components/ui/format';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { AttemptBar } from './attempt-bar';
 import { AttemptDetail } from './attempt-detail';
@@ -129,7 +129,7 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
           {node.status === 'succeeded' && node.output != null && !stream ? (
             <div className="node-output">
               <div className="section-label">Output</div>
-              <pre>{pretty(node.output)}</pre>
+              <pre>{compactJson(node.output)}</pre>
             </div>
           ) : null}
 

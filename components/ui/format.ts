@@ -38,3 +38,10 @@ export function pretty(value: unknown): string {
   if (typeof value === 'string') return value;
   return JSON.stringify(value, null, 2) ?? 'null';
 }
+
+/** JSON on one line when it is short (dense pages), indented when it is not. */
+export function compactJson(value: unknown, max = 240): string {
+  if (typeof value === 'string') return value;
+  const one = JSON.stringify(value) ?? 'null';
+  return one.length <= max ? one : pretty(value);
+}
