@@ -84,6 +84,7 @@ function attemptFacts(a: AttemptRow, tries: (typeof transportTries.$inferSelect)
       error: t.error as AttemptRecord['tries'][number]['error'],
       retryAfterMs: t.retryAfterMs,
       waitedMs: t.waitedMs,
+      discardedText: t.discardedText,
       startedAt: t.startedAt,
       finishedAt: t.finishedAt,
     })),

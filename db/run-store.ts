@@ -32,6 +32,8 @@ export interface RunStore {
   }): void;
   startAttempt(a: { id: string; nodeRunId: string; runId: string; seq: number; model: string; chainIndex: number; answerNo: number; request: unknown; startedAt: number }): void;
   appendStreamed(attemptId: string, text: string): void;
+  /** a transport re-try mid-stream: the attempt's text starts afresh (the broken try keeps its own) */
+  resetStreamed(attemptId: string): void;
   insertTry(attemptId: string, t: TryRecord): void;
   /** `request` is rewritten only when `requestChanged` (the start row already holds it) */
   finishAttempt(attemptId: string, a: AttemptRecord, triesAlreadyStored: number, requestChanged?: boolean): void;
@@ -74,8 +76,9 @@ export function runStore(db: Db): RunStore {
       `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, request, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     appendStreamed: p(`UPDATE attempts SET streamed_text = coalesce(streamed_text, '') || ? WHERE id = ?`),
+    resetStreamed: p(`UPDATE attempts SET streamed_text = NULL WHERE id = ?`),
     insertTry: p(
-      `INSERT INTO transport_tries (attempt_id, try_no, status, error, retry_after_ms, waited_ms, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO transport_tries (attempt_id, try_no, status, error, retry_after_ms, waited_ms, discarded_text, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     finishAttempt: p(
       `UPDATE attempts SET outcome = ?, finish_reason = ?, cause = ?, action = ?, request = coalesce(?, request), response_text = ?, error_kind = ?, error_message = ?, error_detail = ?, validation_errors = ?, discarded = ?, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, finished_at = ? WHERE id = ?`,
@@ -86,7 +89,7 @@ export function runStore(db: Db): RunStore {
     getPause: p(`SELECT paused_until AS until FROM rate_limit_pauses WHERE model = ?`),
   };
   const insertTry = (attemptId: string, t: TryRecord) =>
-    s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.startedAt, t.finishedAt);
+    s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.discardedText ?? null, t.startedAt, t.finishedAt);
 
   // Write-behind with durable points: facts that do not decide anything (a run, node or attempt
   // started, a try, streamed text, a node finished) are queued and written within FLUSH_MS, or
@@ -193,6 +196,7 @@ export function runStore(db: Db): RunStore {
     startAttempt: (a) =>
       later(() => s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, j(a.request), a.startedAt)),
     appendStreamed: (id, text) => later(() => s.appendStreamed.run(text, id)),
+    resetStreamed: (id) => later(() => s.resetStreamed.run(id)),
     insertTry: (id, t) => later(() => insertTry(id, t)),
     finishAttempt: (id, a, stored, requestChanged = true) => finishAttempt(id, a, stored, requestChanged),
     setPause: durable((model: string, until: number, reason: string) => s.setPause.run(model, until, reason)),

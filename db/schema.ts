@@ -115,6 +115,8 @@ export const transportTries = sqliteTable(
     error: text('error'),
     retryAfterMs: integer('retry_after_ms'),
     waitedMs: integer('waited_ms').notNull().default(0),
+    /** text a stream delivered before its connection broke (redacted); the next try starts afresh */
+    discardedText: text('discarded_text'),
     startedAt: integer('started_at').notNull(),
     finishedAt: integer('finished_at').notNull(),
   },

@@ -100,6 +100,7 @@ CREATE TABLE `transport_tries` (
 	`error` text,
 	`retry_after_ms` integer,
 	`waited_ms` integer DEFAULT 0 NOT NULL,
+	`discarded_text` text,
 	`started_at` integer NOT NULL,
 	`finished_at` integer NOT NULL,
 	FOREIGN KEY (`attempt_id`) REFERENCES `attempts`(`id`) ON UPDATE no action ON DELETE cascade

@@ -26,7 +26,8 @@ export async function runToEnd(request: APIRequestContext, flow: string, input: 
   expect(res.status(), await res.text()).toBe(202);
   const { id } = (await res.json()) as { id: string };
   let status = 'running';
-  // the run's row may be written a moment after the 202: a 404 at first means "not yet"
+  // the run is stored before the 202 is sent
+  expect((await request.get(`/api/runs/${id}`)).status()).toBe(200);
   await expect
     .poll(
       async () => {

@@ -11,6 +11,7 @@ const FLUSH_MS = 200;
 interface Pending {
   id: string;
   request: unknown;
+  tryNo: number;
   buffer: string;
   lastFlush: number;
   triesStored: number;
@@ -36,7 +37,7 @@ export class NodeRecorder {
   readonly onEvent = (e: EngineEvent): void => {
     switch (e.type) {
       case 'attempt_start': {
-        const p: Pending = { id: randomUUID(), request: e.request, buffer: '', lastFlush: this.now(), triesStored: 0 };
+        const p: Pending = { id: randomUUID(), request: e.request, tryNo: 1, buffer: '', lastFlush: this.now(), triesStored: 0 };
         this.attempts.set(e.seq, p);
         this.store.startAttempt({
           id: p.id,
@@ -54,6 +55,12 @@ export class NodeRecorder {
       case 'delta': {
         const p = this.attempts.get(e.seq);
         if (!p) return;
+        if (e.tryNo !== p.tryNo) {
+          // the previous try's stream broke; its text is stored on that try (discarded_text)
+          p.tryNo = e.tryNo;
+          p.buffer = '';
+          this.store.resetStreamed(p.id);
+        }
         p.buffer += e.text;
         if (p.buffer.length >= FLUSH_CHARS || this.now() - p.lastFlush >= FLUSH_MS) this.flush(p);
         return;

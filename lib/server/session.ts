@@ -2,6 +2,7 @@
 // and the runs it starts in the background.
 import 'server-only';
 import { runFlow, RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
+import { flushRunStore } from '@/db/run-store';
 import { openSession, type Session } from '@/lib/flow/session';
 import { randomUUID } from 'node:crypto';
 import { dashboardContext } from './context';
@@ -36,5 +37,8 @@ export async function startRun(flowName: string, input: unknown): Promise<StartR
   void runFlow({ project: s.project, flow: flowName, input, providers: s.providers, env: s.env, db: s.db, runId: id }).catch((err) =>
     console.error(`run ${id} stopped:`, err),
   );
+  // runFlow queues the run's row before its first await: write it now, so the id handed out
+  // answers at once (GET /api/runs/:id, the run page)
+  flushRunStore(s.db);
   return { ok: true, id };
 }

@@ -1,6 +1,6 @@
 import Link from 'next/link';
+import { notFound } from 'next/navigation';
 import { getRunFacts } from '@/db/queries';
-import { RunPending } from '@/components/runs/run-pending';
 import { RunView } from '@/components/runs/run-view';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { pageSession } from '@/lib/server/page-session';
@@ -12,13 +12,13 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
   const s = await pageSession();
   if (!s.ok) return <ProjectProblem {...s} />;
   const facts = getRunFacts(s.session.db, runId);
+  if (!facts) notFound();
   return (
     <section>
       <nav className="crumbs">
         <Link href="/runs">← Runs</Link>
       </nav>
-      {/* a run started a moment ago may not be written yet: the browser waits for it */}
-      {facts ? <RunView initial={facts} renderedAt={Date.now()} /> : <RunPending id={runId} />}
+      <RunView initial={facts} renderedAt={Date.now()} />
     </section>
   );
 }

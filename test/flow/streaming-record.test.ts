@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { getRunFacts } from '@/db/queries';
+import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
+
+let w: World | null = null;
+afterEach(async () => {
+  await w?.close();
+  w = null;
+});
+
+describe('streamed text in the run history', () => {
+  it('a stream dropped mid-way keeps its text on the broken try, and the attempt text starts afresh', async () => {
+    w = await world({
+      [FLASH_LITE]: [{ kind: 'ok' }],
+      [GPT_OSS]: [{ kind: 'drop', when: 'mid_stream', text: 'First try, cut off before the end. anna@example.com wrote in.' }, { kind: 'ok', text: 'Second try, complete.' }],
+    });
+    const rec = await w.run('triage', { ticket: 'The export button crashes.' });
+    expect(rec.status).toBe('succeeded');
+    const draft = getRunFacts(w.db, rec.id)!.nodes.find((n) => n.id === 'draft')!;
+    expect(draft.attempts).toHaveLength(1);
+    const [a] = draft.attempts;
+    expect(a!.tries.map((t) => [t.tryNo, t.status, t.error])).toEqual([
+      [1, 200, 'connection'],
+      [2, 200, null],
+    ]);
+    expect(a!.tries[0]!.discardedText).toMatch(/^First try/);
+    expect(a!.tries[0]!.discardedText).not.toContain('anna@example.com');
+    expect(a!.streamedText).toBe('Second try, complete.');
+    expect(draft.output).toBe('Second try, complete.');
+  });
+});
