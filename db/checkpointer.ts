@@ -21,7 +21,7 @@ export interface Checkpointer {
 }
 
 /** Starts background checkpoints of the database at `path`; null when workers are unavailable. */
-export function startCheckpointer(path: string, driverPath: string): Checkpointer | null {
+export function startCheckpointer(path: string, driverPath: string, onFail: () => void): Checkpointer | null {
   let worker: Worker;
   try {
     worker = new Worker(WORKER, { eval: true, workerData: { path, driver: driverPath, everyMs: CHECKPOINT_MS } });
@@ -29,7 +29,10 @@ export function startCheckpointer(path: string, driverPath: string): Checkpointe
     return null;
   }
   worker.unref();
-  worker.on('error', (err) => console.error('aqven: checkpoint worker stopped:', err));
+  worker.on('error', (err) => {
+    console.error('aqven: background checkpoints stopped, SQLite checkpoints inline again:', err.message);
+    onFail();
+  });
   return {
     stop: () =>
       new Promise((resolve) => {

@@ -5,7 +5,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { flushRunStore } from './run-store';
@@ -18,10 +18,13 @@ const checkpointers = new Map<string, Checkpointer>();
 
 function driverPath(): string {
   try {
-    return createRequire(import.meta.url).resolve('better-sqlite3');
+    const p: unknown = createRequire(import.meta.url).resolve('better-sqlite3');
+    // under a bundler resolve() may answer a module id instead of a path
+    if (typeof p === 'string' && isAbsolute(p)) return p;
   } catch {
-    return 'better-sqlite3'; // bundled: let the worker resolve it from the working directory
+    // fall through
   }
+  return 'better-sqlite3'; // the worker resolves it from the working directory
 }
 
 function migrationsFolder(): string {
@@ -79,7 +82,8 @@ export function openDb(path: string): Db {
   migrate(db, { migrationsFolder: migrationsFolder() });
   markInterrupted(db);
   if (abs !== ':memory:') {
-    const cp = startCheckpointer(abs, driverPath());
+    // if the worker cannot run, SQLite's own auto-checkpoint takes over again
+    const cp = startCheckpointer(abs, driverPath(), () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'));
     if (cp) {
       sqlite.pragma('wal_autocheckpoint = 0');
       checkpointers.set(abs, cp);
