@@ -113,6 +113,7 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
   const activated = new Set<string>();
   const outputs: Record<string, { output: unknown }> = {};
   const settled = (id: string) => state.get(id)?.status;
+  const nodeRunIds = new Map<string, string>();
 
   const skip = (id: string, turn: number, reason: string) => {
     const node = flow.nodes[id]!;
@@ -133,6 +134,7 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
     const agent = project.agents[node.agent]!;
     const policy = agentPolicy(agent);
     const nodeRunId = randomUUID();
+    nodeRunIds.set(id, nodeRunId);
     const n: NodeFacts = {
       id, agent: agent.name, turn, status: 'running', output: null, error: null, policy, attempts: [],
       startedAt: now(), finishedAt: null,
@@ -205,7 +207,10 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
       const turn = ++facts.turns;
       store?.setRunTurns(runId, turn);
       emit({ type: 'turn_start', turn, nodes: ready });
-      await Promise.all(ready.map((id) => runNode(id, turn)));
+      // allSettled: a node that throws must not leave its siblings writing after the run is closed
+      const settledTurn = await Promise.allSettled(ready.map((id) => runNode(id, turn)));
+      const broken = settledTurn.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (broken) throw broken.reason;
       for (const id of ready) {
         const n = state.get(id)!;
         if (n.status !== 'failed') continue;
@@ -224,8 +229,16 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
   facts.finishedAt = now();
   if (internal) {
     const message = internal instanceof Error ? internal.message : String(internal);
+    const hint = 'The engine stopped unexpectedly; the attempts recorded so far are kept.';
+    const stuck = facts.nodes.find((n) => n.status === 'running');
+    for (const n of facts.nodes.filter((x) => x.status === 'running')) {
+      n.status = 'failed';
+      n.error = { code: 'internal_error', message, hint };
+      n.finishedAt = facts.finishedAt;
+      store?.finishNode({ id: nodeRunIds.get(n.id)!, status: 'failed', output: null, error: n.error, usage: sumUsage(n.attempts.map((a) => a.usage)), finishedAt: n.finishedAt });
+    }
     facts.status = 'failed';
-    facts.error = { code: 'internal_error', node: null, message, hint: 'This is a bug in AQVEN; the attempts recorded so far are kept.' };
+    facts.error = { code: 'internal_error', node: stuck?.id ?? null, message, hint };
   } else if (failedNode) {
     facts.status = 'failed';
     facts.error = { code: failedNode.error!.code, node: failedNode.id, message: failedNode.error!.message, hint: failedNode.error!.hint };

@@ -103,6 +103,15 @@ describe('showcase flows over the simulator', () => {
     expect(rec.usage.outputTokens).toBe(attempts.reduce((s, a) => s + a.usage.outputTokens, 0));
   });
 
+  it('an engine that cannot call a node fails the run and the node, and the stored run says so', async () => {
+    w = await world({});
+    const rec = await w.run('triage', ticket, { providers: {} });
+    expect(rec.status).toBe('failed');
+    expect(rec.error).toMatchObject({ code: 'internal_error', node: 'classify', message: expect.stringContaining('not configured') });
+    expect(rec.nodes.find((n) => n.id === 'classify')!.status).toBe('failed');
+    expect(getRunRecord(w.db, rec.id)).toEqual(rec);
+  });
+
   it('bad input is a clear error naming the field, and nothing is stored as running', async () => {
     w = await world({});
     await expect(w.run('triage', { ticket: 42 })).rejects.toThrow(RunInputError);
