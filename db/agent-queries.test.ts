@@ -27,10 +27,11 @@ function seedNode(db: ReturnType<typeof openDb>, runId: string, agent: string, s
   atts.forEach((a, i) => {
     const id = `${nr}-${i}`;
     s.startAttempt({ id, nodeRunId: nr, runId, seq: a.seq, model: a.model, chainIndex: a.chainIndex, answerNo: a.answerNo, request: [], startedAt: a.startedAt });
-    s.finishAttempt(id, a, 0);
+    void s.finishAttempt(id, a);
   });
   const error = status === 'failed' ? { code: 'refusal', message: 'refused', hint: 'Set output.on_refusal' } : null;
   s.finishNode({ id: nr, status, output: null, error, usage, finishedAt: startedAt + 50 });
+  s.flush();
 }
 
 describe('agent statistics', () => {

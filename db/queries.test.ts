@@ -32,10 +32,11 @@ function seedRun(db: ReturnType<typeof openDb>, id: string, startedAt: number, f
   atts.forEach((a, i) => {
     const aid = `${id}-a${i}`;
     s.startAttempt({ id: aid, nodeRunId: nr, runId: id, seq: a.seq, model: a.model, chainIndex: a.chainIndex, answerNo: a.answerNo, request: a.request, startedAt: a.startedAt });
-    s.finishAttempt(aid, a, 0);
+    void s.finishAttempt(aid, a);
   });
   s.finishNode({ id: nr, status, output: status === 'succeeded' ? { ok: true } : null, error: null, usage, finishedAt: startedAt + 5 });
-  s.finishRun({ id, status, output: null, error: null, turns: 1, usage, finishedAt: startedAt + 10 });
+  void s.finishRun({ id, status, output: null, error: null, turns: 1, usage, finishedAt: startedAt + 10 });
+  s.flush();
 }
 
 describe('run history queries', () => {

@@ -11,6 +11,7 @@ type Stmt = Database.Statement<unknown[]>;
 
 export interface RunStore {
   insertRun(r: { id: string; project: string; flow: string; input: unknown; startedAt: number }): void;
+  /** resolves once committed */
   finishRun(r: {
     id: string;
     status: 'succeeded' | 'failed';
@@ -19,7 +20,7 @@ export interface RunStore {
     turns: number;
     usage: UsageTotals;
     finishedAt: number;
-  }): void;
+  }): Promise<void>;
   setRunTurns(id: string, turns: number): void;
   insertNode(n: { id: string; runId: string; nodeId: string; agent: string; turn: number; status: 'running' | 'skipped'; policy: NodePolicy | null; startedAt: number | null }): void;
   finishNode(n: {
@@ -35,11 +36,11 @@ export interface RunStore {
   /** a transport re-try mid-stream: the attempt's text starts afresh (the broken try keeps its own) */
   resetStreamed(attemptId: string): void;
   insertTry(attemptId: string, t: TryRecord): void;
-  /** `request` is rewritten only when `requestChanged` (the start row already holds it) */
-  finishAttempt(attemptId: string, a: AttemptRecord, triesAlreadyStored: number, requestChanged?: boolean): void;
+  /** `request` is rewritten only when `requestChanged` (a written start row already holds it) */
+  finishAttempt(attemptId: string, a: AttemptRecord, requestChanged?: boolean): Promise<void>;
   setPause(model: string, pausedUntil: number, reason: string): void;
   getPause(model: string): number | null;
-  /** writes every queued fact now */
+  /** commits every queued fact now (and settles the durable facts waiting for it) */
   flush(): void;
 }
 
@@ -75,6 +76,9 @@ export function runStore(db: Db): RunStore {
     startAttempt: p(
       `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, request, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    insertAttempt: p(
+      `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, outcome, finish_reason, cause, action, request, response_text, error_kind, error_message, error_detail, validation_errors, discarded, streamed_text, input_tokens, output_tokens, cost_usd, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
     appendStreamed: p(`UPDATE attempts SET streamed_text = coalesce(streamed_text, '') || ? WHERE id = ?`),
     resetStreamed: p(`UPDATE attempts SET streamed_text = NULL WHERE id = ?`),
     insertTry: p(
@@ -92,55 +96,66 @@ export function runStore(db: Db): RunStore {
     s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.discardedText ?? null, t.startedAt, t.finishedAt);
 
   // Write-behind with durable points: facts that do not decide anything (a run, node or attempt
-  // started, a try, streamed text, a node finished) are queued and written within FLUSH_MS, or
-  // earlier in the same transaction as the next durable fact — a finished attempt, a finished run,
-  // a rate-limit pause. Every commit costs whole WAL pages, so fewer commits is most of the speed.
+  // started, a try, streamed text, a node finished) are queued and written within FLUSH_MS.
+  // A durable fact — a finished attempt, a finished run — is committed with everything queued
+  // before it, and the promise it returns resolves only then; the engine awaits it before it acts
+  // on the attempt. Durable facts arriving in the same event-loop turn (concurrent runs) share one
+  // commit: every commit costs whole WAL pages, so fewer commits is most of the speed.
   let queue: (() => void)[] = [];
   let timer: NodeJS.Timeout | null = null;
+  let waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  let immediate: NodeJS.Immediate | null = null;
   const drain = () => {
     const q = queue;
     queue = [];
     for (const f of q) f();
   };
   const flushNow = c.transaction(drain);
-  const flush = () => {
+  /** commits the queue now; throws only to a caller that waits for a durable fact */
+  const commit = () => {
     if (timer) clearTimeout(timer);
+    if (immediate) clearImmediate(immediate);
     timer = null;
-    if (!queue.length) return;
+    immediate = null;
+    const ws = waiters;
+    waiters = [];
+    if (!queue.length) return ws.forEach((w) => w.resolve());
     try {
       flushNow();
     } catch (err) {
-      // a timer flush has no caller to throw to; the next durable write will throw on its own
-      console.error('aqven: could not write queued run facts:', err);
+      if (!ws.length) console.error('aqven: could not write queued run facts:', err);
+      return ws.forEach((w) => w.reject(err));
     }
+    ws.forEach((w) => w.resolve());
   };
   const later = (f: () => void) => {
     queue.push(f);
-    if (!timer) {
-      timer = setTimeout(flush, FLUSH_MS);
+    if (!timer && !immediate) {
+      timer = setTimeout(commit, FLUSH_MS);
       timer.unref?.();
     }
   };
-  const durable = <A extends unknown[]>(f: (...args: A) => void) => {
-    const tx = c.transaction((...args: A) => {
-      drain();
-      f(...args);
-    });
-    return (...args: A) => {
-      if (timer) clearTimeout(timer);
-      timer = null;
-      tx(...args);
-    };
-  };
+  const durable =
+    <A extends unknown[]>(f: (...args: A) => void) =>
+    (...args: A): Promise<void> =>
+      new Promise((resolve, reject) => {
+        queue.push(() => f(...args));
+        waiters.push({ resolve, reject });
+        immediate ??= setImmediate(commit);
+      });
 
-  const finishAttempt = durable((attemptId: string, a: AttemptRecord, stored: number, requestChanged: boolean) => {
-    for (const t of a.tries.slice(stored)) insertTry(attemptId, t);
-    s.finishAttempt.run(
+  // An attempt whose start is still queued when it finishes is written once, whole: one row
+  // insert instead of an insert and an update. `open` tracks what of each attempt is written.
+  type StartArgs = Parameters<RunStore['startAttempt']>[0];
+  const open = new Map<string, { start: StartArgs; written: boolean; tries: number; done: boolean }>();
+  const finishAttempt = durable((st: { start: StartArgs; written: boolean; tries: number }, a: AttemptRecord, requestChanged: boolean) => {
+    const id = st.start.id;
+    const result = [
       a.outcome,
       a.finishReason,
       a.cause,
       a.action,
-      requestChanged ? j(a.request) : null,
+      requestChanged || !st.written ? j(a.request) : null,
       a.responseText,
       a.error?.kind ?? null,
       a.error?.message ?? null,
@@ -151,9 +166,13 @@ export function runStore(db: Db): RunStore {
       a.usage.inputTokens,
       a.usage.outputTokens,
       a.usage.costUsd,
-      a.finishedAt,
-      attemptId,
-    );
+    ] as const;
+    if (st.written) s.finishAttempt.run(...result, a.finishedAt, id);
+    else {
+      const b = st.start;
+      s.insertAttempt.run(b.id, b.nodeRunId, b.runId, b.seq, b.model, b.chainIndex, b.answerNo, ...result, b.startedAt, a.finishedAt);
+    }
+    for (const t of a.tries.slice(st.written ? st.tries : 0)) insertTry(id, t);
   });
   const store: RunStore = {
     insertRun: (r) => later(() => s.insertRun.run(r.id, r.project, r.flow, j(r.input), process.pid, r.startedAt)),
@@ -193,15 +212,46 @@ export function runStore(db: Db): RunStore {
           n.id,
         ),
       ),
-    startAttempt: (a) =>
-      later(() => s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, j(a.request), a.startedAt)),
-    appendStreamed: (id, text) => later(() => s.appendStreamed.run(text, id)),
-    resetStreamed: (id) => later(() => s.resetStreamed.run(id)),
-    insertTry: (id, t) => later(() => insertTry(id, t)),
-    finishAttempt: (id, a, stored, requestChanged = true) => finishAttempt(id, a, stored, requestChanged),
-    setPause: durable((model: string, until: number, reason: string) => s.setPause.run(model, until, reason)),
+    startAttempt: (a) => {
+      const st = { start: a, written: false, tries: 0, done: false };
+      open.set(a.id, st);
+      later(() => {
+        if (st.done) return;
+        s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, j(a.request), a.startedAt);
+        st.written = true;
+      });
+    },
+    appendStreamed: (id, text) => {
+      const st = open.get(id);
+      later(() => st && !st.done && s.appendStreamed.run(text, id));
+    },
+    resetStreamed: (id) => {
+      const st = open.get(id);
+      later(() => st && !st.done && s.resetStreamed.run(id));
+    },
+    insertTry: (id, t) => {
+      const st = open.get(id);
+      later(() => {
+        if (!st || st.done) return;
+        insertTry(id, t);
+        st.tries++;
+      });
+    },
+    finishAttempt: (id, a, requestChanged = true) => {
+      const st = open.get(id);
+      if (!st) return Promise.reject(new Error(`attempt ${id} was never started`));
+      // from here on the queued start, tries and text of this attempt are written by the finish
+      st.done = true;
+      open.delete(id);
+      return finishAttempt(st, a, requestChanged);
+    },
+    // the gate's interface is synchronous, and a pause is rare: commit it on the spot
+    setPause: (model, until, reason) => {
+      queue.push(() => s.setPause.run(model, until, reason));
+      commit();
+    },
     getPause: (model) => (s.getPause.get(model) as { until: number } | undefined)?.until ?? null,
-    flush,
+    flush: commit,
   };
   cache.set(db, store);
   return store;

@@ -14,7 +14,6 @@ interface Pending {
   tryNo: number;
   buffer: string;
   lastFlush: number;
-  triesStored: number;
 }
 
 export class NodeRecorder {
@@ -34,10 +33,11 @@ export class NodeRecorder {
     p.lastFlush = this.now();
   }
 
-  readonly onEvent = (e: EngineEvent): void => {
+  /** returns a promise for the facts the engine must wait for (a finished attempt) */
+  readonly onEvent = (e: EngineEvent): void | Promise<void> => {
     switch (e.type) {
       case 'attempt_start': {
-        const p: Pending = { id: randomUUID(), request: e.request, tryNo: 1, buffer: '', lastFlush: this.now(), triesStored: 0 };
+        const p: Pending = { id: randomUUID(), request: e.request, tryNo: 1, buffer: '', lastFlush: this.now() };
         this.attempts.set(e.seq, p);
         this.store.startAttempt({
           id: p.id,
@@ -69,7 +69,6 @@ export class NodeRecorder {
         const p = this.attempts.get(e.seq);
         if (!p) return;
         this.store.insertTry(p.id, e.try);
-        p.triesStored++;
         return;
       }
       case 'attempt_end': {
@@ -77,9 +76,8 @@ export class NodeRecorder {
         if (!p) return;
         // the final text replaces the batches (redacted by the engine when the attempt was dropped)
         p.buffer = '';
-        this.store.finishAttempt(p.id, e.attempt, p.triesStored, e.attempt.request !== p.request);
         this.attempts.delete(e.attempt.seq);
-        return;
+        return this.store.finishAttempt(p.id, e.attempt, e.attempt.request !== p.request);
       }
       case 'rate_limit_pause':
         // written by the SharedPauses store the gate calls; nothing more to record here

@@ -165,8 +165,9 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
         sharedPauses,
         signal: opts.signal,
         onEvent: (event) => {
-          recorder?.onEvent(event);
+          const written = recorder?.onEvent(event);
           emit({ type: 'engine', node: id, event });
+          return written; // the engine waits until a finished attempt is committed
         },
       },
     );
@@ -248,7 +249,7 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
     facts.output = Object.fromEntries(ids.filter((id) => !needed.has(id) && outputs[id]).map((id) => [id, outputs[id]!.output]));
   }
   const record = buildRunRecord(facts);
-  store?.finishRun({
+  await store?.finishRun({
     id: runId,
     status: facts.status,
     output: facts.output,
