@@ -1,0 +1,70 @@
+// The `aqven` command as a user runs it: the bin script, a real process, exit statuses.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { copyShowcase } from '../helpers/showcase';
+
+const BIN = join(process.cwd(), 'bin', 'aqven.mjs');
+
+function aqven(args: string[], env: Record<string, string | undefined> = {}) {
+  const res = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, AQVEN_SIMULATE: undefined, AQVEN_PROJECT: undefined, ...env },
+    timeout: 60_000,
+  });
+  return { code: res.status, out: res.stdout, err: res.stderr };
+}
+
+describe('the aqven command', () => {
+  it('check: the showcase passes (exit 0); without fallback_models the classifier fails at its on_error line (exit 1)', () => {
+    expect(aqven(['check', '--project', 'showcase']).code).toBe(0);
+    const dir = copyShowcase();
+    const file = join(dir, 'agents', 'classifier.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/fallback_models:\n- "[^"]+"\n/, ''));
+    const res = aqven(['check', '--project', dir]);
+    expect(res.code).toBe(1);
+    expect(res.out).toContain('agents/classifier.yaml:7:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models');
+  });
+
+  it('run --simulate --json prints the run record, which show --json prints again from the database', () => {
+    const dir = copyShowcase();
+    const run = aqven(['run', 'triage', '--simulate', '--json', '--project', dir, '--input', '{"ticket":"I was charged twice"}']);
+    const record = JSON.parse(run.out);
+    expect(run.code).toBe(record.status === 'succeeded' ? 0 : 1);
+    expect(record).toMatchObject({ flow: 'triage', input: { ticket: 'I was charged twice' } });
+    expect(Object.keys(record)).toEqual(['id', 'flow', 'status', 'input', 'output', 'error', 'usage', 'startedAt', 'finishedAt', 'nodes']);
+    const shown = aqven(['show', record.id, '--json', '--project', dir]);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.out)).toEqual(record);
+    const runs = aqven(['runs', '--json', '--project', dir]);
+    expect(JSON.parse(runs.out).map((r: { id: string }) => r.id)).toEqual([record.id]);
+  });
+
+  it('run prints a line per attempt, and AQVEN_SIMULATE=1 stands for --simulate', () => {
+    const dir = copyShowcase();
+    const res = aqven(['run', 'long-answer', '--project', dir, '--input', '{"question":"Why?"}'], { AQVEN_SIMULATE: '1' });
+    expect([0, 1]).toContain(res.code);
+    expect(res.out).toMatch(/^run \S+ {2}flow long-answer {2}(SUCCEEDED|FAILED)/);
+    expect(res.out).toMatch(/ {4}#1 openrouter:openai\/gpt-oss-20b {2}/);
+  });
+
+  it('bad usage exits 2 with a clear message; an unknown run exits 1', () => {
+    const dir = copyShowcase();
+    const bad = aqven(['run', 'triage', '--simulate', '--project', dir, '--input', '{"ticket": 1}']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('input.ticket must be string');
+    const notJson = aqven(['run', 'triage', '--simulate', '--project', dir, '--input', '{ticket']);
+    expect(notJson.code).toBe(2);
+    expect(notJson.err).toContain('--input is not valid JSON');
+    const unknownFlow = aqven(['run', 'nope', '--simulate', '--project', dir]);
+    expect(unknownFlow.code).toBe(2);
+    expect(unknownFlow.err).toContain('unknown flow "nope"');
+    expect(aqven(['show', 'no-such-run', '--project', dir]).code).toBe(1);
+    writeFileSync(join(dir, 'agents', 'writer.yaml'), 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "no-colon"\n');
+    const broken = aqven(['run', 'triage', '--simulate', '--project', dir, '--input', '{"ticket":"x"}']);
+    expect(broken.code).toBe(2);
+    expect(broken.err).toContain('agents/writer.yaml:3:8: error E_MODEL');
+    expect(aqven(['runs', '--limit', 'x', '--project', dir]).code).toBe(2);
+  });
+});
