@@ -67,6 +67,7 @@ function attemptFacts(a: AttemptRow, tries: (typeof transportTries.$inferSelect)
     answerNo: a.answerNo,
     outcome: a.outcome,
     finishReason: a.finishReason,
+    nativeFinishReason: a.nativeFinishReason,
     cause: a.cause as AttemptRecord['cause'],
     action: (a.action ?? 'none') as AttemptRecord['action'],
     request: (a.request as AttemptRecord['request']) ?? [],

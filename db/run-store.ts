@@ -77,7 +77,7 @@ export function runStore(db: Db): RunStore {
       `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, request, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertAttempt: p(
-      `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, outcome, finish_reason, cause, action, request, response_text, error_kind, error_message, error_detail, validation_errors, discarded, streamed_text, input_tokens, output_tokens, cost_usd, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, outcome, finish_reason, native_finish_reason, cause, action, request, response_text, error_kind, error_message, error_detail, validation_errors, discarded, streamed_text, input_tokens, output_tokens, cost_usd, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     appendStreamed: p(`UPDATE attempts SET streamed_text = coalesce(streamed_text, '') || ? WHERE id = ?`),
     resetStreamed: p(`UPDATE attempts SET streamed_text = NULL WHERE id = ?`),
@@ -85,7 +85,7 @@ export function runStore(db: Db): RunStore {
       `INSERT INTO transport_tries (attempt_id, try_no, status, error, retry_after_ms, waited_ms, discarded_text, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     finishAttempt: p(
-      `UPDATE attempts SET outcome = ?, finish_reason = ?, cause = ?, action = ?, request = coalesce(?, request), response_text = ?, error_kind = ?, error_message = ?, error_detail = ?, validation_errors = ?, discarded = ?, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, finished_at = ? WHERE id = ?`,
+      `UPDATE attempts SET outcome = ?, finish_reason = ?, native_finish_reason = ?, cause = ?, action = ?, request = coalesce(?, request), response_text = ?, error_kind = ?, error_message = ?, error_detail = ?, validation_errors = ?, discarded = ?, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, finished_at = ? WHERE id = ?`,
     ),
     setPause: p(
       `INSERT INTO rate_limit_pauses (model, paused_until, reason) VALUES (?, ?, ?) ON CONFLICT(model) DO UPDATE SET paused_until = max(paused_until, excluded.paused_until), reason = excluded.reason`,
@@ -153,6 +153,7 @@ export function runStore(db: Db): RunStore {
     const result = [
       a.outcome,
       a.finishReason,
+      a.nativeFinishReason ?? null,
       a.cause,
       a.action,
       requestChanged || !st.written ? j(a.request) : null,

@@ -76,6 +76,8 @@ export const attempts = sqliteTable(
     /** null while the attempt is in flight */
     outcome: text('outcome', { enum: ['ok', 'error', 'refusal', 'truncated'] }),
     finishReason: text('finish_reason'),
+    /** OpenRouter's upstream value (e.g. MALFORMED_FUNCTION_CALL behind finish_reason "error") */
+    nativeFinishReason: text('native_finish_reason'),
     cause: text('cause'),
     action: text('action'),
     request: text('request', { mode: 'json' }),

@@ -8,6 +8,7 @@ CREATE TABLE `attempts` (
 	`answer_no` integer NOT NULL,
 	`outcome` text,
 	`finish_reason` text,
+	`native_finish_reason` text,
 	`cause` text,
 	`action` text,
 	`request` text,

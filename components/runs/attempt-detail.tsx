@@ -41,6 +41,12 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
         {a.finishReason ? (
           <span className="muted small" title="finish reason as the provider sent it">
             finish <span className="mono">{a.finishReason}</span>
+            {a.nativeFinishReason && a.nativeFinishReason !== a.finishReason ? (
+              <>
+                {' '}
+                (native <span className="mono">{a.nativeFinishReason}</span>)
+              </>
+            ) : null}
           </span>
         ) : null}
         {a.cause ? (

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { getRunRecord, listRuns } from '@/db/queries';
+import { getRunFacts, getRunRecord, listRuns } from '@/db/queries';
 import { RunInputError } from '@/lib/flow/run-flow';
 import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
 
@@ -26,6 +26,10 @@ describe('showcase flows over the simulator', () => {
       [`openrouter:${GPT_OSS}`, 'ok', null, 'none'],
     ]);
     expect(classify.attempts[0]!.discarded).toBe(true);
+    expect(classify.attempts[0]!.finishReason).toBe('error');
+    // the upstream reason is kept in the history for debugging
+    const stored = getRunFacts(w.db, rec.id)!.nodes.find((n) => n.id === 'classify')!.attempts[0]!;
+    expect(stored.nativeFinishReason).toBe('MALFORMED_FUNCTION_CALL');
     // the fallback model starts with its own full budget: retries 3 → 4 answers
     expect(classify.budget).toEqual({
       retries: 3,
