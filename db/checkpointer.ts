@@ -29,6 +29,8 @@ export function startCheckpointer(path: string, driverPath: string, onFail: () =
     return null;
   }
   worker.unref();
+  let exited = false;
+  worker.once('exit', () => (exited = true));
   worker.on('error', (err) => {
     console.error('aqven: background checkpoints stopped, SQLite checkpoints inline again:', err.message);
     onFail();
@@ -36,6 +38,7 @@ export function startCheckpointer(path: string, driverPath: string, onFail: () =
   return {
     stop: () =>
       new Promise((resolve) => {
+        if (exited) return resolve();
         worker.once('exit', () => resolve());
         worker.postMessage('stop');
       }),

@@ -93,14 +93,16 @@ export function openDb(path: string): Db {
   return db;
 }
 
-export function closeDb(path: string): void {
+/** Writes what is queued, stops the checkpoint worker, checkpoints and closes the connection. */
+export async function closeDb(path: string): Promise<void> {
   const abs = path === ':memory:' ? path : resolve(path);
   const db = cache.get(abs);
   if (!db) return;
   cache.delete(abs);
   flushRunStore(db);
-  void checkpointers.get(abs)?.stop();
+  const cp = checkpointers.get(abs);
   checkpointers.delete(abs);
+  await cp?.stop();
   db.$client.pragma('wal_checkpoint(TRUNCATE)');
   db.$client.close();
 }

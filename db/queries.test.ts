@@ -82,7 +82,7 @@ describe('run history queries', () => {
     expect(getRunRecord(db, 'missing')).toBeNull();
   });
 
-  it('marks runs of a dead process interrupted on the next start, and leaves live ones alone', () => {
+  it('marks runs of a dead process interrupted on the next start, and leaves live ones alone', async () => {
     const { db, path } = freshDb();
     const s = runStore(db);
     s.insertRun({ id: 'mine', project: 'p', flow: 'f', input: {}, startedAt: 1 });
@@ -93,7 +93,7 @@ describe('run history queries', () => {
     const status = (id: string) => (db.$client.prepare('SELECT status FROM runs WHERE id = ?').get(id) as { status: string }).status;
     expect(status('dead')).toBe('interrupted');
     expect(status('mine')).toBe('running');
-    closeDb(path);
+    await closeDb(path);
   });
 
   it('keeps the longer of two rate-limit pauses for a model', () => {

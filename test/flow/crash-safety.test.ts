@@ -63,6 +63,6 @@ describe('crash safety', () => {
     const rec = getRunRecord(db, runId.id)!;
     expect(rec.status).toBe('interrupted');
     expect(rec.nodes[0]!.attempts.filter((a) => a.outcome === 'ok')).toHaveLength(3);
-    closeDb(dbPath);
+    await closeDb(dbPath);
   });
 });

@@ -42,7 +42,7 @@ export async function world(scripts: ScriptMap, dir = copyShowcase()): Promise<W
     run: (flow, input, extra) => runFlow({ project, flow, input, providers, env, db, ...extra }),
     close: async () => {
       await sim.close();
-      closeDb(project.databasePath);
+      await closeDb(project.databasePath);
     },
   };
 }
