@@ -165,6 +165,8 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
         sharedPauses,
         signal: opts.signal,
         onEvent: (event) => {
+          // kept as they finish, so a node the engine gives up on midway still shows its attempts
+          if (event.type === 'attempt_end') n.attempts.push(event.attempt);
           const written = recorder?.onEvent(event);
           emit({ type: 'engine', node: id, event });
           return written; // the engine waits until a finished attempt is committed
