@@ -28,4 +28,30 @@ describe('streamed text in the run history', () => {
     expect(a!.streamedText).toBe('Second try, complete.');
     expect(draft.output).toBe('Second try, complete.');
   });
+
+  it('streamed text lands in the database in batches while the stream is still running', async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    w = await world({
+      [FLASH_LITE]: [{ kind: 'ok' }],
+      [GPT_OSS]: [{ kind: 'ok', text, latency: { first_token_ms: 0, tokens_per_s: 40 } }],
+    });
+    const running = w.run('triage', { ticket: 'The export button crashes.' });
+    const read = () =>
+      w!.db.$client.prepare(`SELECT streamed_text AS t, outcome FROM attempts WHERE model = ?`).get(`openrouter:${GPT_OSS}`) as
+        | { t: string | null; outcome: string | null }
+        | undefined;
+    let partial: string | null = null;
+    for (let i = 0; i < 200 && !partial; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      const row = read();
+      if (row?.t && row.outcome === null) partial = row.t;
+    }
+    const rec = await running;
+    expect(rec.status).toBe('succeeded');
+    // seen while the attempt was still in flight: a proper prefix of the final text
+    expect(partial).not.toBeNull();
+    expect(partial!.length).toBeLessThan(text.length);
+    expect(text.startsWith(partial!)).toBe(true);
+    expect(read()).toEqual({ t: text, outcome: 'ok' });
+  });
 });
