@@ -5,23 +5,12 @@ import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerCheck, runCheck } from './check';
-import type { CliIo } from './io';
+import { captureIo } from './io';
 import { resolveProjectDir } from './project-dir';
 
 const ROOT = resolve(__dirname, '../..');
 const SHOWCASE = join(ROOT, 'showcase');
 
-function capture(): CliIo & { stdout: string; stderr: string; code: number | null } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    code: null as number | null,
-    out: (t: string) => void (io.stdout += t),
-    err: (t: string) => void (io.stderr += t),
-    exit: (c: number) => void (io.code = c),
-  };
-  return io;
-}
 
 /** A copy of the showcase whose classifier has lost its fallback_models (lines keep their numbers). */
 async function brokenShowcase(): Promise<string> {
@@ -35,7 +24,7 @@ async function brokenShowcase(): Promise<string> {
 
 describe('aqven check', () => {
   it('prints the warning and a summary for the showcase, and exits 0', async () => {
-    const io = capture();
+    const io = captureIo();
     const program = new Command('aqven');
     registerCheck(program, io);
     await program.parseAsync(['check', '--project', SHOWCASE], { from: 'user' });
@@ -47,7 +36,7 @@ describe('aqven check', () => {
 
   it('prints file:line:col, the code and the hint for an error, and exits 1', async () => {
     const dir = await brokenShowcase();
-    const io = capture();
+    const io = captureIo();
     const code = await runCheck({ project: dir, env: { OPENROUTER_API_KEY: 'sk-test' } }, io);
     expect(code).toBe(1);
     expect(io.stdout).toBe(
@@ -59,7 +48,7 @@ describe('aqven check', () => {
 
   it('prints a JSON array of diagnostics with --json', async () => {
     const dir = await brokenShowcase();
-    const io = capture();
+    const io = captureIo();
     const code = await runCheck({ project: dir, json: true, env: {} }, io);
     expect(code).toBe(1);
     const out = JSON.parse(io.stdout);
@@ -87,7 +76,7 @@ describe('aqven check', () => {
   });
 
   it('prints [] with --json for a clean project', async () => {
-    const io = capture();
+    const io = captureIo();
     expect(await runCheck({ project: SHOWCASE, json: true, env: { OPENROUTER_API_KEY: 'sk-test' } }, io)).toBe(0);
     expect(JSON.parse(io.stdout)).toEqual([]);
   });

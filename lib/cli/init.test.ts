@@ -5,22 +5,11 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { checkProject, loadProject } from '@/lib/project';
 import { initProject, listTemplates, registerInit } from './init';
-import type { CliIo } from './io';
+import { captureIo } from './io';
 
-function capture(): CliIo & { stdout: string; stderr: string; code: number | null } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    code: null as number | null,
-    out: (t: string) => void (io.stdout += t),
-    err: (t: string) => void (io.stderr += t),
-    exit: (c: number) => void (io.code = c),
-  };
-  return io;
-}
 
 async function init(args: string[]) {
-  const io = capture();
+  const io = captureIo();
   const program = new Command('aqven');
   registerInit(program, io);
   await program.parseAsync(['init', ...args], { from: 'user' });

@@ -13,3 +13,16 @@ export const processIo: CliIo = {
     process.exitCode = code;
   },
 };
+
+/** An io that keeps what a command wrote and the status it exited with (for tests). */
+export function captureIo(): CliIo & { stdout: string; stderr: string; code: number | null } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    code: null as number | null,
+    out: (t: string) => void (io.stdout += t),
+    err: (t: string) => void (io.stderr += t),
+    exit: (c: number) => void (io.code = c),
+  };
+  return io;
+}
