@@ -96,3 +96,21 @@ test('the run history filters by status through the URL', async ({ page, request
   await expect(runs.row(succeeded.id)).toBeVisible();
   await expect(runs.row(failed.id)).toHaveCount(0);
 });
+
+test('a streamed draft whose connection broke shows the broken text struck through and the final text plain', async ({ page, request }) => {
+  await loadScripts(request, {
+    [GEMINI]: [{ kind: 'ok' }],
+    [GPT]: [{ kind: 'drop', when: 'mid_stream', text: 'Broken first draft that never finished' }, { kind: 'ok', text: 'Complete second draft.' }],
+  });
+  const { id, status } = await runToEnd(request, 'triage', { ticket: 'stream drop' });
+  expect(status).toBe('succeeded');
+  const run = new RunPage(page);
+  await run.goto(id);
+  const draft = run.node('draft');
+  await expect(draft).toHaveAttribute('data-status', 'succeeded');
+  const struck = draft.locator('.discarded', { hasText: 'Broken first draft' });
+  await expect(struck.first()).toBeVisible();
+  await expect(struck.first()).toHaveCSS('text-decoration-line', 'line-through');
+  await expect(draft.getByText('Complete second draft.').first()).toBeVisible();
+  await expect(draft.locator('.discarded', { hasText: 'Complete second draft.' })).toHaveCount(0);
+});
