@@ -39,6 +39,8 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
   try {
     const input = parseInput(opts);
     session = await openSession(dir, { simulate: simulateRequested(opts.simulate) });
+    // a missing key fails every call only after the transport's tries: say so before the run
+    for (const d of session.warnings) console.error(formatDiagnostic(d));
     const live = !opts.json && process.stderr.isTTY ? new LiveProgress(process.stderr) : null;
     const record = await runFlow({
       project: session.project,

@@ -21,6 +21,8 @@ export interface Session {
   providers: Record<string, ResolvedProvider>;
   env: Record<string, string | undefined>;
   simulated: SimulatedProviders | null;
+  /** `aqven check` warnings (e.g. W_API_KEY); empty when simulated, where keys are not needed */
+  warnings: Diagnostic[];
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function openSession(dir: string, opts: { simulate?: boolean } = {}
     providers: simulated?.providers ?? project.providers,
     env: simulated?.env ?? process.env,
     simulated,
+    warnings: simulated ? [] : diagnostics.filter((d) => d.severity === 'warning'),
     close: async () => {
       await simulated?.close();
     },

@@ -30,6 +30,7 @@ describe('the aqven command', () => {
   it('run --simulate --json prints the run record, which show --json prints again from the database', () => {
     const dir = copyShowcase();
     const run = aqven(['run', 'triage', '--simulate', '--json', '--project', dir, '--input', '{"ticket":"I was charged twice"}']);
+    expect(run.err).not.toContain('W_API_KEY'); // simulated providers need no key
     const record = JSON.parse(run.out);
     expect(run.code).toBe(record.status === 'succeeded' ? 0 : 1);
     expect(record).toMatchObject({ flow: 'triage', input: { ticket: 'I was charged twice' } });
@@ -66,5 +67,22 @@ describe('the aqven command', () => {
     expect(broken.code).toBe(2);
     expect(broken.err).toContain('agents/writer.yaml:3:8: error E_MODEL');
     expect(aqven(['runs', '--limit', 'x', '--project', dir]).code).toBe(2);
+  });
+
+  it('run without --simulate warns about a missing key before it calls, and a failed run exits 1', () => {
+    const dir = copyShowcase();
+    const file = join(dir, 'providers', 'openrouter.yaml');
+    // nothing listens on port 9: every try is refused at once, one try per attempt
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8')
+        .replace('https://openrouter.ai/api/v1', 'http://127.0.0.1:9/api/v1')
+        .replace('max_attempts: 3 ', 'max_attempts: 1 '),
+    );
+    const res = aqven(['run', 'triage', '--project', dir, '--input', '{"ticket":"x"}'], { OPENROUTER_API_KEY: undefined });
+    expect(res.err).toContain('warning W_API_KEY OPENROUTER_API_KEY is not set');
+    expect(res.code).toBe(1);
+    expect(res.out).toMatch(/FAILED/);
+    expect(res.out).toMatch(/could not be reached/);
   });
 });
