@@ -55,7 +55,7 @@ export function markInterrupted(db: Db, now = Date.now()): number {
   const dead = rows.filter((r) => r.pid == null || (r.pid !== process.pid && !isAlive(r.pid)));
   const upd = db.$client.prepare(`UPDATE runs SET status = 'interrupted', finished_at = ? WHERE id = ? AND status = 'running'`);
   const updNodes = db.$client.prepare(
-    `UPDATE node_runs SET status = 'failed', error_message = 'interrupted: the process running this node stopped', finished_at = ? WHERE run_id = ? AND status IN ('running','pending')`,
+    `UPDATE node_runs SET status = 'failed', error_code = 'interrupted', error_message = 'the process running this node stopped before it finished', hint = 'Start the run again: every attempt that finished is kept above.', finished_at = ? WHERE run_id = ? AND status IN ('running','pending')`,
   );
   db.$client.transaction(() => {
     for (const r of dead) {

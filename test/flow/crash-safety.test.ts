@@ -62,6 +62,7 @@ describe('crash safety', () => {
     const db = openDb(dbPath);
     const rec = getRunRecord(db, runId.id)!;
     expect(rec.status).toBe('interrupted');
+    expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: { code: 'interrupted' } });
     expect(rec.nodes[0]!.attempts.filter((a) => a.outcome === 'ok')).toHaveLength(3);
     await closeDb(dbPath);
   });
