@@ -57,10 +57,15 @@ export function markInterrupted(db: Db, now = Date.now()): number {
   const updNodes = db.$client.prepare(
     `UPDATE node_runs SET status = 'failed', error_code = 'interrupted', error_message = 'the process running this node stopped before it finished', hint = 'Start the run again: every attempt that finished is kept above.', finished_at = ? WHERE run_id = ? AND status IN ('running','pending')`,
   );
+  // an attempt cut off by the crash never got an outcome; it is closed, and says why
+  const updAttempts = db.$client.prepare(
+    `UPDATE attempts SET error_kind = 'transport', error_message = 'the process stopped before this attempt finished', finished_at = ? WHERE run_id = ? AND outcome IS NULL AND finished_at IS NULL`,
+  );
   db.$client.transaction(() => {
     for (const r of dead) {
       upd.run(now, r.id);
       updNodes.run(now, r.id);
+      updAttempts.run(now, r.id);
     }
   })();
   return dead.length;

@@ -11,7 +11,7 @@ export function AttemptBar({ nodeId, attempt: a, axis, now }: { nodeId: string; 
   const segments = attemptSegments(a, now).filter((s) => s.kind !== 'try');
   const title = [
     `#${a.seq} ${a.model}`,
-    a.outcome ? `${key === 'invalid' ? 'ok, invalid output' : a.outcome}${a.finishReason ? ` (${a.finishReason})` : ''}` : 'in flight',
+    a.outcome ? `${key === 'invalid' ? 'ok, invalid output' : a.outcome}${a.finishReason ? ` (${a.finishReason})` : ''}` : a.finishedAt == null ? 'in flight' : 'unfinished',
     a.cause ? `cause ${a.cause}` : null,
     a.action && a.action !== 'none' ? `then ${a.action}` : null,
     fmtMs(end - a.startedAt),

@@ -37,7 +37,7 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
           answer {a.answerNo}
           {limit ? `/${limit}` : ''}
         </span>
-        <OutcomeChip outcome={key} label={a.outcome == null ? 'in flight' : key === 'invalid' ? 'ok · invalid output' : a.outcome} />
+        <OutcomeChip outcome={key} label={a.outcome == null ? (a.finishedAt == null ? 'in flight' : 'unfinished') : key === 'invalid' ? 'ok · invalid output' : a.outcome} />
         {a.finishReason ? (
           <span className="muted small" title="finish reason as the provider sent it">
             finish <span className="mono">{a.finishReason}</span>

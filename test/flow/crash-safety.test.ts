@@ -63,6 +63,8 @@ describe('crash safety', () => {
     const rec = getRunRecord(db, runId.id)!;
     expect(rec.status).toBe('interrupted');
     expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: { code: 'interrupted' } });
+    // the attempt the crash cut off is closed with the reason, and has no outcome
+    expect(rec.nodes[0]!.attempts[3]).toMatchObject({ seq: 4, outcome: null, error: { kind: 'transport', message: expect.stringContaining('process stopped') } });
     expect(rec.nodes[0]!.attempts.filter((a) => a.outcome === 'ok')).toHaveLength(3);
     await closeDb(dbPath);
   });
