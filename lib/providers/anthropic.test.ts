@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ResolvedProvider } from '@/lib/engine/types';
+import { builtInProvider } from '@/lib/project/builtin-providers';
 import { anthropicAdapter, classifyAnthropic } from './anthropic';
 import { feed } from './test-helpers';
 
-const provider: ResolvedProvider = {
-  name: 'anthropic',
-  api: 'anthropic',
-  baseUrl: 'https://api.anthropic.com/v1',
-  structuredOutputs: true,
-  transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000 },
-  onRateLimit: { maxAttempts: 5, defaultWaitMs: 1000, maxWaitMs: 60_000 },
-  maxConcurrency: 16,
-  models: {},
-};
+// the built-in provider with every default, as a project without providers/ gets it
+const provider = builtInProvider('anthropic')!;
 
 describe('classifyAnthropic (DESIGN §5, anthropic row)', () => {
   const s = (stopReason: string | null, over = {}) => ({ error: undefined, complete: true, stopReason, ...over });

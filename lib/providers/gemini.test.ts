@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ResolvedProvider } from '@/lib/engine/types';
+import { builtInProvider } from '@/lib/project/builtin-providers';
 import { classifyGemini, geminiAdapter } from './gemini';
 import { feed } from './test-helpers';
 
-const provider: ResolvedProvider = {
-  name: 'google',
-  api: 'gemini',
-  baseUrl: 'https://generativelanguage.googleapis.com/v1beta',
-  structuredOutputs: true,
-  transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000 },
-  onRateLimit: { maxAttempts: 5, defaultWaitMs: 1000, maxWaitMs: 60_000 },
-  maxConcurrency: 16,
-  models: {},
-};
+// the built-in provider with every default, as a project without providers/ gets it
+const provider = builtInProvider('google')!;
 
 describe('classifyGemini (DESIGN §5, gemini row)', () => {
   const s = (finishReason: string | null, over = {}) => ({ error: undefined, blockReason: null, finishReason, ...over });
