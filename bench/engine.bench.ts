@@ -7,10 +7,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { adapterFor, callNode } from '@/lib/engine/call-node';
+import { callNode } from '@/lib/engine/call-node';
 import { initialMessages } from '@/lib/engine/messages';
 import { createRateGate } from '@/lib/engine/rate-gate';
 import type { EngineEvent, NodeCall, ResolvedProvider } from '@/lib/engine/types';
+import { builtinAdapters } from '@/lib/providers';
 import { startSimulator } from '@/lib/sim';
 import type { Dialect } from '@/lib/sim/types';
 
@@ -106,13 +107,14 @@ export async function runEngineBench(opts: EngineBenchOptions = {}): Promise<Eng
       };
       const deps = {
         providers: { [p.name]: provider },
+        adapters: builtinAdapters,
         gate: createRateGate(),
         env: { BENCH_KEY: 'bench-key' },
         // a recorder-like handler: awaited, cheap
         onEvent: (e: EngineEvent) => void e,
       };
       // the baseline sends the byte-identical request the engine builds
-      const wire = adapterFor(p.api).buildRequest(
+      const wire = builtinAdapters[p.api].buildRequest(
         { modelId: p.modelId, messages: initialMessages(call), settings: call.settings, stream: false },
         provider,
         'bench-key',

@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark in one process, results in bench/results/*.json.
+import { runCliStartBench } from './cli-start.bench';
 import { runEngineBench } from './engine.bench';
 import { runRedactBench } from './redact.bench';
 import { runRunsBench } from './runs.bench';
@@ -11,5 +12,10 @@ const runs = await runRunsBench();
 console.log(
   `runs: ${runs.recordedRunsPerSec} runs/s recorded, ${runs.unrecordedRunsPerSec} unrecorded; recording costs ×${runs.recordingCostRatio}; ` +
     `overhead per attempt ${runs.overheadPerAttemptMsRecorded} ms recorded`,
+);
+const cli = await runCliStartBench();
+console.log(
+  `cli start: --version ×${cli.version.ratioMedian} bare node (target ≤ ×${cli.version.targetRatio}); ` +
+    `first provider request ${cli.firstRequest.medianMs} ms after spawn (p90 ${cli.firstRequest.p90Ms}, target ≤ ${cli.firstRequest.targetMs}); check ${cli.check.medianMs} ms`,
 );
 console.log('results in bench/results/');

@@ -1,7 +1,8 @@
-// Outcome statistics per agent for the dashboard's /agents pages (DESIGN.md §14). Pure reads:
-// no 'server-only', so the CLI may use them too.
+// Outcome statistics per agent for the dashboard's /agents pages (DESIGN: The dashboard).
+// Pure reads: no 'server-only', so the CLI may use them too.
 import { and, count, desc, eq, isNotNull, sql } from 'drizzle-orm';
-import type { Db } from './client';
+import { roundCost } from '@/lib/engine/usage';
+import type { Db } from './types';
 import { attempts, nodeRuns, runs } from './schema';
 
 export interface AgentStats {
@@ -76,7 +77,7 @@ export function agentStats(db: Db, opts: { agent?: string } = {}): AgentStats[] 
     s.outputTokens += Number(r.outputTokens ?? 0);
     s.costUsd += Number(r.costUsd ?? 0);
   }
-  for (const s of out.values()) s.costUsd = Math.round(s.costUsd * 1e9) / 1e9;
+  for (const s of out.values()) s.costUsd = roundCost(s.costUsd);
   return [...out.values()].sort((a, b) => a.agent.localeCompare(b.agent));
 }
 

@@ -1,17 +1,19 @@
 // One SQLite connection per database file per process: WAL, a busy timeout, migrations applied
-// on first use, and runs orphaned by a dead process marked `interrupted` (DESIGN.md §10).
+// on first use, and runs orphaned by a dead process marked `interrupted` (DESIGN: Storage).
 import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
+import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from './interrupted-error';
 import { flushRunStore } from './run-store';
 import * as schema from './schema';
+import type { Db } from './types';
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+export type { Db };
 
 const cache: Map<string, Db> = ((globalThis as { __aqvenDbs?: Map<string, Db> }).__aqvenDbs ??= new Map());
 const checkpointers = new Map<string, Checkpointer>();
@@ -55,17 +57,19 @@ export function markInterrupted(db: Db, now = Date.now()): number {
   const dead = rows.filter((r) => r.pid == null || (r.pid !== process.pid && !isAlive(r.pid)));
   const upd = db.$client.prepare(`UPDATE runs SET status = 'interrupted', finished_at = ? WHERE id = ? AND status = 'running'`);
   const updNodes = db.$client.prepare(
-    `UPDATE node_runs SET status = 'failed', error_code = 'interrupted', error_message = 'the process running this node stopped before it finished', hint = 'Start the run again: every attempt that finished is kept above.', finished_at = ? WHERE run_id = ? AND status IN ('running','pending')`,
+    `UPDATE node_runs SET status = 'failed', error_code = ?, error_message = ?, hint = ?, finished_at = ? WHERE run_id = ? AND status IN ('running','pending')`,
   );
   // an attempt cut off by the crash never got an outcome; it is closed, and says why
   const updAttempts = db.$client.prepare(
-    `UPDATE attempts SET error_kind = 'transport', error_message = 'the process stopped before this attempt finished', finished_at = ? WHERE run_id = ? AND outcome IS NULL AND finished_at IS NULL`,
+    `UPDATE attempts SET error_kind = ?, error_message = ?, finished_at = ? WHERE run_id = ? AND outcome IS NULL AND finished_at IS NULL`,
   );
+  const node = INTERRUPTED_NODE_ERROR;
+  const attempt = INTERRUPTED_ATTEMPT_ERROR;
   db.$client.transaction(() => {
     for (const r of dead) {
       upd.run(now, r.id);
-      updNodes.run(now, r.id);
-      updAttempts.run(now, r.id);
+      updNodes.run(node.code, node.message, node.hint, now, r.id);
+      updAttempts.run(attempt.kind, attempt.message, now, r.id);
     }
   })();
   return dead.length;

@@ -1,7 +1,7 @@
-// Policy revisions (DESIGN.md §10 `policy_revisions`): every save of an agent's policy form
+// Policy revisions (DESIGN: Storage, `policy_revisions`): every save of an agent's policy form
 // records the file as written and its diff against the file before, numbered per agent.
 import { desc, eq, max } from 'drizzle-orm';
-import type { Db } from './client';
+import type { Db } from './types';
 import { policyRevisions, type PolicyRevisionRow } from './schema';
 
 export function listPolicyRevisions(db: Db, agent: string, limit = 50): PolicyRevisionRow[] {

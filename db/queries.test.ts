@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '@/lib/engine/types';
 import { closeDb, markInterrupted, openDb } from './client';
-import { getRunRecord, listRuns, type RunFilters } from './queries';
+import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from './interrupted-error';
+import { getRunFacts, listRuns, type RunFilters } from './queries';
 import { runStore } from './run-store';
 
 function freshDb() {
@@ -69,17 +70,19 @@ describe('run history queries', () => {
     expect(listRuns(db).items.map((r) => [r.id, r.attempts])).toEqual([['repaired', 2], ['fellback', 2], ['plain', 1]]);
   });
 
-  it('reads a stored run back as the run record, attempts and tries in order', () => {
+  it('reads a stored run back as its facts, attempts and tries in order', () => {
     const { db } = freshDb();
     seedRun(db, 'r', 5000, 'triage', [attempt(1, { outcome: 'truncated', cause: 'truncated', action: 'retry', discarded: true }), attempt(2)]);
-    const rec = getRunRecord(db, 'r')!;
-    expect(rec.nodes[0]!.attempts.map((a) => [a.seq, a.outcome, a.action, a.discarded])).toEqual([
+    const facts = getRunFacts(db, 'r')!;
+    expect(facts.nodes[0]!.attempts.map((a) => [a.seq, a.outcome, a.action, a.discarded])).toEqual([
       [1, 'truncated', 'retry', true],
       [2, 'ok', 'none', false],
     ]);
-    expect(rec.nodes[0]!.attempts[0]!.transport).toEqual([{ try: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0 }]);
-    expect(rec.startedAt).toBe(new Date(5000).toISOString());
-    expect(getRunRecord(db, 'missing')).toBeNull();
+    expect(facts.nodes[0]!.attempts[0]!.tries).toEqual([
+      { tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, discardedText: null, startedAt: 1001, finishedAt: 1011 },
+    ]);
+    expect(facts.startedAt).toBe(5000);
+    expect(getRunFacts(db, 'missing')).toBeNull();
   });
 
   it('marks runs of a dead process interrupted on the next start, and leaves live ones alone', async () => {
@@ -87,12 +90,18 @@ describe('run history queries', () => {
     const s = runStore(db);
     s.insertRun({ id: 'mine', project: 'p', flow: 'f', input: {}, startedAt: 1 });
     s.insertRun({ id: 'dead', project: 'p', flow: 'f', input: {}, startedAt: 2 });
+    s.insertNode({ id: 'dead-n', runId: 'dead', nodeId: 'classify', agent: 'classifier', turn: 1, status: 'running', policy: null, startedAt: 2 });
+    s.startAttempt({ id: 'dead-a', nodeRunId: 'dead-n', runId: 'dead', seq: 1, model: 'openrouter:a', chainIndex: 0, answerNo: 1, request: [], startedAt: 3 });
     s.flush();
     db.$client.prepare(`UPDATE runs SET pid = 2147483646 WHERE id = 'dead'`).run();
     expect(markInterrupted(db)).toBe(1);
     const status = (id: string) => (db.$client.prepare('SELECT status FROM runs WHERE id = ?').get(id) as { status: string }).status;
     expect(status('dead')).toBe('interrupted');
     expect(status('mine')).toBe('running');
+    // the unfinished node and the attempt in flight say why, in the words of interrupted-error.ts
+    const node = getRunFacts(db, 'dead')!.nodes[0]!;
+    expect(node).toMatchObject({ status: 'failed', error: INTERRUPTED_NODE_ERROR });
+    expect(node.attempts[0]).toMatchObject({ outcome: null, error: INTERRUPTED_ATTEMPT_ERROR });
     await closeDb(path);
   });
 

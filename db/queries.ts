@@ -1,9 +1,9 @@
-// Reads of the run history. Pages, routes and the CLI read through these functions only.
+// Reads of the run history. Pages, routes and the CLI read through these functions only (the run
+// record built from a run's facts is lib/flow's: getRunRecord in lib/flow/stored-run.ts).
 import { and, asc, desc, eq, exists, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { AttemptRecord, NodePolicy } from '@/lib/engine/types';
-import { buildRunRecord, type NodeFacts, type RunFacts, type RunRecord, type RunStatus } from '@/lib/flow/run-record';
-import type { Db } from './client';
 import { attempts, nodeRuns, rateLimitPauses, runs, transportTries, type AttemptRow, type RunRow } from './schema';
+import type { AttemptFacts, Db, NodeFacts, RunFacts, RunStatus } from './types';
 
 // Map.groupBy arrives in Node 21; the machines run Node 20
 function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
@@ -17,6 +17,7 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   return out;
 }
 
+/** Every stored fact of one run, nodes in the order they started; null when there is no such run. */
 export function getRunFacts(db: Db, id: string): RunFacts | null {
   const run = db.select().from(runs).where(eq(runs.id, id)).get();
   if (!run) return null;
@@ -59,7 +60,7 @@ export function getRunFacts(db: Db, id: string): RunFacts | null {
   };
 }
 
-function attemptFacts(a: AttemptRow, tries: (typeof transportTries.$inferSelect)[]): NodeFacts['attempts'][number] {
+function attemptFacts(a: AttemptRow, tries: (typeof transportTries.$inferSelect)[]): AttemptFacts {
   return {
     seq: a.seq,
     model: a.model,
@@ -90,11 +91,6 @@ function attemptFacts(a: AttemptRow, tries: (typeof transportTries.$inferSelect)
       finishedAt: t.finishedAt,
     })),
   };
-}
-
-export function getRunRecord(db: Db, id: string): RunRecord | null {
-  const facts = getRunFacts(db, id);
-  return facts ? buildRunRecord(facts) : null;
 }
 
 export interface RunFilters {

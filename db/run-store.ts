@@ -1,11 +1,10 @@
-// Writes of a run as it happens (DESIGN.md §10). A finished attempt, a finished run and a
+// Writes of a run as it happens (DESIGN: Storage). A finished attempt, a finished run and a
 // rate-limit pause are each committed synchronously (with everything queued before them) before
 // the engine acts on them; the other facts follow within FLUSH_MS. Prepared statements are made
 // once per connection: this is the hot path of every attempt.
 import type Database from 'better-sqlite3';
 import type { AttemptRecord, NodePolicy, TryRecord, UsageTotals } from '@/lib/engine/types';
-import type { RunError } from '@/lib/flow/run-record';
-import type { Db } from './client';
+import type { Db, RunError } from './types';
 
 type Stmt = Database.Statement<unknown[]>;
 

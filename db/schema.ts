@@ -1,4 +1,4 @@
-// Storage schema (DESIGN.md §10). Table and column names are a contract. Times are integer
+// Storage schema (DESIGN: Storage). Table and column names are a contract. Times are integer
 // milliseconds since epoch; JSON columns hold text written by db/queries.
 import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';

@@ -3,7 +3,7 @@ import { ProviderCard, type ProviderView } from '@/components/providers/provider
 import { fmtMs } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { ProjectProblem } from '@/components/ui/project-problem';
-import { parseModelString } from '@/lib/project/model-string';
+import { parseModelString } from '@/lib/engine/model-string';
 import { pageSession } from '@/lib/server/page-session';
 
 export const dynamic = 'force-dynamic';

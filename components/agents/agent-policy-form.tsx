@@ -1,7 +1,7 @@
 'use client';
-// The agent policy form (DESIGN.md §14): model, ordered fallback models, retries, what each bad
-// outcome does, strict. Checked with the same zod schema as the server (and `aqven check`) while
-// editing, so E_OUTCOME_FALLBACK shows before anything is sent.
+// The agent policy form (DESIGN: The dashboard): model, ordered fallback models, retries, what
+// each bad outcome does, strict. Checked with the same zod schema as the server (and
+// `aqven check`) while editing, so E_OUTCOME_FALLBACK shows before anything is sent.
 import { useActionState, useMemo, useState } from 'react';
 import { saveAgentPolicy } from '@/lib/actions/save-agent-policy';
 import {
@@ -13,6 +13,7 @@ import {
   type PolicyField,
   type SaveAgentPolicyState,
 } from '@/lib/forms/agent-policy';
+import { answerLimit } from '@/lib/engine/policy';
 import type { OutcomePolicy } from '@/lib/engine/types';
 
 export interface PolicyValues {
@@ -200,7 +201,7 @@ export function AgentPolicyForm({ agent, file, initial, base, models }: { agent:
             onChange={(e) => update({ retries: e.target.value === '' ? NaN : Number(e.target.value) })}
             aria-invalid={err('output.retries') ? true : undefined}
           />
-          <span className="help">one model answers at most {Number.isFinite(v.retries) ? v.retries + 1 : 'retries + 1'} times per node (retry and repair share it)</span>
+          <span className="help">one model answers at most {Number.isFinite(v.retries) ? answerLimit(v) : 'retries + 1'} times per node (retry and repair share it)</span>
           <Errors list={err('output.retries')} />
         </div>
         <div className="field checkbox">

@@ -1,5 +1,6 @@
-// Retry budget of one model for one node (DESIGN.md §7): one cell per answer it may give
-// (`retries + 1`), filled in the colour of each answer's outcome.
+// Retry budget of one model for one node (DESIGN: Outcome policies, repair and budgets): one cell
+// per answer it may give (`answerLimit`: retries + 1, computed by the engine), filled in the colour
+// of each answer's outcome.
 import { outcomeKey, type AttemptFacts } from '@/lib/dashboard/run-view';
 import { splitModel } from '@/components/ui/format';
 

@@ -3,6 +3,7 @@
 // fallback chain, its error with a way to the agent's policy, the streamed text and the attempts.
 import Link from 'next/link';
 import { useState } from 'react';
+import { answerLimit } from '@/lib/engine/policy';
 import type { NodeFacts } from '@/lib/flow/run-record';
 import { chainModels, nodeSpend, place, streamParts, type TimeAxis } from '@/lib/dashboard/run-view';
 import { compactJson, fmtCost, fmtMs, fmtTokens } from '@/components/ui/format';
@@ -20,7 +21,7 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
   const stream = node.attempts.some((a) => a.streamedText != null || a.tries.some((t) => t.discardedText));
   const parts = streamParts(node);
   const span = node.startedAt != null && node.status !== 'skipped' ? place(axis, node.startedAt, node.finishedAt ?? now) : null;
-  const limit = node.policy ? node.policy.retries + 1 : null;
+  const limit = node.policy ? answerLimit(node.policy) : null;
   const bodyId = `node-body-${node.id}`;
   return (
     <section className={`node-row node-${node.status}`} data-testid="node-row" data-node={node.id} data-status={node.status} aria-label={`node ${node.id}`}>

@@ -1,13 +1,13 @@
 'use server';
-// Saves the agent policy form (DESIGN.md §14): validated with the form's schema (E_OUTCOME_FALLBACK
-// included), written into the agent file through lib/project's updateAgentYaml (comments and keys
-// the form does not know survive), checked again as a whole agent file against the project's
-// providers (E_PROVIDER, E_STRICT), recorded as a policy revision, and picked up by the session
-// so the next run uses it.
+// Saves the agent policy form (DESIGN: The dashboard): validated with the form's schema
+// (E_OUTCOME_FALLBACK included), written into the agent file through lib/project's
+// updateAgentYaml (comments and keys the form does not know survive), checked again as a whole
+// agent file against the project's providers (E_PROVIDER, E_STRICT), recorded as a policy
+// revision, and picked up by the session so the next run uses it.
 import { revalidatePath } from 'next/cache';
 import { recordPolicyRevision } from '@/db/policy-queries';
 import { unifiedDiff } from '@/lib/dashboard/line-diff';
-import { agentPolicyFormSchema, diagnosticField, policyErrors, policyInput, type AgentPolicyForm, type PolicyErrors, type SaveAgentPolicyState } from '@/lib/forms/agent-policy';
+import { agentPolicyFormSchema, diagnosticErrors, policyErrors, policyInput, type AgentPolicyForm, type SaveAgentPolicyState } from '@/lib/forms/agent-policy';
 import { AgentYamlError, parseAgentYaml, updateAgentYaml, type AgentDef, type AgentYamlChanges } from '@/lib/project';
 import { readAgentFile, textHash, writeAgentFile } from '@/lib/server/agent-file';
 import { reloadProject } from '@/lib/server/project-reload';
@@ -57,14 +57,8 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
 
   // the whole file as it would be written, with the project's providers (E_PROVIDER, E_STRICT)
   const problems = parseAgentYaml(after, file.file, { providers: s.project.providers }).diagnostics.filter((d) => d.severity === 'error');
-  if (problems.length) {
-    const errors: PolicyErrors = {};
-    for (const d of problems) {
-      const { field, index } = diagnosticField(d.code, d.message, parsed.data);
-      (errors[field] ??= []).push({ code: d.code, message: d.message, hint: d.hint, index });
-    }
-    return { ok: false, errors };
-  }
+  // each diagnostic carries the field it is about (d.path): the form places it there
+  if (problems.length) return { ok: false, errors: diagnosticErrors(problems) };
 
   await writeAgentFile(file.path, after);
   const revision = recordPolicyRevision(s.db, { agent: name, yaml: after, diff: unifiedDiff(file.text, after, { fromFile: file.file }) });

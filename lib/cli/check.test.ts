@@ -61,6 +61,7 @@ describe('aqven check', () => {
         code: 'W_API_KEY',
         message: expect.stringContaining('OPENROUTER_API_KEY is not set'),
         hint: expect.any(String),
+        path: ['api_key_env'],
       },
       {
         file: 'agents/classifier.yaml',
@@ -70,9 +71,11 @@ describe('aqven check', () => {
         code: 'E_OUTCOME_FALLBACK',
         message: 'output.on_error is "fallback" but the agent has no fallback_models',
         hint: expect.stringContaining('fallback_models'),
+        path: ['output', 'on_error'],
       },
     ]);
-    for (const d of out) expect(Object.keys(d)).toEqual(['file', 'line', 'col', 'severity', 'code', 'message', 'hint']);
+    // backward compatible: the first version's keys in their order, then the field path
+    for (const d of out) expect(Object.keys(d)).toEqual(['file', 'line', 'col', 'severity', 'code', 'message', 'hint', 'path']);
   });
 
   it('prints [] with --json for a clean project', async () => {

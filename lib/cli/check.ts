@@ -1,4 +1,4 @@
-// `aqven check [--project DIR] [--json]` (DESIGN.md §12): every diagnostic as
+// `aqven check [--project DIR] [--json]` (DESIGN: CLI): every diagnostic as
 // `file:line:col: error CODE message` plus its hint, then a summary; exit 0 clean, 1 on errors.
 import { basename } from 'node:path';
 import type { Command } from 'commander';
@@ -21,7 +21,8 @@ export async function runCheck(opts: CheckOptions, io: CliIo = processIo): Promi
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.length - errors;
   if (opts.json) {
-    const out = diagnostics.map(({ file, line, col, severity, code, message, hint }: Diagnostic) => ({ file, line, col, severity, code, message, hint }));
+    // the keys of the first version first, so readers of the old shape keep working; path is added
+    const out = diagnostics.map(({ file, line, col, severity, code, message, hint, path }: Diagnostic) => ({ file, line, col, severity, code, message, hint, path }));
     io.out(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     for (const d of diagnostics) io.out(`${formatDiagnostic(d)}\n`);

@@ -1,21 +1,42 @@
+// The `aqven` command (DESIGN: CLI), built into dist/cli by scripts/build-cli.mjs and started by bin/aqven.mjs.
 import { Command } from 'commander';
-import { registerCheck } from './check';
-import { registerInit } from './init';
-import { registerRun } from './run';
-import { registerSim } from './sim';
+import { version } from '../../package.json';
+
+type Register = (program: Command) => unknown;
+
+const loadRun = () => import('./run').then((m): Register => m.registerRun);
+// each subcommand's module is imported only when asked for: `aqven check` never loads SQLite or the simulator
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  check: () => import('./check').then((m): Register => (p) => m.registerCheck(p)),
+  run: loadRun,
+  runs: loadRun,
+  show: loadRun,
+  sim: () => import('./sim').then((m): Register => m.registerSim),
+  init: () => import('./init').then((m): Register => (p) => m.registerInit(p)),
+};
+
+/** The modules the command line needs: its subcommand's; none for --version; all for help or an unknown command. */
+function loadersFor(args: string[]): (() => Promise<Register>)[] {
+  const name = args.find((a) => !a.startsWith('-'));
+  if (name && Object.hasOwn(COMMANDS, name)) return [COMMANDS[name]!];
+  if (!name && args.some((a) => a === '-V' || a === '--version')) return [];
+  return [...new Set(Object.values(COMMANDS))];
+}
 
 const program = new Command('aqven')
   .description('Run LLM flows where every call ends ok, error, refusal or truncated — and see what happened')
+  .version(version, '-V, --version', 'print the aqven version')
   .showHelpAfterError()
   // commander's own usage errors (unknown option, missing argument) exit 2, like ours
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
-registerCheck(program);
-registerRun(program);
-registerSim(program);
-registerInit(program);
+async function main(): Promise<void> {
+  const registers = await Promise.all(loadersFor(process.argv.slice(2)).map((load) => load()));
+  for (const register of registers) register(program);
+  await program.parseAsync(process.argv);
+}
 
-program.parseAsync(process.argv).catch((err: unknown) => {
+main().catch((err: unknown) => {
   console.error(`aqven: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exit(70);
 });

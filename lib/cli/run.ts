@@ -1,11 +1,12 @@
-// `aqven run`, `aqven runs`, `aqven show` (DESIGN.md §12).
+// `aqven run`, `aqven runs`, `aqven show` (DESIGN: CLI).
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { openDb } from '@/db/client';
-import { getRunRecord, listRuns } from '@/db/queries';
+import { listRuns } from '@/db/queries';
 import { RunInputError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
 import { openSession, ProjectInvalidError } from '@/lib/flow/session';
 import { simulateRequested } from '@/lib/flow/simulate';
+import { getRunRecord } from '@/lib/flow/stored-run';
 import { formatDiagnostic, loadProject } from '@/lib/project';
 import { formatRun, formatRunList, LiveProgress } from './format-run';
 import { resolveProjectDir } from './project-dir';

@@ -1,5 +1,5 @@
 // `aqven sim [--port P] [--scenario FILE]`: the provider simulator as a standalone server
-// (DESIGN.md §12, §13). Runs until SIGINT/SIGTERM.
+// (DESIGN: CLI; DESIGN: The provider simulator). Runs until SIGINT/SIGTERM.
 import type { Command } from 'commander';
 import { loadScenario, startSimulator, type Dialect, type SimServer } from '../sim/index';
 

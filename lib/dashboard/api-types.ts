@@ -1,7 +1,7 @@
 // The JSON shapes the dashboard's client components read from /api (type-only, so components
 // depend on the API's contract, never on db/ itself).
 import type { RunListItem } from '@/db/queries';
-import type { RunFacts } from '@/lib/flow/run-record';
+import type { RunFacts } from '@/db/types';
 
 export type { RunListItem, RunFacts };
 

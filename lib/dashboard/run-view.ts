@@ -1,9 +1,11 @@
-// What the run page derives from the stored facts of a run (DESIGN.md §14): which model gave a
-// node its accepted answer, the state of each model of the fallback chain, the spend on dropped
-// attempts, and the geometry of the timeline (transport tries and the waits between them).
+// What the run page derives from the stored facts of a run (DESIGN: The dashboard): which model
+// gave a node its accepted answer, the state of each model of the fallback chain, the spend on
+// dropped attempts, and the geometry of the timeline (transport tries and the waits between them).
 // Pure: the page renders it on the server and again on every poll in the browser.
+import type { NodeFacts, RunFacts } from '@/db/types';
 import type { UsageTotals } from '@/lib/engine/types';
-import { nodeBudget, sumUsage, type NodeFacts, type RunFacts } from '@/lib/flow/run-record';
+import { sumUsageRounded } from '@/lib/engine/usage';
+import { nodeBudget } from '@/lib/flow/run-record';
 
 export type AttemptFacts = NodeFacts['attempts'][number];
 export type TryFacts = AttemptFacts['tries'][number];
@@ -82,7 +84,7 @@ export interface Spend {
 export function runSpend(run: Pick<RunFacts, 'nodes'>): Spend {
   const all = run.nodes.flatMap((n) => n.attempts);
   const dropped = all.filter(isDropped);
-  return { total: sumUsage(all.map((a) => a.usage)), dropped: { ...sumUsage(dropped.map((a) => a.usage)), attempts: dropped.length } };
+  return { total: sumUsageRounded(all.map((a) => a.usage)), dropped: { ...sumUsageRounded(dropped.map((a) => a.usage)), attempts: dropped.length } };
 }
 
 export function nodeSpend(node: Pick<NodeFacts, 'attempts'>): Spend {
@@ -210,7 +212,7 @@ export interface StreamPart {
 }
 
 /**
- * Streamed text of a node as it was shown live (DESIGN.md §8): the text of a try whose
+ * Streamed text of a node as it was shown live (DESIGN: Streaming): the text of a try whose
  * connection broke mid-stream and of every dropped attempt is discarded; the rest is the answer.
  */
 export function streamParts(node: Pick<NodeFacts, 'attempts'>): StreamPart[] {

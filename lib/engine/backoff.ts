@@ -1,5 +1,6 @@
-// The wait before a re-try when the server names none (DESIGN.md §6): exponential from
-// `on_rate_limit.default_wait`, doubling each time, ±20% jitter, never above `max_wait`.
+// The wait before a re-try when the server names none (DESIGN: Transport retry and rate limits):
+// exponential from `on_rate_limit.default_wait`, doubling each time, ±20% jitter, never above
+// `max_wait`.
 
 export interface BackoffOptions {
   defaultWaitMs: number;

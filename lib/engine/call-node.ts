@@ -1,32 +1,16 @@
-// The one entry point of the engine (DESIGN.md §4): runs one node to completion — build the
-// request, pass the rate-limit gate, transport, classify the outcome before any parsing, validate
-// only an `ok` answer, then follow the policy — and emits a fact per attempt and per try.
-import { parseModelString } from '@/lib/project/model-string';
-import type { ProviderAdapter } from '@/lib/providers/adapter';
-import { anthropicAdapter } from '@/lib/providers/anthropic';
-import { geminiAdapter } from '@/lib/providers/gemini';
-import { openaiAdapter } from '@/lib/providers/openai';
+// The one entry point of the engine (DESIGN: One model call, in order): runs one node to
+// completion — build the request, pass the rate-limit gate, transport, classify the outcome before
+// any parsing, validate only an `ok` answer, follow the policy, record the attempt — and emits a
+// fact per attempt and per try. `callNode` reads in that order; each step is a named function.
 import { redact, redactMessages, redactText } from '@/lib/redact';
+import type { AdapterResult, AdapterTable, ProviderAdapter } from './adapter';
 import { systemClock } from './clock';
 import { initialMessages, repairMessage } from './messages';
-import { answerLimit, beginAttempt, computeBudget, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type Verdict } from './policy';
+import { parseModelString } from './model-string';
+import { answerLimit, beginAttempt, computeBudget, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type PolicyState, type Verdict } from './policy';
 import { defaultRateGate, type RateGate } from './rate-gate';
-import { runTransport } from './transport';
-import type {
-  AttemptErrorKind,
-  AttemptRecord,
-  Clock,
-  EngineEvent,
-  Message,
-  NodeCall,
-  NodePolicy,
-  NodeResult,
-  Outcome,
-  ResolvedProvider,
-  SharedPauses,
-  ValidationIssue,
-  WireApi,
-} from './types';
+import { runTransport, type TransportResult } from './transport';
+import type { AttemptRecord, Clock, EngineEvent, Message, NodeCall, NodePolicy, NodeResult, Outcome, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
 import { priceUsage, sumUsage } from './usage';
 import { validateOutput } from './validate';
 
@@ -37,6 +21,8 @@ export interface RedactFullOptions {
 
 export interface CallNodeDeps {
   providers: Record<string, ResolvedProvider>;
+  /** the wire adapter of each protocol, handed in: lib/providers exports `builtinAdapters` */
+  adapters: AdapterTable;
   clock?: Clock;
   fetch?: typeof fetch;
   /** where API keys are read from at call time; default process.env */
@@ -47,9 +33,9 @@ export interface CallNodeDeps {
   onEvent?: (e: EngineEvent) => void | Promise<void>;
   signal?: AbortSignal;
   /**
-   * Off by default (DESIGN §9): redacts the whole outgoing prompt and the incoming response. The
-   * model never sees the redacted parts; streamed text is then delivered once, redacted, when
-   * each try's stream has ended (a pattern may span chunks).
+   * Off by default (DESIGN: Redaction): redacts the whole outgoing prompt and the incoming
+   * response. The model never sees the redacted parts; streamed text is then delivered once,
+   * redacted, when each try's stream has ended (a pattern may span chunks).
    */
   redactFull?: RedactFullOptions;
 }
@@ -65,12 +51,7 @@ export class EngineConfigError extends Error {
   }
 }
 
-const ADAPTERS: Record<WireApi, ProviderAdapter> = { openai: openaiAdapter, anthropic: anthropicAdapter, gemini: geminiAdapter };
-
-export function adapterFor(api: WireApi): ProviderAdapter {
-  return ADAPTERS[api];
-}
-
+/** One model of the node's chain, resolved to its provider and wire adapter. */
 interface Link {
   model: string;
   modelId: string;
@@ -78,20 +59,51 @@ interface Link {
   adapter: ProviderAdapter;
 }
 
-function resolveChain(chain: string[], providers: Record<string, ResolvedProvider>): Link[] {
+function resolveChain(chain: string[], providers: Record<string, ResolvedProvider>, adapters: AdapterTable): Link[] {
   if (chain.length === 0) throw new EngineConfigError('the node has no model', 'E_MODEL');
   return chain.map((model) => {
     const ref = parseModelString(model);
     if (!ref) throw new EngineConfigError(`model "${model}" is not "provider:model-id"`, 'E_MODEL');
     const provider = Object.hasOwn(providers, ref.provider) ? providers[ref.provider] : undefined;
     if (!provider) throw new EngineConfigError(`model "${model}" names provider "${ref.provider}", which is not configured`, 'E_PROVIDER');
-    return { model, modelId: ref.modelId, provider, adapter: adapterFor(provider.api) };
+    const adapter = Object.hasOwn(adapters, provider.api) ? adapters[provider.api] : undefined;
+    if (!adapter) throw new EngineConfigError(`provider "${ref.provider}" speaks api "${provider.api}", for which no adapter was given`, 'E_PROVIDER');
+    return { model, modelId: ref.modelId, provider, adapter };
   });
 }
 
-/** No API key in anything we store or show (DESIGN §9), whatever a provider echoes back. */
+/** No API key in anything we store or show (DESIGN: Redaction), whatever a provider echoes back. */
 function scrubKey(text: string, key: string | undefined): string {
   return key && key.length >= 4 && text.includes(key) ? text.split(key).join('<API_KEY>') : text;
+}
+
+/** What an attempt came to, before the policy: the outcome, its error, and an ok answer's value. */
+interface Judged {
+  outcome: Outcome;
+  finishReason: string | null;
+  nativeFinishReason: string | null;
+  /** the answer's text as kept (under full redaction, redacted); null when nothing came back */
+  text: string | null;
+  error: AttemptRecord['error'];
+  issues: ValidationIssue[];
+  /** the node's output: the validated value, or the text of a node without a schema */
+  value: unknown;
+  verdict: Verdict;
+}
+
+/** Step 3 failed: no reply to classify. A client error is not resent by `on_error: retry`. */
+function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, model: string): Judged {
+  const what = tr.kind === 'client_error' ? 'rejected the request' : 'could not be reached';
+  return {
+    outcome: 'error',
+    finishReason: null,
+    nativeFinishReason: null,
+    text: null,
+    error: { kind: tr.kind, message: `${model} ${what}: ${tr.message}`, detail: tr.detail },
+    issues: [],
+    value: null,
+    verdict: { outcome: 'error', resendable: tr.kind !== 'client_error' },
+  };
 }
 
 function summarise(issues: ValidationIssue[]): string {
@@ -99,11 +111,95 @@ function summarise(issues: ValidationIssue[]): string {
   return shown.join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : '');
 }
 
-function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: AttemptRecord, policy: NodePolicy, outcome: Outcome): string {
-  const what = a.error?.message ?? `${a.model} answered with outcome ${outcome}`;
+/**
+ * Steps 4–5: the outcome is the adapter's classification; only an `ok` answer is parsed, and
+ * validated when the node has an output schema. Captured failure text goes through `scrub`.
+ */
+function judgeReply(r: AdapterResult, text: string, model: string, schema: Record<string, unknown> | undefined, scrub: (t: string) => string): Judged {
+  const base = { outcome: r.outcome, finishReason: r.finishReason, nativeFinishReason: r.nativeFinishReason, text, issues: [], value: null };
+  const fr = r.finishReason ?? 'none';
+  switch (r.outcome) {
+    case 'ok': {
+      if (!schema) return { ...base, error: null, value: text, verdict: { outcome: 'ok', valid: true } };
+      const v = validateOutput(schema, text);
+      if (v.valid) return { ...base, error: null, value: v.value, verdict: { outcome: 'ok', valid: true } };
+      return {
+        ...base,
+        error: { kind: 'invalid_output', message: `${model}'s answer does not match the node's output schema: ${summarise(v.issues)}`, detail: scrub(text) },
+        issues: v.issues,
+        verdict: { outcome: 'ok', valid: false },
+      };
+    }
+    case 'error': {
+      const raw = [text, r.error?.detail].filter(Boolean).join('\n\n');
+      const message = `${model} ended the response with an error (finish reason ${fr}): ${scrub(r.error?.message ?? 'no details')}`;
+      return { ...base, error: { kind: 'provider_error', message, detail: raw ? scrub(raw) : null }, verdict: { outcome: 'error', resendable: true } };
+    }
+    case 'refusal': {
+      const raw = r.refusal ?? text;
+      const message = `${model} refused to answer (finish reason ${fr})`;
+      return { ...base, error: { kind: 'refusal', message, detail: raw ? scrub(raw) : null }, verdict: { outcome: 'refusal', resendable: true } };
+    }
+    case 'truncated': {
+      // never parsed, never validated, never repaired (DESIGN: Outcome classification)
+      const message = `${model}'s answer was cut off (finish reason ${fr})`;
+      return { ...base, error: { kind: 'truncated', message, detail: text ? scrub(text) : null }, verdict: { outcome: 'truncated', resendable: true } };
+    }
+  }
+}
+
+interface AttemptFacts {
+  seq: number;
+  link: Link;
+  state: PolicyState;
+  /** the request as stored */
+  request: Message[];
+  tr: TransportResult;
+  judged: Judged;
+  decision: Decision;
+  stream: boolean;
+  full: boolean;
+  scrub: (t: string) => string;
+  startedAt: number;
+  finishedAt: number;
+}
+
+/** Step 7: the attempt as recorded. Whatever does not become the node's output is discarded, and
+ * its captured text is stored redacted (DESIGN: Redaction). */
+function attemptRecord(f: AttemptFacts): AttemptRecord {
+  const { judged: j, decision, scrub } = f;
+  const discarded = decision.kind !== 'succeed';
+  const rawStreamed = f.stream ? f.tr.streamedText : null;
+  const price = f.link.provider.models[f.link.modelId];
+  const record: AttemptRecord = {
+    seq: f.seq,
+    model: f.link.model,
+    chainIndex: f.state.chainIndex,
+    answerNo: f.state.answers,
+    outcome: j.outcome,
+    finishReason: j.finishReason,
+    cause: decision.cause,
+    action: decision.action,
+    request: f.request,
+    responseText: j.outcome === 'ok' && j.text !== null ? (discarded ? scrub(j.text) : j.text) : null,
+    error: j.error,
+    validationErrors: j.issues,
+    discarded,
+    streamedText: rawStreamed === null ? null : discarded ? scrub(rawStreamed) : f.full ? j.text : rawStreamed,
+    usage: sumUsage(f.tr.usage.map((u) => priceUsage(u, price))),
+    startedAt: f.startedAt,
+    finishedAt: f.finishedAt,
+    tries: f.tr.tries,
+  };
+  if (j.nativeFinishReason !== null) record.nativeFinishReason = j.nativeFinishReason;
+  return record;
+}
+
+function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: AttemptRecord, policy: NodePolicy): string {
+  const what = a.error?.message ?? `${a.model} answered with outcome ${a.outcome}`;
   switch (d.reason) {
     case 'policy':
-      return `${what}; output.${OUTCOME_FIELD[outcome as Exclude<Outcome, 'ok'>]} is "fail"`;
+      return `${what}; output.${OUTCOME_FIELD[a.outcome as Exclude<Outcome, 'ok'>]} is "fail"`;
     case 'budget':
       return `${what}; ${a.model} has given all ${answerLimit(policy)} answers allowed (output.retries: ${policy.retries})`;
     case 'no_model_left':
@@ -115,19 +211,16 @@ function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: AttemptRecord, p
 
 export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<NodeResult> {
   const clock = deps.clock ?? systemClock;
-  const fetchFn = deps.fetch ?? globalThis.fetch;
   const env = deps.env ?? process.env;
-  const gate = deps.gate ?? defaultRateGate;
   const full = deps.redactFull;
   const emit = async (e: EngineEvent): Promise<void> => {
     if (deps.onEvent) await deps.onEvent(e);
   };
-  const links = resolveChain(call.policy.chain, deps.providers);
+  const links = resolveChain(call.policy.chain, deps.providers, deps.adapters);
   const stream = call.stream === true;
-  const schema = call.outputSchema;
 
-  // `sent` is what the model sees; `recorded` is what we store: the same, except that a failed
-  // answer quoted back in a repair is stored redacted, like everywhere else it is captured.
+  // Step 1: the request. `sent` is what the model sees; `recorded` is what we store: the same,
+  // except that a failed answer quoted back in a repair is stored redacted, like everywhere else.
   const original: Message[] = full ? redactMessages(initialMessages(call), full) : initialMessages(call);
   let sent = original;
   let recorded = original;
@@ -140,31 +233,24 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
     const link = links[state.chainIndex]!;
     const seq = attempts.length + 1;
     const startedAt = clock.now();
-    await emit({
-      type: 'attempt_start',
-      nodeId: call.nodeId,
-      seq,
-      model: link.model,
-      chainIndex: state.chainIndex,
-      answerNo: state.answers,
-      request: recorded,
-      startedAt,
-    });
+    await emit({ type: 'attempt_start', nodeId: call.nodeId, seq, model: link.model, chainIndex: state.chainIndex, answerNo: state.answers, request: recorded, startedAt });
 
-    // read at call time, never stored
+    // the key is read at call time, never stored
     const apiKey = link.provider.apiKeyEnv ? env[link.provider.apiKeyEnv] : undefined;
     const scrub = (text: string): string => scrubKey(full ? redactText(text, full) : redact(text), apiKey);
+
+    // Steps 2–3: the rate-limit gate and the transport's tries
     const wire = link.adapter.buildRequest(
-      { modelId: link.modelId, messages: sent, settings: call.settings, responseSchema: call.policy.strict ? schema : undefined, stream },
+      { modelId: link.modelId, messages: sent, settings: call.settings, responseSchema: call.policy.strict ? call.outputSchema : undefined, stream },
       link.provider,
       apiKey,
     );
     const tr = await runTransport(
       { model: link.model, provider: link.provider, adapter: link.adapter, wire, stream },
       {
-        fetch: fetchFn,
+        fetch: deps.fetch ?? globalThis.fetch,
         clock,
-        gate,
+        gate: deps.gate ?? defaultRateGate,
         sharedPauses: deps.sharedPauses,
         signal: deps.signal,
         scrub,
@@ -174,109 +260,36 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
       },
     );
 
-    // Step 4: the outcome comes from the adapter's classification; only now may `ok` be parsed.
-    let outcome: Outcome = 'error';
-    let finishReason: string | null = null;
-    let nativeFinishReason: string | null = null;
-    let text: string | null = null;
-    let error: { kind: AttemptErrorKind; message: string; detail: string | null } | null = null;
-    let issues: ValidationIssue[] = [];
-    let value: unknown = null;
-    let verdict: Verdict;
-
-    if (!tr.ok) {
-      const what = tr.kind === 'client_error' ? 'rejected the request' : 'could not be reached';
-      error = { kind: tr.kind, message: `${link.model} ${what}: ${tr.message}`, detail: tr.detail };
-      verdict = { outcome: 'error', resendable: tr.kind !== 'client_error' };
-    } else {
-      const r = tr.response;
-      outcome = r.outcome;
-      finishReason = r.finishReason;
-      nativeFinishReason = r.nativeFinishReason;
-      text = full ? redactText(r.text, full) : r.text;
+    // Steps 4–5: classify the outcome, then validate only an `ok` answer
+    let judged: Judged;
+    if (tr.ok) {
+      // under full redaction the answer is redacted before anything reads it, and streamed once
+      const text = full ? redactText(tr.response.text, full) : tr.response.text;
       if (full && stream && text) await emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo: tr.tries.length, text });
-      const fr = finishReason ?? 'none';
-      switch (outcome) {
-        case 'ok':
-          if (schema) {
-            const v = validateOutput(schema, text);
-            if (v.valid) value = v.value;
-            else {
-              issues = v.issues;
-              error = {
-                kind: 'invalid_output',
-                message: `${link.model}'s answer does not match the node's output schema: ${summarise(issues)}`,
-                detail: scrub(text),
-              };
-            }
-          } else value = text;
-          verdict = { outcome: 'ok', valid: issues.length === 0 };
-          break;
-        case 'error': {
-          const raw = [text, r.error?.detail].filter(Boolean).join('\n\n');
-          error = {
-            kind: 'provider_error',
-            message: `${link.model} ended the response with an error (finish reason ${fr}): ${scrub(r.error?.message ?? 'no details')}`,
-            detail: raw ? scrub(raw) : null,
-          };
-          verdict = { outcome, resendable: true };
-          break;
-        }
-        case 'refusal': {
-          const raw = r.refusal ?? text;
-          error = { kind: 'refusal', message: `${link.model} refused to answer (finish reason ${fr})`, detail: raw ? scrub(raw) : null };
-          verdict = { outcome, resendable: true };
-          break;
-        }
-        case 'truncated':
-          // never parsed, never validated, never repaired (DESIGN §5)
-          error = { kind: 'truncated', message: `${link.model}'s answer was cut off (finish reason ${fr})`, detail: text ? scrub(text) : null };
-          verdict = { outcome, resendable: true };
-          break;
-      }
+      judged = judgeReply(tr.response, text, link.model, call.outputSchema, scrub);
+    } else {
+      judged = judgeTransportFailure(tr, link.model);
     }
 
-    const decision = decide(call.policy, call.agentFile, state, verdict);
-    const discarded = decision.kind !== 'succeed';
-    const rawStreamed = stream ? tr.streamedText : null;
-    const price = link.provider.models[link.modelId];
-    const record: AttemptRecord = {
-      seq,
-      model: link.model,
-      chainIndex: state.chainIndex,
-      answerNo: state.answers,
-      outcome,
-      finishReason,
-      cause: decision.cause,
-      action: decision.action,
-      request: recorded,
-      // the raw answer of a failed attempt is captured redacted, like its error detail
-      responseText: outcome === 'ok' && text !== null ? (discarded ? scrub(text) : text) : null,
-      error,
-      validationErrors: issues,
-      discarded,
-      streamedText: rawStreamed === null ? null : discarded ? scrub(rawStreamed) : full ? text : rawStreamed,
-      usage: sumUsage(tr.usage.map((u) => priceUsage(u, price))),
-      startedAt,
-      finishedAt: clock.now(),
-      tries: tr.tries,
-    };
-    if (nativeFinishReason !== null) record.nativeFinishReason = nativeFinishReason;
+    // Step 6: the agent's policy
+    const decision = decide(call.policy, call.agentFile, state, judged.verdict);
+
+    // Step 7: the recorder commits the attempt before the engine acts on it (DESIGN: Storage)
+    const record = attemptRecord({ seq, link, state, request: recorded, tr, judged, decision, stream, full: !!full, scrub, startedAt, finishedAt: clock.now() });
     attempts.push(record);
-    // the recorder commits the attempt before the engine acts on it (DESIGN §10)
     await emit({ type: 'attempt_end', nodeId: call.nodeId, attempt: record });
 
     switch (decision.kind) {
       case 'succeed':
-        return finish('succeeded', value, null);
+        return finish('succeeded', judged.value, null);
       case 'fail':
-        return finish('failed', null, { code: decision.code, message: failMessage(decision, record, call.policy, outcome), hint: decision.hint });
+        return finish('failed', null, { code: decision.code, message: failMessage(decision, record, call.policy), hint: decision.hint });
       case 'retry':
         break; // the same request again; the dropped answer is not part of it
       case 'repair': {
-        const ask: Message = { role: 'user', content: repairMessage(issues, call) };
-        sent = [...sent, { role: 'assistant', content: text! }, ask];
-        recorded = [...recorded, { role: 'assistant', content: scrub(text!) }, ask];
+        const ask: Message = { role: 'user', content: repairMessage(judged.issues, call) };
+        sent = [...sent, { role: 'assistant', content: judged.text! }, ask];
+        recorded = [...recorded, { role: 'assistant', content: scrub(judged.text!) }, ask];
         break;
       }
       case 'fallback':

@@ -1,5 +1,5 @@
 // The real clock. The engine never reads time, sleeps or draws random numbers any other way, so
-// tests inject a virtual one (DESIGN.md §6).
+// tests inject a virtual one (DESIGN: Transport retry and rate limits).
 import type { Clock } from './types';
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

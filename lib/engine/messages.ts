@@ -1,9 +1,8 @@
-// The conversation of a node (DESIGN.md §4 step 1, §7 repair): the first request, and the two
-// messages a repair adds — the model's own answer, then the validation errors.
+// The conversation of a node (DESIGN: One model call, in order, step 1; Outcome policies, repair
+// and budgets): the first request, and the two messages a repair adds — the model's own answer,
+// then the validation errors.
+import { SCHEMA_INSTRUCTION } from '@/lib/shared/schema-instruction';
 import type { Message, NodeCall, ValidationIssue } from './types';
-
-/** The sentence that introduces the schema in strict: false requests (the simulator looks for it). */
-export const SCHEMA_INSTRUCTION = 'Respond with only a JSON value that matches this JSON Schema:';
 
 export function schemaParagraph(schema: Record<string, unknown>): string {
   return `${SCHEMA_INSTRUCTION}\n\`\`\`json\n${JSON.stringify(schema, null, 2)}\n\`\`\``;

@@ -1,5 +1,6 @@
-// The outcome policy as a pure state machine (DESIGN.md §7; seed page "What an agent does with an
-// error, a refusal or a truncation"): `(state, verdict) → decision`. No I/O, no clock.
+// The outcome policy as a pure state machine (DESIGN: Outcome policies, repair and budgets; seed
+// page "What an agent does with an error, a refusal or a truncation"):
+// `(state, verdict) → decision`. No I/O, no clock, no imports but types: the dashboard uses it too.
 
 import type { Action, AttemptRecord, Cause, NodeErrorCode, NodePolicy, NodeResult, Outcome, OutcomePolicy } from './types';
 
@@ -15,7 +16,7 @@ export interface PolicyState {
 /** What one attempt came to, as far as the policy cares. */
 export type Verdict =
   | { outcome: 'ok'; valid: boolean }
-  /** resendable: false for a plain client error (DESIGN §6): `on_error: retry` does not resend it */
+  /** resendable: false for a plain client error (DESIGN: Transport retry and rate limits): `on_error: retry` does not resend it */
   | { outcome: Exclude<Outcome, 'ok'>; resendable: boolean };
 
 export type FailReason =

@@ -1,7 +1,8 @@
-// The rate-limit gate (DESIGN.md §6; seed: "A rate limit (429) also pauses every other call of the
-// same model until the wait is over"). Per model string: a pause until a time, one probe after a
-// pause (the others follow only when it did not get another 429), and `max_concurrency` slots.
-// This is the engine's only process-wide state: `defaultRateGate`; tests make their own.
+// The rate-limit gate (DESIGN: Transport retry and rate limits; seed: "A rate limit (429) also
+// pauses every other call of the same model until the wait is over"). Per model string: a pause
+// until a time, one probe after a pause (the others follow only when it did not get another 429),
+// and `max_concurrency` slots. This is the engine's only process-wide state: `defaultRateGate`;
+// tests make their own.
 import type { Clock, SharedPauses } from './types';
 
 export interface AcquireOptions {
@@ -151,7 +152,7 @@ export function createRateGate(): RateGate {
         syncShared(model, s, opts.shared);
         const now = clock.now();
         if (s.pausedUntil > now) {
-          // don't sleep into certain failure (DESIGN §6)
+          // don't sleep into certain failure (DESIGN: Transport retry and rate limits)
           const left = s.pausedUntil - now;
           if (left > opts.maxWaitMs) return { ok: false, limit: 'max_wait', pausedUntil: s.pausedUntil, waitedMs: now - start };
           if (s.pausedUntil > opts.deadline) return { ok: false, limit: 'budget', pausedUntil: s.pausedUntil, waitedMs: now - start };

@@ -1,6 +1,6 @@
-// The wait a server asks for before the next try (DESIGN.md §6, WIRE.md "Retry-After"):
-// `retry-after-ms` → `retry-after` (delta-seconds, fractional seconds or HTTP-date) → Gemini
-// `RetryInfo.retryDelay` in the error body. Every parser returns milliseconds, or null for
+// The wait a server asks for before the next try (DESIGN: Transport retry and rate limits, WIRE.md
+// "Retry-After"): `retry-after-ms` → `retry-after` (delta-seconds, fractional seconds or HTTP-date)
+// → Gemini `RetryInfo.retryDelay` in the error body. Every parser returns milliseconds, or null for
 // "not given / does not parse / negative", which means: use the default backoff.
 
 /** Anything with a case-insensitive `get`, e.g. a fetch `Headers`. */

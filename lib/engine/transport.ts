@@ -1,54 +1,25 @@
-// Transport (DESIGN.md §6): the HTTP tries of one attempt. Transient failures are re-tried here,
-// honouring the server's wait as a minimum; a plain client error is never re-tried; a 429 pauses
-// the model at the rate-limit gate. What comes back is either the provider's reply, normalised by
-// the adapter, or a failure that ends the attempt as outcome `error` (kind transport/client_error).
-import type { AdapterResult, ProviderAdapter, ReportedUsage, WireRequest } from '@/lib/providers/adapter';
-import { NO_USAGE, tryJson } from '@/lib/providers/adapter';
-import { readSse, StreamReadError } from '@/lib/providers/sse';
+// Transport (DESIGN: Transport retry and rate limits): the HTTP tries of one attempt. Each try
+// waits at the model's rate-limit gate, then goes out (one-try.ts); a transient failure is tried
+// again after the server's wait (a minimum) or a backoff, a plain client error never is, and a 429
+// pauses the model at the gate. What comes back is the provider's reply, normalised by the adapter,
+// or a failure that ends the attempt as outcome `error` (kind transport / client_error).
+import type { AdapterResult, ReportedUsage } from './adapter';
 import { backoffMs } from './backoff';
-import type { RateGate } from './rate-gate';
-import { serverWait } from './retry-after';
-import type { Clock, EngineEvent, ResolvedProvider, SharedPauses, TryError, TryRecord } from './types';
+import { fmtDuration } from './duration-text';
+import { oneTry, type TryDeps, type TryFailure, type TryOutcome, type TryRequest } from './one-try';
+import type { GateLease, RateGate } from './rate-gate';
+import type { Clock, EngineEvent, ResolvedProvider, SharedPauses, TryRecord } from './types';
 
-const TRANSIENT_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
-
-export interface StatusVerdict {
-  transient: boolean;
-  error: TryError;
-}
-
-/** Which HTTP statuses are worth another try (DESIGN §6). `x-should-retry` overrides the table;
- * a quota 429 is not transient (waiting will not clear it). */
-export function classifyStatus(status: number, shouldRetry: string | null, quota: boolean): StatusVerdict {
-  const error: TryError =
-    status === 429 ? 'rate_limited' : status === 408 ? 'timeout' : status >= 500 || status === 409 ? 'server_error' : 'client_error';
-  const header = shouldRetry?.trim().toLowerCase();
-  if (header === 'true') return { transient: true, error };
-  if (header === 'false') return { transient: false, error };
-  return { transient: TRANSIENT_STATUS.has(status) && !quota, error };
-}
-
-export interface TransportDeps {
-  fetch: typeof fetch;
-  clock: Clock;
+export interface TransportDeps extends TryDeps {
   gate: RateGate;
   sharedPauses?: SharedPauses;
-  signal?: AbortSignal;
-  /** always-on redaction of captured failure text (DESIGN §9) */
-  scrub: (text: string) => string;
   onTry: (t: TryRecord) => Promise<void>;
-  /** text as it streams in (stream requests only) */
-  onDelta?: (tryNo: number, text: string) => Promise<void>;
   onPause: (e: Extract<EngineEvent, { type: 'rate_limit_pause' }>) => Promise<void>;
 }
 
-export interface TransportRequest {
+export interface TransportRequest extends TryRequest {
   /** the model string: the gate's key */
   model: string;
-  provider: ResolvedProvider;
-  adapter: ProviderAdapter;
-  wire: WireRequest;
-  stream: boolean;
 }
 
 export type TransportResult =
@@ -66,177 +37,110 @@ export type TransportResult =
       streamedText: string | null;
     };
 
-/** How one try ended. */
-type TryOutcome = { kind: 'reply'; status: number; response: AdapterResult } | Failure;
-type Failure = {
-      kind: 'failure';
-      status: number | null;
-      error: TryError;
-      transient: boolean;
-      waitMs: number | null;
-      message: string;
-      detail: string | null;
-      /** text streamed before the connection broke */
-      partial: string | null;
-      usage: ReportedUsage | null;
-};
+/** Failed tries so far, per limit: 429s count against on_rate_limit, the rest against transport. */
+interface FailureCounts {
+  rateLimited: number;
+  other: number;
+}
 
-class TryTimeout extends Error {
-  constructor(ms: number) {
-    super(`no response within transport.timeout (${fmt(ms)})`);
-    this.name = 'TryTimeout';
+type NextStep = { retry: true; sleepMs: number } | { retry: false; kind: 'transport' | 'client_error'; message: string };
+
+interface FailureContext {
+  tryNo: number;
+  /** the pause a transient 429 set; null for any other failure */
+  wait429: number | null;
+  counts: FailureCounts;
+  /** the next backoff; drawn only once the try limits allow another try (it consumes randomness) */
+  backoff: () => number;
+  /** what is left of the attempt's transport.budget */
+  leftMs: number;
+  provider: ResolvedProvider;
+}
+
+/** After a failed try: why the tries end, one rule per `if`, or the wait before the next one. */
+function afterFailure(f: TryFailure, { tryNo, wait429, counts, backoff, leftMs, provider }: FailureContext): NextStep {
+  const { onRateLimit, transport } = provider;
+  const stop = (kind: 'transport' | 'client_error', message: string): NextStep => ({ retry: false, kind, message });
+
+  // the server rejected the request itself, or said not to retry: resending cannot help
+  if (!f.transient) return stop('client_error', f.message);
+  // 429s have their own limit, first try included
+  if (wait429 !== null && counts.rateLimited >= onRateLimit.maxAttempts) {
+    return stop('transport', `${f.message}; gave up after ${tryNo} tries (on_rate_limit.max_attempts: ${onRateLimit.maxAttempts})`);
   }
-}
-
-export function fmt(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-}
-
-/** A connection failure's own words: `fetch failed` hides them in `cause`. */
-function networkMessage(err: unknown): string {
-  const e = err instanceof StreamReadError ? err.cause : err;
-  const cause = (e as { cause?: { code?: string; message?: string } } | null)?.cause;
-  const base = e instanceof Error ? e.message : String(e);
-  if (cause?.code) return `${base} (${cause.code}${cause.message && !cause.message.includes(cause.code) ? `: ${cause.message}` : ''})`;
-  if (cause?.message) return `${base} (${cause.message})`;
-  return base;
-}
-
-/** A URL the runtime cannot even parse is configuration, not a transient failure. */
-function isBadUrl(err: unknown): boolean {
-  return err instanceof TypeError && /invalid url|failed to parse url/i.test(err.message);
+  // every other transient failure counts against transport.max_attempts, first try included
+  if (wait429 === null && counts.other >= transport.maxAttempts) {
+    return stop('transport', `${f.message}; gave up after ${tryNo} tries (transport.max_attempts: ${transport.maxAttempts})`);
+  }
+  // the server's wait is a minimum; without one, exponential backoff from default_wait
+  const wait = wait429 ?? f.waitMs ?? backoff();
+  // a server wait above max_wait: don't sleep into certain failure
+  if (f.waitMs !== null && wait > onRateLimit.maxWaitMs) {
+    return stop('transport', `${f.message}; the server asked to wait ${fmtDuration(wait)}, longer than on_rate_limit.max_wait (${fmtDuration(onRateLimit.maxWaitMs)}): not retried`);
+  }
+  // a wait past the attempt's transport.budget
+  if (wait > leftMs) {
+    return stop(
+      'transport',
+      `${f.message}; the next try would wait ${fmtDuration(wait)}, longer than the ${fmtDuration(Math.max(0, leftMs))} left of transport.budget (${fmtDuration(transport.budgetMs)}): not retried`,
+    );
+  }
+  // a 429's wait is served at the gate (the pause); other waits sleep here
+  return { retry: true, sleepMs: wait429 !== null ? 0 : wait };
 }
 
 /**
- * One HTTP exchange with a watchdog: `timeoutMs` until the response headers, then, for streams,
- * as the longest silence between chunks, and for bodies, until the body is read. The watchdog
- * watches real I/O, so it runs on real timers; the injected clock times everything else.
+ * One try under the gate's lease. A transient 429 pauses the model (and announces it) before the
+ * lease is released, so the waiters behind a probe see the pause next. Returns the 429's wait.
  */
-async function oneTry(req: TransportRequest, deps: TransportDeps, tryNo: number, streamed: { text: string }): Promise<TryOutcome> {
-  const { provider, adapter, wire } = req;
-  const timeoutMs = provider.transport.timeoutMs;
-  const ac = new AbortController();
-  const timeout = new TryTimeout(timeoutMs);
-  const timer = setTimeout(() => ac.abort(timeout), timeoutMs);
-  const onOuterAbort = () => ac.abort(deps.signal!.reason);
-  deps.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  let acc: ReturnType<ProviderAdapter['createStream']> | null = null;
-
-  const fail = (err: unknown, status: number | null): TryOutcome => {
-    if (deps.signal?.aborted) throw deps.signal.reason;
-    const timedOut = ac.signal.reason === timeout;
-    const partial = acc ? acc.text() : null;
-    return {
-      kind: 'failure',
-      status,
-      error: timedOut ? 'timeout' : 'connection',
-      transient: !isBadUrl(err),
-      waitMs: null,
-      message: timedOut ? timeout.message : `connection failed: ${networkMessage(err)}`,
-      detail: partial ? deps.scrub(partial) : null,
-      partial: partial || null,
-      usage: acc ? acc.usage() : null,
-    };
-  };
-
+async function tryUnderLease(lease: GateLease, req: TransportRequest, deps: TransportDeps, tryNo: number, rateLimited: number) {
+  let wait429: number | null = null;
   try {
-    let res: Response;
-    try {
-      res = await deps.fetch(wire.url, { method: 'POST', headers: wire.headers, body: wire.body, signal: ac.signal });
-    } catch (err) {
-      return fail(err, null);
-    }
-    timer.refresh();
-
-    if (res.status < 200 || res.status >= 300) {
-      let raw = '';
-      try {
-        raw = await res.text();
-      } catch {
-        // the status is what matters; a body cut short does not change it
+    const outcome: TryOutcome = await oneTry(req, deps, tryNo);
+    if (outcome.kind === 'failure' && outcome.status === 429 && outcome.transient) {
+      wait429 = outcome.waitMs ?? backoffMs(rateLimited, req.provider.onRateLimit, deps.clock.random);
+      const until = deps.clock.now() + wait429;
+      const reason = `HTTP 429 from ${req.model}`;
+      if (deps.gate.pause(req.model, until, reason)) {
+        deps.sharedPauses?.set(req.model, until, reason);
+        await deps.onPause({ type: 'rate_limit_pause', model: req.model, pausedUntil: until, reason });
       }
-      const body = tryJson(raw);
-      const info = adapter.readError(res.status, body ?? raw, raw);
-      const shouldRetry = res.headers.get('x-should-retry');
-      const verdict = classifyStatus(res.status, shouldRetry, info.quota);
-      const wait = serverWait(res.headers, body, deps.clock.now());
-      const why = verdict.transient
-        ? ''
-        : shouldRetry?.trim().toLowerCase() === 'false'
-          ? ' (x-should-retry: false: the server said not to retry)'
-          : info.quota
-            ? ' (a quota or spend limit: waiting will not clear it, not retried)'
-            : res.status >= 400 && res.status < 500
-              ? ' (a client error: not retried)'
-              : ` (HTTP ${res.status} is not a transient failure: not retried)`;
-      return {
-        kind: 'failure',
-        status: res.status,
-        error: verdict.error,
-        transient: verdict.transient,
-        waitMs: wait?.ms ?? null,
-        message: `HTTP ${res.status}: ${deps.scrub(info.message)}${why}`,
-        detail: raw ? deps.scrub(raw) : null,
-        partial: null,
-        usage: null,
-      };
     }
-
-    const isSse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
-    if (req.stream && isSse && res.body) {
-      const a = adapter.createStream();
-      acc = a;
-      try {
-        await readSse(
-          res.body,
-          async (ev) => {
-            const { delta, done } = a.push(ev);
-            if (delta) await deps.onDelta?.(tryNo, delta);
-            return done;
-          },
-          { onChunk: () => timer.refresh() },
-        );
-      } catch (err) {
-        if (err instanceof StreamReadError) return fail(err, res.status);
-        throw err;
-      }
-      streamed.text = a.text();
-      return { kind: 'reply', status: res.status, response: a.finish() };
-    }
-
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      return fail(err, res.status);
-    }
-    const response = adapter.parseBody(text);
-    if (req.stream && response.text) {
-      // a server that ignored `stream`: its whole text is the one delta
-      streamed.text = response.text;
-      await deps.onDelta?.(tryNo, response.text);
-    }
-    return { kind: 'reply', status: res.status, response };
+    return { outcome, wait429 };
   } finally {
-    clearTimeout(timer);
-    deps.signal?.removeEventListener('abort', onOuterAbort);
+    lease.release({ rateLimited: wait429 !== null });
   }
 }
 
-/** Runs the tries of one attempt until a reply, a non-transient failure or a limit. */
+function tryRecord(tryNo: number, outcome: TryOutcome, waitedMs: number, startedAt: number, clock: Clock, scrub: (t: string) => string): TryRecord {
+  const t: TryRecord = {
+    tryNo,
+    status: outcome.status,
+    error: outcome.kind === 'reply' ? null : outcome.error,
+    retryAfterMs: outcome.kind === 'failure' ? outcome.waitMs : null,
+    waitedMs,
+    startedAt,
+    finishedAt: clock.now(),
+  };
+  if (outcome.kind === 'failure' && outcome.partial) t.discardedText = scrub(outcome.partial);
+  return t;
+}
+
+/** Runs the tries of one attempt until a reply, a failure that is not retried, or a limit. */
 export async function runTransport(req: TransportRequest, deps: TransportDeps): Promise<TransportResult> {
   const { provider, model } = req;
   const { clock } = deps;
   const tries: TryRecord[] = [];
   const usage: ReportedUsage[] = [];
   const deadline = clock.now() + provider.transport.budgetMs;
-  let rateLimited = 0;
-  let otherFailures = 0;
+  const counts: FailureCounts = { rateLimited: 0, other: 0 };
   let sleepMs = 0;
-  let last: Failure | null = null;
+  let last: TryFailure | null = null;
 
+  const record = async (t: TryRecord) => {
+    tries.push(t);
+    await deps.onTry(t);
+  };
   const giveUp = (kind: 'transport' | 'client_error', message: string): TransportResult => ({
     ok: false,
     kind,
@@ -249,9 +153,9 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
   });
 
   for (let tryNo = 1; ; tryNo++) {
+    // wait: the previous failure's backoff, then the model's rate-limit gate
     const waitStart = clock.now();
     if (sleepMs > 0) await clock.sleep(sleepMs, deps.signal);
-    sleepMs = 0;
     const acquired = await deps.gate.acquire(model, {
       clock,
       maxConcurrency: provider.maxConcurrency,
@@ -261,96 +165,35 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
       shared: deps.sharedPauses,
     });
     if (!acquired.ok) {
+      // a pause longer than a limit: recorded as a try that was never sent
       const left = acquired.pausedUntil - clock.now();
       const limit =
         acquired.limit === 'max_wait'
-          ? `on_rate_limit.max_wait (${fmt(provider.onRateLimit.maxWaitMs)})`
-          : `the ${fmt(Math.max(0, deadline - clock.now()))} left of transport.budget (${fmt(provider.transport.budgetMs)})`;
-      const t: TryRecord = {
-        tryNo,
-        status: null,
-        error: 'rate_limited',
-        retryAfterMs: left,
-        waitedMs: clock.now() - waitStart,
-        startedAt: clock.now(),
-        finishedAt: clock.now(),
-      };
-      tries.push(t);
-      await deps.onTry(t);
-      return giveUp('transport', `${model} is paused by a rate limit for ${fmt(left)} more, longer than ${limit}: not sent`);
+          ? `on_rate_limit.max_wait (${fmtDuration(provider.onRateLimit.maxWaitMs)})`
+          : `the ${fmtDuration(Math.max(0, deadline - clock.now()))} left of transport.budget (${fmtDuration(provider.transport.budgetMs)})`;
+      const now = clock.now();
+      await record({ tryNo, status: null, error: 'rate_limited', retryAfterMs: left, waitedMs: now - waitStart, startedAt: now, finishedAt: now });
+      return giveUp('transport', `${model} is paused by a rate limit for ${fmtDuration(left)} more, longer than ${limit}: not sent`);
     }
 
-    const lease = acquired.lease;
+    // the try itself
     const waitedMs = clock.now() - waitStart;
     const startedAt = clock.now();
-    const streamed = { text: '' };
-    let outcome: TryOutcome;
-    let got429 = false;
-    let wait429 = 0;
-    try {
-      outcome = await oneTry(req, deps, tryNo, streamed);
-      got429 = outcome.kind === 'failure' && outcome.status === 429 && outcome.transient;
-      if (got429) {
-        // pause the model before anyone else gets through (a probe's waiters look at it next)
-        wait429 = (outcome as Failure).waitMs ?? backoffMs(rateLimited, provider.onRateLimit, clock.random);
-        const until = clock.now() + wait429;
-        const reason = `HTTP 429 from ${model}`;
-        if (deps.gate.pause(model, until, reason)) {
-          deps.sharedPauses?.set(model, until, reason);
-          await deps.onPause({ type: 'rate_limit_pause', model, pausedUntil: until, reason });
-        }
-      }
-    } finally {
-      lease.release({ rateLimited: got429 });
-    }
-
-    const t: TryRecord = {
-      tryNo,
-      status: outcome.status,
-      error: outcome.kind === 'reply' ? null : outcome.error,
-      retryAfterMs: outcome.kind === 'failure' ? outcome.waitMs : null,
-      waitedMs,
-      startedAt,
-      finishedAt: clock.now(),
-    };
-    if (outcome.kind === 'failure' && outcome.partial) t.discardedText = deps.scrub(outcome.partial);
-    tries.push(t);
-    await deps.onTry(t);
+    const { outcome, wait429 } = await tryUnderLease(acquired.lease, req, deps, tryNo, counts.rateLimited);
+    await record(tryRecord(tryNo, outcome, waitedMs, startedAt, clock, deps.scrub));
     if (outcome.kind === 'reply') {
       usage.push(outcome.response.usage);
-      return { ok: true, status: outcome.status, response: outcome.response, tries, usage, streamedText: req.stream ? streamed.text : null };
+      return { ok: true, status: outcome.status, response: outcome.response, tries, usage, streamedText: req.stream ? outcome.streamedText : null };
     }
     if (outcome.usage) usage.push(outcome.usage);
     last = outcome;
 
-    if (!outcome.transient) return giveUp('client_error', outcome.message);
-
-    // how many tries this kind of failure allows, first try included
-    if (got429) rateLimited++;
-    else otherFailures++;
-    if (got429 && rateLimited >= provider.onRateLimit.maxAttempts) {
-      return giveUp('transport', `${outcome.message}; gave up after ${tryNo} tries (on_rate_limit.max_attempts: ${provider.onRateLimit.maxAttempts})`);
-    }
-    if (!got429 && otherFailures >= provider.transport.maxAttempts) {
-      return giveUp('transport', `${outcome.message}; gave up after ${tryNo} tries (transport.max_attempts: ${provider.transport.maxAttempts})`);
-    }
-
-    // the server's wait is a minimum; without one, exponential backoff from default_wait
-    const wait = got429 ? wait429 : (outcome.waitMs ?? backoffMs(otherFailures - 1, provider.onRateLimit, clock.random));
-    if (outcome.waitMs !== null && wait > provider.onRateLimit.maxWaitMs) {
-      return giveUp(
-        'transport',
-        `${outcome.message}; the server asked to wait ${fmt(wait)}, longer than on_rate_limit.max_wait (${fmt(provider.onRateLimit.maxWaitMs)}): not retried`,
-      );
-    }
-    const left = deadline - clock.now();
-    if (wait > left) {
-      return giveUp(
-        'transport',
-        `${outcome.message}; the next try would wait ${fmt(wait)}, longer than the ${fmt(Math.max(0, left))} left of transport.budget (${fmt(provider.transport.budgetMs)}): not retried`,
-      );
-    }
-    // a 429's wait is served at the gate (the pause); other waits here
-    if (!got429) sleepMs = wait;
+    // again, or not
+    if (wait429 !== null) counts.rateLimited++;
+    else if (outcome.transient) counts.other++;
+    const backoff = () => backoffMs(counts.other - 1, provider.onRateLimit, clock.random);
+    const next = afterFailure(outcome, { tryNo, wait429, counts, backoff, leftMs: deadline - clock.now(), provider });
+    if (!next.retry) return giveUp(next.kind, next.message);
+    sleepMs = next.sleepMs;
   }
 }

@@ -1,5 +1,6 @@
-// Contract of the engine (DESIGN.md §4–§8, §11). The flow runner, the recorder, the CLI and the
-// dashboard all consume these types; the engine core owns them.
+// Contract of the engine (DESIGN: One model call, in order, through Streaming, and The run record).
+// The flow runner, the recorder, the CLI and the dashboard all consume these types; the engine core
+// owns them.
 
 export type Outcome = 'ok' | 'error' | 'refusal' | 'truncated';
 export type Cause = 'provider_error' | 'refusal' | 'truncated' | 'invalid_output';
@@ -74,7 +75,7 @@ export interface TryRecord {
   waitedMs: number;
   startedAt: number;
   finishedAt: number;
-  /** text this try streamed before its connection broke (DESIGN §8: discarded), redacted; absent otherwise */
+  /** text this try streamed before its connection broke (DESIGN: Streaming: discarded), redacted; absent otherwise */
   discardedText?: string | null;
 }
 

@@ -1,5 +1,7 @@
-// Tokens and cost. A dropped attempt's usage still counts toward the node (seed page).
-import type { ReportedUsage } from '@/lib/providers/adapter';
+// Tokens and cost. A dropped attempt's usage still counts toward the node (DESIGN: Outcome
+// policies, repair and budgets). The engine sums exactly; what is stored and shown is rounded once,
+// by `roundCost`, so a live sum and one read back from the database print the same.
+import type { ReportedUsage } from './adapter';
 import type { ModelPrice, UsageTotals } from './types';
 
 export const ZERO_USAGE: UsageTotals = Object.freeze({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
@@ -8,8 +10,24 @@ export function addUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
   return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, costUsd: a.costUsd + b.costUsd };
 }
 
+/** The exact sum, cost unrounded: what the engine reports on an attempt and a node. */
 export function sumUsage(items: readonly UsageTotals[]): UsageTotals {
   return items.reduce(addUsage, ZERO_USAGE);
+}
+
+/**
+ * The one rounding rule for a cost in USD: to 1e-9 (a nano-dollar), far below any price step,
+ * enough to hide the floating-point noise of a sum (0.1 + 0.2). Used by the run record and the
+ * database's aggregates alike.
+ */
+export function roundCost(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
+}
+
+/** `sumUsage` with the cost rounded by `roundCost`: for what is stored and displayed. */
+export function sumUsageRounded(items: readonly UsageTotals[]): UsageTotals {
+  const u = sumUsage(items);
+  return { ...u, costUsd: roundCost(u.costUsd) };
 }
 
 /** The provider's own cost (`usage.cost`) when it sends one, else the catalogue price, else 0. */

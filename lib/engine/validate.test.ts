@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { initialMessages, repairMessage, SCHEMA_INSTRUCTION } from './messages';
+import { SCHEMA_INSTRUCTION } from '@/lib/shared/schema-instruction';
+import { initialMessages, repairMessage } from './messages';
 import type { NodeCall } from './types';
 import { validateOutput } from './validate';
 

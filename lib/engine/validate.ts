@@ -1,12 +1,11 @@
-// Step 5 of DESIGN.md §4, reached only by an `ok` answer: parse the text as JSON and validate it
-// against the node's output schema (Ajv). Every issue is a JSON pointer + message, for the record
-// and for the repair message.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+// Step 5 of DESIGN: One model call, in order, reached only by an `ok` answer: parse the text as
+// JSON and validate it against the node's output schema (Ajv, the product's one configuration in
+// `validate` mode). Every issue is a JSON pointer + message, for the record and the repair message.
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createAjv } from '@/lib/shared/ajv';
 import type { ValidationIssue } from './types';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats.default(ajv);
+const ajv = createAjv('validate');
 // a flow's schema object is reused for every call of its node: compile once
 const compiled = new WeakMap<object, ValidateFunction>();
 

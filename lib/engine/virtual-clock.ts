@@ -1,4 +1,5 @@
-// Clocks for tests and demos, so no retry rule needs real time to pass (DESIGN.md §6).
+// Clocks for tests and demos, so no retry rule needs real time to pass (DESIGN: Transport retry and
+// rate limits).
 
 import type { Clock } from './types';
 

@@ -1,4 +1,4 @@
-// Subscribes to the engine's facts and writes them as they happen (DESIGN.md §10): an attempt row
+// Subscribes to the engine's facts and writes them as they happen (DESIGN: Storage): an attempt row
 // exists from its first byte, streamed text lands in batches while streaming, and the finished
 // attempt is committed before the engine is told to go on (the handler is awaited).
 import { randomUUID } from 'node:crypto';

@@ -1,17 +1,19 @@
-// The run loop (DESIGN.md §3, §10): validate the input, then proceed in turns — every node whose
-// `needs` are settled runs concurrently in the same turn — routing around failed nodes through
-// `on_fail`, and recording every fact as it happens when a database is given.
+// The run loop (DESIGN: flows/NAME.yaml, Storage): validate the input, then proceed in turns —
+// every node whose `needs` are settled runs concurrently in the same turn — routing around failed
+// nodes through `on_fail`, and recording every fact as it happens when a database is given.
 import { randomUUID } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import type { Db } from '@/db/client';
+import type { ValidateFunction } from 'ajv';
 import { runStore, type RunStore } from '@/db/run-store';
+import type { Db, NodeFacts, RunError, RunFacts } from '@/db/types';
 import { callNode } from '@/lib/engine/call-node';
 import type { RateGate } from '@/lib/engine/rate-gate';
 import type { Clock, EngineEvent, NodeResult, ResolvedProvider, SharedPauses } from '@/lib/engine/types';
+import { sumUsageRounded } from '@/lib/engine/usage';
 import { agentPolicy, renderTemplate, type FlowDef, type Project } from '@/lib/project';
+import { builtinAdapters } from '@/lib/providers';
+import { createAjv } from '@/lib/shared/ajv';
 import { NodeRecorder } from './recorder';
-import { buildRunRecord, sumUsage, type NodeFacts, type RunFacts, type RunRecord } from './run-record';
+import { buildRunRecord, type RunRecord } from './run-record';
 
 export class RunInputError extends Error {
   constructor(
@@ -55,8 +57,7 @@ export interface RunFlowOptions {
   signal?: AbortSignal;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats.default(ajv);
+const ajv = createAjv('validate');
 const inputValidators = new WeakMap<FlowDef, ValidateFunction>();
 
 /** Checks a run input against the flow's input schema; throws RunInputError naming the field. */
@@ -79,71 +80,209 @@ function pausesOf(store: RunStore | null): SharedPauses | undefined {
   return store ? { get: (m) => store.getPause(m), set: (m, until, reason) => store.setPause(m, until, reason) } : undefined;
 }
 
+/**
+ * The run loop (DESIGN: flows/NAME.yaml): start the run, then turn after turn run every node whose
+ * `needs` succeeded, until no node is ready; then settle the run.
+ */
 export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
-  const { project } = opts;
-  const flow = project.flows[opts.flow];
-  if (!flow) throw new UnknownFlowError(opts.flow, Object.keys(project.flows));
+  const run = startRun(opts);
+  try {
+    for (let ready = run.nextTurn(); ready.length > 0; ready = run.nextTurn()) await run.runTurn(ready);
+  } catch (err) {
+    // the run still ends and is recorded: settle() fails it with internal_error
+    run.internal = err;
+  }
+  return run.settle();
+}
+
+/** Checks the flow and its input, then records the run's start (queued before the first await). */
+function startRun(opts: RunFlowOptions): FlowRun {
+  const flow = opts.project.flows[opts.flow];
+  if (!flow) throw new UnknownFlowError(opts.flow, Object.keys(opts.project.flows));
   validateRunInput(flow, opts.input);
+  const run = new FlowRun(opts, flow);
+  run.start();
+  return run;
+}
 
-  const now = opts.clock ? () => opts.clock!.now() : Date.now;
-  const store = opts.db ? runStore(opts.db) : null;
-  const sharedPauses = pausesOf(store);
-  const providers = opts.providers ?? project.providers;
-  const emit = opts.onProgress ?? (() => {});
-  const runId = opts.runId ?? randomUUID();
+/** One run in progress: its facts as they happen, and the steps of the run loop over them. */
+class FlowRun {
+  private readonly project: Project;
+  private readonly now: () => number;
+  private readonly store: RunStore | null;
+  private readonly sharedPauses: SharedPauses | undefined;
+  private readonly providers: Record<string, ResolvedProvider>;
+  private readonly emit: (e: ProgressEvent) => void;
+  private readonly runId: string;
+  private readonly facts: RunFacts;
+  /** the flow's node ids, in file order */
+  private readonly ids: string[];
+  /** every node that ran, runs or was skipped */
+  private readonly state = new Map<string, NodeFacts>();
+  private readonly nodeRunIds = new Map<string, string>();
+  /** nodes named in some on_fail: they run only once their source failed (activated) */
+  private readonly onFailTargets: Set<string>;
+  private readonly activated = new Set<string>();
+  /** outputs of succeeded nodes, as templates read them (`nodes.<id>.output`) */
+  private readonly outputs: Record<string, { output: unknown }> = {};
+  /** the first node that failed with no on_fail to route around it: no new turn starts */
+  private failedNode: NodeFacts | null = null;
+  /** what the engine threw, if it did */
+  internal: unknown = null;
 
-  const facts: RunFacts = {
-    id: runId,
-    flow: flow.name,
-    status: 'running',
-    input: opts.input,
-    output: null,
-    error: null,
-    turns: 0,
-    startedAt: now(),
-    finishedAt: null,
-    nodes: [],
-  };
-  store?.insertRun({ id: runId, project: project.name, flow: flow.name, input: opts.input, startedAt: facts.startedAt });
-  emit({ type: 'run_start', runId, flow: flow.name });
+  constructor(
+    private readonly opts: RunFlowOptions,
+    private readonly flow: FlowDef,
+  ) {
+    const { clock, db } = opts;
+    this.project = opts.project;
+    this.now = clock ? () => clock.now() : Date.now;
+    this.store = db ? runStore(db) : null;
+    this.sharedPauses = pausesOf(this.store);
+    this.providers = opts.providers ?? opts.project.providers;
+    this.emit = opts.onProgress ?? (() => {});
+    this.runId = opts.runId ?? randomUUID();
+    this.ids = Object.keys(flow.nodes);
+    this.onFailTargets = new Set(this.ids.map((id) => flow.nodes[id]!.onFail).filter((x): x is string => !!x));
+    this.facts = {
+      id: this.runId,
+      flow: flow.name,
+      status: 'running',
+      input: opts.input,
+      output: null,
+      error: null,
+      turns: 0,
+      startedAt: this.now(),
+      finishedAt: null,
+      nodes: [],
+    };
+  }
 
-  const ids = Object.keys(flow.nodes);
-  const state = new Map<string, NodeFacts>();
-  const onFailTargets = new Set(ids.map((id) => flow.nodes[id]!.onFail).filter((x): x is string => !!x));
-  const activated = new Set<string>();
-  const outputs: Record<string, { output: unknown }> = {};
-  const settled = (id: string) => state.get(id)?.status;
-  const nodeRunIds = new Map<string, string>();
+  /** Records the run's start; queued before runFlow's first await, so a caller can flush it at once. */
+  start(): void {
+    const { runId, flow, facts } = this;
+    this.store?.insertRun({ id: runId, project: this.project.name, flow: flow.name, input: this.opts.input, startedAt: facts.startedAt });
+    this.emit({ type: 'run_start', runId, flow: flow.name });
+  }
 
-  const skip = (id: string, turn: number, reason: string) => {
-    const node = flow.nodes[id]!;
+  /** The nodes of the next turn: those whose needs all succeeded; none once the run has failed. */
+  nextTurn(): string[] {
+    this.skipBlocked();
+    if (this.failedNode) return [];
+    return this.ids.filter(
+      (id) =>
+        !this.state.has(id) &&
+        (!this.onFailTargets.has(id) || this.activated.has(id)) &&
+        this.flow.nodes[id]!.needs.every((d) => this.settled(d) === 'succeeded'),
+    );
+  }
+
+  /** Runs `ready` concurrently as one turn, then routes each failed node through its on_fail. */
+  async runTurn(ready: string[]): Promise<void> {
+    const turn = ++this.facts.turns;
+    this.store?.setRunTurns(this.runId, turn);
+    this.emit({ type: 'turn_start', turn, nodes: ready });
+    // allSettled: a node that throws must not leave its siblings writing after the run is closed
+    const settledTurn = await Promise.allSettled(ready.map((id) => this.runNode(id, turn)));
+    const broken = settledTurn.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (broken) throw broken.reason;
+    for (const id of ready) {
+      const n = this.state.get(id)!;
+      if (n.status !== 'failed') continue;
+      const route = this.flow.nodes[id]!.onFail;
+      if (route && !this.state.has(route)) this.activated.add(route);
+      else this.failedNode ??= n;
+    }
+  }
+
+  /** Skips the nodes never reached, decides the run's status, error and output, and records its end. */
+  async settle(): Promise<RunRecord> {
+    const { facts } = this;
+    this.skipUnreached();
+    facts.finishedAt = this.now();
+    if (this.internal) {
+      facts.status = 'failed';
+      facts.error = this.failStuckNodes(this.internal, facts.finishedAt);
+    } else if (this.failedNode) {
+      const { id, error } = this.failedNode;
+      facts.status = 'failed';
+      facts.error = { code: error!.code, node: id, message: error!.message, hint: error!.hint };
+    } else {
+      facts.status = 'succeeded';
+      facts.output = this.leafOutputs();
+    }
+    const record = buildRunRecord(facts);
+    await this.store?.finishRun({
+      id: this.runId,
+      status: facts.status,
+      output: facts.output,
+      error: facts.error,
+      turns: facts.turns,
+      usage: sumUsageRounded([record.usage]),
+      finishedAt: facts.finishedAt,
+    });
+    this.emit({ type: 'run_end', record });
+    return record;
+  }
+
+  private settled(id: string) {
+    return this.state.get(id)?.status;
+  }
+
+  /** A node that needs a failed or skipped node is skipped; repeated until nothing changes. */
+  private skipBlocked(): void {
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const id of this.ids) {
+        if (this.state.has(id)) continue;
+        const bad = this.flow.nodes[id]!.needs.find((d) => this.settled(d) === 'failed' || this.settled(d) === 'skipped');
+        if (bad) {
+          this.skip(id, this.facts.turns, `needs ${bad}, which ${this.settled(bad) === 'failed' ? 'failed' : 'was skipped'}`);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /** Nodes never reached: on_fail targets whose node did not fail, and nodes after a run failure. */
+  private skipUnreached(): void {
+    for (const id of this.ids) {
+      if (!this.state.has(id)) this.skip(id, 0, this.onFailTargets.has(id) && !this.failedNode ? 'its on_fail source did not fail' : 'the run stopped');
+    }
+  }
+
+  private skip(id: string, turn: number, reason: string): void {
+    const node = this.flow.nodes[id]!;
     // the policy is kept so the fallback chain can show every model as never tried
-    const policy = agentPolicy(project.agents[node.agent]!);
+    const policy = agentPolicy(this.project.agents[node.agent]!);
     const n: NodeFacts = {
       id, agent: node.agent, turn, status: 'skipped', output: null, error: null, policy, attempts: [],
-      startedAt: now(), finishedAt: now(),
+      startedAt: this.now(), finishedAt: this.now(),
     };
-    state.set(id, n);
-    facts.nodes.push(n);
-    store?.insertNode({ id: randomUUID(), runId, nodeId: id, agent: node.agent, turn, status: 'skipped', policy, startedAt: n.startedAt });
-    emit({ type: 'node_skipped', node: id, reason });
-  };
+    this.state.set(id, n);
+    this.facts.nodes.push(n);
+    this.store?.insertNode({ id: randomUUID(), runId: this.runId, nodeId: id, agent: node.agent, turn, status: 'skipped', policy, startedAt: n.startedAt });
+    this.emit({ type: 'node_skipped', node: id, reason });
+  }
 
-  const runNode = async (id: string, turn: number): Promise<void> => {
-    const node = flow.nodes[id]!;
-    const agent = project.agents[node.agent]!;
+  /** Runs one node through the engine, recording its facts as they happen. */
+  private async runNode(id: string, turn: number): Promise<void> {
+    // the names the engine call below reads
+    const { opts, providers, sharedPauses, emit, runId } = this;
+    const node = this.flow.nodes[id]!;
+    const agent = this.project.agents[node.agent]!;
     const policy = agentPolicy(agent);
     const nodeRunId = randomUUID();
-    nodeRunIds.set(id, nodeRunId);
+    this.nodeRunIds.set(id, nodeRunId);
     const n: NodeFacts = {
       id, agent: agent.name, turn, status: 'running', output: null, error: null, policy, attempts: [],
-      startedAt: now(), finishedAt: null,
+      startedAt: this.now(), finishedAt: null,
     };
-    state.set(id, n);
-    facts.nodes.push(n);
-    store?.insertNode({ id: nodeRunId, runId, nodeId: id, agent: agent.name, turn, status: 'running', policy, startedAt: n.startedAt });
-    const recorder = store ? new NodeRecorder(store, runId, nodeRunId, now) : null;
-    const prompt = renderTemplate(node.prompt, { input: opts.input, nodes: outputs });
+    this.state.set(id, n);
+    this.facts.nodes.push(n);
+    this.store?.insertNode({ id: nodeRunId, runId, nodeId: id, agent: agent.name, turn, status: 'running', policy, startedAt: n.startedAt });
+    const recorder = this.store ? new NodeRecorder(this.store, runId, nodeRunId, this.now) : null;
+    const prompt = renderTemplate(node.prompt, { input: opts.input, nodes: this.outputs });
     const result = await callNode(
       {
         nodeId: id,
@@ -158,6 +297,7 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
       },
       {
         providers,
+        adapters: builtinAdapters,
         clock: opts.clock,
         fetch: opts.fetch,
         env: opts.env,
@@ -177,89 +317,30 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
     n.output = result.status === 'succeeded' ? result.output : null;
     n.error = result.error;
     n.attempts = result.attempts;
-    n.finishedAt = now();
-    if (result.status === 'succeeded') outputs[id] = { output: result.output };
-    store?.finishNode({ id: nodeRunId, status: result.status, output: n.output, error: result.error, usage: result.usage, finishedAt: n.finishedAt });
+    n.finishedAt = this.now();
+    if (result.status === 'succeeded') this.outputs[id] = { output: result.output };
+    this.store?.finishNode({ id: nodeRunId, status: result.status, output: n.output, error: result.error, usage: result.usage, finishedAt: n.finishedAt });
     emit({ type: 'node_end', node: id, result });
-  };
-
-  let failedNode: NodeFacts | null = null;
-  let internal: unknown = null;
-  try {
-    for (;;) {
-      // a node that needs a failed or skipped node is skipped; repeat until nothing changes
-      for (let changed = true; changed; ) {
-        changed = false;
-        for (const id of ids) {
-          if (state.has(id)) continue;
-          const bad = flow.nodes[id]!.needs.find((d) => settled(d) === 'failed' || settled(d) === 'skipped');
-          if (bad) {
-            skip(id, facts.turns, `needs ${bad}, which ${settled(bad) === 'failed' ? 'failed' : 'was skipped'}`);
-            changed = true;
-          }
-        }
-      }
-      if (failedNode) break;
-      const ready = ids.filter(
-        (id) =>
-          !state.has(id) &&
-          (!onFailTargets.has(id) || activated.has(id)) &&
-          flow.nodes[id]!.needs.every((d) => settled(d) === 'succeeded'),
-      );
-      if (ready.length === 0) break;
-      const turn = ++facts.turns;
-      store?.setRunTurns(runId, turn);
-      emit({ type: 'turn_start', turn, nodes: ready });
-      // allSettled: a node that throws must not leave its siblings writing after the run is closed
-      const settledTurn = await Promise.allSettled(ready.map((id) => runNode(id, turn)));
-      const broken = settledTurn.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (broken) throw broken.reason;
-      for (const id of ready) {
-        const n = state.get(id)!;
-        if (n.status !== 'failed') continue;
-        const route = flow.nodes[id]!.onFail;
-        if (route && !state.has(route)) activated.add(route);
-        else failedNode ??= n;
-      }
-    }
-  } catch (err) {
-    internal = err;
   }
 
-  // nodes never reached: on_fail targets whose node did not fail, and nodes after a run failure
-  for (const id of ids) if (!state.has(id)) skip(id, 0, onFailTargets.has(id) && !failedNode ? 'its on_fail source did not fail' : 'the run stopped');
-
-  facts.finishedAt = now();
-  if (internal) {
-    const message = internal instanceof Error ? internal.message : String(internal);
+  /** After an engine bug the nodes still running fail with internal_error; returns the run's error. */
+  private failStuckNodes(err: unknown, at: number): RunError {
+    const message = err instanceof Error ? err.message : String(err);
     const hint = 'The engine stopped unexpectedly; the attempts recorded so far are kept.';
-    const stuck = facts.nodes.find((n) => n.status === 'running');
-    for (const n of facts.nodes.filter((x) => x.status === 'running')) {
+    const stuck = this.facts.nodes.filter((n) => n.status === 'running');
+    for (const n of stuck) {
       n.status = 'failed';
       n.error = { code: 'internal_error', message, hint };
-      n.finishedAt = facts.finishedAt;
-      store?.finishNode({ id: nodeRunIds.get(n.id)!, status: 'failed', output: null, error: n.error, usage: sumUsage(n.attempts.map((a) => a.usage)), finishedAt: n.finishedAt });
+      n.finishedAt = at;
+      this.store?.finishNode({ id: this.nodeRunIds.get(n.id)!, status: 'failed', output: null, error: n.error, usage: sumUsageRounded(n.attempts.map((a) => a.usage)), finishedAt: at });
     }
-    facts.status = 'failed';
-    facts.error = { code: 'internal_error', node: stuck?.id ?? null, message, hint };
-  } else if (failedNode) {
-    facts.status = 'failed';
-    facts.error = { code: failedNode.error!.code, node: failedNode.id, message: failedNode.error!.message, hint: failedNode.error!.hint };
-  } else {
-    facts.status = 'succeeded';
-    const needed = new Set(ids.flatMap((id) => flow.nodes[id]!.needs));
-    facts.output = Object.fromEntries(ids.filter((id) => !needed.has(id) && outputs[id]).map((id) => [id, outputs[id]!.output]));
+    return { code: 'internal_error', node: stuck[0]?.id ?? null, message, hint };
   }
-  const record = buildRunRecord(facts);
-  await store?.finishRun({
-    id: runId,
-    status: facts.status,
-    output: facts.output,
-    error: facts.error,
-    turns: facts.turns,
-    usage: sumUsage([record.usage]),
-    finishedAt: facts.finishedAt,
-  });
-  emit({ type: 'run_end', record });
-  return record;
+
+  /** A succeeded run's output: the outputs of its leaf nodes (succeeded nodes no node needs). */
+  private leafOutputs(): Record<string, unknown> {
+    const { ids, flow, outputs } = this;
+    const needed = new Set(ids.flatMap((id) => flow.nodes[id]!.needs));
+    return Object.fromEntries(ids.filter((id) => !needed.has(id) && outputs[id]).map((id) => [id, outputs[id]!.output]));
+  }
 }

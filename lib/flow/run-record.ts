@@ -1,45 +1,13 @@
-// The run record (DESIGN.md §11): one shape for `aqven run --json`, `aqven show --json`,
+// The run record (DESIGN: The run record): one shape for `aqven run --json`, `aqven show --json`,
 // `GET /api/runs/:id` and the dashboard. Built by one function from the same facts, whether they
 // come from a live run or from the database, so the two can never drift apart.
+import type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunStatus } from '@/db/types';
 import { computeBudget } from '@/lib/engine/policy';
-import type { AttemptRecord, NodeErrorCode, NodePolicy, UsageTotals } from '@/lib/engine/types';
-import { sumUsage as sumEngineUsage } from '@/lib/engine/usage';
+import type { NodePolicy } from '@/lib/engine/types';
+import { roundCost, sumUsageRounded } from '@/lib/engine/usage';
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'interrupted';
-export type NodeStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
-
-export interface RunError {
-  code: string;
-  node: string | null;
-  message: string;
-  hint: string | null;
-}
-
-export interface RunFacts {
-  id: string;
-  flow: string;
-  status: RunStatus;
-  input: unknown;
-  output: unknown;
-  error: RunError | null;
-  turns: number;
-  startedAt: number;
-  finishedAt: number | null;
-  nodes: NodeFacts[];
-}
-
-export interface NodeFacts {
-  id: string;
-  agent: string;
-  turn: number;
-  status: NodeStatus;
-  output: unknown;
-  error: { code: NodeErrorCode | string; message: string; hint: string } | null;
-  policy: NodePolicy | null;
-  attempts: (Omit<AttemptRecord, 'outcome' | 'finishedAt'> & { outcome: AttemptRecord['outcome'] | null; finishedAt: number | null })[];
-  startedAt: number | null;
-  finishedAt: number | null;
-}
+// the facts are db's types (what is stored); re-exported for the readers of the record
+export type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunStatus };
 
 export interface UsageJson {
   inputTokens: number;
@@ -86,17 +54,6 @@ export interface RunRecord {
   nodes: NodeJson[];
 }
 
-/** Costs are summed in floating point; round so a stored and a live sum print the same. */
-export function roundCost(usd: number): number {
-  return Math.round(usd * 1e9) / 1e9;
-}
-
-/** The engine's sum, with the cost rounded for display and storage. */
-export function sumUsage(items: readonly UsageTotals[]): UsageTotals {
-  const u = sumEngineUsage(items);
-  return { ...u, costUsd: roundCost(u.costUsd) };
-}
-
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
 
 /** Answers used per model of the chain, against the `retries + 1` limit (the budget gauge). */
@@ -104,7 +61,7 @@ export function nodeBudget(policy: NodePolicy | null, attempts: readonly { chain
   return policy ? computeBudget(policy, attempts) : { retries: 0, models: [] };
 }
 
-function attemptJson(a: NodeFacts['attempts'][number]): AttemptJson {
+function attemptJson(a: AttemptFacts): AttemptJson {
   return {
     seq: a.seq,
     model: a.model,
@@ -130,7 +87,7 @@ export function buildRunRecord(run: RunFacts): RunRecord {
     status: n.status,
     output: n.output ?? null,
     error: n.error,
-    usage: sumUsage(n.attempts.map((a) => a.usage)),
+    usage: sumUsageRounded(n.attempts.map((a) => a.usage)),
     budget: nodeBudget(n.policy, n.attempts),
     attempts: n.attempts.map(attemptJson),
   }));
@@ -141,7 +98,7 @@ export function buildRunRecord(run: RunFacts): RunRecord {
     input: run.input ?? null,
     output: run.output ?? null,
     error: run.error,
-    usage: sumUsage(nodes.map((n) => n.usage)),
+    usage: sumUsageRounded(nodes.map((n) => n.usage)),
     startedAt: iso(run.startedAt)!,
     finishedAt: iso(run.finishedAt),
     nodes,

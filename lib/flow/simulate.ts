@@ -1,6 +1,6 @@
-// `--simulate` / AQVEN_SIMULATE=1 (DESIGN.md §13): every provider of the project is routed to an
-// in-process simulator playing the project's demo chaos profile and scripts, so the showcase
-// runs with no API key.
+// `--simulate` / AQVEN_SIMULATE=1 (DESIGN: The provider simulator): every provider of the project
+// is routed to an in-process simulator playing the project's demo chaos profile and scripts, so
+// the showcase runs with no API key.
 import type { ResolvedProvider } from '@/lib/engine/types';
 import type { Project } from '@/lib/project';
 import { startSimulator } from '@/lib/sim';
@@ -14,6 +14,10 @@ export interface SimulatedProviders {
   close(): Promise<void>;
 }
 
+/**
+ * Whether providers are simulated: `flag` (the CLI's --simulate) or AQVEN_SIMULATE set to 1 or
+ * true. The one rule for the CLI and the dashboard's server, so both read the variable alike.
+ */
 export function simulateRequested(flag?: boolean): boolean {
   const v = process.env.AQVEN_SIMULATE;
   return !!flag || v === '1' || v === 'true';

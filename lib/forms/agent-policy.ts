@@ -1,8 +1,10 @@
-// The agent policy form of /agents/NAME (DESIGN.md §14): the values it posts, how they become the
-// input of lib/project's `agentPolicyFormSchema` (the same rules as `aqven check`, including
-// E_OUTCOME_FALLBACK), and the errors it shows per field. Shared by the browser and the action.
+// The agent policy form of /agents/NAME (DESIGN: The dashboard): the values it posts, how they
+// become the input of lib/project's `agentPolicyFormSchema` (the same rules as `aqven check`,
+// including E_OUTCOME_FALLBACK), and the errors it shows per field, placed by the field path of
+// each issue or diagnostic. Shared by the browser and the action.
 import type { z } from 'zod';
 import type { OutcomePolicy } from '@/lib/engine/types';
+import type { Diagnostic } from '@/lib/project/diagnostics';
 // the schema module itself, not the lib/project index: the index also loads files (node:fs)
 import { agentPolicyFormSchema, type AgentPolicyForm } from '@/lib/project/schema';
 
@@ -51,7 +53,8 @@ export function policyInput(fd: FormData): unknown {
   };
 }
 
-function fieldOf(path: PropertyKey[]): { field: PolicyField; index?: number } {
+/** The form field of a path of the agent file (a zod issue's path, a diagnostic's path). */
+export function diagnosticField(path: readonly PropertyKey[]): { field: PolicyField; index?: number } {
   const [a, b] = path;
   if (a === 'model') return { field: 'model' };
   if (a === 'fallback_models') return { field: 'fallback_models', index: typeof b === 'number' ? b : undefined };
@@ -66,23 +69,18 @@ export function policyErrors(error: z.ZodError): PolicyErrors {
   const out: PolicyErrors = {};
   for (const issue of error.issues) {
     const params = (issue as { params?: { code?: string; hint?: string } }).params;
-    const { field, index } = fieldOf(issue.path);
+    const { field, index } = diagnosticField(issue.path);
     (out[field] ??= []).push({ message: issue.message, code: params?.code ?? 'E_FIELD', hint: params?.hint, index });
   }
   return out;
 }
 
-/** A check diagnostic of the whole agent file (E_PROVIDER, E_STRICT, …) placed at the form field it is about. */
-export function diagnosticField(code: string, message: string, form: Pick<AgentPolicyForm, 'model' | 'fallback_models'>): { field: PolicyField; index?: number } {
-  if (code === 'E_STRICT') return { field: 'output.strict' };
-  if (code === 'E_OUTCOME_FALLBACK') {
-    return { field: /on_refusal/.test(message) ? 'output.on_refusal' : /on_truncated/.test(message) ? 'output.on_truncated' : 'output.on_error' };
+/** Check diagnostics of the whole agent file (E_PROVIDER, E_STRICT, …), each at the form field of its path. */
+export function diagnosticErrors(diagnostics: readonly Pick<Diagnostic, 'code' | 'message' | 'hint' | 'path'>[]): PolicyErrors {
+  const out: PolicyErrors = {};
+  for (const d of diagnostics) {
+    const { field, index } = diagnosticField(d.path);
+    (out[field] ??= []).push({ code: d.code, message: d.message, hint: d.hint, index });
   }
-  if (code === 'E_PROVIDER' || code === 'E_MODEL') {
-    // the message names the model string: the primary model, or one of the fallbacks
-    const named = /model "([^"]*)"/.exec(message)?.[1];
-    const index = named !== undefined && named !== form.model ? form.fallback_models.indexOf(named) : -1;
-    return index >= 0 ? { field: 'fallback_models', index } : { field: 'model' };
-  }
-  return { field: 'form' };
+  return out;
 }

@@ -1,5 +1,6 @@
-// Providers a project may use without a providers/ file (DESIGN.md §3), and the defaults every
-// provider gets: transport and on_rate_limit as documented in the provider file format.
+// Providers a project may use without a providers/ file (DESIGN: Project files), and the defaults
+// every provider gets: transport and on_rate_limit as documented in the provider file format.
+// PROVIDER_DEFAULTS is their one home: providers/NAME.yaml's schema (schema.ts) defaults to it.
 import type { ResolvedProvider, WireApi } from '../engine/types';
 
 export const PROVIDER_DEFAULTS = {

@@ -1,8 +1,8 @@
-// One row per check code of `aqven check` (DESIGN.md §12): a good project has no such
+// One row per check code of `aqven check` (DESIGN: CLI): a good project has no such
 // diagnostic, the bad one has it at the file, line and column of the offending key or value.
 import { describe, expect, it } from 'vitest';
 import { type CheckCode, checkProject } from './index';
-import { positionOf, writeProject } from './fixture-project';
+import { positionOf, writeProject } from '@/test/helpers/fixture-project';
 
 const KEY = { OPENROUTER_API_KEY: 'sk-test' };
 
@@ -19,6 +19,8 @@ interface Row {
   /** the text the diagnostic must point at, searched in the bad file (after `after`) */
   needle: string;
   after?: string;
+  /** the field path the diagnostic carries as data */
+  path: (string | number)[];
   message?: RegExp;
   env?: Record<string, string>;
 }
@@ -30,6 +32,7 @@ const rows: Row[] = [
     good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\nfallback_models:\n- "openrouter:c/d"\noutput:\n  on_refusal: "fallback"\n') },
     bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  on_refusal: "fallback"\n') },
     file: 'agents/helper.yaml',
+    path: ['output', 'on_refusal'],
     needle: '"fallback"',
     message: /output\.on_refusal is "fallback" but the agent has no fallback_models/,
   },
@@ -39,6 +42,7 @@ const rows: Row[] = [
     good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  on_truncated: "retry"\n') },
     bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\nfallback_models: []\noutput:\n  on_truncated: fallback\n') },
     file: 'agents/helper.yaml',
+    path: ['output', 'on_truncated'],
     needle: 'fallback\n',
     after: 'on_truncated',
   },
@@ -48,6 +52,7 @@ const rows: Row[] = [
     good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retries: 2\n') },
     bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retires: 2\n') },
     file: 'agents/helper.yaml',
+    path: ['output', 'retires'],
     needle: 'retires',
     message: /unknown key "retires" in output/,
   },
@@ -57,6 +62,7 @@ const rows: Row[] = [
     good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  on_error: "fail"\n') },
     bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  on_error: "explode"\n') },
     file: 'agents/helper.yaml',
+    path: ['output', 'on_error'],
     needle: '"explode"',
     message: /output\.on_error must be one of "fail", "retry", "fallback"/,
   },
@@ -66,6 +72,7 @@ const rows: Row[] = [
     good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retries: 10\n') },
     bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retries: 11\n') },
     file: 'agents/helper.yaml',
+    path: ['output', 'retries'],
     needle: '11',
   },
   {
@@ -74,6 +81,7 @@ const rows: Row[] = [
     good: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\n') },
     bad: { 'agents/helper.yaml': 'apiVersion: "aqven/v2"\nkind: "Agent"\nmodel: "openrouter:a/b"\n' },
     file: 'agents/helper.yaml',
+    path: ['apiVersion'],
     needle: '"aqven/v2"',
     message: /apiVersion must be "aqven\/v1"/,
   },
@@ -83,6 +91,7 @@ const rows: Row[] = [
     good: {},
     bad: { 'agents/helper.yaml': 'apiVersion: "aqven/v1"\nkind: "Flow"\nmodel: "openrouter:a/b"\n' },
     file: 'agents/helper.yaml',
+    path: ['kind'],
     needle: '"Flow"',
   },
   {
@@ -91,6 +100,7 @@ const rows: Row[] = [
     good: {},
     bad: { 'agents/helper.yaml': agent('description: "no model"\n') },
     file: 'agents/helper.yaml',
+    path: ['model'],
     needle: 'apiVersion',
     message: /missing required key "model"/,
   },
@@ -100,6 +110,7 @@ const rows: Row[] = [
     good: { 'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\nname: "local"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n' },
     bad: { 'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\nname: "remote"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n' },
     file: 'providers/local.yaml',
+    path: ['name'],
     needle: '"remote"',
     message: /provider name "remote" does not match the file name "local"/,
   },
@@ -109,6 +120,7 @@ const rows: Row[] = [
     good: { 'providers/openrouter.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\ntransport:\n  budget: "1.5s"\n' },
     bad: { 'providers/openrouter.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\ntransport:\n  budget: "90 seconds"\n' },
     file: 'providers/openrouter.yaml',
+    path: ['transport', 'budget'],
     needle: '"90 seconds"',
     message: /"90 seconds" is not a duration/,
   },
@@ -118,6 +130,7 @@ const rows: Row[] = [
     good: {},
     bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\noutput:\n  retries: [1, 2\n  on_error: "retry"\n') },
     file: 'agents/helper.yaml',
+    path: [],
     needle: 'on_error',
     message: /YAML syntax error/,
   },
@@ -127,6 +140,7 @@ const rows: Row[] = [
     good: { 'agents/helper.yaml': agent('model: "openrouter:gpt-4o"\n') },
     bad: { 'agents/helper.yaml': agent('model: "gpt-4o"\n') },
     file: 'agents/helper.yaml',
+    path: ['model'],
     needle: '"gpt-4o"',
     message: /model "gpt-4o" has no provider/,
   },
@@ -136,6 +150,7 @@ const rows: Row[] = [
     good: {},
     bad: { 'agents/helper.yaml': agent('model: "openrouter:a/b"\nfallback_models:\n  - "openai:"\n') },
     file: 'agents/helper.yaml',
+    path: ['fallback_models', 0],
     needle: '"openai:"',
   },
   {
@@ -147,6 +162,7 @@ const rows: Row[] = [
     },
     bad: { 'agents/helper.yaml': agent('model: "acme:big-model"\n') },
     file: 'agents/helper.yaml',
+    path: ['model'],
     needle: '"acme:big-model"',
     message: /unknown provider "acme"/,
   },
@@ -162,6 +178,7 @@ const rows: Row[] = [
       'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n',
     },
     file: 'agents/helper.yaml',
+    path: ['output', 'strict'],
     needle: 'true',
     message: /provider "local"/,
   },
@@ -174,6 +191,7 @@ const rows: Row[] = [
       'providers/openrouter.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\nmodels:\n  "a/b": { structured_outputs: false }\n',
     },
     file: 'agents/helper.yaml',
+    path: ['output', 'strict'],
     needle: 'true',
     message: /model "a\/b" has no structured_outputs/,
   },
@@ -183,6 +201,7 @@ const rows: Row[] = [
     good: {},
     bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "nobody"\n    prompt: "hi"\n') },
     file: 'flows/ask.yaml',
+    path: ['nodes', 'answer', 'agent'],
     needle: '"nobody"',
     message: /agent "nobody", which does not exist/,
   },
@@ -192,6 +211,7 @@ const rows: Row[] = [
     good: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a]\n    prompt: "hi"\n') },
     bad: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a, c]\n    prompt: "hi"\n') },
     file: 'flows/ask.yaml',
+    path: ['nodes', 'b', 'needs', 1],
     needle: 'c]',
     message: /needs "c", which is not a node/,
   },
@@ -201,6 +221,7 @@ const rows: Row[] = [
     good: {},
     bad: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n    on_fail: "review"\n') },
     file: 'flows/ask.yaml',
+    path: ['nodes', 'a', 'on_fail'],
     needle: '"review"',
   },
   {
@@ -211,6 +232,7 @@ const rows: Row[] = [
       'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    needs: [c]\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a]\n    prompt: "hi"\n  c:\n    agent: "helper"\n    needs: [b]\n    prompt: "hi"\n'),
     },
     file: 'flows/ask.yaml',
+    path: ['nodes', 'b', 'needs', 0],
     needle: 'a]',
     message: /nodes form a cycle: a needs c, c needs b, b needs a/,
   },
@@ -220,6 +242,7 @@ const rows: Row[] = [
     good: {},
     bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: "Answer {{ input.question }} and {{input.topic}}"\n') },
     file: 'flows/ask.yaml',
+    path: ['nodes', 'answer', 'prompt'],
     needle: '{{input.topic}}',
     message: /input\.topic/,
   },
@@ -229,6 +252,7 @@ const rows: Row[] = [
     good: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a]\n    prompt: "Go on: {{ nodes.a.output }}"\n') },
     bad: { 'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    prompt: "hi"\n  b:\n    agent: "helper"\n    prompt: "Go on: {{ nodes.a.output }}"\n') },
     file: 'flows/ask.yaml',
+    path: ['nodes', 'b', 'prompt'],
     needle: '{{ nodes.a.output }}',
     message: /not in the needs of "b"/,
   },
@@ -238,6 +262,7 @@ const rows: Row[] = [
     good: {},
     bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: |\n      Answer this:\n      {{ input.question\n') },
     file: 'flows/ask.yaml',
+    path: ['nodes', 'answer', 'prompt'],
     needle: '{{ input.question',
     message: /never closed/,
   },
@@ -247,6 +272,7 @@ const rows: Row[] = [
     good: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: "hi"\n    output:\n      type: object\n      properties:\n        n: { type: integer }\n') },
     bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: "hi"\n    output:\n      type: object\n      properties:\n        n: { type: integr }\n') },
     file: 'flows/ask.yaml',
+    path: ['nodes', 'answer', 'output', 'properties', 'n', 'type'],
     needle: 'integr',
     message: /output schema of node "answer" does not compile/,
   },
@@ -256,6 +282,7 @@ const rows: Row[] = [
     good: {},
     bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: "{{ input.question }}"\n', '  type: object\n  properties: { question: { type: string } }\n  requried: [question]\n') },
     file: 'flows/ask.yaml',
+    path: ['input', 'requried'],
     needle: 'requried',
     message: /input schema does not compile: .*requried/,
   },
@@ -266,6 +293,7 @@ const rows: Row[] = [
     bad: {},
     env: {},
     file: 'agents/helper.yaml',
+    path: ['model'],
     needle: '"openrouter:openai/gpt-oss-20b"',
     message: /OPENROUTER_API_KEY is not set/,
   },
@@ -279,11 +307,12 @@ describe('aqven check codes', () => {
 
     const badDir = await writeProject(row.bad);
     const bad = await checkProject(badDir, { env: row.env ?? KEY });
-    const text = row.bad[row.file] ?? (await import('./fixture-project')).BASE_FILES[row.file];
+    const text = row.bad[row.file] ?? (await import('@/test/helpers/fixture-project')).BASE_FILES[row.file];
     const { line, col } = positionOf(text, row.needle, row.after);
     const hits = bad.filter((d) => d.code === row.code);
     expect(hits, JSON.stringify(bad, null, 2)).toHaveLength(1);
     expect(hits[0]).toMatchObject({ file: row.file, line, col, severity: row.code.startsWith('W_') ? 'warning' : 'error' });
+    expect(hits[0].path).toEqual(row.path);
     if (row.message) expect(hits[0].message).toMatch(row.message);
     expect(hits[0].hint.length).toBeGreaterThan(0);
     expect(hits[0].hint).not.toContain('\n');

@@ -1,5 +1,6 @@
-// Diagnostics of `aqven check` (DESIGN.md §12): every problem is a value with a code, a position
-// (file:line:col, 1-based) and a one-line hint — never a stack trace.
+// Diagnostics of `aqven check` (DESIGN: CLI): every problem is a value with a code, a position
+// (file:line:col, 1-based), the field it is about as data (file + path) and a one-line hint —
+// never a stack trace.
 
 export type CheckCode =
   | 'E_OUTCOME_FALLBACK'
@@ -28,6 +29,9 @@ export const CHECK_CODES: readonly CheckCode[] = [
 
 export type Severity = 'error' | 'warning';
 
+/** A key of a mapping or an index of a list. */
+export type PathSegment = string | number;
+
 export interface Diagnostic {
   /** relative to the project folder, e.g. "agents/classifier.yaml" */
   file: string;
@@ -37,6 +41,9 @@ export interface Diagnostic {
   code: CheckCode;
   message: string;
   hint: string;
+  /** the field inside `file` it is about, e.g. ["output", "on_error"]; [] for the file as a whole.
+   * Code that places a diagnostic (the dashboard's form) reads this, never the message. */
+  path: PathSegment[];
 }
 
 export function severityOf(code: CheckCode): Severity {

@@ -111,11 +111,12 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
       for (const key of issue.keys) {
         const guess = closest(key, allowed);
         out.push(
-          src.diagnostic(
+          src.diagnosticAt(
             'E_FIELD',
-            src.offsetOf([...path, key], 'key'),
+            [...path, key],
             `unknown key "${key}"${path.length ? ` in ${dotted(path)}` : ''}`,
             guess ? `did you mean "${guess}"?` : allowed.length ? `allowed keys here: ${allowed.join(', ')}` : 'remove this key',
+            'key',
           ),
         );
       }
@@ -127,9 +128,9 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
       const key = String(path[path.length - 1]);
       const expected = issue.code === 'invalid_value' ? issue.values.map((v) => JSON.stringify(v)).join(' or ') : (EXPECTED[issue.expected] ?? issue.expected);
       out.push(
-        src.diagnostic(
+        src.diagnosticAt(
           'E_FIELD',
-          src.offsetOf(path),
+          path,
           `missing required key "${key}"${path.length > 1 ? ` in ${dotted(path.slice(0, -1))}` : ''}`,
           params.hint ?? (EXAMPLES[key] ? `add ${key}: ${EXAMPLES[key]}` : issue.code === 'invalid_value' ? `add ${key}: ${expected}` : `add ${key}: (${expected})`),
         ),
@@ -162,6 +163,14 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
         break;
       }
       case 'invalid_union': {
+        // a discriminated union (a simulator step's kind) names its options: list them
+        const options = (issue as { options?: unknown[] }).options;
+        if (options?.length) {
+          const values = options.map((v) => JSON.stringify(v)).join(', ');
+          message = `${where} must be one of ${values}`;
+          hint ??= `use one of ${values}`;
+          break;
+        }
         const disc = (issue as { note?: string }).note;
         message = `${where} is not valid${disc ? ` (${disc})` : ''}`;
         break;
@@ -184,8 +193,7 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
         message = `${where}: ${issue.message}`;
     }
     hint ??= defaultHint(path);
-    const offset = params.at === 'key' ? src.offsetOf(path, 'key') : src.offsetOf(path);
-    out.push(src.diagnostic(code, offset, message, hint));
+    out.push(src.diagnosticAt(code, path, message, hint, params.at === 'key' ? 'key' : 'value'));
   }
   return out;
 }

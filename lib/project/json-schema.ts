@@ -1,21 +1,7 @@
-// One Ajv configuration for every JSON Schema of a project (flow inputs, node outputs), so what
-// `aqven check` accepts is what the engine validates with.
-import Ajv, { type ErrorObject } from 'ajv';
-import addFormats from 'ajv-formats';
-
-export function createAjv(): Ajv {
-  const ajv = new Ajv({
-    allErrors: true,
-    strict: true, // an unknown keyword (a typo like "requried") is an error
-    strictTypes: false,
-    strictTuples: false,
-    strictRequired: false,
-    allowUnionTypes: true,
-    logger: false,
-  });
-  addFormats(ajv);
-  return ajv;
-}
+// Checks every JSON Schema of a project (flow inputs, node outputs) with the product's one Ajv
+// configuration in `check` mode, so what `aqven check` accepts is what the engine validates with.
+import type { Ajv, ErrorObject } from 'ajv';
+import { createAjv } from '../shared/ajv';
 
 export interface SchemaProblem {
   /** path inside the schema, e.g. ["properties", "queue", "type"] */
@@ -46,7 +32,7 @@ let shared: Ajv | null = null;
 export function schemaProblems(schema: unknown): SchemaProblem[] {
   // one instance for all checks (creating one costs ~15 ms); a failed compile may leave state
   // behind, so that instance is dropped
-  const ajv = (shared ??= createAjv());
+  const ajv = (shared ??= createAjv('check'));
   if (!ajv.validateSchema(schema as object)) {
     const errors = ajv.errors ?? [];
     // the meta-schema reports each anyOf branch; the deepest error is the useful one

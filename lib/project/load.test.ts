@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentPolicy, checkProject, formatDiagnostic, loadProject } from './index';
-import { writeProject } from './fixture-project';
+import { writeProject } from '@/test/helpers/fixture-project';
 
 const SHOWCASE = resolve(__dirname, '../../showcase');
 const KEY = { OPENROUTER_API_KEY: 'sk-test' };
@@ -226,6 +226,7 @@ describe('the showcase', () => {
         code: 'E_OUTCOME_FALLBACK',
         message: 'output.on_error is "fallback" but the agent has no fallback_models',
         hint: 'add fallback_models (a list of "provider:model-id"), or set output.on_error to "retry" or "fail"',
+        path: ['output', 'on_error'],
       },
     ]);
     expect(formatDiagnostic(diagnostics[0])).toBe(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from './duration';
 import { expandEnv } from './env';
-import { parseModelString } from './model-string';
+import { parseModelString } from '../engine/model-string';
 
 describe('parseDuration', () => {
   it.each([

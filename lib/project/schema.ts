@@ -1,13 +1,16 @@
-// The file formats of an AQVEN project (DESIGN.md §3) as zod schemas. Objects are strict: an
-// unknown key is an error (E_FIELD). Defaults are those of the seed page
+// The file formats of an AQVEN project (DESIGN: Project files) as zod schemas. Objects are
+// strict: an unknown key is an error (E_FIELD). Defaults are those of the seed page
 // ("What happens when a model is called": output.retries 1, on_error retry, on_refusal fail,
-// on_truncated fail, strict false) and of DESIGN.md §3 for providers.
+// on_truncated fail, strict false) and, for providers, PROVIDER_DEFAULTS (builtin-providers.ts).
+// The `simulate:` block is the simulator's own schema (lib/sim/script-schema.ts).
 //
 // A custom issue carries `params: { code, hint }`; without a code an issue is E_FIELD.
 import { z } from 'zod';
+import { scenarioShape } from '../sim/script-schema';
+import { PROVIDER_DEFAULTS } from './builtin-providers';
 import type { CheckCode } from './diagnostics';
 import { DURATION_HINT, parseDuration } from './duration';
-import { MODEL_HINT, modelStringProblem, parseModelString } from './model-string';
+import { MODEL_HINT, modelStringProblem, parseModelString } from '../engine/model-string';
 
 export const API_VERSION = 'aqven/v1';
 
@@ -151,19 +154,19 @@ export const providerFileSchema = z.strictObject({
   structured_outputs: z.boolean().optional(),
   transport: z
     .strictObject({
-      max_attempts: z.number().int().min(1).max(20).default(3),
-      budget: durationSchema.prefault('60s'),
-      timeout: durationSchema.prefault('120s'),
+      max_attempts: z.number().int().min(1).max(20).default(PROVIDER_DEFAULTS.transport.maxAttempts),
+      budget: durationSchema.default(PROVIDER_DEFAULTS.transport.budgetMs),
+      timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.timeoutMs),
     })
     .prefault({}),
   on_rate_limit: z
     .strictObject({
-      max_attempts: z.number().int().min(1).max(50).default(5),
-      default_wait: durationSchema.prefault('1s'),
-      max_wait: durationSchema.prefault('60s'),
+      max_attempts: z.number().int().min(1).max(50).default(PROVIDER_DEFAULTS.onRateLimit.maxAttempts),
+      default_wait: durationSchema.default(PROVIDER_DEFAULTS.onRateLimit.defaultWaitMs),
+      max_wait: durationSchema.default(PROVIDER_DEFAULTS.onRateLimit.maxWaitMs),
     })
     .prefault({}),
-  max_concurrency: z.number().int().min(1).max(10_000).default(16),
+  max_concurrency: z.number().int().min(1).max(10_000).default(PROVIDER_DEFAULTS.maxConcurrency),
   models: z.record(z.string(), modelCatalogueEntrySchema).default({}),
 });
 
@@ -172,62 +175,17 @@ export type ProviderFile = z.output<typeof providerFileSchema>;
 // ---------------------------------------------------------------------------------------------
 // aqven.yaml
 
-const probability = z.number().min(0).max(1);
-const usage = z.strictObject({ input: z.number().int().nonnegative().optional(), output: z.number().int().nonnegative().optional(), thoughts: z.number().int().nonnegative().optional() });
-export const latencySchema = z.strictObject({
-  first_token_ms: z.number().nonnegative().optional(),
-  tokens_per_s: z.number().positive().optional(),
-});
-const stepBase = { latency: latencySchema.optional(), usage: usage.optional() };
-
-/** Mirrors `ScriptStep` of lib/sim/types.ts (DESIGN.md §13). */
-export const scriptStepSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ ...stepBase, kind: z.literal('ok'), text: z.string().optional(), json: z.unknown().optional() }),
-  z.strictObject({ ...stepBase, kind: z.literal('invalid'), mode: z.enum(['missing_required', 'wrong_enum', 'not_json']).optional() }),
-  z.strictObject({ ...stepBase, kind: z.literal('truncated'), parses: z.boolean().optional(), text: z.string().optional() }),
-  z.strictObject({
-    ...stepBase,
-    kind: z.literal('refusal'),
-    text: z.string().optional(),
-    variant: z.enum(['refusal_field', 'content_filter', 'stop_reason', 'safety', 'prompt_blocked']).optional(),
-  }),
-  z.strictObject({
-    ...stepBase,
-    kind: z.literal('provider_error'),
-    message: z.string().optional(),
-    variant: z.enum(['finish_error', 'choice_error', 'malformed_function_call', 'other']).optional(),
-    text: z.string().optional(),
-  }),
-  z.strictObject({
-    ...stepBase,
-    kind: z.literal('status'),
-    status: z.number().int().min(100).max(599),
-    headers: z.record(z.string(), z.string()).optional(),
-    body: z.unknown().optional(),
-    variant: z.enum(['quota', 'html', 'retry_info']).optional(),
-    retryDelay: z.string().optional(),
-  }),
-  z.strictObject({ ...stepBase, kind: z.literal('drop'), when: z.enum(['before', 'during_body', 'mid_stream']).optional(), text: z.string().optional() }),
-  z.strictObject({ ...stepBase, kind: z.literal('stall'), text: z.string().optional() }),
-  z.strictObject({ ...stepBase, kind: z.literal('stream_error'), text: z.string().optional(), message: z.string().optional() }),
-]);
-
-export const chaosSchema = z
-  .strictObject({
-    rate_limit: probability.optional(),
-    server_error: probability.optional(),
-    drop: probability.optional(),
-    provider_error: probability.optional(),
-    refusal: probability.optional(),
-    truncated: probability.optional(),
-    invalid: probability.optional(),
-  })
-  .superRefine((chaos, ctx) => {
-    const total = Object.values(chaos).reduce<number>((sum, p) => sum + (p ?? 0), 0);
-    if (total > 1 + 1e-9) {
-      ctx.addIssue({ code: 'custom', message: `simulate.chaos probabilities add up to ${Number(total.toFixed(6))}, more than 1`, params: { hint: 'lower the probabilities so they add up to at most 1 (the rest is ok)' } });
-    }
+/** A scenario's `chaos.seed` is welcome in `simulate:`, but two different seeds are ambiguous. */
+function seedRule(sim: { seed?: number; chaos?: { seed?: number } | null }, ctx: z.RefinementCtx): void {
+  const chaosSeed = sim.chaos?.seed;
+  if (typeof sim.seed !== 'number' || typeof chaosSeed !== 'number' || sim.seed === chaosSeed) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['chaos', 'seed'],
+    message: `simulate.chaos.seed (${chaosSeed}) differs from simulate.seed (${sim.seed})`,
+    params: { hint: 'keep one of the two seeds' } satisfies IssueParams,
   });
+}
 
 export const projectFileSchema = z.strictObject({
   apiVersion,
@@ -236,11 +194,13 @@ export const projectFileSchema = z.strictObject({
   database: z.string().min(1).default('.aqven/aqven.db'),
   simulate: z
     .strictObject({
-      seed: z.number().int().default(0),
-      chaos: chaosSchema.default({}),
-      latency: latencySchema.default({}),
-      scripts: z.record(z.string(), z.array(scriptStepSchema).min(1)).default({}),
+      /** absent: chaos.seed, else 0 (resolved by the loader) */
+      seed: z.number().int().optional(),
+      chaos: scenarioShape.chaos.default({}),
+      latency: scenarioShape.latency.default({}),
+      scripts: scenarioShape.scripts.default({}),
     })
+    .superRefine(seedRule)
     .prefault({}),
 });
 

@@ -1,7 +1,7 @@
 // What `loadProject` returns: every file of a project, validated, with defaults applied and
 // durations in milliseconds. The flow runner, the CLI and the dashboard consume these types.
 import type { NodePolicy, OutcomePolicy, ResolvedProvider } from '../engine/types';
-import type { ChaosProfile, Latency, ScriptMap } from '../sim/types';
+import type { ChaosProfile, Latency, ScriptMap } from '../sim/script-schema';
 import type { Diagnostic } from './diagnostics';
 
 export type JsonSchema = Record<string, unknown>;

@@ -1,11 +1,11 @@
 // One parsed YAML file with its positions: every diagnostic points at the key or value it is
 // about, as `file:line:col` (1-based), so the user never has to search for it.
 import { Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Node } from 'yaml';
-import type { CheckCode, Diagnostic } from './diagnostics';
+import type { CheckCode, Diagnostic, PathSegment } from './diagnostics';
 import { severityOf } from './diagnostics';
 import { expandEnv, type Env } from './env';
 
-export type PathSegment = string | number;
+export type { PathSegment };
 
 export interface Position {
   line: number;
@@ -29,9 +29,15 @@ export class YamlSource {
     return { line: p.line, col: p.col };
   }
 
-  diagnostic(code: CheckCode, offset: number | null, message: string, hint: string): Diagnostic {
+  /** A diagnostic at an explicit offset (null: the start of the file) about the field at `path`. */
+  diagnostic(code: CheckCode, offset: number | null, message: string, hint: string, path: readonly PathSegment[] = []): Diagnostic {
     const { line, col } = offset === null ? { line: 1, col: 1 } : this.position(offset);
-    return { file: this.file, line, col, severity: severityOf(code), code, message, hint };
+    return { file: this.file, line, col, severity: severityOf(code), code, message, hint, path: [...path] };
+  }
+
+  /** A diagnostic about the field at `path`, positioned at its value (or key) — see offsetOf. */
+  diagnosticAt(code: CheckCode, path: readonly PathSegment[], message: string, hint: string, prefer: 'value' | 'key' = 'value'): Diagnostic {
+    return this.diagnostic(code, this.offsetOf(path, prefer), message, hint, path);
   }
 
   /** YAML syntax errors, as E_FIELD at their own position. */
@@ -54,7 +60,7 @@ export class YamlSource {
   expandEnv(env: Env): Diagnostic[] {
     const out: Diagnostic[] = [];
     visit(this.doc, {
-      Scalar: (key, node) => {
+      Scalar: (key, node, ancestors) => {
         if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
         const { value, missing } = expandEnv(node.value, env);
         node.value = value;
@@ -65,6 +71,7 @@ export class YamlSource {
               node.range?.[0] ?? null,
               `environment variable ${name} is not set and "\${${name}}" has no default`,
               `set ${name}, or write "\${${name}:-default}" to give it a default`,
+              fieldPath(ancestors, node),
             ),
           );
         }
@@ -123,6 +130,21 @@ export class YamlSource {
     const i = this.text.slice(range[0], range[1]).indexOf(needle);
     return i >= 0 ? range[0] + i : range[0];
   }
+}
+
+/** The field path of a node from the ancestors `visit` passes (Document, Map, Pair, Seq, …). */
+function fieldPath(ancestors: readonly unknown[], node: unknown): PathSegment[] {
+  const path: PathSegment[] = [];
+  const chain = [...ancestors, node];
+  for (let i = 0; i < chain.length - 1; i++) {
+    const here = chain[i];
+    const next = chain[i + 1];
+    if (isPair(here)) {
+      const k = keyString(here.key);
+      if (k !== undefined) path.push(k);
+    } else if (isSeq(here)) path.push(here.items.indexOf(next as never));
+  }
+  return path;
 }
 
 function keyString(key: unknown): string | undefined {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { builtInProvider } from '@/lib/project/builtin-providers';
 import { anthropicAdapter, classifyAnthropic } from './anthropic';
-import { feed } from './test-helpers';
+import { feed } from '@/test/helpers/sse-feed';
 
 // the built-in provider with every default, as a project without providers/ gets it
 const provider = builtInProvider('anthropic')!;
 
-describe('classifyAnthropic (DESIGN §5, anthropic row)', () => {
+describe('classifyAnthropic (DESIGN: Outcome classification, anthropic row)', () => {
   const s = (stopReason: string | null, over = {}) => ({ error: undefined, complete: true, stopReason, ...over });
   it.each([
     ['end_turn', s('end_turn'), 'ok'],

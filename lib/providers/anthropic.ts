@@ -1,23 +1,8 @@
 // Anthropic Messages (WIRE.md "anthropic").
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
-import {
-  errorMessage,
-  errorResult,
-  isObj,
-  joinUrl,
-  mentionsQuotaCode,
-  num,
-  splitSystem,
-  str,
-  tryJson,
-  type AdapterRequest,
-  type AdapterResult,
-  type ProviderAdapter,
-  type ReportedUsage,
-  type StreamAccumulator,
-  type WireRequest,
-} from './adapter';
+import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type WireRequest } from '@/lib/engine/adapter';
+import { errorMessage, errorResult, isObj, joinUrl, mentionsQuotaCode, num, splitSystem, str } from './wire-helpers';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Anthropic requires max_tokens; used when the agent sets none. */
@@ -34,7 +19,7 @@ export interface AnthropicSignals {
   stopReason: string | null;
 }
 
-/** DESIGN.md §5, anthropic row. `pause_turn` is error until continuation exists. */
+/** DESIGN: Outcome classification, anthropic row. `pause_turn` is error until continuation exists. */
 export function classifyAnthropic(s: AnthropicSignals): Outcome {
   if (s.error !== undefined && s.error !== null) return 'error';
   if (!s.complete) return 'error';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { builtInProvider } from '@/lib/project/builtin-providers';
 import { classifyGemini, geminiAdapter } from './gemini';
-import { feed } from './test-helpers';
+import { feed } from '@/test/helpers/sse-feed';
 
 // the built-in provider with every default, as a project without providers/ gets it
 const provider = builtInProvider('google')!;
 
-describe('classifyGemini (DESIGN §5, gemini row)', () => {
+describe('classifyGemini (DESIGN: Outcome classification, gemini row)', () => {
   const s = (finishReason: string | null, over = {}) => ({ error: undefined, blockReason: null, finishReason, ...over });
   it.each([
     ...['STOP'].map((f) => [f, 'ok'] as const),

@@ -2,22 +2,8 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
 import { parseRetryInfo } from '@/lib/engine/retry-after';
-import {
-  errorMessage,
-  errorResult,
-  isObj,
-  joinUrl,
-  num,
-  splitSystem,
-  str,
-  tryJson,
-  type AdapterRequest,
-  type AdapterResult,
-  type ProviderAdapter,
-  type ReportedUsage,
-  type StreamAccumulator,
-  type WireRequest,
-} from './adapter';
+import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type WireRequest } from '@/lib/engine/adapter';
+import { errorMessage, errorResult, isObj, joinUrl, num, splitSystem, str } from './wire-helpers';
 
 const REFUSAL = new Set([
   'SAFETY',
@@ -37,7 +23,7 @@ export interface GeminiSignals {
   finishReason: string | null;
 }
 
-/** DESIGN.md §5, gemini row: anything but STOP, MAX_TOKENS and the refusal set is an error. */
+/** DESIGN: Outcome classification, gemini row: anything but STOP, MAX_TOKENS and the refusal set is an error. */
 export function classifyGemini(s: GeminiSignals): Outcome {
   if (s.error !== undefined && s.error !== null) return 'error';
   if (s.blockReason !== null) return 'refusal';
@@ -159,7 +145,7 @@ function createStream(): StreamAccumulator {
   };
 }
 
-/** A 429 carrying QuotaFailure but no RetryInfo is a quota that waiting will not clear (DESIGN §6). */
+/** A 429 carrying QuotaFailure but no RetryInfo is a quota that waiting will not clear (DESIGN: Transport retry and rate limits). */
 function readError(status: number, body: unknown, rawText: string) {
   const details = isObj(body) && isObj(body.error) && Array.isArray(body.error.details) ? body.error.details : [];
   const quotaFailure = details.some((d) => isObj(d) && typeof d['@type'] === 'string' && d['@type'].endsWith('google.rpc.QuotaFailure'));

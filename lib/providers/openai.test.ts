@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolvedProvider } from '@/lib/engine/types';
 import { classifyOpenAI, openaiAdapter } from './openai';
-import { feed } from './test-helpers';
+import { feed } from '@/test/helpers/sse-feed';
 
 const provider = (baseUrl: string): ResolvedProvider => ({
   name: 'p',
@@ -22,7 +22,7 @@ const sig = (finishReason: string | null, over: Partial<Parameters<typeof classi
   ...over,
 });
 
-describe('classifyOpenAI (DESIGN §5, openai row)', () => {
+describe('classifyOpenAI (DESIGN: Outcome classification, openai row)', () => {
   it.each([
     ['stop', sig('stop'), 'ok'],
     ['tool_calls', sig('tool_calls'), 'ok'],

@@ -1,22 +1,8 @@
 // OpenAI Chat Completions and every compatible server, OpenRouter included (WIRE.md "openai").
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
-import {
-  errorMessage,
-  errorResult,
-  isObj,
-  joinUrl,
-  mentionsQuotaCode,
-  num,
-  str,
-  tryJson,
-  type AdapterRequest,
-  type AdapterResult,
-  type ProviderAdapter,
-  type ReportedUsage,
-  type StreamAccumulator,
-  type WireRequest,
-} from './adapter';
+import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type WireRequest } from '@/lib/engine/adapter';
+import { errorMessage, errorResult, isObj, joinUrl, mentionsQuotaCode, num, str } from './wire-helpers';
 
 const OK = new Set(['stop', 'tool_calls', 'function_call']);
 // OpenRouter normalises these upstream values to `length`, but a router may pass them through.
@@ -30,7 +16,7 @@ export interface OpenAISignals {
   nativeFinishReason: string | null;
 }
 
-/** DESIGN.md §5, openai row: error object → refusal signal → finish reason. */
+/** DESIGN: Outcome classification, openai row: error object → refusal signal → finish reason. */
 export function classifyOpenAI(s: OpenAISignals): Outcome {
   if (s.error !== undefined && s.error !== null) return 'error';
   if (s.refusal !== null) return 'refusal';

@@ -1,6 +1,8 @@
-// Which project the dashboard serves, and whether providers are simulated (DESIGN.md §13).
+// Which project the dashboard serves, and whether providers are simulated (DESIGN: The provider
+// simulator).
 import 'server-only';
 import { basename, resolve } from 'node:path';
+import { simulateRequested } from '@/lib/flow/simulate';
 
 export interface DashboardContext {
   projectDir: string;
@@ -13,6 +15,6 @@ export function dashboardContext(): DashboardContext {
   return {
     projectDir,
     projectName: basename(projectDir),
-    simulate: process.env.AQVEN_SIMULATE === '1' || process.env.AQVEN_SIMULATE === 'true',
+    simulate: simulateRequested(),
   };
 }

@@ -1,9 +1,10 @@
 // Anthropic Messages wire shapes (WIRE.md "anthropic") per script step.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type ScriptStep, type SimServer } from './index';
-import { call, jsonData, makeAjv, readSse, SCHEMA, type SseEvent } from './sim-test-client';
+import { createAjv } from '@/lib/shared/ajv';
+import { call, jsonData, readSse, SCHEMA, type SseEvent } from '@/test/helpers/sim-test-client';
 
-const ajv = makeAjv();
+const ajv = createAjv('validate');
 let sim: SimServer;
 
 beforeAll(async () => {

@@ -1,6 +1,9 @@
 // Seeded chaos: each request draws its fault from a ChaosProfile with a small PRNG, so the same
-// seed and the same request order give the same sequence of steps (DESIGN.md §13).
+// seed and the same request order give the same sequence of steps (DESIGN: The provider simulator).
+import { CHAOS_FAULTS } from './script-schema';
 import type { ChaosFault, ChaosProfile, Dialect, ScriptStep } from './types';
+
+export { CHAOS_FAULTS };
 
 /** mulberry32: a tiny 32-bit PRNG, uniform in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -13,9 +16,6 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-/** Order in which the probability mass is laid out; part of the reproducibility contract. */
-export const CHAOS_FAULTS: readonly ChaosFault[] = ['rate_limit', 'server_error', 'drop', 'provider_error', 'refusal', 'truncated', 'invalid'];
 
 export interface ChaosPick {
   fault: ChaosFault | null; // null = ok

@@ -1,9 +1,10 @@
 // Gemini generateContent wire shapes (WIRE.md "gemini") per script step.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type ScriptStep, type SimServer } from './index';
-import { call, jsonData, makeAjv, readSse, requestFor, SCHEMA } from './sim-test-client';
+import { createAjv } from '@/lib/shared/ajv';
+import { call, jsonData, readSse, requestFor, SCHEMA, type WireJson } from '@/test/helpers/sim-test-client';
 
-const ajv = makeAjv();
+const ajv = createAjv('validate');
 let sim: SimServer;
 
 beforeAll(async () => {
@@ -16,7 +17,7 @@ function play(...steps: ScriptStep[]) {
   sim.loadScripts({ '*': steps });
 }
 
-function text(chunks: Record<string, any>[]): string {
+function text(chunks: WireJson[]): string {
   return chunks.map((c) => c.candidates?.[0]?.content?.parts?.map((p: { text: string }) => p.text).join('') ?? '').join('');
 }
 

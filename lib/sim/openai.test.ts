@@ -1,9 +1,10 @@
 // Chat Completions wire shapes (WIRE.md "openai"), plain OpenAI and OpenRouter, per script step.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { simCost, startSimulator, type ScriptStep, type SimServer } from './index';
-import { call, jsonData, makeAjv, readSse, SCHEMA } from './sim-test-client';
+import { createAjv } from '@/lib/shared/ajv';
+import { call, jsonData, readSse, SCHEMA, type WireJson } from '@/test/helpers/sim-test-client';
 
-const ajv = makeAjv();
+const ajv = createAjv('validate');
 let sim: SimServer;
 
 beforeAll(async () => {
@@ -17,7 +18,7 @@ function play(...steps: ScriptStep[]) {
 }
 
 /** The text of a streamed answer: concatenated delta.content (or delta.refusal). */
-function streamed(chunks: Record<string, any>[], field: 'content' | 'refusal' = 'content'): string {
+function streamed(chunks: WireJson[], field: 'content' | 'refusal' = 'content'): string {
   return chunks.map((c) => c.choices?.[0]?.delta?.[field] ?? '').join('');
 }
 

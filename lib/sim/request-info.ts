@@ -1,5 +1,6 @@
 // What the simulator needs from a parsed request body, per dialect: the model, stream flags, the
 // requested JSON Schema (if any) and a token estimate of the prompt.
+import { SCHEMA_INSTRUCTION } from '../shared/schema-instruction';
 import type { Dialect } from './types';
 
 export interface RequestInfo {
@@ -15,9 +16,6 @@ export interface RequestInfo {
   jsonMode: boolean;
   inputTokens: number;
 }
-
-/** DESIGN.md §4 step 1: the strict:false instruction the engine appends to the last user message. */
-export const SCHEMA_INSTRUCTION = 'Respond with only a JSON value that matches this JSON Schema:';
 
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerSim, SimCliError, startSimCli } from '../cli/sim';
 import { parseScenario } from './index';
-import { call } from './sim-test-client';
+import { call } from '@/test/helpers/sim-test-client';
 
 let dir: string;
 beforeAll(async () => {
@@ -34,6 +34,14 @@ describe('parseScenario', () => {
     expect(s.chaos).toEqual({ seed: 7, rate_limit: 0.1 });
     expect(parseScenario(JSON.stringify({ chaos: { drop: 0.5 } }), 'x.json')).toEqual({ chaos: { drop: 0.5 } });
     expect(parseScenario('', 'empty.yaml')).toEqual({});
+    expect(parseScenario('chaos: null', 'none.yaml')).toEqual({});
+  });
+
+  it('takes the same steps as aqven.yaml, finish reasons included', () => {
+    const s = parseScenario('scripts:\n  m:\n    - { kind: provider_error, finish_reason: error, native_finish_reason: MALFORMED_FUNCTION_CALL }\n', 'f.yaml');
+    expect(s.scripts?.m?.[0]).toEqual({ kind: 'provider_error', finish_reason: 'error', native_finish_reason: 'MALFORMED_FUNCTION_CALL' });
+    // a step's keys are checked too (a typo is not silently ignored)
+    expect(() => parseScenario('scripts: { m: [{ kind: ok, txt: "x" }] }', 'typo.yaml')).toThrow(/typo\.yaml:1:28: scripts\["m"\]\[0\]\.txt: unknown key/);
   });
 
   it('names the file and every problem', () => {
@@ -47,9 +55,10 @@ describe('parseScenario', () => {
       return '';
     })();
     expect(err).toMatch(/^bad\.yaml: invalid scenario/);
-    expect(err).toContain('scripts["m"][0].kind');
-    expect(err).toContain('chaos.drop');
-    expect(err).toContain('extra: unknown key');
+    // file:line:col of the field, its path, what is wrong
+    expect(err).toContain('bad.yaml:1:18: scripts["m"][0].kind: must be one of ok, invalid');
+    expect(err).toContain('bad.yaml:2:10: chaos.drop: must be <= 1 (got 3)');
+    expect(err).toContain('bad.yaml:3:1: extra: unknown key');
   });
 });
 

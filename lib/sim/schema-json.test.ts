@@ -2,9 +2,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { cutText, invalidForSchema, NOT_JSON_TEXT, sampleFromSchema, truncateValue } from './schema-json';
-import { makeAjv, SCHEMA } from './sim-test-client';
+import { createAjv } from '@/lib/shared/ajv';
+import { SCHEMA } from '@/test/helpers/sim-test-client';
 
-const ajv = makeAjv();
+const ajv = createAjv('validate');
 
 const SCHEMAS: Record<string, object> = {
   triage: SCHEMA,

@@ -2,7 +2,7 @@
 // stalled connections, latency and seeded chaos.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type ChaosProfile, type Dialect, type SimServer } from './index';
-import { call, readSse } from './sim-test-client';
+import { call, readSse } from '@/test/helpers/sim-test-client';
 
 let sim: SimServer;
 
@@ -18,7 +18,8 @@ async function failure(p: Promise<unknown>): Promise<string> {
     await p;
   } catch (err) {
     const parts: string[] = [];
-    for (let e: any = err; e; e = e.cause) parts.push(`${e.name}:${e.code ?? ''}:${e.message}`);
+    type Cause = { name?: string; code?: string; message?: string; cause?: unknown } | undefined;
+    for (let e = err as Cause; e; e = e.cause as Cause) parts.push(`${e.name}:${e.code ?? ''}:${e.message}`);
     return parts.join(' <- ');
   }
   throw new Error('expected a failure');

@@ -1,4 +1,5 @@
-// The provider simulator: a loopback HTTP server speaking the three wire protocols (DESIGN.md §13).
+// The provider simulator: a loopback HTTP server speaking the three wire protocols
+// (DESIGN: The provider simulator).
 // Routing, scripts, chaos and the request log live here; the bytes come from render-*.ts and the
 // timing from deliver.ts.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

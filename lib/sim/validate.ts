@@ -1,96 +1,115 @@
-// Shape checks for scripts, chaos profiles and latency coming from files or the control API.
-// Each returns a list of "path: problem" strings; empty = valid.
-import { CHAOS_FAULTS } from './chaos';
+// Shape checks for scripts, chaos profiles and latency coming from files or the control API, with
+// the zod schemas of script-schema.ts (the one home of that format). Each returns a list of
+// "path: problem" strings (e.g. `scripts["openai/gpt-oss-20b"][0].kind: must be one of …`);
+// empty = valid.
+import type { z } from 'zod';
+import { chaosSchema, latencySchema, scriptMapSchema } from './script-schema';
 
-const KINDS = ['ok', 'invalid', 'truncated', 'refusal', 'provider_error', 'status', 'drop', 'stall', 'stream_error'];
+type Segment = PropertyKey;
 
-const ENUMS: Record<string, Record<string, string[]>> = {
-  invalid: { mode: ['missing_required', 'wrong_enum', 'not_json'] },
-  refusal: { variant: ['refusal_field', 'content_filter', 'stop_reason', 'safety', 'prompt_blocked'] },
-  provider_error: { variant: ['finish_error', 'choice_error', 'malformed_function_call', 'other'] },
-  status: { variant: ['quota', 'html', 'retry_info'] },
-  drop: { when: ['before', 'during_body', 'mid_stream'] },
+/** `scripts["model-id"][0].latency.first_token_ms`: a model id (a key of `scripts`) is quoted. */
+export function formatPath(path: readonly Segment[]): string {
+  return path
+    .map((seg, i) => {
+      if (typeof seg === 'number') return `[${seg}]`;
+      const s = String(seg);
+      if ((i === 1 && path[0] === 'scripts') || !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(s)) return `[${JSON.stringify(s)}]`;
+      return i ? `.${s}` : s;
+    })
+    .join('');
+}
+
+function valueAt(root: unknown, path: readonly Segment[]): unknown {
+  let v = root;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[seg];
+  }
+  return v;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return JSON.stringify(value);
+}
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  object: 'a mapping',
+  record: 'a mapping',
+  array: 'a list',
 };
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+export interface Problem {
+  /** where the problem is, from the root of the checked value */
+  path: Segment[];
+  /** "path: problem" */
+  text: string;
+}
+
+/** One problem per zod issue (per unknown key); `prefix` is where `raw` sits (e.g. ["scripts"]). */
+export function issueProblems(issues: readonly z.core.$ZodIssue[], raw: unknown, prefix: readonly Segment[] = []): Problem[] {
+  const out: Problem[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    const at = (p: readonly Segment[]) => (p.length ? formatPath(p) : '(top level)');
+    const value = valueAt(raw, issue.path);
+    const got = describe(value);
+    const push = (text: string) => out.push({ path, text });
+    switch (issue.code) {
+      case 'unrecognized_keys':
+        for (const key of issue.keys) out.push({ path: [...path, key], text: `${at([...path, key])}: unknown key` });
+        break;
+      case 'invalid_union': {
+        const options = (issue as { options?: unknown[] }).options;
+        push(options ? `${at(path)}: must be one of ${options.join(', ')} (got ${got})` : `${at(path)}: is not valid (got ${got})`);
+        break;
+      }
+      case 'invalid_value':
+        push(`${at(path)}: must be ${issue.values.length === 1 ? JSON.stringify(issue.values[0]) : `one of ${issue.values.join(', ')}`} (got ${got})`);
+        break;
+      case 'invalid_type':
+        push(value === undefined ? `${at(path)}: missing (${EXPECTED[issue.expected] ?? issue.expected} is required)` : `${at(path)}: must be ${EXPECTED[issue.expected] ?? issue.expected} (got ${got})`);
+        break;
+      case 'too_small':
+      case 'too_big': {
+        const bound = String(issue.code === 'too_small' ? issue.minimum : issue.maximum);
+        const cmp = issue.code === 'too_small' ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
+        if (issue.origin === 'array') push(bound === '1' && cmp === '>=' ? `${at(path)}: must be a non-empty list` : `${at(path)}: must be a list of ${cmp} ${bound} item(s)`);
+        else push(`${at(path)}: must be ${cmp} ${bound} (got ${got})`);
+        break;
+      }
+      default:
+        push(`${at(path)}: ${issue.message}`);
+    }
+  }
+  return out;
+}
+
+function check(schema: z.ZodType, v: unknown, prefix: string): string[] {
+  const r = schema.safeParse(v);
+  return r.success ? [] : issueProblems(r.error.issues, v, [prefix]).map((p) => p.text);
 }
 
 export function validateLatency(v: unknown, path = 'latency'): string[] {
-  if (v === undefined) return [];
-  if (!isObj(v)) return [`${path}: must be an object {first_token_ms?, tokens_per_s?}`];
-  const errs: string[] = [];
-  for (const [k, x] of Object.entries(v)) {
-    if (k !== 'first_token_ms' && k !== 'tokens_per_s') errs.push(`${path}.${k}: unknown key`);
-    else if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) errs.push(`${path}.${k}: must be a number >= 0`);
-  }
-  return errs;
+  return v === undefined ? [] : check(latencySchema, v, path);
 }
 
 export function validateScripts(v: unknown, path = 'scripts'): string[] {
-  if (!isObj(v)) return [`${path}: must be a map of model id -> list of steps`];
-  const errs: string[] = [];
-  for (const [model, steps] of Object.entries(v)) {
-    const p = `${path}[${JSON.stringify(model)}]`;
-    if (!Array.isArray(steps) || steps.length === 0) {
-      errs.push(`${p}: must be a non-empty list of steps`);
-      continue;
-    }
-    steps.forEach((step, i) => {
-      const sp = `${p}[${i}]`;
-      if (!isObj(step)) return errs.push(`${sp}: must be an object with a kind`);
-      if (typeof step.kind !== 'string' || !KINDS.includes(step.kind)) {
-        return errs.push(`${sp}.kind: must be one of ${KINDS.join(', ')} (got ${JSON.stringify(step.kind)})`);
-      }
-      for (const [field, allowed] of Object.entries(ENUMS[step.kind] ?? {})) {
-        if (step[field] !== undefined && !allowed.includes(step[field] as string)) {
-          errs.push(`${sp}.${field}: must be one of ${allowed.join(', ')} (got ${JSON.stringify(step[field])})`);
-        }
-      }
-      if (step.kind === 'status' && (!Number.isInteger(step.status) || (step.status as number) < 100 || (step.status as number) > 599)) {
-        errs.push(`${sp}.status: must be an HTTP status 100..599`);
-      }
-      if (step.headers !== undefined && (!isObj(step.headers) || Object.values(step.headers).some((h) => typeof h !== 'string'))) {
-        errs.push(`${sp}.headers: must be a map of header name -> string value`);
-      }
-      for (const f of ['text', 'message', 'retryDelay', 'finish_reason', 'native_finish_reason']) {
-        if (step[f] !== undefined && typeof step[f] !== 'string') errs.push(`${sp}.${f}: must be a string`);
-      }
-      if (step.usage !== undefined) {
-        if (!isObj(step.usage)) errs.push(`${sp}.usage: must be an object {input?, output?, thoughts?}`);
-        else {
-          for (const [k, x] of Object.entries(step.usage)) {
-            if (!['input', 'output', 'thoughts'].includes(k)) errs.push(`${sp}.usage.${k}: unknown key`);
-            else if (!Number.isInteger(x) || (x as number) < 0) errs.push(`${sp}.usage.${k}: must be an integer >= 0`);
-          }
-        }
-      }
-      errs.push(...validateLatency(step.latency, `${sp}.latency`));
-      return undefined;
-    });
-  }
-  return errs;
+  return check(scriptMapSchema, v, path);
 }
 
+/** null and undefined mean "no chaos". */
 export function validateChaos(v: unknown, path = 'chaos'): string[] {
-  if (v === undefined || v === null) return [];
-  if (!isObj(v)) return [`${path}: must be an object of probabilities`];
-  const errs: string[] = [];
-  let sum = 0;
-  for (const [k, x] of Object.entries(v)) {
-    if (k === 'seed') {
-      if (!Number.isInteger(x)) errs.push(`${path}.seed: must be an integer`);
-    } else if (!(CHAOS_FAULTS as readonly string[]).includes(k)) {
-      errs.push(`${path}.${k}: unknown fault (known: seed, ${CHAOS_FAULTS.join(', ')})`);
-    } else if (typeof x !== 'number' || !(x >= 0 && x <= 1)) {
-      errs.push(`${path}.${k}: must be a probability between 0 and 1`);
-    } else sum += x;
-  }
-  if (sum > 1 + 1e-9) errs.push(`${path}: probabilities add up to ${Number(sum.toFixed(6))}, more than 1`);
-  return errs;
+  return v === undefined || v === null ? [] : check(chaosSchema, v, path);
 }
 
 export function assertValid(errs: string[], what: string): void {
   if (errs.length > 0) throw new Error(`invalid ${what}:\n  ${errs.join('\n  ')}`);
 }
-

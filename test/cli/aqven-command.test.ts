@@ -1,20 +1,11 @@
 // The `aqven` command as a user runs it: the bin script, a real process, exit statuses.
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { copyShowcase } from '../helpers/showcase';
+import { aqven, ensureCliBuilt } from './aqven-process';
 
-const BIN = join(process.cwd(), 'bin', 'aqven.mjs');
-
-function aqven(args: string[], env: Record<string, string | undefined> = {}) {
-  const res = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, AQVEN_SIMULATE: undefined, AQVEN_PROJECT: undefined, ...env },
-    timeout: 60_000,
-  });
-  return { code: res.status, out: res.stdout, err: res.stderr };
-}
+beforeAll(ensureCliBuilt, 120_000);
 
 describe('the aqven command', () => {
   it('check: the showcase passes (exit 0); without fallback_models the classifier fails at its on_error line (exit 1)', () => {

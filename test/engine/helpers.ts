@@ -4,6 +4,7 @@ import { callNode, type CallNodeDeps } from '@/lib/engine/call-node';
 import { createRateGate } from '@/lib/engine/rate-gate';
 import type { EngineEvent, NodeCall, NodePolicy, NodeResult, ResolvedProvider } from '@/lib/engine/types';
 import { createVirtualClock, type VirtualClock } from '@/lib/engine/virtual-clock';
+import { builtinAdapters } from '@/lib/providers';
 import { startSimulator } from '@/lib/sim';
 import type { Dialect, ScriptStep, SimRequestLog, SimServer } from '@/lib/sim/types';
 
@@ -98,6 +99,7 @@ export async function harness(): Promise<Harness & { fresh(): void; close(): Pro
       const { providerOverrides, ...rest } = deps;
       return callNode(call, {
         providers: simProviders(sim, providerOverrides),
+        adapters: builtinAdapters,
         clock: h.clock,
         gate: createRateGate(),
         env: {},

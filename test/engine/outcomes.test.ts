@@ -1,5 +1,5 @@
-// Four outcomes, decided before any parsing (DESIGN.md §5; seed "Four outcomes, decided before
-// any parsing"), over every wire protocol, streamed and not.
+// Four outcomes, decided before any parsing (DESIGN: Outcome classification; seed "Four outcomes,
+// decided before any parsing"), over every wire protocol, streamed and not.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '@/lib/sim/types';
 import { ANTHROPIC, DIALECTS, GEMINI, harness, node, OPENAI, OPENROUTER, SCHEMA, type DialectCase } from './helpers';

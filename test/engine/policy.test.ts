@@ -1,5 +1,6 @@
-// Outcome policies, repair and budgets over the real simulator (DESIGN.md §7; seed "Two retries
-// that happen automatically" and "What an agent does with an error, a refusal or a truncation").
+// Outcome policies, repair and budgets over the real simulator (DESIGN: Outcome policies, repair
+// and budgets; seed "Two retries that happen automatically" and "What an agent does with an error,
+// a refusal or a truncation").
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS, harness, lastUserText, node, other, PRICE, SCHEMA, turns } from './helpers';
 

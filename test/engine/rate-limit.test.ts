@@ -1,11 +1,12 @@
-// The rate-limit gate across nodes (DESIGN.md §6; seed: "A rate limit (429) also pauses every
-// other call of the same model until the wait is over"). A manual clock holds time still while we
-// look at the simulator's request log.
+// The rate-limit gate across nodes (DESIGN: Transport retry and rate limits; seed: "A rate limit
+// (429) also pauses every other call of the same model until the wait is over"). A manual clock
+// holds time still while we look at the simulator's request log.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callNode } from '@/lib/engine/call-node';
 import { createRateGate, type RateGate } from '@/lib/engine/rate-gate';
 import type { EngineEvent, SharedPauses } from '@/lib/engine/types';
 import { createManualClock, type ManualClock } from '@/lib/engine/virtual-clock';
+import { builtinAdapters } from '@/lib/providers';
 import { DIALECTS, harness, node, other, simProviders, until } from './helpers';
 
 let h: Awaited<ReturnType<typeof harness>>;
@@ -20,7 +21,7 @@ describe.each(DIALECTS)('rate-limit gate over $dialect', (c) => {
   let gate: RateGate;
   let events: EngineEvent[];
   const run = (model: string, nodeId: string, shared?: SharedPauses) =>
-    callNode(node([model], { nodeId }), { providers: simProviders(h.sim), clock, gate, env: {}, sharedPauses: shared, onEvent: (e) => void events.push(e) });
+    callNode(node([model], { nodeId }), { providers: simProviders(h.sim), adapters: builtinAdapters, clock, gate, env: {}, sharedPauses: shared, onEvent: (e) => void events.push(e) });
 
   beforeEach(() => {
     clock = createManualClock(Date.UTC(2026, 0, 1));
@@ -107,7 +108,7 @@ describe('max_concurrency', () => {
     const gate = createRateGate();
     const providers = simProviders(h.sim, { maxConcurrency: 2 });
     const clock = createManualClock();
-    const runs = Array.from({ length: 5 }, (_, i) => callNode(node([c.model], { nodeId: `n${i}` }), { providers, clock, gate, env: {} }));
+    const runs = Array.from({ length: 5 }, (_, i) => callNode(node([c.model], { nodeId: `n${i}` }), { providers, adapters: builtinAdapters, clock, gate, env: {} }));
     let peak = 0;
     const timer = setInterval(() => (peak = Math.max(peak, gate.snapshot(clock.now()).find((s) => s.model === c.model)?.inFlight ?? 0)), 1);
     await Promise.all(runs);
@@ -123,7 +124,7 @@ describe('abort', () => {
     h.script({ [c.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': '5' } }, { kind: 'ok' }] });
     const clock = createManualClock();
     const ac = new AbortController();
-    const p = callNode(node([c.model]), { providers: simProviders(h.sim), clock, gate: createRateGate(), env: {}, signal: ac.signal });
+    const p = callNode(node([c.model]), { providers: simProviders(h.sim), adapters: builtinAdapters, clock, gate: createRateGate(), env: {}, signal: ac.signal });
     await until(() => clock.pending() === 1);
     ac.abort(new Error('run cancelled'));
     await expect(p).rejects.toThrow('run cancelled');

@@ -1,5 +1,5 @@
-// Streaming (DESIGN.md §8) and the always-on redaction of failure text (§9; seed "What gets
-// redacted, and when"), over the real simulator.
+// Streaming (DESIGN: Streaming) and the always-on redaction of failure text (DESIGN: Redaction;
+// seed "What gets redacted, and when"), over the real simulator.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '@/lib/engine/types';
 import { DIALECTS, harness, lastUserText, node, SCHEMA } from './helpers';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { closeDb, openDb } from '@/db/client';
-import { getRunRecord } from '@/db/queries';
+import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
+import { getRunRecord } from '@/lib/flow/stored-run';
 import { copyShowcase } from '../helpers/showcase';
 
 async function until<T>(what: string, f: () => T | undefined, ms = 30_000): Promise<T> {
@@ -62,9 +63,9 @@ describe('crash safety', () => {
     const db = openDb(dbPath);
     const rec = getRunRecord(db, runId.id)!;
     expect(rec.status).toBe('interrupted');
-    expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: { code: 'interrupted' } });
+    expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: INTERRUPTED_NODE_ERROR });
     // the attempt the crash cut off is closed with the reason, and has no outcome
-    expect(rec.nodes[0]!.attempts[3]).toMatchObject({ seq: 4, outcome: null, error: { kind: 'transport', message: expect.stringContaining('process stopped') } });
+    expect(rec.nodes[0]!.attempts[3]).toMatchObject({ seq: 4, outcome: null, error: INTERRUPTED_ATTEMPT_ERROR });
     expect(rec.nodes[0]!.attempts.filter((a) => a.outcome === 'ok')).toHaveLength(3);
     await closeDb(dbPath);
   });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { getRunFacts, getRunRecord, listRuns } from '@/db/queries';
+import { getRunFacts, listRuns } from '@/db/queries';
 import { RunInputError } from '@/lib/flow/run-flow';
+import { getRunRecord } from '@/lib/flow/stored-run';
 import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
 
 let w: World | null = null;

@@ -1,5 +1,5 @@
 import { NextResponse } from 'next/server';
-import { getRunRecord } from '@/db/queries';
+import { getRunRecord } from '@/lib/flow/stored-run';
 import { serverSession } from '@/lib/server/session';
 
 export const dynamic = 'force-dynamic';

@@ -1,7 +1,7 @@
-// Reads a text/event-stream body into events (eventsource-parser 3). Comment lines
-// (`: OPENROUTER PROCESSING`) are skipped by the parser; `\n\n`, `\r\n\r\n` and `\r\r` all end an
-// event. A read that fails is a broken connection (transport, DESIGN §6) and is thrown as
-// StreamReadError; an error thrown by `onEvent` is the caller's own and passes through unchanged.
+// Reads a text/event-stream body into events (eventsource-parser 3) for the transport. Comment
+// lines (`: OPENROUTER PROCESSING`) are skipped by the parser; `\n\n`, `\r\n\r\n` and `\r\r` all end
+// an event. A read that fails is a broken connection (DESIGN: Transport retry and rate limits) and
+// is thrown as StreamReadError; an error thrown by `onEvent` is the caller's own and passes through.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 export class StreamReadError extends Error {

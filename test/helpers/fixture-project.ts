@@ -1,4 +1,4 @@
-// Test helper: writes a small project into a fresh temp folder. Not part of the runtime API.
+// Test helper: writes a small project into a fresh temp folder (used by lib/project/*.test.ts).
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';

@@ -1,9 +1,8 @@
-// Test-only helpers: talk to a started simulator with Node's fetch, parse SSE with
-// eventsource-parser, validate with Ajv. Used by lib/sim/*.test.ts.
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+// Test-only helpers: talk to a started simulator with Node's fetch and parse SSE with
+// eventsource-parser. Used by lib/sim/*.test.ts; validate answers with lib/shared/ajv.ts.
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import type { Dialect, SimServer } from './types';
+import { SCHEMA_INSTRUCTION } from '@/lib/shared/schema-instruction';
+import type { Dialect, SimServer } from '@/lib/sim/types';
 
 export const SCHEMA = {
   type: 'object',
@@ -23,20 +22,12 @@ export const SCHEMA = {
   required: ['queue', 'confidence', 'tags', 'meta'],
 } as const;
 
-export function makeAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
-  return ajv;
-}
-
 export type SchemaCarrier = 'structured' | 'prompt' | 'none';
-
-const INSTRUCTION = 'Respond with only a JSON value that matches this JSON Schema:';
 
 function promptWith(schema: object | undefined, carrier: SchemaCarrier): string {
   const base = 'Sort this ticket into a queue: my invoice is wrong';
   if (carrier !== 'prompt' || !schema) return base;
-  return `${base}\n\n${INSTRUCTION}\n\`\`\`json\n${JSON.stringify(schema, null, 2)}\n\`\`\``;
+  return `${base}\n\n${SCHEMA_INSTRUCTION}\n\`\`\`json\n${JSON.stringify(schema, null, 2)}\n\`\`\``;
 }
 
 /** A realistic request of the dialect; `carrier` says where the schema travels. */
@@ -120,7 +111,11 @@ export async function readSse(res: Response): Promise<{ events: SseEvent[]; comm
   return { events, comments };
 }
 
+/** A wire body as tests read it: deep optional chains over the shapes of three dialects. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- typing every dialect's bodies would restate docs/WIRE.md
+export type WireJson = Record<string, any>;
+
 /** Parsed JSON of every data event except `[DONE]`. */
-export function jsonData(events: SseEvent[]): Record<string, any>[] {
+export function jsonData(events: SseEvent[]): WireJson[] {
   return events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data));
 }

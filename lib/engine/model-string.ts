@@ -1,5 +1,6 @@
-// A model string is `provider:model-id`, split at the FIRST colon (DESIGN.md §2), so model ids
-// may themselves contain colons (e.g. "openrouter:meta-llama/llama-3-8b:free").
+// A model string is `provider:model-id`, split at the FIRST colon (DESIGN: Words), so model ids
+// may themselves contain colons (e.g. "openrouter:meta-llama/llama-3-8b:free"). The engine resolves
+// a node's chain with it; `aqven check` reports the problems it finds.
 
 export interface ModelRef {
   provider: string;

@@ -1,4 +1,5 @@
-// Transport retry over the real simulator (DESIGN.md §6), for every wire protocol.
+// Transport retry over the real simulator (DESIGN: Transport retry and rate limits), for every wire
+// protocol: the unit rules are in lib/engine/retry-rules.test.ts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ANTHROPIC, DIALECTS, GEMINI, harness, node, OPENAI, OPENROUTER } from './helpers';
 

@@ -1,6 +1,7 @@
-// Feeds literal SSE text through readSse and an adapter's accumulator (no HTTP involved).
-import type { AdapterResult, ProviderAdapter } from './adapter';
-import { readSse } from './sse';
+// Feeds literal SSE text through readSse and an adapter's accumulator (no HTTP involved): the
+// adapters' stream tests.
+import type { AdapterResult, ProviderAdapter } from '@/lib/engine/adapter';
+import { readSse } from '@/lib/engine/sse';
 
 export function textStream(pieces: string[]): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();

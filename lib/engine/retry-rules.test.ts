@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStatus } from './transport';
+import { classifyStatus } from './retry-rules';
 
-describe('classifyStatus (DESIGN §6)', () => {
+describe('classifyStatus (DESIGN: Transport retry and rate limits)', () => {
   it.each([
     [408, 'timeout'],
     [409, 'server_error'],
@@ -20,7 +20,7 @@ describe('classifyStatus (DESIGN §6)', () => {
   });
 
   it('a quota 429 is not transient', () => {
-    expect(classifyStatus(429, null, true)).toEqual({ transient: false, error: 'rate_limited' });
+    expect(classifyStatus(429, null, true)).toEqual({ transient: false, error: 'rate_limited', whyNot: 'a quota or spend limit: waiting will not clear it, not retried' });
   });
 
   it.each([
@@ -32,5 +32,14 @@ describe('classifyStatus (DESIGN §6)', () => {
     [400, 'maybe', false],
   ] as const)('x-should-retry overrides: %i with %j → transient %s', (status, header, transient) => {
     expect(classifyStatus(status, header, status === 429 && header === 'true').transient).toBe(transient);
+  });
+
+  it.each([
+    [400, null, false, 'a client error: not retried'],
+    [501, null, false, 'HTTP 501 is not a transient failure: not retried'],
+    [503, 'false', false, 'x-should-retry: false: the server said not to retry'],
+    [403, null, true, 'a quota or spend limit: waiting will not clear it, not retried'],
+  ] as const)('%i (x-should-retry %j, quota %s) says why it is not retried', (status, header, quota, whyNot) => {
+    expect(classifyStatus(status, header, quota)).toMatchObject({ transient: false, whyNot });
   });
 });

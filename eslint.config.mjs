@@ -1,0 +1,39 @@
+// Lint configuration, run as `eslint .` by `npm run lint` (the second step of `npm test`).
+// Next's own flat configs (core web vitals + TypeScript) over every folder of the app; the few
+// rules turned off or narrowed below each say why.
+import { defineConfig, globalIgnores } from 'eslint/config';
+import nextVitals from 'eslint-config-next/core-web-vitals';
+import nextTs from 'eslint-config-next/typescript';
+
+// Server-only modules: the database layer and the dashboard's server glue. A client component
+// that imports one would ship SQLite and the file system to the browser (or fail the build).
+const SERVER_ONLY = [
+  { group: ['@/db', '@/db/*', '../db/*', '../../db/*'], message: 'db/ is server-only: read through a server component or /api and pass the data as props.' },
+  { group: ['@/lib/server/*', '../lib/server/*', '../../lib/server/*'], message: 'lib/server is server-only.' },
+  { group: ['better-sqlite3', 'node:*', 'fs', 'path', 'child_process'], message: 'Node built-ins and the SQLite driver are server-only.' },
+];
+
+export default defineConfig([
+  ...nextVitals,
+  ...nextTs,
+  globalIgnores(['node_modules/**', '.next/**', 'dist/**', 'next-env.d.ts', 'test-results/**', 'playwright-report/**', 'showcase/**', 'templates/**', 'bench/results/**', 'drizzle/**']),
+  {
+    rules: {
+      // Unused names are errors, except a deliberately ignored `_name` (callbacks with a fixed signature).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // app/ holds server components only (async pages rendered once per request, never re-rendered
+    // on the client), so reading the clock while rendering is the request's time, not an impurity.
+    files: ['app/**/*.tsx'],
+    rules: { 'react-hooks/purity': 'off' },
+  },
+  {
+    // Components are rendered in the browser (client components) or next to it: never the server-only modules.
+    files: ['components/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: SERVER_ONLY.map((p) => ({ ...p, allowTypeImports: true })) }],
+    },
+  },
+]);

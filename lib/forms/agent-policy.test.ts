@@ -1,0 +1,33 @@
+// The policy form places server-side check diagnostics by their field path, never by their text.
+import { describe, expect, it } from 'vitest';
+import { builtInProvider, parseAgentYaml } from '@/lib/project';
+import { diagnosticErrors, diagnosticField } from './agent-policy';
+
+describe('diagnosticField', () => {
+  it.each([
+    [['model'], { field: 'model' }],
+    [['fallback_models', 1], { field: 'fallback_models', index: 1 }],
+    [['fallback_models'], { field: 'fallback_models' }],
+    [['output', 'strict'], { field: 'output.strict' }],
+    [['output', 'on_truncated'], { field: 'output.on_truncated' }],
+    [['output', 'nope'], { field: 'form' }],
+    [['settings', 'temperature'], { field: 'form' }],
+    [[], { field: 'form' }],
+  ] as const)('%j → %j', (path, expected) => expect(diagnosticField(path)).toEqual(expected));
+});
+
+describe('diagnosticErrors', () => {
+  it('uses the path, not the message', () => {
+    // a message that names another field must not move the error there
+    const errors = diagnosticErrors([{ code: 'E_OUTCOME_FALLBACK', message: 'mentions on_refusal and model "x"', hint: 'h', path: ['output', 'on_truncated'] }]);
+    expect(errors).toEqual({ 'output.on_truncated': [{ code: 'E_OUTCOME_FALLBACK', message: 'mentions on_refusal and model "x"', hint: 'h', index: undefined }] });
+  });
+
+  it('places E_PROVIDER of a fallback model at its row, even when it repeats the primary model', () => {
+    const yaml = 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "acme:m"\nfallback_models:\n- "openrouter:a/b"\n- "acme:m"\n';
+    const { diagnostics } = parseAgentYaml(yaml, 'agents/x.yaml', { providers: { openrouter: builtInProvider('openrouter')! } });
+    const errors = diagnosticErrors(diagnostics);
+    expect(errors.model).toHaveLength(1);
+    expect(errors.fallback_models).toMatchObject([{ code: 'E_PROVIDER', index: 1 }]);
+  });
+});

@@ -1,0 +1,129 @@
+// The one schema of the simulator's scripts, chaos profiles and latency (DESIGN: The provider
+// simulator). `aqven sim --scenario`, the control API and aqven.yaml's `simulate:` block all parse
+// with it, and the TypeScript types are derived from it, so the three cannot drift apart.
+// Imports only zod: lib/project may import this module and nothing else of lib/sim.
+import { z } from 'zod';
+
+/** Order in which chaos lays out its probability mass; part of the reproducibility contract. */
+export const CHAOS_FAULTS = ['rate_limit', 'server_error', 'drop', 'provider_error', 'refusal', 'truncated', 'invalid'] as const;
+
+export const STEP_KINDS = ['ok', 'invalid', 'truncated', 'refusal', 'provider_error', 'status', 'drop', 'stall', 'stream_error'] as const;
+
+const count = z.number().int().nonnegative();
+const probability = z.number().min(0).max(1);
+
+export const usageSchema = z.strictObject({
+  input: count.optional(),
+  output: count.optional(),
+  /** gemini only: thoughtsTokenCount (billed as output) */
+  thoughts: count.optional(),
+});
+
+export const latencySchema = z.strictObject({
+  first_token_ms: z.number().nonnegative().optional(),
+  /** 0 or absent: no pacing */
+  tokens_per_s: z.number().nonnegative().optional(),
+});
+
+const stepBase = {
+  /** latency for this step; replaces the server default */
+  latency: latencySchema.optional(),
+  usage: usageSchema.optional(),
+  /** (extension) the finish reason written on the wire, replacing the step's own: any value, e.g.
+   * "tool_calls", "RECITATION", "model_context_window_exceeded" or an unknown one */
+  finish_reason: z.string().optional(),
+  /** (extension) openrouter only: replaces native_finish_reason */
+  native_finish_reason: z.string().optional(),
+};
+
+/** One scripted response. A model's script is played one step per request, then the last repeats. */
+export const scriptStepSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ ...stepBase, kind: z.literal('ok'), text: z.string().optional(), json: z.unknown().optional() }),
+  z.strictObject({ ...stepBase, kind: z.literal('invalid'), mode: z.enum(['missing_required', 'wrong_enum', 'not_json']).optional() }),
+  z.strictObject({ ...stepBase, kind: z.literal('truncated'), parses: z.boolean().optional(), text: z.string().optional() }),
+  z.strictObject({
+    ...stepBase,
+    kind: z.literal('refusal'),
+    text: z.string().optional(),
+    variant: z.enum(['refusal_field', 'content_filter', 'stop_reason', 'safety', 'prompt_blocked']).optional(),
+  }),
+  z.strictObject({
+    ...stepBase,
+    kind: z.literal('provider_error'),
+    message: z.string().optional(),
+    variant: z.enum(['finish_error', 'choice_error', 'malformed_function_call', 'other']).optional(),
+    text: z.string().optional(),
+  }),
+  z.strictObject({
+    ...stepBase,
+    kind: z.literal('status'),
+    status: z.number().int().min(100).max(599),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** raw body (string) or JSON body; default: the dialect's real error body for that status */
+    body: z.unknown().optional(),
+    variant: z.enum(['quota', 'html', 'retry_info']).optional(),
+    /** gemini RetryInfo.retryDelay, e.g. "2s" (variant retry_info) */
+    retryDelay: z.string().optional(),
+  }),
+  z.strictObject({ ...stepBase, kind: z.literal('drop'), when: z.enum(['before', 'during_body', 'mid_stream']).optional(), text: z.string().optional() }),
+  z.strictObject({ ...stepBase, kind: z.literal('stall'), text: z.string().optional() }),
+  z.strictObject({ ...stepBase, kind: z.literal('stream_error'), text: z.string().optional(), message: z.string().optional() }),
+]);
+
+/** Keyed by the model id as sent on the wire (e.g. "openai/gpt-oss-20b", "gemini-2.5-flash");
+ * key "*" applies to every model without its own script. */
+export const scriptMapSchema = z.record(z.string(), z.array(scriptStepSchema).min(1));
+
+/** Probabilities (0..1) per fault kind; the rest of the mass is `ok`. */
+export const chaosSchema = z
+  .strictObject({
+    seed: z.number().int().optional(),
+    rate_limit: probability.optional(),
+    server_error: probability.optional(),
+    drop: probability.optional(),
+    provider_error: probability.optional(),
+    refusal: probability.optional(),
+    truncated: probability.optional(),
+    invalid: probability.optional(),
+  })
+  .superRefine((chaos, ctx) => {
+    // a probability out of 0..1 is reported on its own; the sum is about the valid ones
+    const total = CHAOS_FAULTS.reduce((sum, fault) => {
+      const p = chaos[fault];
+      return typeof p === 'number' && p >= 0 && p <= 1 ? sum + p : sum;
+    }, 0);
+    if (total > 1 + 1e-9) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `the fault probabilities add up to ${Number(total.toFixed(6))}, more than 1`,
+        params: { hint: 'lower the probabilities so they add up to at most 1 (the rest is ok)' },
+      });
+    }
+  });
+
+/** The keys a scenario file and aqven.yaml's `simulate:` block share. */
+export const scenarioShape = {
+  scripts: scriptMapSchema,
+  chaos: chaosSchema,
+  latency: latencySchema,
+};
+
+/** A scenario file of `aqven sim --scenario FILE`. */
+export const scenarioSchema = z.strictObject({
+  scripts: scenarioShape.scripts.optional(),
+  // null: no chaos, as in POST /_sim/chaos
+  chaos: scenarioShape.chaos.nullish(),
+  latency: scenarioShape.latency.optional(),
+});
+
+export type Usage = z.output<typeof usageSchema>;
+export type Latency = z.output<typeof latencySchema>;
+export type ScriptStep = z.output<typeof scriptStepSchema>;
+export type ScriptMap = z.output<typeof scriptMapSchema>;
+export type ChaosProfile = z.output<typeof chaosSchema>;
+/** A parsed scenario, ready for `startSimulator` (a null chaos is left out). */
+export interface Scenario {
+  scripts?: ScriptMap;
+  chaos?: ChaosProfile;
+  latency?: Latency;
+}
