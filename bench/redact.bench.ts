@@ -1,4 +1,4 @@
-// Redactor benchmark (DESIGN §9: "linear time on adversarial input, measured in a benchmark").
+// Redactor benchmark (DESIGN: "Redaction": "linear time on adversarial input, measured in a benchmark").
 // Run: npm run bench:redact. Writes bench/results/redact.json.
 //
 // 1. Throughput on 10 MB of realistic, deterministic text (prose, JSON logs, stack traces, URLs,

@@ -1,4 +1,4 @@
-// Every agent of the project with its policy and what its calls did (DESIGN.md §14).
+// Every agent of the project with its policy and what its calls did (DESIGN: "The dashboard").
 import Link from 'next/link';
 import type { AgentDef } from '@/lib/project/types';
 import type { AgentStatsView } from '@/lib/dashboard/agent-types';

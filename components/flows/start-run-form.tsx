@@ -1,5 +1,5 @@
 'use client';
-// Start a run of one flow with a JSON input (DESIGN.md §14). The JSON is checked here first; the
+// Start a run of one flow with a JSON input (DESIGN: "The dashboard"). The JSON is checked here first; the
 // server action checks it against the flow's input schema and answers with the field's error.
 import { useActionState, useState } from 'react';
 import { startRunAction } from '@/lib/actions/start-run';

@@ -1,4 +1,4 @@
-// One provider's configuration (DESIGN.md §3, §14): protocol, endpoint (and where the simulator
+// One provider's configuration (DESIGN: "Project files"; "The dashboard"): protocol, endpoint (and where the simulator
 // routes it), transport and rate-limit settings, the model catalogue with prices, and whether its
 // key variable is set. The key itself is never read into the page: only present or missing.
 import type { ResolvedProvider } from '@/lib/engine/types';

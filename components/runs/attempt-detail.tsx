@@ -1,4 +1,4 @@
-// Everything stored about one attempt (DESIGN.md §11): outcome, cause, what the engine did next,
+// Everything stored about one attempt (DESIGN: "The run record"): outcome, cause, what the engine did next,
 // usage, latency, the redacted error, validation errors, transport tries, the request and the
 // response.
 import { isDropped, outcomeKey, waitedTotal, type AttemptFacts } from '@/lib/dashboard/run-view';

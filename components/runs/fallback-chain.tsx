@@ -1,4 +1,4 @@
-// The node's model chain in order (DESIGN.md §14): which model answered, which were tried and
+// The node's model chain in order (DESIGN: "The dashboard"): which model answered, which were tried and
 // failed, which were never called.
 import type { ChainModel } from '@/lib/dashboard/run-view';
 import { splitModel } from '@/components/ui/format';

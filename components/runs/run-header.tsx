@@ -1,5 +1,5 @@
 // The top of a run page: status, totals with the spend on dropped attempts apart, and the error
-// with its hint (DESIGN.md §14).
+// with its hint (DESIGN: "The dashboard").
 import Link from 'next/link';
 import type { RunFacts } from '@/lib/flow/run-record';
 import { runSpend } from '@/lib/dashboard/run-view';

@@ -1,5 +1,5 @@
 'use client';
-// The run history table (DESIGN.md §14): one row per run, newest first, live while any visible
+// The run history table (DESIGN: "The dashboard"): one row per run, newest first, live while any visible
 // run is running.
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';

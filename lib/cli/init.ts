@@ -1,4 +1,4 @@
-// `aqven init DIR [--template NAME]` (DESIGN.md §12): a new project copied from templates/.
+// `aqven init DIR [--template NAME]` (DESIGN: "CLI"): a new project copied from templates/.
 // Bad usage (unknown template, a DIR that is not empty) exits 2.
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';

@@ -1,4 +1,4 @@
-// A unified-style line diff for policy revisions (DESIGN.md §10 `policy_revisions.diff`): hunks
+// A unified-style line diff for policy revisions (DESIGN: "Storage" `policy_revisions.diff`): hunks
 // with a few lines of context, `-` removed, `+` added. Agent files are small, so a plain LCS
 // table is enough; past a size cap the whole file is shown as replaced.
 

@@ -1,4 +1,4 @@
-// Writes the policy form's fields back into an agent file (DESIGN.md §14). Edits are made as
+// Writes the policy form's fields back into an agent file (DESIGN: "The dashboard"). Edits are made as
 // small splices of the original text — a changed value replaces only its own characters, an added
 // key is one new line — so comments, alignment, quoting, key order and keys the form does not know
 // stay byte for byte, and the stored policy revision's diff shows only what changed. A layout the

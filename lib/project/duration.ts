@@ -1,4 +1,4 @@
-// Durations in project files are strings like "500ms", "2s", "1.5s", "1m" (DESIGN.md §3).
+// Durations in project files are strings like "500ms", "2s", "1.5s", "1m" (DESIGN: "Project files").
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;

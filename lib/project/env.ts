@@ -1,5 +1,5 @@
 // `${VAR}` and `${VAR:-default}` expansion for string values of aqven.yaml and providers/*.yaml
-// (DESIGN.md §3). `$${` keeps a literal `${`.
+// (DESIGN: "Project files"). `$${` keeps a literal `${`.
 
 export type Env = Record<string, string | undefined>;
 

@@ -1,4 +1,4 @@
-// Prompt templates: `{{ input.x }}` and `{{ nodes.<id>.output.y }}` (DESIGN.md §3). Paths are
+// Prompt templates: `{{ input.x }}` and `{{ nodes.<id>.output.y }}` (DESIGN: "Project files"). Paths are
 // dot-separated (a numeric segment indexes an array); whitespace inside the braces is allowed.
 // A string renders as itself, anything else as JSON.
 

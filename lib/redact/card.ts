@@ -1,4 +1,4 @@
-// Payment-card detector (DESIGN §9): 12–19 digits, a known issuer prefix with a length that
+// Payment-card detector (DESIGN: "Redaction"): 12–19 digits, a known issuer prefix with a length that
 // issuer uses, and the Luhn checksum.
 //
 // Shapes: one unbroken run of 12–19 digits ("4111111111111111"), or groups joined by one

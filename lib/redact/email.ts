@@ -1,4 +1,4 @@
-// Email detector (DESIGN §9): local@domain with a letter TLD.
+// Email detector (DESIGN: "Redaction"): local@domain with a letter TLD.
 //
 // Driven by indexOf('@'): text without '@' costs one native scan. From each '@' we walk left over
 // at most 64 local-part characters and right over at most 253 domain characters (RFC 5321 limits),

@@ -1,4 +1,4 @@
-// IBAN detector (DESIGN §9): country code from the IBAN registry, that country's exact length,
+// IBAN detector (DESIGN: "Redaction"): country code from the IBAN registry, that country's exact length,
 // and the ISO 13616 mod-97 check (remainder 1). Case-insensitive; a single space or dash is
 // allowed between groups of four ("GB82 WEST 1234 …", "de89-3704-…"), or none at all.
 //

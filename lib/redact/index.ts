@@ -1,4 +1,4 @@
-// The redactor (DESIGN §9, seed "What gets redacted, and when").
+// The redactor (DESIGN: "Redaction", seed "What gets redacted, and when").
 //
 // `redact(text)` is the always-on, configuration-free pass applied to a failed attempt's captured
 // output: five fixed detectors, each replaced by a typed placeholder, every other character kept.

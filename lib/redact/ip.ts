@@ -1,4 +1,4 @@
-// IP-address detector (DESIGN §9), IPv4 and IPv6.
+// IP-address detector (DESIGN: "Redaction"), IPv4 and IPv6.
 //
 // IPv4: four dot-separated decimal octets 0–255 in canonical form — no leading zeros, so
 // "01.02.03.004" and "192.168.001.001" are NOT addresses (modern inet_pton and Python's ipaddress

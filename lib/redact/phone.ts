@@ -1,4 +1,4 @@
-// Phone-number detector (DESIGN §9). Phone numbers have no checksum, so this is the weakest
+// Phone-number detector (DESIGN: "Redaction"). Phone numbers have no checksum, so this is the weakest
 // detector: any IBAN, card, email or IP claiming the same text wins over it.
 //
 // A phone is detected only when it has a phone's *shape*:

@@ -1,7 +1,7 @@
 // Anthropic Messages wire format (WIRE.md "anthropic").
 //
 // provider_error: Anthropic has no "200 with an error" shape. We answer a normal 200 message whose
-// stop_reason is `pause_turn`: a real, documented value that DESIGN.md §5 classifies as `error`
+// stop_reason is `pause_turn`: a real, documented value that DESIGN: "Outcome classification" classifies as `error`
 // (until continuation exists), so the engine's on_error policy is exercised exactly as with the
 // other dialects, streamed or not. An HTTP 500 `api_error` would instead be a transport failure
 // (retried by the transport) — script that with `{kind: status, status: 500}`; a mid-stream

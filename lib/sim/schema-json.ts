@@ -1,5 +1,5 @@
 // Deterministic JSON values from a JSON Schema, plus the three ways the simulator breaks them
-// (schema-invalid, truncated, truncated-but-parses). DESIGN.md §13: "valid JSON generated from
+// (schema-invalid, truncated, truncated-but-parses). DESIGN: "The provider simulator": "valid JSON generated from
 // the requested schema". Covers the subset structured-output APIs accept; `pattern` is not solved.
 
 type Schema = Record<string, unknown>;

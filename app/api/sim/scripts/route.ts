@@ -1,4 +1,4 @@
-// Test control of the in-process simulator (DESIGN.md §13): load per-model scripts so a browser
+// Test control of the in-process simulator (DESIGN: "The provider simulator"): load per-model scripts so a browser
 // test can stage one exact scenario. Exists only while providers are simulated (AQVEN_SIMULATE=1).
 // Body: {"scripts": {"model-id": [steps…]}, "chaos"?: profile | null}. `{"scripts": {}}` goes back
 // to the project's chaos profile for every model.
