@@ -90,7 +90,7 @@ export async function runEngineBench(opts: EngineBenchOptions = {}): Promise<Eng
         baseUrl: sim.baseUrl(dialect),
         apiKeyEnv: 'BENCH_KEY',
         structuredOutputs: true,
-        transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000 },
+        transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024 },
         onRateLimit: { maxAttempts: 5, defaultWaitMs: 1000, maxWaitMs: 60_000 },
         maxConcurrency: 16,
         models: { [p.modelId]: { inputPerMtok: 0.1, outputPerMtok: 0.4 } },

@@ -1,16 +1,29 @@
 // Redactor benchmark (DESIGN: "Redaction": "linear time on adversarial input, measured in a benchmark").
 // Run: npm run bench:redact. Writes bench/results/redact.json.
 //
-// 1. Throughput on 10 MB of realistic, deterministic text (prose, JSON logs, stack traces, URLs,
-//    timestamps, UUIDs, versions, sprinkled PII): warm-up, then the median of several runs.
-// 2. Time on 1 MB adversarial inputs built to trigger super-linear behaviour in naive regexes.
+// 1. Quality: per-kind recall and precision on the labelled corpus (bench/corpus, 4000 messages in
+//    13 locales, fixed seed), BEFORE (the detectors as they were before issue 11, frozen in
+//    bench/redact-baseline) and AFTER (lib/redact today), and how many negatives each touched.
+// 2. Throughput on 10 MB of realistic, deterministic text (prose, JSON logs, stack traces, URLs,
+//    timestamps, UUIDs, versions, sprinkled PII), before and after, runs interleaved so both see
+//    the same machine load: warm-up, then the median of several runs.
+// 3. Time on 1 MB adversarial inputs built to trigger super-linear behaviour in naive regexes or
+//    in the context look-back.
+//
+// Speed targets live here only, never in tests. Wall-clock times on a shared machine swing with
+// its load (recorded); CPU times are recorded next to them.
 import { loadavg } from 'node:os';
-import { redact } from '../lib/redact/index';
+import { detectPii, redact } from '../lib/redact/index';
+import { CORPUS_MESSAGES, CORPUS_SEED, LOCALES, generatePiiCorpus } from './corpus/generate-pii-corpus';
+import { type CorpusScore, KINDS, scoreCorpus } from './corpus/score';
+import { detectPiiBefore, redactBefore } from './redact-baseline/detect-before';
 import { writeResult } from './write-result';
 
 const MB = 1 << 20;
-const TARGET_MB_PER_S = 50;
-const TARGET_ADVERSARIAL_MS = 100;
+const TARGET_MB_PER_S = 80;
+const TARGET_ADVERSARIAL_MS = 50;
+const TARGET_RECALL: Partial<Record<string, number>> = { card: 99, phone: 90 };
+const TARGET_PRECISION = 95;
 
 /** mulberry32: small, fast, deterministic. */
 function seeded(seed: number): () => number {
@@ -127,6 +140,15 @@ const ADVERSARIAL: [string, string][] = [
   ['(1(1(1… (parentheses)', fill('(1')],
   ['GB82GB82… (iban-like)', fill('GB82')],
   ['ab12 ab12 … (iban starts)', fill('ab12 ')],
+  // the context rule: phone and card words before numbers, negative words, runs of groups
+  ['call 1 call 1 … (phone words)', fill('call 1 ')],
+  ['phone 12 phone 12 … (words and pairs)', fill('phone 12 ')],
+  ['card 4111 card 4111 … (card words)', fill('card 4111 ')],
+  ['Order 0612345678 … (negative words)', fill('Order 0612345678 ')],
+  ['12 12 12 … (one run of pairs)', fill('12 12 12 ')],
+  ['(12) (12) … (area codes)', fill('(12) ')],
+  ['my number my number … (weak words)', fill('my number ')],
+  ['Mobile: 723 813 266 … (phones after words)', fill('Mobile: 723 813 266\n')],
 ];
 
 function median(xs: number[]): number {
@@ -149,41 +171,106 @@ function time(fn: () => void): Timing {
   return { wallMs, cpuMs: (c.user + c.system) / 1000 };
 }
 
+function quality(score: CorpusScore) {
+  return {
+    kinds: score.kinds,
+    negatives: score.negatives,
+    missedSamples: { card: score.missed.card, phone: score.missed.phone },
+    falsePositiveSamples: { card: score.falsePositives.card, phone: score.falsePositives.phone },
+  };
+}
+
 export function runRedactBench() {
+  // 1. quality on the labelled corpus
+  const corpus = generatePiiCorpus();
+  const before = scoreCorpus(corpus, detectPiiBefore);
+  const after = scoreCorpus(corpus, detectPii);
+  const qualityPass = KINDS.every(
+    (k) => after.kinds[k].precision >= TARGET_PRECISION && after.kinds[k].recall >= (TARGET_RECALL[k] ?? 0),
+  );
+
+  // 2. throughput, before and after, interleaved
   const text = realisticText(10 * MB);
   const sizeMb = text.length / MB;
   let sink = 0;
-  for (let i = 0; i < 3; i++) sink += redact(text).length; // warm-up
-  const runs = Array.from({ length: 9 }, () => time(() => (sink += redact(text).length)));
-  const medianMs = median(runs.map((r) => r.wallMs));
-  const medianCpuMs = median(runs.map((r) => r.cpuMs));
-  const mbPerS = sizeMb / (medianMs / 1000);
+  for (let i = 0; i < 3; i++) sink += redact(text).length + redactBefore(text).length; // warm-up
+  const runs: Timing[] = [];
+  const runsBefore: Timing[] = [];
+  for (let i = 0; i < 9; i++) {
+    runsBefore.push(time(() => (sink += redactBefore(text).length)));
+    runs.push(time(() => (sink += redact(text).length)));
+  }
+  const throughput = (ts: Timing[]) => {
+    const medianMs = median(ts.map((r) => r.wallMs));
+    const medianCpuMs = median(ts.map((r) => r.cpuMs));
+    return {
+      medianMs: +medianMs.toFixed(2),
+      medianCpuMs: +medianCpuMs.toFixed(2),
+      runsMs: ts.map((r) => +r.wallMs.toFixed(2)),
+      mbPerS: +(sizeMb / (medianMs / 1000)).toFixed(1),
+      mbPerCpuS: +(sizeMb / (medianCpuMs / 1000)).toFixed(1),
+    };
+  };
+  const now = throughput(runs);
+  const was = throughput(runsBefore);
   const placeholders: Record<string, number> = {};
   for (const m of redact(text).matchAll(/<(EMAIL|IBAN|CARD|PHONE|IP)>/g)) {
     placeholders[m[1]] = (placeholders[m[1]] ?? 0) + 1;
   }
 
+  // 3. adversarial inputs
   const adversarial = ADVERSARIAL.map(([name, input]) => {
     redact(input); // warm-up
-    const ts = Array.from({ length: 5 }, () => time(() => (sink += redact(input).length)));
+    redactBefore(input);
+    const ts: Timing[] = [];
+    const tsBefore: Timing[] = [];
+    for (let i = 0; i < 5; i++) {
+      tsBefore.push(time(() => (sink += redactBefore(input).length)));
+      ts.push(time(() => (sink += redact(input).length)));
+    }
     const ms = median(ts.map((t) => t.wallMs));
-    return { name, bytes: input.length, ms: +ms.toFixed(2), cpuMs: +median(ts.map((t) => t.cpuMs)).toFixed(2), pass: ms < TARGET_ADVERSARIAL_MS };
+    const cpuMs = median(ts.map((t) => t.cpuMs));
+    return {
+      name,
+      bytes: input.length,
+      ms: +ms.toFixed(2),
+      cpuMs: +cpuMs.toFixed(2),
+      beforeMs: +median(tsBefore.map((t) => t.wallMs)).toFixed(2),
+      beforeCpuMs: +median(tsBefore.map((t) => t.cpuMs)).toFixed(2),
+      // the target is on CPU time when the machine is shared: wall time then counts other work
+      pass: Math.min(ms, cpuMs) < TARGET_ADVERSARIAL_MS,
+    };
   });
 
   const result = {
     loadAverage: loadavg().map((l) => +l.toFixed(2)),
+    quality: {
+      corpus: {
+        generator: 'bench/corpus/generate-pii-corpus.ts',
+        seed: CORPUS_SEED,
+        messages: CORPUS_MESSAGES,
+        chars: after.chars,
+        locales: LOCALES.map((l) => l.name),
+      },
+      before: quality(before),
+      after: quality(after),
+      pass: qualityPass,
+    },
     realistic: {
       bytes: text.length,
-      medianMs: +medianMs.toFixed(2),
-      medianCpuMs: +medianCpuMs.toFixed(2),
-      runsMs: runs.map((r) => +r.wallMs.toFixed(2)),
-      mbPerS: +mbPerS.toFixed(1),
-      mbPerCpuS: +(sizeMb / (medianCpuMs / 1000)).toFixed(1),
-      pass: mbPerS >= TARGET_MB_PER_S,
+      ...now,
+      pass: Math.max(now.mbPerS, now.mbPerCpuS) >= TARGET_MB_PER_S,
+      before: was,
+      costPercent: +((100 * (now.medianCpuMs - was.medianCpuMs)) / was.medianCpuMs).toFixed(1),
       placeholders,
     },
     adversarial,
-    targets: { realisticMbPerS: `>= ${TARGET_MB_PER_S}`, adversarialMs: `< ${TARGET_ADVERSARIAL_MS}` },
+    targets: {
+      recall: Object.fromEntries(Object.entries(TARGET_RECALL).map(([k, v]) => [k, `>= ${v}%`])),
+      precision: `>= ${TARGET_PRECISION}% every kind`,
+      realisticMbPerS: `>= ${TARGET_MB_PER_S}`,
+      adversarialMs: `< ${TARGET_ADVERSARIAL_MS}`,
+    },
     checksum: sink, // keeps the timed calls observable
   };
   writeResult('redact', result);
@@ -192,11 +279,44 @@ export function runRedactBench() {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = runRedactBench();
-  const mb = r.realistic.bytes / MB;
+  const q = r.quality;
   console.log(
-    `realistic: ${mb.toFixed(1)} MB, median of ${r.realistic.runsMs.length} runs ${r.realistic.medianMs} ms → ` +
-      `${r.realistic.mbPerS} MB/s (target ≥ ${TARGET_MB_PER_S}) ${r.realistic.pass ? 'ok' : 'MISSED'}; ` +
-      `CPU ${r.realistic.medianCpuMs} ms → ${r.realistic.mbPerCpuS} MB/s; load average ${r.loadAverage.join(' ')}`,
+    `corpus: ${q.corpus.messages} messages, ${q.corpus.chars} chars, ${q.corpus.locales.length} locales, seed ${q.corpus.seed}`,
+  );
+  console.table(
+    Object.fromEntries(
+      KINDS.map((k) => {
+        const b = q.before.kinds[k];
+        const a = q.after.kinds[k];
+        return [
+          k,
+          {
+            labelled: a.labelled,
+            'recall before': b.recall,
+            'recall after': a.recall,
+            'precision before': b.precision,
+            'precision after': a.precision,
+          },
+        ];
+      }),
+    ),
+  );
+  console.log(
+    'negatives touched (before → after): ' +
+      Object.entries(q.after.negatives)
+        .map(([k, v]) => `${k} ${q.before.negatives[k]?.hit ?? 0}→${v.hit}/${v.total}`)
+        .join(', '),
+  );
+  console.log(
+    `quality targets (card recall ≥ 99, phone recall ≥ 90, precision ≥ ${TARGET_PRECISION}): ${q.pass ? 'ok' : 'MISSED'}`,
+  );
+  const mb = r.realistic.bytes / MB;
+  const was = r.realistic.before;
+  console.log(
+    `realistic: ${mb.toFixed(1)} MB, median of ${r.realistic.runsMs.length} runs: before ${was.medianMs} ms → ` +
+      `${was.mbPerS} MB/s (CPU ${was.mbPerCpuS}); after ${r.realistic.medianMs} ms → ${r.realistic.mbPerS} MB/s ` +
+      `(CPU ${r.realistic.mbPerCpuS}); context costs ${r.realistic.costPercent}% CPU; target ≥ ${TARGET_MB_PER_S} ` +
+      `${r.realistic.pass ? 'ok' : 'MISSED'}; load average ${r.loadAverage.join(' ')}`,
   );
   console.log(`placeholders per pass: ${JSON.stringify(r.realistic.placeholders)}`);
   console.table(
@@ -205,9 +325,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       MB: (a.bytes / MB).toFixed(1),
       ms: a.ms,
       'cpu ms': a.cpuMs,
+      'before ms': a.beforeMs,
       [`< ${TARGET_ADVERSARIAL_MS} ms`]: a.pass ? 'yes' : 'NO',
     })),
   );
   console.log('wrote bench/results/redact.json');
-  if (!r.realistic.pass || r.adversarial.some((a) => !a.pass)) process.exitCode = 1;
+  if (!q.pass || !r.realistic.pass || r.adversarial.some((a) => !a.pass)) process.exitCode = 1;
 }

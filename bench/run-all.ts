@@ -3,6 +3,7 @@ import { runCliStartBench } from './cli-start.bench';
 import { runEngineBench } from './engine.bench';
 import { runRedactBench } from './redact.bench';
 import { runRunsBench } from './runs.bench';
+import { runStreamStoreBench } from './stream-store.bench';
 
 const r = runRedactBench();
 console.log(`redact: ${r.realistic.mbPerS} MB/s realistic; worst adversarial ${Math.max(...r.adversarial.map((a) => a.ms))} ms`);
@@ -12,6 +13,10 @@ const runs = await runRunsBench();
 console.log(
   `runs: ${runs.recordedRunsPerSec} runs/s recorded, ${runs.unrecordedRunsPerSec} unrecorded; recording costs ×${runs.recordingCostRatio}; ` +
     `overhead per attempt ${runs.overheadPerAttemptMsRecorded} ms recorded`,
+);
+const stream = await runStreamStoreBench();
+console.log(
+  `stream store: ${stream.cases.map((c) => `${c.mb} MB ${c.beforeMs} ms before, ${c.afterMs} ms after (×${c.beforeOverAfter} faster; ×${c.afterOverFloor} one whole write)`).join('; ')}`,
 );
 const cli = await runCliStartBench();
 console.log(

@@ -1,17 +1,33 @@
 // WAL checkpoints off the main thread. A checkpoint copies the WAL into the database file and
 // fsyncs it; done by SQLite's auto-checkpoint it blocks whichever write crosses the threshold, which
 // was most of the cost of recording a run. The main connection turns auto-checkpoint off and a
-// worker thread runs PASSIVE checkpoints (they never block writers) every CHECKPOINT_MS.
+// worker thread runs PASSIVE checkpoints (they never block writers) every CHECKPOINT_MS. Once no
+// write has come for WAL_IDLE_MS it runs one TRUNCATE checkpoint, so an idle database leaves no
+// WAL file behind (closeDb truncates it too).
 import { Worker } from 'node:worker_threads';
 
 const CHECKPOINT_MS = 250;
+/** no commit for this long: the WAL is checkpointed whole and truncated to zero bytes */
+export const WAL_IDLE_MS = 2_000;
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
-const tick = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {} };
+// data_version changes whenever another connection commits: the time of the last write
+let version = null, lastWrite = Date.now(), truncated = false;
+const tick = () => {
+  try {
+    const v = db.pragma('data_version', { simple: true });
+    if (v !== version) { version = v; lastWrite = Date.now(); truncated = false; }
+    if (!truncated && Date.now() - lastWrite >= workerData.idleMs) {
+      // TRUNCATE holds new writers back while it waits for readers: wait briefly, else next tick
+      db.pragma('busy_timeout = 100');
+      try { truncated = db.pragma('wal_checkpoint(TRUNCATE)')[0].busy === 0; } finally { db.pragma('busy_timeout = 5000'); }
+    } else db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {}
+};
 const timer = setInterval(tick, workerData.everyMs);
 parentPort.on('message', (m) => { if (m === 'stop') { clearInterval(timer); tick(); db.close(); parentPort.close(); } });
 `;
@@ -24,7 +40,7 @@ export interface Checkpointer {
 export function startCheckpointer(path: string, driverPath: string, onFail: () => void): Checkpointer | null {
   let worker: Worker;
   try {
-    worker = new Worker(WORKER, { eval: true, workerData: { path, driver: driverPath, everyMs: CHECKPOINT_MS } });
+    worker = new Worker(WORKER, { eval: true, workerData: { path, driver: driverPath, everyMs: CHECKPOINT_MS, idleMs: WAL_IDLE_MS } });
   } catch {
     return null;
   }
@@ -40,6 +56,7 @@ export function startCheckpointer(path: string, driverPath: string, onFail: () =
       new Promise((resolve) => {
         if (exited) return resolve();
         worker.once('exit', () => resolve());
+        worker.ref(); // the caller awaits its exit: an unref'd worker would let the process end first
         worker.postMessage('stop');
       }),
   };

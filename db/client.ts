@@ -1,16 +1,19 @@
 // One SQLite connection per database file per process: WAL, a busy timeout, migrations applied
-// on first use, and runs orphaned by a dead process marked `interrupted` (DESIGN: Storage).
+// on first use, and runs whose lease expired (their process died) marked `interrupted` (DESIGN:
+// Storage). A database this process creates is private: its folder 0700, its files 0600.
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from './interrupted-error';
-import { flushRunStore } from './run-store';
+import { expiredLeases, leaseKeeper, READ_SWEEP_MS } from './run-lease';
+import { closeCutOffStreams, flushRunStore } from './run-store';
 import * as schema from './schema';
+import { guardStorage } from './storage-error';
 import type { Db } from './types';
 
 export type { Db };
@@ -42,20 +45,18 @@ function migrationsFolder(): string {
   return found;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Runs left `running` by a process that no longer exists become `interrupted`. */
+/**
+ * The sweep (DESIGN: Storage, leases): running runs whose lease expired before `now` — their
+ * owner died or froze — become `interrupted`, except this process's own live runs. Each is
+ * closed by a compare-and-set on its fence and expiry (bumping the fence), so a run renewed or
+ * closed meanwhile is left alone and a late write of the old owner is refused. Returns how many.
+ */
 export function markInterrupted(db: Db, now = Date.now()): number {
-  const rows = db.$client.prepare(`SELECT id, pid FROM runs WHERE status = 'running'`).all() as { id: string; pid: number | null }[];
-  const dead = rows.filter((r) => r.pid == null || (r.pid !== process.pid && !isAlive(r.pid)));
-  const upd = db.$client.prepare(`UPDATE runs SET status = 'interrupted', finished_at = ? WHERE id = ? AND status = 'running'`);
+  const dead = expiredLeases(db, now, leaseKeeper(db).heldRunIds()).map((r) => ({ id: r.runId, fence: r.fence }));
+  if (dead.length === 0) return 0;
+  const upd = db.$client.prepare(
+    `UPDATE runs SET status = 'interrupted', finished_at = ?, fence = fence + 1 WHERE id = ? AND fence = ? AND status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?)`,
+  );
   const updNodes = db.$client.prepare(
     `UPDATE node_runs SET status = 'failed', error_code = ?, error_message = ?, hint = ?, finished_at = ? WHERE run_id = ? AND status IN ('running','pending')`,
   );
@@ -65,31 +66,80 @@ export function markInterrupted(db: Db, now = Date.now()): number {
   );
   const node = INTERRUPTED_NODE_ERROR;
   const attempt = INTERRUPTED_ATTEMPT_ERROR;
+  let swept = 0;
   db.$client.transaction(() => {
     for (const r of dead) {
-      upd.run(now, r.id);
+      if (upd.run(now, r.id, r.fence, now).changes === 0) continue; // renewed, finished or taken meanwhile
+      swept++;
       updNodes.run(node.code, node.message, node.hint, now, r.id);
+      closeCutOffStreams(db, r.id); // discarded; its streamed text joined, redacted and capped
       updAttempts.run(attempt.kind, attempt.message, now, r.id);
     }
   })();
-  return dead.length;
+  return swept;
+}
+
+/** The sweep of expired leases; a name for what markInterrupted does since runs have leases. */
+export const sweepExpiredRuns = markInterrupted;
+
+const lastSweep = new WeakMap<Db, number>();
+
+/**
+ * The sweep before a read of the run history (the dashboard's list and detail), at most every
+ * READ_SWEEP_MS: a dead run shows as interrupted wherever it is looked at. Best effort — a
+ * database this process cannot write is still read.
+ */
+export function sweepBeforeRead(db: Db, now = Date.now()): void {
+  if (now - (lastSweep.get(db) ?? -Infinity) < READ_SWEEP_MS) return;
+  lastSweep.set(db, now);
+  try {
+    markInterrupted(db, now);
+  } catch {
+    // read-only or full: the runs are shown as stored; the writer that can will sweep them
+  }
+}
+
+/** Creates the database file (and the folders missing above it) private to this user: 0600 in 0700. */
+function createPrivately(abs: string): void {
+  if (existsSync(abs)) return; // the user's file: its mode is theirs
+  mkdirSync(dirname(abs), { recursive: true, mode: 0o700 }); // only the folders created here get 0700
+  try {
+    // SQLite creates the -wal and -shm files with the database file's mode
+    closeSync(openSync(abs, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }
 
 export function openDb(path: string): Db {
   const abs = path === ':memory:' ? path : resolve(path);
   const hit = cache.get(abs);
   if (hit) return hit;
-  if (abs !== ':memory:') mkdirSync(dirname(abs), { recursive: true });
-  const sqlite = new Database(abs);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  // deleted or overwritten text (a raw stream later redacted) must not linger in free pages
-  sqlite.pragma('secure_delete = ON');
+  const folder = migrationsFolder();
+  const sqlite = guardStorage(abs, () => {
+    if (abs !== ':memory:') createPrivately(abs);
+    const conn = new Database(abs);
+    try {
+      conn.pragma('busy_timeout = 5000');
+      conn.pragma('journal_mode = WAL');
+      conn.pragma('synchronous = NORMAL');
+      conn.pragma('foreign_keys = ON');
+      // deleted or overwritten text (a raw stream later redacted) must not linger in free pages
+      conn.pragma('secure_delete = ON');
+      migrate(drizzle(conn, { schema }), { migrationsFolder: folder });
+    } catch (err) {
+      conn.close();
+      // drizzle's ROLLBACK after a failed COMMIT hides SQLite's error: SQLite rolled back by itself,
+      // which it does when the disk is full or failing (an I/O error)
+      if (/no transaction is active/.test(String((err as { cause?: unknown }).cause))) {
+        throw Object.assign(new Error('the migrations could not be written', { cause: err }), { code: 'SQLITE_IOERR' });
+      }
+      throw err;
+    }
+    return conn;
+  });
   const db = drizzle(sqlite, { schema }) as Db;
-  migrate(db, { migrationsFolder: migrationsFolder() });
-  markInterrupted(db);
+  sweepBeforeRead(db); // runs of dead processes become interrupted (best effort: a read-only copy is still read)
   if (abs !== ':memory:') {
     // if the worker cannot run, SQLite's own auto-checkpoint takes over again
     const cp = startCheckpointer(abs, driverPath(), () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'));
@@ -112,6 +162,10 @@ export async function closeDb(path: string): Promise<void> {
   const cp = checkpointers.get(abs);
   checkpointers.delete(abs);
   await cp?.stop();
-  db.$client.pragma('wal_checkpoint(TRUNCATE)');
+  try {
+    db.$client.pragma('wal_checkpoint(TRUNCATE)'); // leave no WAL behind
+  } catch {
+    // read-only or full: the WAL stays and is checkpointed by the next writer
+  }
   db.$client.close();
 }

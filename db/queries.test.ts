@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '@/lib/engine/types';
 import { closeDb, markInterrupted, openDb } from './client';
 import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from './interrupted-error';
-import { getRunFacts, listRuns, type RunFilters } from './queries';
+import { parseRunFilters } from '@/lib/server/run-filters';
+import { encodeCursor, getRunFacts, InvalidCursorError, listRuns, type RunFilters } from './queries';
+import { LEASE_TTL_MS, leaseKeeper, newLease } from './run-lease';
 import { runStore } from './run-store';
 
 function freshDb() {
@@ -85,24 +87,37 @@ describe('run history queries', () => {
     expect(getRunFacts(db, 'missing')).toBeNull();
   });
 
-  it('marks runs of a dead process interrupted on the next start, and leaves live ones alone', async () => {
+  it('marks runs whose lease expired interrupted, and leaves live ones alone', async () => {
     const { db, path } = freshDb();
     const s = runStore(db);
-    s.insertRun({ id: 'mine', project: 'p', flow: 'f', input: {}, startedAt: 1 });
-    s.insertRun({ id: 'dead', project: 'p', flow: 'f', input: {}, startedAt: 2 });
+    const t0 = Date.now();
+    await s.insertRun({ id: 'mine', project: 'p', flow: 'f', input: {}, startedAt: 1 });
+    await s.insertRun({ id: 'dead', project: 'p', flow: 'f', input: {}, startedAt: 2, lease: newLease('dead', t0, 'a-dead-process') });
     s.insertNode({ id: 'dead-n', runId: 'dead', nodeId: 'classify', agent: 'classifier', turn: 1, status: 'running', policy: null, startedAt: 2 });
     s.startAttempt({ id: 'dead-a', nodeRunId: 'dead-n', runId: 'dead', seq: 1, model: 'openrouter:a', chainIndex: 0, answerNo: 1, request: [], startedAt: 3 });
     s.flush();
-    db.$client.prepare(`UPDATE runs SET pid = 2147483646 WHERE id = 'dead'`).run();
-    expect(markInterrupted(db)).toBe(1);
+    leaseKeeper(db).drop('dead'); // its process died: nobody renews it
+    expect(markInterrupted(db, t0 + LEASE_TTL_MS - 1)).toBe(0); // not expired yet
+    expect(markInterrupted(db, t0 + LEASE_TTL_MS + 1)).toBe(1);
     const status = (id: string) => (db.$client.prepare('SELECT status FROM runs WHERE id = ?').get(id) as { status: string }).status;
     expect(status('dead')).toBe('interrupted');
-    expect(status('mine')).toBe('running');
+    expect(status('mine')).toBe('running'); // this process's own live run, renewed by its keeper
     // the unfinished node and the attempt in flight say why, in the words of interrupted-error.ts
     const node = getRunFacts(db, 'dead')!.nodes[0]!;
     expect(node).toMatchObject({ status: 'failed', error: INTERRUPTED_NODE_ERROR });
     expect(node.attempts[0]).toMatchObject({ outcome: null, error: INTERRUPTED_ATTEMPT_ERROR });
     await closeDb(path);
+  });
+
+  it('refuses a cursor it never handed out instead of ignoring it', () => {
+    const { db } = freshDb();
+    seedRun(db, 'r', 5000, 'triage', [attempt(1)]);
+    expect(() => listRuns(db, { cursor: 'not-a-cursor' })).toThrow(InvalidCursorError);
+    expect(() => listRuns(db, { cursor: encodeCursor({ startedAt: 5000, id: 'r' }).slice(0, -2) })).toThrow(InvalidCursorError);
+    expect(listRuns(db, { cursor: encodeCursor({ startedAt: 5001, id: 'z' }) }).items.map((r) => r.id)).toEqual(['r']);
+    const bad = parseRunFilters({ cursor: 'garbage!' });
+    expect(bad).toEqual({ ok: false, error: expect.stringMatching(/^query parameter cursor: cursor "garbage!" is not one this list handed out/) });
+    expect(parseRunFilters({ cursor: encodeCursor({ startedAt: 1, id: 'x' }) }).ok).toBe(true);
   });
 
   it('keeps the longer of two rate-limit pauses for a model', () => {

@@ -2,7 +2,7 @@
 // record built from a run's facts is lib/flow's: getRunRecord in lib/flow/stored-run.ts).
 import { and, asc, desc, eq, exists, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { AttemptRecord, NodePolicy } from '@/lib/engine/types';
-import { attempts, nodeRuns, rateLimitPauses, runs, transportTries, type AttemptRow, type RunRow } from './schema';
+import { attempts, nodeRuns, runs, streamChunks, transportTries, type AttemptRow, type RunRow } from './schema';
 import type { AttemptFacts, Db, NodeFacts, RunFacts, RunStatus } from './types';
 
 // Map.groupBy arrives in Node 21; the machines run Node 20
@@ -32,6 +32,12 @@ export function getRunFacts(db: Db, id: string): RunFacts | null {
         .all()
     : [];
   const triesOf = groupBy(tries, (t) => t.attemptId);
+  // an attempt in flight has its streamed text in stream_chunks (DESIGN: Storage), joined here
+  for (const a of atts) {
+    if (a.finishedAt != null || a.streamedText != null) continue;
+    const chunks = db.select({ text: streamChunks.text }).from(streamChunks).where(eq(streamChunks.attemptId, a.id)).orderBy(asc(streamChunks.seq)).all();
+    if (chunks.length) a.streamedText = chunks.map((c) => c.text).join('');
+  }
   const attemptsOf = groupBy(atts, (a) => a.nodeRunId);
   return {
     id: run.id,
@@ -69,6 +75,7 @@ function attemptFacts(a: AttemptRow, tries: (typeof transportTries.$inferSelect)
     outcome: a.outcome,
     finishReason: a.finishReason,
     nativeFinishReason: a.nativeFinishReason,
+    ...(a.finishNote !== null && { finishNote: a.finishNote }),
     cause: a.cause as AttemptRecord['cause'],
     action: (a.action ?? 'none') as AttemptRecord['action'],
     request: (a.request as AttemptRecord['request']) ?? [],
@@ -78,6 +85,7 @@ function attemptFacts(a: AttemptRow, tries: (typeof transportTries.$inferSelect)
     discarded: a.discarded,
     streamedText: a.streamedText,
     usage: { inputTokens: a.inputTokens, outputTokens: a.outputTokens, costUsd: a.costUsd },
+    ...(a.usageUnknown && { usageUnknown: true }),
     startedAt: a.startedAt,
     finishedAt: a.finishedAt,
     tries: tries.map((t) => ({
@@ -125,10 +133,20 @@ export function encodeCursor(r: { startedAt: number; id: string }): string {
   return Buffer.from(`${r.startedAt}:${r.id}`).toString('base64url');
 }
 
-function decodeCursor(c: string): { startedAt: number; id: string } | null {
+/** A cursor from encodeCursor, decoded; null for anything else (base64url decodes any string, so the round trip is checked). */
+export function decodeCursor(c: string): { startedAt: number; id: string } | null {
   const [t, ...rest] = Buffer.from(c, 'base64url').toString().split(':');
-  const startedAt = Number(t);
-  return Number.isFinite(startedAt) && rest.length ? { startedAt, id: rest.join(':') } : null;
+  if (!t || !/^\d+$/.test(t) || !rest.length) return null;
+  const cur = { startedAt: Number(t), id: rest.join(':') };
+  return cur.id && encodeCursor(cur) === c ? cur : null;
+}
+
+/** A `cursor` that no page of the run list handed out: answered as a bad request, never ignored. */
+export class InvalidCursorError extends Error {
+  constructor(readonly cursor: string) {
+    super(`cursor "${cursor.length > 80 ? `${cursor.slice(0, 80)}…` : cursor}" is not one this list handed out; use the nextCursor of a previous page, or leave cursor out for the newest runs`);
+    this.name = 'InvalidCursorError';
+  }
 }
 
 export function listRuns(
@@ -149,6 +167,7 @@ export function listRuns(
   if (f.retried) where.push(attemptWhere(inArray(attempts.action, ['retry', 'repair'])));
   if (f.fellBack) where.push(attemptWhere(eq(attempts.action, 'fallback')));
   const cur = opts.cursor ? decodeCursor(opts.cursor) : null;
+  if (opts.cursor && !cur) throw new InvalidCursorError(opts.cursor);
   if (cur) where.push(or(lt(runs.startedAt, cur.startedAt), and(eq(runs.startedAt, cur.startedAt), lt(runs.id, cur.id))));
   const rows = db
     .select({
@@ -185,10 +204,6 @@ function listItem(r: RunRow, attemptCount: number): RunListItem {
 
 export function countRuns(db: Db): number {
   return (db.$client.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
-}
-
-export function activePauses(db: Db, now = Date.now()) {
-  return db.select().from(rateLimitPauses).where(gte(rateLimitPauses.pausedUntil, now)).all();
 }
 
 /** Distinct values for the run filters' dropdowns. */

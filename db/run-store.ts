@@ -2,18 +2,32 @@
 // rate-limit pause are each committed synchronously (with everything queued before them) before
 // the engine acts on them; the other facts follow within FLUSH_MS. Prepared statements are made
 // once per connection: this is the hot path of every attempt.
+//
+// Fencing (DESIGN: Storage, leases): a run's row is inserted with this process's lease, and every
+// write transaction checks, once per run it touches, that the run's owner and fence are still
+// ours; the facts of a run that changed hands (swept as dead, taken over) are refused, not
+// written, and the run is told (onLost), as it is when its facts cannot be written at all.
 import type Database from 'better-sqlite3';
-import type { AttemptRecord, NodePolicy, TryRecord, UsageTotals } from '@/lib/engine/types';
+import type { AttemptRecord, NodePolicy, PauseOrigin, TryRecord, UsageTotals } from '@/lib/engine/types';
+import { holdsLease, LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, type Lease } from './run-lease';
+import { asStorageError } from './storage-error';
+import { capFailureText, redact } from '@/lib/redact';
 import type { Db, RunError } from './types';
 
 type Stmt = Database.Statement<unknown[]>;
 
 export interface RunStore {
-  insertRun(r: { id: string; project: string; flow: string; input: unknown; startedAt: number }): void;
-  /** resolves once committed */
+  /**
+   * The run's first write, with its lease (default: this process's, from the wall clock); resolves
+   * once committed — a run is never started (no provider called) before it can be recorded. From
+   * then on the lease is renewed, and `onLost` hears when the run's facts are refused (its lease
+   * was lost: LeaseLostError) or cannot be written (StorageError).
+   */
+  insertRun(r: { id: string; project: string; flow: string; input: unknown; startedAt: number; lease?: Lease; onLost?: (err: Error) => void }): Promise<void>;
+  /** resolves once committed; the run's lease is released */
   finishRun(r: {
     id: string;
-    status: 'succeeded' | 'failed';
+    status: 'succeeded' | 'failed' | 'interrupted';
     output: unknown;
     error: RunError | null;
     turns: number;
@@ -31,13 +45,20 @@ export interface RunStore {
     finishedAt: number;
   }): void;
   startAttempt(a: { id: string; nodeRunId: string; runId: string; seq: number; model: string; chainIndex: number; answerNo: number; request: unknown; startedAt: number }): void;
+  /** a batch of an attempt's streamed text, already redacted (DESIGN: Streaming): one stream_chunks row */
   appendStreamed(attemptId: string, text: string): void;
   /** a transport re-try mid-stream: the attempt's text starts afresh (the broken try keeps its own) */
   resetStreamed(attemptId: string): void;
   insertTry(attemptId: string, t: TryRecord): void;
   /** `request` is rewritten only when `requestChanged` (a written start row already holds it) */
   finishAttempt(attemptId: string, a: AttemptRecord, requestChanged?: boolean): Promise<void>;
-  setPause(model: string, pausedUntil: number, reason: string): void;
+  /**
+   * An attempt in flight when its run was stopped (a signal, a lost lease): closed with no outcome,
+   * the reason, its streamed text (redacted by the caller) and what usage is known; resolves once committed.
+   */
+  interruptAttempt(attemptId: string, a: { message: string; streamedText: string | null; usage: UsageTotals; finishedAt: number }): Promise<void>;
+  /** a later pause wins, and brings its origin; an earlier or equal one changes nothing */
+  setPause(model: string, pausedUntil: number, reason: string, origin?: PauseOrigin): void;
   getPause(model: string): number | null;
   /** commits every queued fact now (and settles the durable facts waiting for it) */
   flush(): void;
@@ -61,11 +82,16 @@ export function runStore(db: Db): RunStore {
   const c = db.$client;
   const p = (sql: string): Stmt => c.prepare(sql);
   const s = {
-    insertRun: p(`INSERT INTO runs (id, project, flow, status, input, pid, started_at) VALUES (?, ?, ?, 'running', ?, ?, ?)`),
+    insertRun: p(
+      `INSERT INTO runs (id, project, flow, status, input, pid, owner, fence, heartbeat_at, lease_expires_at, started_at) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+    ),
     finishRun: p(
       `UPDATE runs SET status = ?, output = ?, error_code = ?, error_node = ?, error_message = ?, error_hint = ?, turns = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, finished_at = ? WHERE id = ?`,
     ),
     setRunTurns: p(`UPDATE runs SET turns = ? WHERE id = ?`),
+    interruptAttempt: p(
+      `UPDATE attempts SET error_kind = 'transport', error_message = ?, discarded = 1, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, usage_unknown = 1, finished_at = ? WHERE id = ? AND outcome IS NULL`,
+    ),
     insertNode: p(
       `INSERT INTO node_runs (id, run_id, node_id, agent, turn, status, policy, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
@@ -76,18 +102,23 @@ export function runStore(db: Db): RunStore {
       `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, request, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertAttempt: p(
-      `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, outcome, finish_reason, native_finish_reason, cause, action, request, response_text, error_kind, error_message, error_detail, validation_errors, discarded, streamed_text, input_tokens, output_tokens, cost_usd, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, outcome, finish_reason, native_finish_reason, finish_note, cause, action, request, response_text, error_kind, error_message, error_detail, validation_errors, discarded, streamed_text, input_tokens, output_tokens, cost_usd, usage_unknown, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    appendStreamed: p(`UPDATE attempts SET streamed_text = coalesce(streamed_text, '') || ? WHERE id = ?`),
-    resetStreamed: p(`UPDATE attempts SET streamed_text = NULL WHERE id = ?`),
+    // one row per batch: appending costs the batch, not the text so far (`streamed_text || ?` copied
+    // the whole text on every batch: quadratic). Joined on read; gone when the attempt finishes.
+    appendStreamed: p(`INSERT INTO stream_chunks (attempt_id, seq, text) VALUES (?, ?, ?)`),
+    dropChunks: p(`DELETE FROM stream_chunks WHERE attempt_id = ?`),
     insertTry: p(
       `INSERT INTO transport_tries (attempt_id, try_no, status, error, retry_after_ms, waited_ms, discarded_text, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     finishAttempt: p(
-      `UPDATE attempts SET outcome = ?, finish_reason = ?, native_finish_reason = ?, cause = ?, action = ?, request = coalesce(?, request), response_text = ?, error_kind = ?, error_message = ?, error_detail = ?, validation_errors = ?, discarded = ?, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, finished_at = ? WHERE id = ?`,
+      `UPDATE attempts SET outcome = ?, finish_reason = ?, native_finish_reason = ?, finish_note = ?, cause = ?, action = ?, request = coalesce(?, request), response_text = ?, error_kind = ?, error_message = ?, error_detail = ?, validation_errors = ?, discarded = ?, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, usage_unknown = ?, finished_at = ? WHERE id = ?`,
     ),
     setPause: p(
-      `INSERT INTO rate_limit_pauses (model, paused_until, reason) VALUES (?, ?, ?) ON CONFLICT(model) DO UPDATE SET paused_until = max(paused_until, excluded.paused_until), reason = excluded.reason`,
+      `INSERT INTO rate_limit_pauses (model, paused_until, reason, set_at, server_wait, asked_ms, max_wait_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(model) DO UPDATE SET paused_until = excluded.paused_until, reason = excluded.reason, set_at = excluded.set_at,
+         server_wait = excluded.server_wait, asked_ms = excluded.asked_ms, max_wait_ms = excluded.max_wait_ms
+       WHERE excluded.paused_until > rate_limit_pauses.paused_until`,
     ),
     getPause: p(`SELECT paused_until AS until FROM rate_limit_pauses WHERE model = ?`),
   };
@@ -100,16 +131,57 @@ export function runStore(db: Db): RunStore {
   // before it, and the promise it returns resolves only then; the engine awaits it before it acts
   // on the attempt. Durable facts arriving in the same event-loop turn (concurrent runs) share one
   // commit: every commit costs whole WAL pages, so fewer commits is most of the speed.
-  let queue: (() => void)[] = [];
+  // Each queued fact names its run (null: not a run's, e.g. a pause), so the transaction can fence it.
+  type Fact = { runId: string | null; write: () => void };
+  type Waiter = { runId: string | null; resolve: () => void; reject: (err: unknown) => void };
+  let queue: Fact[] = [];
   let timer: NodeJS.Timeout | null = null;
-  let waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  let waiters: Waiter[] = [];
   let immediate: NodeJS.Immediate | null = null;
+  const keeper = leaseKeeper(db);
+  const path = c.name;
+  /** the lease each run of this store was started with, while it runs */
+  const leases = new Map<string, Lease>();
+  /** who hears that a run's facts were refused or could not be written */
+  const onLost = new Map<string, (err: Error) => void>();
+  /** the run of each node run in progress (finishNode names only the node run) */
+  const nodeRuns = new Map<string, string>();
+  /** a storage failure has been reported (to a run or a waiter): later ones are not printed again */
+  let toldStorage = false;
+  /** runs whose lease was lost: nothing more of theirs is written */
+  const lost = new Set<string>();
+  // per transaction: runs whose fence was checked (true = still ours), and runs refused
+  let fenced = new Map<string, boolean>();
+  let refused = new Set<string>();
+  const ours = (runId: string): boolean => {
+    let ok = fenced.get(runId);
+    if (ok === undefined) {
+      const lease = leases.get(runId);
+      ok = !lost.has(runId) && (!lease || holdsLease(db, lease));
+      fenced.set(runId, ok);
+    }
+    return ok;
+  };
   const drain = () => {
     const q = queue;
     queue = [];
-    for (const f of q) f();
+    for (const f of q) {
+      if (f.runId !== null && !ours(f.runId)) refused.add(f.runId);
+      else f.write();
+    }
   };
   const flushNow = c.transaction(drain);
+  /** tells a run its facts were refused (the lease is gone: stop renewing) or could not be written (kept: it may still finish) */
+  const tell = (runId: string, err: Error) => {
+    const f = onLost.get(runId);
+    onLost.delete(runId);
+    if (err instanceof LeaseLostError) {
+      lost.add(runId); // nothing more of it is written
+      leases.delete(runId);
+      keeper.drop(runId);
+    }
+    f?.(err);
+  };
   /** commits the queue now; throws only to a caller that waits for a durable fact */
   const commit = () => {
     if (timer) clearTimeout(timer);
@@ -118,41 +190,67 @@ export function runStore(db: Db): RunStore {
     immediate = null;
     const ws = waiters;
     waiters = [];
-    if (!queue.length) return ws.forEach((w) => w.resolve());
+    if (!queue.length) return ws.forEach((w) => (w.runId !== null && lost.has(w.runId) ? w.reject(new LeaseLostError(w.runId, path)) : w.resolve()));
+    const runs = new Set(queue.map((f) => f.runId).filter((id): id is string => id !== null));
+    fenced = new Map();
+    refused = new Set();
     try {
-      flushNow();
-    } catch (err) {
-      if (!ws.length) console.error('aqven: could not write queued run facts:', err);
+      // IMMEDIATE: the write lock is taken first, so no sweep can slip between the fence checks and the writes
+      flushNow.immediate();
+    } catch (raw) {
+      queue = []; // rolled back: what was queued is lost, and its runs are told
+      const err = asStorageError(raw, path) ?? raw;
+      // a full disk: what the WAL holds goes into the database file, so that the small write
+      // recording the run's failure may still fit (best effort)
+      try {
+        c.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // the checkpoint needs room too
+      }
+      // the runs whose facts were lost are told; facts of no run (a pause) concern every run in progress
+      let mine = [...runs].filter((id) => onLost.has(id) || leases.has(id));
+      if (!mine.length) mine = [...new Set([...onLost.keys(), ...leases.keys()])];
+      for (const id of mine) tell(id, err instanceof Error ? err : new Error(String(err)));
+      // nobody to tell: said here, once, as one line
+      if (!ws.length && !mine.length && !toldStorage) console.error(`aqven: could not write queued run facts: ${err instanceof Error ? err.message : String(err)}`);
+      toldStorage ||= mine.length > 0 || ws.length > 0;
       return ws.forEach((w) => w.reject(err));
     }
-    ws.forEach((w) => w.resolve());
+    for (const id of refused) tell(id, new LeaseLostError(id, path));
+    ws.forEach((w) => (w.runId !== null && lost.has(w.runId) ? w.reject(new LeaseLostError(w.runId, path)) : w.resolve()));
   };
-  const later = (f: () => void) => {
-    queue.push(f);
+  const later = (runId: string | null, write: () => void) => {
+    queue.push({ runId, write });
     if (!timer && !immediate) {
       timer = setTimeout(commit, FLUSH_MS);
       timer.unref?.();
     }
   };
   const durable =
-    <A extends unknown[]>(f: (...args: A) => void) =>
+    <A extends unknown[]>(runIdOf: (...args: A) => string | null, f: (...args: A) => void) =>
     (...args: A): Promise<void> =>
       new Promise((resolve, reject) => {
-        queue.push(() => f(...args));
-        waiters.push({ resolve, reject });
+        const runId = runIdOf(...args);
+        queue.push({ runId, write: () => f(...args) });
+        waiters.push({ runId, resolve, reject });
         immediate ??= setImmediate(commit);
       });
 
   // An attempt whose start is still queued when it finishes is written once, whole: one row
   // insert instead of an insert and an update. `open` tracks what of each attempt is written.
   type StartArgs = Parameters<RunStore['startAttempt']>[0];
-  const open = new Map<string, { start: StartArgs; written: boolean; tries: number; done: boolean }>();
-  const finishAttempt = durable((st: { start: StartArgs; written: boolean; tries: number }, a: AttemptRecord, requestChanged: boolean) => {
+  // chunks: stream_chunks rows queued for the attempt (their seq); chunked: some were written
+  const open = new Map<string, { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean }>();
+  type Open = { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean };
+  const startRow = (a: StartArgs) =>
+    s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, j(a.request), a.startedAt);
+  const finishAttempt = durable<[Open, AttemptRecord, boolean]>((st) => st.start.runId, (st, a, requestChanged) => {
     const id = st.start.id;
     const result = [
       a.outcome,
       a.finishReason,
       a.nativeFinishReason ?? null,
+      a.finishNote ?? null,
       a.cause,
       a.action,
       requestChanged || !st.written ? j(a.request) : null,
@@ -166,6 +264,7 @@ export function runStore(db: Db): RunStore {
       a.usage.inputTokens,
       a.usage.outputTokens,
       a.usage.costUsd,
+      a.usageUnknown ? 1 : 0,
     ] as const;
     if (st.written) s.finishAttempt.run(...result, a.finishedAt, id);
     else {
@@ -173,10 +272,32 @@ export function runStore(db: Db): RunStore {
       s.insertAttempt.run(b.id, b.nodeRunId, b.runId, b.seq, b.model, b.chainIndex, b.answerNo, ...result, b.startedAt, a.finishedAt);
     }
     for (const t of a.tries.slice(st.written ? st.tries : 0)) insertTry(id, t);
+    // the whole text is in streamed_text now (redacted when discarded)
+    if (st.chunked) s.dropChunks.run(id);
   });
-  const store: RunStore = {
-    insertRun: (r) => later(() => s.insertRun.run(r.id, r.project, r.flow, j(r.input), process.pid, r.startedAt)),
-    finishRun: durable((r) =>
+  const interruptAttempt = durable<[Open, Parameters<RunStore['interruptAttempt']>[1]]>(
+    (st) => st.start.runId,
+    (st, a) => {
+      if (!st.written) startRow(st.start); // its queued start was lost with a failed commit
+      st.written = true;
+      s.interruptAttempt.run(a.message, a.streamedText, a.usage.inputTokens, a.usage.outputTokens, a.usage.costUsd, a.finishedAt, st.start.id);
+      if (st.chunked) s.dropChunks.run(st.start.id); // its text is in streamed_text now
+      st.done = true;
+    },
+  );
+  type InsertRunArgs = Parameters<RunStore['insertRun']>[0] & { lease: Lease };
+  const insertRun = durable(
+    (_r: InsertRunArgs) => null, // the lease's acquisition: nothing to check yet
+    (r: InsertRunArgs) => {
+      const { lease } = r;
+      s.insertRun.run(r.id, r.project, r.flow, j(r.input), process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt, r.startedAt);
+      fenced.set(r.id, true); // the row was just written with our lease
+    },
+  );
+  type FinishRunArgs = Parameters<RunStore['finishRun']>[0];
+  const finishRun = durable(
+    (r: FinishRunArgs) => r.id,
+    (r: FinishRunArgs) =>
       s.finishRun.run(
         r.status,
         j(r.output),
@@ -191,14 +312,40 @@ export function runStore(db: Db): RunStore {
         r.finishedAt,
         r.id,
       ),
-    ),
-    setRunTurns: (id, turns) => later(() => s.setRunTurns.run(turns, id)),
-    insertNode: (n) =>
-      later(() =>
+  );
+  const store: RunStore = {
+    insertRun: (r) => {
+      const lease = r.lease ?? newLease(r.id, Date.now());
+      leases.set(r.id, lease);
+      const lostHandler = r.onLost;
+      if (lostHandler) onLost.set(r.id, lostHandler);
+      return insertRun({ ...r, lease }).then(
+        () => keeper.hold(lease, (err) => tell(r.id, err)),
+        (err: unknown) => {
+          leases.delete(r.id);
+          onLost.delete(r.id);
+          throw err;
+        },
+      );
+    },
+    finishRun: (r) =>
+      finishRun(r).finally(() => {
+        // the run is over: its lease is no longer renewed (its status frees it for sweeps)
+        leases.delete(r.id);
+        onLost.delete(r.id);
+        keeper.drop(r.id);
+      }),
+    setRunTurns: (id, turns) => later(id, () => s.setRunTurns.run(turns, id)),
+    insertNode: (n) => {
+      if (n.status === 'running') nodeRuns.set(n.id, n.runId);
+      later(n.runId, () =>
         s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.status, j(n.policy), n.startedAt, n.status === 'skipped' ? n.startedAt : null),
-      ),
-    finishNode: (n) =>
-      later(() =>
+      );
+    },
+    finishNode: (n) => {
+      const runId = nodeRuns.get(n.id) ?? null;
+      nodeRuns.delete(n.id);
+      later(runId, () =>
         s.finishNode.run(
           n.status,
           j(n.output),
@@ -211,27 +358,34 @@ export function runStore(db: Db): RunStore {
           n.finishedAt,
           n.id,
         ),
-      ),
+      );
+    },
     startAttempt: (a) => {
-      const st = { start: a, written: false, tries: 0, done: false };
+      const st = { start: a, written: false, tries: 0, done: false, chunks: 0, chunked: false };
       open.set(a.id, st);
-      later(() => {
+      later(a.runId, () => {
         if (st.done) return;
-        s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, j(a.request), a.startedAt);
+        startRow(a);
         st.written = true;
       });
     },
     appendStreamed: (id, text) => {
       const st = open.get(id);
-      later(() => st && !st.done && s.appendStreamed.run(text, id));
+      if (!st) return;
+      const seq = st.chunks++;
+      later(st.start.runId, () => {
+        if (st.done) return;
+        s.appendStreamed.run(id, seq, text);
+        st.chunked = true;
+      });
     },
     resetStreamed: (id) => {
       const st = open.get(id);
-      later(() => st && !st.done && s.resetStreamed.run(id));
+      later(st?.start.runId ?? null, () => st && !st.done && st.chunked && s.dropChunks.run(id));
     },
     insertTry: (id, t) => {
       const st = open.get(id);
-      later(() => {
+      later(st?.start.runId ?? null, () => {
         if (!st || st.done) return;
         insertTry(id, t);
         st.tries++;
@@ -245,9 +399,15 @@ export function runStore(db: Db): RunStore {
       open.delete(id);
       return finishAttempt(st, a, requestChanged);
     },
+    interruptAttempt: (id, a) => {
+      const st = open.get(id);
+      if (!st) return Promise.resolve(); // it finished after all
+      open.delete(id);
+      return interruptAttempt(st, a);
+    },
     // the gate's interface is synchronous, and a pause is rare: commit it on the spot
-    setPause: (model, until, reason) => {
-      queue.push(() => s.setPause.run(model, until, reason));
+    setPause: (model, until, reason, origin) => {
+      later(null, () => s.setPause.run(model, until, reason, origin?.setAt ?? null, origin?.serverWait ?? null, origin?.askedMs ?? null, origin?.maxWaitMs ?? null));
       commit();
     },
     getPause: (model) => (s.getPause.get(model) as { until: number } | undefined)?.until ?? null,
@@ -255,4 +415,28 @@ export function runStore(db: Db): RunStore {
   };
   cache.set(db, store);
   return store;
+}
+
+/**
+ * Recovery of the attempts a dead process cut off in run `runId` (DESIGN: Storage), before they are
+ * closed: each is marked discarded (it produced no output), and its streamed text — the
+ * stream_chunks rows, redacted as they were written, after any text a version before them stored
+ * in streamed_text, raw — is joined, redacted, capped and put in streamed_text; the rows go.
+ * Runs inside the caller's transaction.
+ */
+export function closeCutOffStreams(db: Db, runId: string): void {
+  const c = db.$client;
+  const cut = c.prepare(`SELECT id, streamed_text AS text FROM attempts WHERE run_id = ? AND outcome IS NULL AND finished_at IS NULL`).all(runId) as {
+    id: string;
+    text: string | null;
+  }[];
+  if (cut.length === 0) return;
+  const chunks = c.prepare(`SELECT text FROM stream_chunks WHERE attempt_id = ? ORDER BY seq`).pluck();
+  const close = c.prepare(`UPDATE attempts SET discarded = 1, streamed_text = ? WHERE id = ?`);
+  const drop = c.prepare(`DELETE FROM stream_chunks WHERE attempt_id = ?`);
+  for (const a of cut) {
+    const text = (a.text ?? '') + (chunks.all(a.id) as string[]).join('');
+    close.run(text ? capFailureText(redact(text)) : null, a.id);
+    drop.run(a.id);
+  }
 }

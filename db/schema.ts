@@ -1,7 +1,7 @@
 // Storage schema (DESIGN: Storage). Table and column names are a contract. Times are integer
 // milliseconds since epoch; JSON columns hold text written by db/queries.
 import { sql } from 'drizzle-orm';
-import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const runs = sqliteTable(
   'runs',
@@ -21,8 +21,16 @@ export const runs = sqliteTable(
     inputTokens: integer('input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
     costUsd: real('cost_usd').notNull().default(0),
-    /** process that owns a running run; used to mark runs of dead processes interrupted */
+    /** process id of the process that started the run; informational only (a pid is reused), never read */
     pid: integer('pid'),
+    /** lease of a running run (db/run-lease.ts): the owning process's random id */
+    owner: text('owner'),
+    /** fencing token: bumped whenever the run changes hands (taken over, swept); every write of the run checks it */
+    fence: integer('fence').notNull().default(0),
+    /** last lease renewal by the owner */
+    heartbeatAt: integer('heartbeat_at'),
+    /** past this, the run's owner is presumed dead and a sweep marks the run interrupted */
+    leaseExpiresAt: integer('lease_expires_at'),
     startedAt: integer('started_at').notNull(),
     finishedAt: integer('finished_at'),
   },
@@ -78,6 +86,8 @@ export const attempts = sqliteTable(
     finishReason: text('finish_reason'),
     /** OpenRouter's upstream value (e.g. MALFORMED_FUNCTION_CALL behind finish_reason "error") */
     nativeFinishReason: text('native_finish_reason'),
+    /** an ok answer whose finish reason decided nothing: "unrecognised finish reason `eos`", "no finish reason" */
+    finishNote: text('finish_note'),
     cause: text('cause'),
     action: text('action'),
     request: text('request', { mode: 'json' }),
@@ -91,6 +101,8 @@ export const attempts = sqliteTable(
     inputTokens: integer('input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
     costUsd: real('cost_usd').notNull().default(0),
+    /** a reply not read to its end (size limit, timeout, break after the headers): the tokens above are a lower bound */
+    usageUnknown: integer('usage_unknown', { mode: 'boolean' }).notNull().default(false),
     startedAt: integer('started_at').notNull(),
     finishedAt: integer('finished_at'),
   },
@@ -126,10 +138,39 @@ export const transportTries = sqliteTable(
 );
 export type TransportTryRow = typeof transportTries.$inferSelect;
 
+/**
+ * Streamed text of an attempt in flight, in the order it arrived (DESIGN: Streaming, Storage): one
+ * row per batch, already redacted, appended in linear time and read joined by `seq`. The finished
+ * attempt's text goes to attempts.streamed_text and its rows are deleted; a cut-off attempt's rows
+ * are joined into streamed_text by the recovery that closes it.
+ */
+export const streamChunks = sqliteTable(
+  'stream_chunks',
+  {
+    attemptId: text('attempt_id')
+      .notNull()
+      .references(() => attempts.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    text: text('text').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.attemptId, t.seq] })],
+);
+export type StreamChunkRow = typeof streamChunks.$inferSelect;
+
 export const rateLimitPauses = sqliteTable('rate_limit_pauses', {
   model: text('model').primaryKey(),
+  /** never more than on_rate_limit.max_wait after set_at (DESIGN: Transport retry and rate limits) */
   pausedUntil: integer('paused_until').notNull(),
   reason: text('reason').notNull(),
+  // the pause's origin, shown on /providers; null in rows written before they were recorded
+  /** when the 429 arrived */
+  setAt: integer('set_at'),
+  /** the server's wait as sent, e.g. `retry-after: Fri, 31 Dec 9999 23:59:59 GMT`; null = none (backoff) */
+  serverWait: text('server_wait'),
+  /** the wait asked for, ms (may far exceed the pause) */
+  askedMs: integer('asked_ms'),
+  /** on_rate_limit.max_wait when the pause was set: the pause was capped when asked_ms exceeds it */
+  maxWaitMs: integer('max_wait_ms'),
 });
 export type RateLimitPauseRow = typeof rateLimitPauses.$inferSelect;
 

@@ -1,7 +1,6 @@
-import { activePauses } from '@/db/queries';
+import { activePauses } from '@/db/pause-queries';
 import { ProviderCard, type ProviderView } from '@/components/providers/provider-card';
-import { fmtMs } from '@/components/ui/format';
-import { LocalTime } from '@/components/ui/local-time';
+import { RateLimitPauses, type PauseView } from '@/components/providers/rate-limit-pauses';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { parseModelString } from '@/lib/engine/model-string';
 import { pageSession } from '@/lib/server/page-session';
@@ -30,7 +29,7 @@ export default async function ProvidersPage() {
     }
   }
   // only whether the variable is set, from the real environment: never its value
-  const keySet = (name: string | undefined) => !!name && !!process.env[name];
+  const keySet = (name: string | undefined) => !!name && Object.hasOwn(process.env, name) && !!process.env[name];
   const views: ProviderView[] = Object.values(project.providers)
     .map((p) => ({
       provider: p,
@@ -41,7 +40,11 @@ export default async function ProvidersPage() {
     // providers in use first: the built-in ones nobody calls are reference only
     .sort((a, b) => Number(b.usedBy.length > 0) - Number(a.usedBy.length > 0) || a.provider.name.localeCompare(b.provider.name));
   const now = Date.now();
-  const pauses = activePauses(db, now);
+  const pauses: PauseView[] = activePauses(db, now).map((p) => {
+    const ref = parseModelString(p.model);
+    const provider = ref?.provider ?? '';
+    return { ...p, provider, providerKnown: Object.hasOwn(project.providers, provider), modelId: ref?.modelId ?? p.model, leftMs: p.pausedUntil - now };
+  });
   return (
     <section>
       <h1>Providers</h1>
@@ -51,34 +54,13 @@ export default async function ProvidersPage() {
           {project.simulate.seed}); no key is needed and nothing leaves this machine.
         </p>
       ) : null}
-      <section className="panel" aria-labelledby="pauses-title" data-testid="rate-limit-pauses">
+      <section className="panel pauses-panel" aria-labelledby="pauses-title" data-testid="rate-limit-pauses">
         <h2 id="pauses-title">Rate-limit pauses</h2>
-        {pauses.length === 0 ? (
-          <p className="muted">No model is paused right now.</p>
-        ) : (
-          <table className="mini">
-            <thead>
-              <tr>
-                <th>model</th>
-                <th>paused until</th>
-                <th>left</th>
-                <th>reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {pauses.map((p) => (
-                <tr key={p.model} data-testid="rate-limit-pause" data-model={p.model}>
-                  <td className="mono">{p.model}</td>
-                  <td>
-                    <LocalTime ms={p.pausedUntil} />
-                  </td>
-                  <td className="mono">{fmtMs(p.pausedUntil - now)}</td>
-                  <td>{p.reason}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <p className="muted small">
+          A 429 pauses every call of its model, in every run and process, until the wait it asked for is over — never longer than the
+          provider&apos;s on_rate_limit.max_wait. Clearing a pause lets the calls go now; the next one goes first, as a probe.
+        </p>
+        <RateLimitPauses pauses={pauses} />
       </section>
       {views.map((v) => (
         <ProviderCard key={v.provider.name} view={v} />

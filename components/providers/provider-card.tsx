@@ -57,7 +57,8 @@ export function ProviderCard({ view }: { view: ProviderView }) {
         <dd className="mono">{String(p.structuredOutputs)}</dd>
         <dt>transport</dt>
         <dd className="mono">
-          max_attempts {p.transport.maxAttempts} · budget {fmtMs(p.transport.budgetMs)} · timeout {fmtMs(p.transport.timeoutMs)}
+          max_attempts {p.transport.maxAttempts} · budget {fmtMs(p.transport.budgetMs)} · timeout {fmtMs(p.transport.timeoutMs)} · idle_timeout{' '}
+          {fmtMs(p.transport.idleTimeoutMs)} · try_deadline {fmtMs(p.transport.tryDeadlineMs)} · max_response_bytes {p.transport.maxResponseBytes}
         </dd>
         <dt>on_rate_limit</dt>
         <dd className="mono">
@@ -67,26 +68,28 @@ export function ProviderCard({ view }: { view: ProviderView }) {
         <dd className="mono">{p.maxConcurrency} in flight per model</dd>
       </dl>
       {models.length ? (
-        <table className="mini catalogue">
-          <thead>
-            <tr>
-              <th>model</th>
-              <th className="num">input $/1M tok</th>
-              <th className="num">output $/1M tok</th>
-              <th>structured outputs</th>
-            </tr>
-          </thead>
-          <tbody>
-            {models.map(([id, m]) => (
-              <tr key={id}>
-                <td className="mono">{id}</td>
-                <td className="num mono">{m.inputPerMtok ?? '—'}</td>
-                <td className="num mono">{m.outputPerMtok ?? '—'}</td>
-                <td className="mono">{m.structuredOutputs == null ? '—' : String(m.structuredOutputs)}</td>
+        <div className="table-scroll">
+          <table className="mini catalogue">
+            <thead>
+              <tr>
+                <th>model</th>
+                <th className="num">input $/1M tok</th>
+                <th className="num">output $/1M tok</th>
+                <th>structured outputs</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {models.map(([id, m]) => (
+                <tr key={id}>
+                  <td className="mono">{id}</td>
+                  <td className="num mono">{m.inputPerMtok ?? '—'}</td>
+                  <td className="num mono">{m.outputPerMtok ?? '—'}</td>
+                  <td className="mono">{m.structuredOutputs == null ? '—' : String(m.structuredOutputs)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : (
         <p className="muted">No model catalogue: calls are not priced.</p>
       )}

@@ -34,8 +34,14 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
         <span className="attempt-seq mono">#{a.seq}</span>
         <span className="mono">{a.model}</span>
         <span className="muted">
-          answer {a.answerNo}
-          {limit ? `/${limit}` : ''}
+          {a.error?.kind === 'not_sent' ? (
+            <span title="the rate-limit gate refused to send it: no answer, and output.retries was not spent">not sent · no answer</span>
+          ) : (
+            <>
+              answer {a.answerNo}
+              {limit ? `/${limit}` : ''}
+            </>
+          )}
         </span>
         <OutcomeChip outcome={key} label={a.outcome == null ? (a.finishedAt == null ? 'in flight' : 'unfinished') : key === 'invalid' ? 'ok · invalid output' : a.outcome} />
         {a.finishReason ? (
@@ -47,6 +53,11 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
                 (native <span className="mono">{a.nativeFinishReason}</span>)
               </>
             ) : null}
+          </span>
+        ) : null}
+        {a.finishNote ? (
+          <span className="muted small finish-note" data-testid="finish-note" title="nothing in the finish reason said error, truncation or refusal, so the answer was taken as ok">
+            {a.finishNote}
           </span>
         ) : null}
         {a.cause ? (
@@ -64,6 +75,11 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
           <span title="input / output tokens">
             {fmtTokens(a.usage.inputTokens)} / {fmtTokens(a.usage.outputTokens)} tok
           </span>
+          {a.usageUnknown ? (
+            <span className="usage-unknown" data-testid="usage-unknown" title="the reply was not read to its end (size limit, timeout or a break): the provider may have billed tokens not counted here">
+              usage unknown
+            </span>
+          ) : null}
           <span>{fmtCost(a.usage.costUsd)}</span>
           <span title="latency">{fmtMs(end - a.startedAt)}</span>
           {waited > 0 ? <span title="time spent waiting between or before transport tries">waited {fmtMs(waited)}</span> : null}

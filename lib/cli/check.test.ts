@@ -103,6 +103,49 @@ describe('aqven check', () => {
   });
 });
 
+describe('aqven check on a file with more errors than are listed', () => {
+  /** The showcase with 60,000 unclosed "{{" in the prompt of triage's classify node. */
+  async function bombed(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'aqven-check-'));
+    await cp(SHOWCASE, dir, { recursive: true });
+    const file = join(dir, 'flows/triage.yaml');
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace('prompt: "Sort this ticket into a queue: {{ input.ticket }}"', `prompt: "${'{{'.repeat(60_000)}"`));
+    return dir;
+  }
+
+  it('--json lists 100 errors of the file and one E_MORE entry with the count left out', async () => {
+    const io = captureIo();
+    expect(await runCheck({ project: await bombed(), json: true, env: { OPENROUTER_API_KEY: 'sk-test' } }, io)).toBe(1);
+    const out = JSON.parse(io.stdout) as Record<string, unknown>[];
+    expect(out).toHaveLength(101);
+    expect(out.slice(0, 100).every((d) => d.file === 'flows/triage.yaml' && d.code === 'E_TEMPLATE')).toBe(true);
+    expect(out[100]).toEqual({
+      file: 'flows/triage.yaml',
+      line: 1,
+      col: 1,
+      severity: 'error',
+      code: 'E_MORE',
+      message: 'and 59900 more errors in this file, not listed',
+      hint: 'fix the errors above and run aqven check again; at most 100 errors are listed per file',
+      path: [],
+      omitted: 59_900,
+    });
+    // the entries of the first version keep their keys; only E_MORE adds one
+    for (const d of out.slice(0, 100)) expect(Object.keys(d)).toEqual(['file', 'line', 'col', 'severity', 'code', 'message', 'hint', 'path']);
+    expect(io.stdout.length).toBeLessThan(100_000);
+  });
+
+  it('the text summary counts the errors left out', async () => {
+    const io = captureIo();
+    const dir = await bombed();
+    expect(await runCheck({ project: dir, env: { OPENROUTER_API_KEY: 'sk-test' } }, io)).toBe(1);
+    const lines = io.stdout.trim().split('\n');
+    expect(lines.at(-3)).toBe('flows/triage.yaml:1:1: error E_MORE and 59900 more errors in this file, not listed');
+    expect(lines.at(-1)).toBe(`✗ ${dir.split('/').pop()}: 60000 errors, 0 warnings`);
+  });
+});
+
 describe('resolveProjectDir', () => {
   it('takes --project, then $AQVEN_PROJECT, then ./showcase', () => {
     expect(resolveProjectDir('demo', { AQVEN_PROJECT: '/p' }, '/work')).toBe('/work/demo');

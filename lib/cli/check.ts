@@ -1,8 +1,9 @@
 // `aqven check [--project DIR] [--json]` (DESIGN: CLI): every diagnostic as
 // `file:line:col: error CODE message` plus its hint, then a summary; exit 0 clean, 1 on errors.
+// At most 100 errors are listed per file; one E_MORE line counts the rest (also in the summary).
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { formatDiagnostic, loadProject, type Diagnostic } from '@/lib/project';
+import { countOf, formatDiagnostic, loadProject, type Diagnostic } from '@/lib/project';
 import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
 
@@ -18,11 +19,23 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 export async function runCheck(opts: CheckOptions, io: CliIo = processIo): Promise<number> {
   const dir = resolveProjectDir(opts.project, opts.env ?? process.env);
   const { project, diagnostics } = await loadProject(dir, { env: opts.env ?? process.env });
-  const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  const warnings = diagnostics.length - errors;
+  // an E_MORE diagnostic stands for the errors of its file that are not listed
+  const errors = diagnostics.filter((d) => d.severity === 'error').reduce((n, d) => n + countOf(d), 0);
+  const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
   if (opts.json) {
-    // the keys of the first version first, so readers of the old shape keep working; path is added
-    const out = diagnostics.map(({ file, line, col, severity, code, message, hint, path }: Diagnostic) => ({ file, line, col, severity, code, message, hint, path }));
+    // the keys of the first version first, so readers of the old shape keep working; path is
+    // added, and `omitted` on an E_MORE entry (the errors of its file left out of the list)
+    const out = diagnostics.map(({ file, line, col, severity, code, message, hint, path, omitted }: Diagnostic) => ({
+      file,
+      line,
+      col,
+      severity,
+      code,
+      message,
+      hint,
+      path,
+      ...(omitted !== undefined && { omitted }),
+    }));
     io.out(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     for (const d of diagnostics) io.out(`${formatDiagnostic(d)}\n`);

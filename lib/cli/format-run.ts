@@ -11,7 +11,8 @@ const tokens = (u: { inputTokens: number; outputTokens: number }) => `${u.inputT
 export function formatRun(r: RunRecord): string {
   const out: string[] = [];
   const dur = r.finishedAt ? `${Date.parse(r.finishedAt) - Date.parse(r.startedAt)}ms` : 'running';
-  out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${tokens(r.usage)}  cost ${usd(r.usage.costUsd)}`);
+  const unknown = r.usageUnknown ? ' (at least: some usage unknown)' : '';
+  out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${tokens(r.usage)}  cost ${usd(r.usage.costUsd)}${unknown}`);
   for (const n of r.nodes) {
     const err = n.error ? `  ${n.error.code}` : '';
     out.push(`  ${n.turn ? `turn ${n.turn}` : 'never ran'}  ${n.id} (${n.agent})  ${n.status}${err}`);
@@ -19,8 +20,8 @@ export function formatRun(r: RunRecord): string {
       const tries = a.transport.map((t) => (t.status ?? t.error ?? '?') + (t.retryAfterMs != null ? ` retry-after ${t.retryAfterMs}ms` : '')).join(', ');
       const detail = a.error && a.error.kind !== a.cause ? `  [${a.error.kind}: ${a.error.message}]` : '';
       out.push(
-        `    #${a.seq} ${a.model}  ${a.outcome ?? 'in flight'}${a.finishReason ? ` (${a.finishReason})` : ''}` +
-          `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}${a.discarded ? '  discarded' : ''}` +
+        `    #${a.seq} ${a.model}  ${a.outcome ?? 'in flight'}${a.finishReason ? ` (${a.finishReason})` : ''}${a.finishNote ? `  note: ${a.finishNote}` : ''}` +
+          `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}${a.discarded ? '  discarded' : ''}${a.usageUnknown ? '  usage unknown' : ''}` +
           `  ${a.latencyMs ?? '-'}ms  tries: ${tries || '-'}${detail}`,
       );
     }

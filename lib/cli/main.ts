@@ -1,5 +1,6 @@
 // The `aqven` command (DESIGN: CLI), built into dist/cli by scripts/build-cli.mjs and started by bin/aqven.mjs.
 import { Command } from 'commander';
+import { StorageError } from '@/db/storage-error';
 import { version } from '../../package.json';
 
 type Register = (program: Command) => unknown;
@@ -37,6 +38,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // the database cannot be written: one line naming the path and the fix, exit 3 (DESIGN: CLI)
+  if (err instanceof StorageError) {
+    console.error(`aqven: ${err.message}`);
+    process.exit(3);
+  }
   console.error(`aqven: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exit(70);
 });

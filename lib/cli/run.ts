@@ -1,9 +1,13 @@
-// `aqven run`, `aqven runs`, `aqven show` (DESIGN: CLI).
+// `aqven run`, `aqven runs`, `aqven show` (DESIGN: CLI). Exit statuses: 0 succeeded, 1 failed,
+// 2 bad usage/config, 3 cannot record (the database cannot be written: nothing was called, or the
+// run was stopped), 130/143 stopped by SIGINT/SIGTERM (the run is recorded interrupted).
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { openDb } from '@/db/client';
+import { closeDb, openDb } from '@/db/client';
 import { listRuns } from '@/db/queries';
-import { RunInputError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
+import { StorageError } from '@/db/storage-error';
+import { interruptAllNow } from '@/lib/flow/active-runs';
+import { RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
 import { openSession, ProjectInvalidError } from '@/lib/flow/session';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { getRunRecord } from '@/lib/flow/stored-run';
@@ -13,6 +17,49 @@ import { resolveProjectDir } from './project-dir';
 
 /** Exit status 2: bad usage or a project that fails check. */
 class UsageError extends Error {}
+
+/** Exit status 3: the run database cannot be written (DESIGN: CLI). */
+export const EXIT_CANNOT_RECORD = 3;
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+/** after a stop signal, the longest wait for the run to record itself before the process exits anyway */
+export const SIGNAL_EXIT_MS = 4_000;
+
+/**
+ * While `f` runs, SIGINT and SIGTERM abort `ac` (the run records itself interrupted and `f` ends);
+ * if that takes longer than SIGNAL_EXIT_MS, or a second signal comes, what is left is recorded
+ * synchronously and the process exits. Returns the exit status a signal asks for, or null.
+ */
+async function underStopSignals<T>(ac: AbortController, f: () => Promise<T>): Promise<{ value: T; signalExit: number | null }> {
+  let signalExit: number | null = null;
+  const onSignal = (sig: 'SIGINT' | 'SIGTERM') => {
+    const why = `stopped by ${sig}`;
+    if (signalExit !== null) {
+      interruptAllNow(why); // a second signal: no more waiting
+      process.exit(signalExit);
+    }
+    signalExit = SIGNAL_EXIT[sig];
+    const code = signalExit;
+    ac.abort(new RunInterruptedError(why));
+    setTimeout(() => {
+      interruptAllNow(why);
+      console.error(`aqven run: the run did not stop within ${SIGNAL_EXIT_MS / 1000} s of ${sig}; recorded as interrupted`);
+      process.exit(code);
+    }, SIGNAL_EXIT_MS).unref();
+  };
+  // any other way out (an uncaught error, process.exit): the run is recorded interrupted, not left running
+  const onExit = () => interruptAllNow('stopped: the process exited');
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', onExit);
+  try {
+    const value = await f();
+    return { value, signalExit };
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('exit', onExit);
+  }
+}
 
 function parseInput(opts: { input?: string; inputFile?: string }): unknown {
   if (opts.input && opts.inputFile) throw new UsageError('give --input or --input-file, not both');
@@ -43,18 +90,35 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
     // a missing key fails every call only after the transport's tries: say so before the run
     for (const d of session.warnings) console.error(formatDiagnostic(d));
     const live = !opts.json && process.stderr.isTTY ? new LiveProgress(process.stderr) : null;
-    const record = await runFlow({
-      project: session.project,
-      flow,
-      input,
-      providers: session.providers,
-      env: session.env,
-      db: session.db,
-      onProgress: live?.onProgress,
-    });
+    const ac = new AbortController();
+    const s = session;
+    const { value: record, signalExit } = await underStopSignals(ac, () =>
+      runFlow({
+        project: s.project,
+        flow,
+        input,
+        providers: s.providers,
+        env: s.env,
+        db: s.db,
+        onProgress: live?.onProgress,
+        signal: ac.signal,
+      }),
+    );
     process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRun(record)}\n`);
-    process.exitCode = record.status === 'succeeded' ? 0 : 1;
+    process.exitCode = signalExit ?? (record.status === 'succeeded' ? 0 : 1);
   } catch (err) {
+    if (err instanceof RunNotRecordedError) {
+      // what happened is not lost: the run as this process saw it, and one line on why it is not stored
+      process.stdout.write(opts.json ? `${JSON.stringify(err.record, null, 2)}\n` : `${formatRun(err.record)}\n`);
+      console.error(`aqven run: ${err.message}`);
+      process.exitCode = EXIT_CANNOT_RECORD;
+      return;
+    }
+    if (err instanceof StorageError) {
+      console.error(`aqven run: ${err.message}; no provider was called`);
+      process.exitCode = EXIT_CANNOT_RECORD;
+      return;
+    }
     if (err instanceof ProjectInvalidError) {
       for (const d of err.diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
       console.error(`aqven run: ${err.message}`);
@@ -64,6 +128,8 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
     process.exitCode = 2;
   } finally {
     await session?.close();
+    // the WAL is checkpointed and truncated: a finished command leaves only the database file
+    if (session) await closeDb(session.project.databasePath);
   }
 }
 
@@ -74,6 +140,11 @@ async function projectDb(dirOpt?: string) {
     throw new UsageError('the project fails aqven check');
   }
   return openDb(project.databasePath);
+}
+
+function cannotRecord(command: string, err: StorageError): void {
+  console.error(`aqven ${command}: ${err.message}`);
+  process.exitCode = EXIT_CANNOT_RECORD;
 }
 
 export function registerRun(program: Command): void {
@@ -105,6 +176,7 @@ export function registerRun(program: Command): void {
         const { items } = listRuns(await projectDb(opts.project), { limit });
         process.stdout.write(opts.json ? `${JSON.stringify(items, null, 2)}\n` : `${formatRunList(items)}\n`);
       } catch (err) {
+        if (err instanceof StorageError) return cannotRecord('runs', err);
         if (!(err instanceof UsageError)) throw err;
         console.error(`aqven runs: ${err.message}`);
         process.exitCode = 2;
@@ -127,6 +199,7 @@ export function registerRun(program: Command): void {
         }
         process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRun(record)}\n`);
       } catch (err) {
+        if (err instanceof StorageError) return cannotRecord('show', err);
         if (!(err instanceof UsageError)) throw err;
         console.error(`aqven show: ${err.message}`);
         process.exitCode = 2;

@@ -41,22 +41,54 @@ export interface AdapterResult {
   usage: ReportedUsage;
   /** why the outcome is `error`: the provider's words, and the raw error object as JSON */
   error: { message: string; detail: string | null } | null;
+  /**
+   * set on an `ok` answer whose finish reason decided nothing (DESIGN: Outcome classification):
+   * "unrecognised finish reason `eos`", or "no finish reason" on a whole response; null otherwise
+   */
+  note: string | null;
+}
+
+/**
+ * A stream that did not complete (DESIGN: Transport retry and rate limits): it ended without any
+ * finish reason, or an error event reported a rate limit, an overload or a server error. The try
+ * fails like a dropped connection and the transport decides whether another one starts; a
+ * rate-limit event pauses the model like a 429.
+ */
+export interface StreamBreak {
+  /** stored on the try: `rate_limited` (pauses the model), `server_error`, `timeout`, or `connection` (no finish reason) */
+  error: 'rate_limited' | 'server_error' | 'timeout' | 'connection';
+  /** why, in the provider's words where it gave some (scrubbed and cut by the engine) */
+  message: string;
+  /** the error event as sent, as JSON; null when the stream just ended */
+  detail: string | null;
 }
 
 export interface StreamAccumulator {
-  /** one SSE event in; the text it adds (may be '') and whether the stream is complete */
-  push(ev: EventSourceMessage): { delta: string; done: boolean };
+  /**
+   * one SSE event in; the text it adds (may be '') and whether the stream is complete.
+   * `progress`: the event carried content — text, JSON, tool-call or thinking deltas, a finish
+   * reason, an error, the usage or the end — which resets transport.idle_timeout; pings, empty
+   * deltas and role-only chunks do not (SSE comments never reach the adapter). Absent: the event
+   * counts as progress when it adds text or completes the stream.
+   */
+  push(ev: EventSourceMessage): { delta: string; done: boolean; progress?: boolean };
   /** usage seen so far (cumulative counters: the latest value) */
   usage(): ReportedUsage;
   /** the text streamed so far */
   text(): string;
-  /** the result once the stream has ended (cleanly: an unfinished stream is outcome error) */
+  /** asked first, once the stream has ended: the stream did not complete, so there is no result */
+  broken(): StreamBreak | null;
+  /** the result of a stream that completed (`broken()` is null) */
   finish(): AdapterResult;
 }
 
 /** What a non-2xx reply says, beyond its status. */
 export interface ProviderErrorInfo {
+  /** the provider's own error message, or (`excerpt: true`) the body's text, whitespace collapsed;
+   * never cut here: the engine scrubs the key first and cuts after (DESIGN: Redaction) */
   message: string;
+  /** the message is the body itself (not a provider error object): shown as a short excerpt */
+  excerpt?: boolean;
   /** a quota/spend-limit 429: never retried (DESIGN: Transport retry and rate limits) */
   quota: boolean;
 }

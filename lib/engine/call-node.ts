@@ -2,13 +2,14 @@
 // completion — build the request, pass the rate-limit gate, transport, classify the outcome before
 // any parsing, validate only an `ok` answer, follow the policy, record the attempt — and emits a
 // fact per attempt and per try. `callNode` reads in that order; each step is a named function.
-import { redact, redactMessages, redactText } from '@/lib/redact';
+import { capFailureText, createStreamRedactor, FAILURE_TEXT_MAX_CHARS, redact, redactMessages, redactText, STREAM_HOLD_CHARS, type StreamRedactor } from '@/lib/redact';
 import type { AdapterResult, AdapterTable, ProviderAdapter } from './adapter';
 import { systemClock } from './clock';
 import { initialMessages, repairMessage } from './messages';
 import { parseModelString } from './model-string';
 import { answerLimit, beginAttempt, computeBudget, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type PolicyState, type Verdict } from './policy';
 import { defaultRateGate, type RateGate } from './rate-gate';
+import { KEY_MARK, scrubSecret, type ScrubOptions } from './secrets';
 import { runTransport, type TransportResult } from './transport';
 import type { AttemptRecord, Clock, EngineEvent, Message, NodeCall, NodePolicy, NodeResult, Outcome, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
 import { priceUsage, sumUsage } from './usage';
@@ -72,38 +73,80 @@ function resolveChain(chain: string[], providers: Record<string, ResolvedProvide
   });
 }
 
-/** No API key in anything we store or show (DESIGN: Redaction), whatever a provider echoes back. */
-function scrubKey(text: string, key: string | undefined): string {
-  return key && key.length >= 4 && text.includes(key) ? text.split(key).join('<API_KEY>') : text;
+/** output.strict: true passes `aqven check` for this model (E_STRICT): its provider and catalogue entry allow it. */
+function strictPossible(l: Link): boolean {
+  return l.provider.structuredOutputs && (Object.hasOwn(l.provider.models, l.modelId) ? l.provider.models[l.modelId]!.structuredOutputs : undefined) !== false;
 }
+
+/**
+ * A streamed try is redacted for storage in batches (DESIGN: Streaming): once this many characters
+ * wait beyond the held-back tail, or once this long has passed since the last batch (by the
+ * injected clock), whichever comes first. A batch costs a scan of the tail again, so not per token.
+ */
+export const STREAM_SCAN_CHARS = 4096;
+export const STREAM_SCAN_MS = 100;
 
 /** What an attempt came to, before the policy: the outcome, its error, and an ok answer's value. */
 interface Judged {
   outcome: Outcome;
   finishReason: string | null;
   nativeFinishReason: string | null;
+  /** an ok answer whose finish reason decided nothing (AdapterResult.note) */
+  note: string | null;
   /** the answer's text as kept (under full redaction, redacted); null when nothing came back */
   text: string | null;
   error: AttemptRecord['error'];
+  /** the validation issues as Ajv gave them: what a repair sends back to the model */
   issues: ValidationIssue[];
+  /** the same issues as stored: redacted and bounded (storedIssues) */
+  storedIssues: ValidationIssue[];
   /** the node's output: the validated value, or the text of a node without a schema */
   value: unknown;
   verdict: Verdict;
 }
 
-/** Step 3 failed: no reply to classify. A client error is not resent by `on_error: retry`. */
-function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, model: string): Judged {
-  const what = tr.kind === 'client_error' ? 'rejected the request' : 'could not be reached';
+/**
+ * Step 3 failed: no reply to classify. A client error is not resent by `on_error: retry`; a call
+ * the rate-limit gate refused to send is no answer and never resent to the same model.
+ */
+function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, model: string, providerName: string): Judged {
+  // a 2xx whose body or stream broke off (or a stream that ended without a finish reason) was reached
+  const reached = tr.status !== null && tr.status >= 200 && tr.status < 300;
+  const what = tr.kind === 'client_error' ? 'rejected the request' : reached ? 'did not complete the response' : 'could not be reached';
+  const notSent = tr.notSent && { setting: tr.notSent.setting, now: tr.notSent.now, file: `providers/${providerName}.yaml` };
   return {
     outcome: 'error',
     finishReason: null,
     nativeFinishReason: null,
+    note: null,
     text: null,
-    error: { kind: tr.kind, message: `${model} ${what}: ${tr.message}`, detail: tr.detail },
+    error: notSent ? { kind: 'not_sent', message: tr.message, detail: tr.detail } : { kind: tr.kind, message: `${model} ${what}: ${tr.message}`, detail: tr.detail },
     issues: [],
+    storedIssues: [],
     value: null,
-    verdict: { outcome: 'error', resendable: tr.kind !== 'client_error' },
+    verdict: notSent ? { outcome: 'error', resendable: false, notSent } : { outcome: 'error', resendable: tr.kind !== 'client_error' },
   };
+}
+
+/**
+ * Validation issues as stored (DESIGN: Redaction): Ajv's pointers and messages quote keys and
+ * values the model wrote (`/scores/anna@example.com`, `must NOT have additional properties:
+ * "DE89…"`), so they are failure text — scrubbed like the rest. The list is bounded too: issues are
+ * kept while their text fits in FAILURE_TEXT_MAX_CHARS, then one more says how many were left out.
+ */
+function storedIssues(issues: ValidationIssue[], scrub: (t: string) => string): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  let size = 0;
+  for (let k = 0; k < issues.length; k++) {
+    const kept = { pointer: scrub(issues[k]!.pointer), message: scrub(issues[k]!.message) };
+    size += kept.pointer.length + kept.message.length;
+    if (k > 0 && size > FAILURE_TEXT_MAX_CHARS) {
+      out.push({ pointer: '', message: `… [truncated: ${issues.length - k} more errors]` });
+      break;
+    }
+    out.push(kept);
+  }
+  return out;
 }
 
 function summarise(issues: ValidationIssue[]): string {
@@ -116,17 +159,19 @@ function summarise(issues: ValidationIssue[]): string {
  * validated when the node has an output schema. Captured failure text goes through `scrub`.
  */
 function judgeReply(r: AdapterResult, text: string, model: string, schema: Record<string, unknown> | undefined, scrub: (t: string) => string): Judged {
-  const base = { outcome: r.outcome, finishReason: r.finishReason, nativeFinishReason: r.nativeFinishReason, text, issues: [], value: null };
+  const base = { outcome: r.outcome, finishReason: r.finishReason, nativeFinishReason: r.nativeFinishReason, note: r.note, text, issues: [], storedIssues: [], value: null };
   const fr = r.finishReason ?? 'none';
   switch (r.outcome) {
     case 'ok': {
       if (!schema) return { ...base, error: null, value: text, verdict: { outcome: 'ok', valid: true } };
       const v = validateOutput(schema, text);
       if (v.valid) return { ...base, error: null, value: v.value, verdict: { outcome: 'ok', valid: true } };
+      const stored = storedIssues(v.issues, scrub);
       return {
         ...base,
-        error: { kind: 'invalid_output', message: `${model}'s answer does not match the node's output schema: ${summarise(v.issues)}`, detail: scrub(text) },
+        error: { kind: 'invalid_output', message: `${model}'s answer does not match the node's output schema: ${summarise(stored)}`, detail: scrub(text) },
         issues: v.issues,
+        storedIssues: stored,
         verdict: { outcome: 'ok', valid: false },
       };
     }
@@ -165,12 +210,14 @@ interface AttemptFacts {
 }
 
 /** Step 7: the attempt as recorded. Whatever does not become the node's output is discarded, and
- * its captured text is stored redacted (DESIGN: Redaction). */
+ * its captured text is stored redacted and capped (DESIGN: Redaction): `scrub`, and the message
+ * (which quotes scrubbed text) capped again as a whole. */
 function attemptRecord(f: AttemptFacts): AttemptRecord {
   const { judged: j, decision, scrub } = f;
   const discarded = decision.kind !== 'succeed';
   const rawStreamed = f.stream ? f.tr.streamedText : null;
-  const price = f.link.provider.models[f.link.modelId];
+  // the catalogue's own entry: a model id "constructor" is not Object.prototype's
+  const price = Object.hasOwn(f.link.provider.models, f.link.modelId) ? f.link.provider.models[f.link.modelId] : undefined;
   const record: AttemptRecord = {
     seq: f.seq,
     model: f.link.model,
@@ -182,16 +229,18 @@ function attemptRecord(f: AttemptFacts): AttemptRecord {
     action: decision.action,
     request: f.request,
     responseText: j.outcome === 'ok' && j.text !== null ? (discarded ? scrub(j.text) : j.text) : null,
-    error: j.error,
-    validationErrors: j.issues,
+    error: j.error && { ...j.error, message: capFailureText(j.error.message) },
+    validationErrors: j.storedIssues,
     discarded,
     streamedText: rawStreamed === null ? null : discarded ? scrub(rawStreamed) : f.full ? j.text : rawStreamed,
     usage: sumUsage(f.tr.usage.map((u) => priceUsage(u, price))),
+    ...(f.tr.usageUnknown && { usageUnknown: true }),
     startedAt: f.startedAt,
     finishedAt: f.finishedAt,
     tries: f.tr.tries,
   };
   if (j.nativeFinishReason !== null) record.nativeFinishReason = j.nativeFinishReason;
+  if (j.note !== null) record.finishNote = j.note;
   return record;
 }
 
@@ -204,6 +253,8 @@ function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: AttemptRecord, p
       return `${what}; ${a.model} has given all ${answerLimit(policy)} answers allowed (output.retries: ${policy.retries})`;
     case 'no_model_left':
       return `${what}; no model is left in fallback_models`;
+    case 'not_sent':
+      return `${what}; a model still paused is not asked again, and no fallback model takes the request`;
     case 'not_resendable':
       return what;
   }
@@ -236,8 +287,35 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
     await emit({ type: 'attempt_start', nodeId: call.nodeId, seq, model: link.model, chainIndex: state.chainIndex, answerNo: state.answers, request: recorded, startedAt });
 
     // the key is read at call time, never stored
-    const apiKey = link.provider.apiKeyEnv ? env[link.provider.apiKeyEnv] : undefined;
-    const scrub = (text: string): string => scrubKey(full ? redactText(text, full) : redact(text), apiKey);
+    const apiKey = link.provider.apiKeyEnv && Object.hasOwn(env, link.provider.apiKeyEnv) ? env[link.provider.apiKeyEnv] : undefined; // never Object.prototype's "constructor"
+    // no API key in anything we store or show (DESIGN: Redaction), whatever a provider echoes back:
+    // the key is scrubbed from the whole text first (a detector could otherwise rewrite part of it,
+    // say its digits as a <PHONE>, and hide the rest from the key scrub), then the text is redacted,
+    // then cut (secrets.ts), and never longer than FAILURE_TEXT_MAX_CHARS
+    const scrub = (text: string, opts: ScrubOptions = {}): string => {
+      const keyless = scrubSecret(text, apiKey, { cut: opts.cut });
+      const redacted = opts.secretsOnly ? keyless : full ? redactText(keyless, full) : redact(keyless);
+      return capFailureText(opts.max === undefined ? redacted : scrubSecret(redacted, apiKey, { max: opts.max }));
+    };
+
+    // Streamed text that may become failure text is never stored raw (DESIGN: Streaming): each
+    // try's deltas go through a stream redactor (the API key, then the five detectors, a tail held
+    // back), and each delta carries, as `stored`, what of it can be written.
+    let live: { tryNo: number; redactor: StreamRedactor; scannedAt: number } | null = null;
+    const onDelta = (tryNo: number, text: string): Promise<void> => {
+      if (live?.tryNo !== tryNo) {
+        const secrets = apiKey && apiKey.length >= 4 ? [{ value: apiKey, placeholder: KEY_MARK }] : [];
+        live = { tryNo, redactor: createStreamRedactor({ secrets }), scannedAt: clock.now() };
+      }
+      const r = live.redactor;
+      r.push(text);
+      let stored = '';
+      if (r.pending >= STREAM_HOLD_CHARS + STREAM_SCAN_CHARS || (r.pending > STREAM_HOLD_CHARS && clock.now() - live.scannedAt >= STREAM_SCAN_MS)) {
+        stored = r.take();
+        live.scannedAt = clock.now();
+      }
+      return emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo, text, stored });
+    };
 
     // Steps 2–3: the rate-limit gate and the transport's tries
     const wire = link.adapter.buildRequest(
@@ -255,7 +333,7 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
         signal: deps.signal,
         scrub,
         onTry: (t) => emit({ type: 'try_end', nodeId: call.nodeId, seq, try: t }),
-        onDelta: full ? undefined : (tryNo, text) => emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo, text }),
+        onDelta: full ? undefined : onDelta,
         onPause: emit,
       },
     );
@@ -265,14 +343,14 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
     if (tr.ok) {
       // under full redaction the answer is redacted before anything reads it, and streamed once
       const text = full ? redactText(tr.response.text, full) : tr.response.text;
-      if (full && stream && text) await emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo: tr.tries.length, text });
+      if (full && stream && text) await emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo: tr.tries.length, text, stored: scrubSecret(text, apiKey) });
       judged = judgeReply(tr.response, text, link.model, call.outputSchema, scrub);
     } else {
-      judged = judgeTransportFailure(tr, link.model);
+      judged = judgeTransportFailure(tr, link.model, link.provider.name);
     }
 
     // Step 6: the agent's policy
-    const decision = decide(call.policy, call.agentFile, state, judged.verdict);
+    const decision = decide(call.policy, call.agentFile, state, judged.verdict, { strictAllowed: links.every(strictPossible) });
 
     // Step 7: the recorder commits the attempt before the engine acts on it (DESIGN: Storage)
     const record = attemptRecord({ seq, link, state, request: recorded, tr, judged, decision, stream, full: !!full, scrub, startedAt, finishedAt: clock.now() });
@@ -283,13 +361,13 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
       case 'succeed':
         return finish('succeeded', judged.value, null);
       case 'fail':
-        return finish('failed', null, { code: decision.code, message: failMessage(decision, record, call.policy), hint: decision.hint });
+        return finish('failed', null, { code: decision.code, message: capFailureText(failMessage(decision, record, call.policy)), hint: decision.hint });
       case 'retry':
         break; // the same request again; the dropped answer is not part of it
       case 'repair': {
-        const ask: Message = { role: 'user', content: repairMessage(judged.issues, call) };
-        sent = [...sent, { role: 'assistant', content: judged.text! }, ask];
-        recorded = [...recorded, { role: 'assistant', content: scrub(judged.text!) }, ask];
+        // the model gets its answer and Ajv's words as they are; the stored copy is failure text
+        sent = [...sent, { role: 'assistant', content: judged.text! }, { role: 'user', content: repairMessage(judged.issues, call) }];
+        recorded = [...recorded, { role: 'assistant', content: scrub(judged.text!) }, { role: 'user', content: repairMessage(judged.storedIssues, call) }];
         break;
       }
       case 'fallback':

@@ -1,6 +1,7 @@
 // A model string is `provider:model-id`, split at the FIRST colon (DESIGN: Words), so model ids
 // may themselves contain colons (e.g. "openrouter:meta-llama/llama-3-8b:free"). The engine resolves
-// a node's chain with it; `aqven check` reports the problems it finds.
+// a node's chain with it; `aqven check` reports the problems it finds. A model string holds
+// printable characters only: the one rule, for the schema (E_MODEL) and the engine alike.
 
 export interface ModelRef {
   provider: string;
@@ -14,16 +15,35 @@ export function parseModelString(model: string): ModelRef | null {
   if (i <= 0 || i === model.length - 1) return null;
   const provider = model.slice(0, i);
   const modelId = model.slice(i + 1);
-  if (!PROVIDER_NAME.test(provider) || /\s/.test(model)) return null;
+  if (!PROVIDER_NAME.test(provider) || /\s/.test(model) || UNPRINTABLE.test(model)) return null;
   return { provider, modelId };
 }
 
+/** Characters a model string may not hold: controls (NUL, U+0085, …), invisible format characters
+ * (bidi overrides such as U+202E, zero-width spaces), separators, lone surrogates, unassigned code points. */
+const UNPRINTABLE = /[\p{C}\p{Z}]/u;
+
+/** The first unprintable character as U+XXXX, or null. */
+function unprintable(model: string): string | null {
+  const m = UNPRINTABLE.exec(model);
+  return m ? `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : null;
+}
+
+/** The model string as a message may show it: unprintable characters as \u{XXXX}. */
+function shown(model: string): string {
+  const clipped = model.length > 120 ? `${model.slice(0, 120)}…` : model;
+  return clipped.replace(/[\p{C}\p{Z}]/gu, (c) => (c === ' ' ? c : `\\u{${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`));
+}
+
 export function modelStringProblem(model: string): string {
-  if (!model.includes(':')) return `model "${model}" has no provider: write "provider:model-id"`;
-  if (model.startsWith(':')) return `model "${model}" has an empty provider name`;
-  if (model.endsWith(':') && model.indexOf(':') === model.length - 1) return `model "${model}" has an empty model id`;
-  if (/\s/.test(model)) return `model "${model}" contains whitespace`;
-  return `model "${model}" has an invalid provider name "${model.slice(0, model.indexOf(':'))}"`;
+  const m = shown(model);
+  if (!model.includes(':')) return `model "${m}" has no provider: write "provider:model-id"`;
+  if (model.startsWith(':')) return `model "${m}" has an empty provider name`;
+  if (model.endsWith(':') && model.indexOf(':') === model.length - 1) return `model "${m}" has an empty model id`;
+  if (/\s/.test(model)) return `model "${m}" contains whitespace`;
+  const bad = unprintable(model);
+  if (bad) return `model "${m}" contains the unprintable character ${bad}: model strings are printable characters only`;
+  return `model "${m}" has an invalid provider name "${shown(model.slice(0, model.indexOf(':')))}"`;
 }
 
 export const MODEL_HINT = 'write the model as "provider:model-id", e.g. "openrouter:openai/gpt-oss-20b"';

@@ -1,11 +1,13 @@
 // One HTTP try of an attempt (DESIGN: Transport retry and rate limits): send the wire request
 // under a watchdog, read the reply — an error status, an SSE stream or a plain body — and say how
 // the try ended. Whether to try again is the transport's call (transport.ts).
-import { tryJson, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type WireRequest } from './adapter';
+import { tryJson, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from './adapter';
+import { realTimer, type RealTimer } from './clock';
 import { fmtDuration } from './duration-text';
 import { serverWait } from './retry-after';
 import { classifyStatus } from './retry-rules';
-import { readSse, StreamReadError } from './sse';
+import { stripUrlCredentials, type ScrubOptions } from './secrets';
+import { readBodyText, readSse, ResponseTooLarge, StreamReadError } from './sse';
 import type { Clock, ResolvedProvider, TryError } from './types';
 
 export interface TryRequest {
@@ -19,8 +21,9 @@ export interface TryDeps {
   fetch: typeof fetch;
   clock: Clock;
   signal?: AbortSignal;
-  /** always-on redaction of captured failure text (DESIGN: Redaction) */
-  scrub: (text: string) => string;
+  /** always-on redaction of captured failure text, the API key included (DESIGN: Redaction);
+   * `opts.max` cuts after scrubbing, and a key prefix left at a cut is scrubbed too */
+  scrub: (text: string, opts?: ScrubOptions) => string;
   /** text as it streams in (stream requests only) */
   onDelta?: (tryNo: number, text: string) => Promise<void>;
 }
@@ -43,44 +46,79 @@ export interface TryFailure {
   transient: boolean;
   /** the wait the server asked for, if any */
   waitMs: number | null;
+  /** that wait as the server sent it, e.g. `retry-after: 120` (the record of a rate-limit pause) */
+  waitSent?: string | null;
   message: string;
   /** the error body or the text streamed before the break, redacted */
   detail: string | null;
   /** text streamed before the connection broke, raw */
   partial: string | null;
   usage: ReportedUsage | null;
+  /** a 2xx reply that was not read to its end: the provider may have billed tokens we never saw */
+  usageUnknown?: boolean;
 }
 
+/** Bytes of a non-2xx body read at most: the status decides, the body only explains it. */
+export const ERROR_BODY_MAX_BYTES = 64 * 1024;
+/** Characters of an error message kept: a provider's own message, and an excerpt of any other body. */
+export const ERROR_MESSAGE_MAX_CHARS = 1000;
+export const ERROR_EXCERPT_MAX_CHARS = 200;
+
 class TryTimeout extends Error {
-  constructor(ms: number) {
-    super(`no response within transport.timeout (${fmtDuration(ms)})`);
+  constructor(message: string) {
+    super(message);
     this.name = 'TryTimeout';
   }
 }
 
 /**
- * The per-try timeout: `timeoutMs` until the response headers, then, for streams, as the longest
- * silence between chunks, and for bodies, until the body is read. It watches real I/O, so it runs
- * on real timers; the injected clock times everything else. The caller's signal aborts it too.
+ * The try's timers. They watch real I/O, so they run on real timers (any length: clock.ts); the
+ * injected clock times everything else. The caller's signal aborts the try too.
+ * - `transport.timeout`: until the response headers, then, for streams, the longest silence
+ *   between chunks (any bytes), and for bodies, until the body is read;
+ * - `transport.idle_timeout` (streams, from the headers on): the longest time without content —
+ *   SSE comments, pings and empty chunks do not reset it, so keep-alives cannot hold a try forever;
+ * - `transport.try_deadline`: the whole try, whatever arrives.
  */
-function startWatchdog(timeoutMs: number, outer: AbortSignal | undefined) {
+function startWatchdog(t: ResolvedProvider['transport'], outer: AbortSignal | undefined) {
   const ac = new AbortController();
-  const timeout = new TryTimeout(timeoutMs);
-  const timer = setTimeout(() => ac.abort(timeout), timeoutMs);
+  const fire = (message: string) => () => ac.abort(new TryTimeout(message));
+  const silence = realTimer(t.timeoutMs, fire(`no response within transport.timeout (${fmtDuration(t.timeoutMs)})`), 'transport.timeout');
+  const deadline = realTimer(
+    t.tryDeadlineMs,
+    fire(`the try took longer than transport.try_deadline (${fmtDuration(t.tryDeadlineMs)}): cut off`),
+    'transport.try_deadline',
+  );
+  let idle: RealTimer | null = null;
   const onOuterAbort = () => ac.abort(outer!.reason);
   outer?.addEventListener('abort', onOuterAbort, { once: true });
   return {
     signal: ac.signal,
-    timeout,
-    timedOut: () => ac.signal.reason === timeout,
-    refresh: () => void timer.refresh(),
+    timedOut: () => ac.signal.reason instanceof TryTimeout,
+    message: () => (ac.signal.reason instanceof TryTimeout ? ac.signal.reason.message : 'timed out'),
+    /** the headers are in, or a chunk of a stream arrived */
+    refresh: () => silence.refresh(),
+    /** a stream began: from now on, only content resets the idle timer */
+    startIdle() {
+      idle ??= realTimer(
+        t.idleTimeoutMs,
+        fire(`no content for transport.idle_timeout (${fmtDuration(t.idleTimeoutMs)}): the stream sent only keep-alives or nothing`),
+        'transport.idle_timeout',
+      );
+    },
+    /** content arrived */
+    progress: () => idle?.refresh(),
     stop() {
-      clearTimeout(timer);
+      silence.clear();
+      deadline.clear();
+      idle?.clear();
       outer?.removeEventListener('abort', onOuterAbort);
     },
   };
 }
 type Watchdog = ReturnType<typeof startWatchdog>;
+
+const is2xx = (status: number | null) => status !== null && status >= 200 && status < 300;
 
 /** A connection failure's own words: `fetch failed` hides them in `cause`. */
 function networkMessage(err: unknown): string {
@@ -92,9 +130,9 @@ function networkMessage(err: unknown): string {
   return base;
 }
 
-/** A URL the runtime cannot even parse is configuration, not a transient failure. */
+/** A URL the runtime cannot even parse, or one with credentials in it, is configuration, not a transient failure. */
 function isBadUrl(err: unknown): boolean {
-  return err instanceof TypeError && /invalid url|failed to parse url/i.test(err.message);
+  return err instanceof TypeError && /invalid url|failed to parse url|includes credentials/i.test(err.message);
 }
 
 /** A connection that failed, broke mid-stream or timed out; what had streamed so far is kept. */
@@ -103,30 +141,118 @@ function brokenConnection(err: unknown, status: number | null, watchdog: Watchdo
   if (deps.signal?.aborted) throw deps.signal.reason;
   const timedOut = watchdog.timedOut();
   const partial = acc ? acc.text() : null;
-  return {
+  const badUrl = isBadUrl(err);
+  // the runtime's words may quote the URL, `user:secret@` and all: scrubbed like any body
+  const words = deps.scrub(stripUrlCredentials(networkMessage(err)), { max: ERROR_MESSAGE_MAX_CHARS, secretsOnly: true });
+  const failure: TryFailure = {
     kind: 'failure',
     status,
     error: timedOut ? 'timeout' : 'connection',
-    transient: !isBadUrl(err),
+    transient: !badUrl,
     waitMs: null,
-    message: timedOut ? watchdog.timeout.message : `connection failed: ${networkMessage(err)}`,
+    message: timedOut ? watchdog.message() : badUrl ? `the request could not be sent: ${words}` : `connection failed: ${words}`,
     detail: partial ? deps.scrub(partial) : null,
     partial: partial || null,
     usage: acc ? acc.usage() : null,
   };
+  if (is2xx(status)) failure.usageUnknown = true;
+  return failure;
+}
+
+/**
+ * A 200 stream that did not complete (DESIGN: Transport retry and rate limits): it ended without a
+ * finish reason, or an error event reported a rate limit, an overload or a server error. Transient,
+ * like a connection that broke; a rate-limit event pauses the model (transport.ts). The provider may
+ * have billed what streamed, so its usage is unknown.
+ */
+function streamBroken(b: StreamBreak, status: number, acc: StreamAccumulator, deps: TryDeps): TryFailure {
+  const partial = acc.text();
+  const raw = [partial, b.detail].filter(Boolean).join('\n\n');
+  return {
+    kind: 'failure',
+    status,
+    error: b.error,
+    transient: true,
+    waitMs: null,
+    message: deps.scrub(b.message, { max: ERROR_MESSAGE_MAX_CHARS }),
+    detail: raw ? deps.scrub(raw) : null,
+    partial: partial || null,
+    usage: acc.usage(),
+    usageUnknown: true,
+  };
+}
+
+/** A 2xx body past transport.max_response_bytes: reading stopped there; sending again would not help. */
+function tooLarge(status: number, max: number, acc: StreamAccumulator | null, deps: TryDeps): TryFailure {
+  const partial = acc ? acc.text() : null;
+  return {
+    kind: 'failure',
+    status,
+    error: 'client_error',
+    transient: false,
+    waitMs: null,
+    message: `the response is larger than transport.max_response_bytes (${fmtBytes(max)}) after decompression: reading stopped there, not retried; its usage is unknown`,
+    detail: partial ? deps.scrub(partial, { cut: true }) : null,
+    partial: partial || null,
+    usage: acc ? acc.usage() : null,
+    usageUnknown: true,
+  };
+}
+
+export function fmtBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
+/**
+ * A 3xx: never followed. `fetch` would strip only Authorization, so x-api-key / x-goog-api-key
+ * (and, on a 307/308, the prompt) would reach whatever host the provider names. Not retried.
+ */
+async function redirected(res: Response, url: string): Promise<TryFailure> {
+  await res.body?.cancel().catch(() => {});
+  const from = originOf(url) ?? 'the provider';
+  const location = res.headers.get('location');
+  const to = location === null ? null : originOf(location, url);
+  const where = to === null ? '' : to === from ? ` (to another path on ${to})` : ` (to ${to})`;
+  return {
+    kind: 'failure',
+    status: res.status,
+    error: 'client_error',
+    transient: false,
+    waitMs: null,
+    // origins only: no userinfo, path or query of either URL
+    message: `the provider answered HTTP ${res.status} to ${from}${where}; redirects are not followed, so no key or prompt goes elsewhere: set base_url to the final URL`,
+    detail: null,
+    partial: null,
+    usage: null,
+  };
+}
+
+/** scheme://host[:port] of a URL (never its userinfo, path or query), or null. */
+function originOf(url: string, base?: string): string | null {
+  try {
+    const origin = new URL(url, base).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
 }
 
 /** A non-2xx reply: the adapter reads the body, the status table decides whether it is transient. */
 async function errorStatus(res: Response, adapter: ProviderAdapter, deps: TryDeps): Promise<TryFailure> {
   let raw = '';
+  let cut = false;
   try {
-    raw = await res.text();
+    ({ text: raw, cut } = await readBodyText(res.body, ERROR_BODY_MAX_BYTES, 'cut'));
   } catch {
     // the status is what matters; a body cut short does not change it
   }
   const body = tryJson(raw);
   const info = adapter.readError(res.status, body ?? raw, raw);
   const verdict = classifyStatus(res.status, res.headers.get('x-should-retry'), info.quota);
+  // scrubbed whole, then cut: a key straddling the cut must not survive as its prefix
+  const said = info.message ? deps.scrub(info.message, { max: info.excerpt ? ERROR_EXCERPT_MAX_CHARS : ERROR_MESSAGE_MAX_CHARS, cut }) : '';
   const wait = serverWait(res.headers, body, deps.clock.now());
   return {
     kind: 'failure',
@@ -134,8 +260,9 @@ async function errorStatus(res: Response, adapter: ProviderAdapter, deps: TryDep
     error: verdict.error,
     transient: verdict.transient,
     waitMs: wait?.ms ?? null,
-    message: `HTTP ${res.status}: ${deps.scrub(info.message)}${verdict.transient ? '' : ` (${verdict.whyNot})`}`,
-    detail: raw ? deps.scrub(raw) : null,
+    waitSent: wait ? `${wait.source === 'retry-info' ? 'RetryInfo.retryDelay' : wait.source}: ${wait.sent}` : null,
+    message: `HTTP ${res.status}${said ? `: ${said}` : ''}${verdict.transient ? '' : ` (${verdict.whyNot})`}`,
+    detail: raw ? deps.scrub(raw, { cut }) : null,
     partial: null,
     usage: null,
   };
@@ -143,17 +270,20 @@ async function errorStatus(res: Response, adapter: ProviderAdapter, deps: TryDep
 
 export async function oneTry(req: TryRequest, deps: TryDeps, tryNo: number): Promise<TryOutcome> {
   const { adapter, wire } = req;
-  const watchdog = startWatchdog(req.provider.transport.timeoutMs, deps.signal);
+  const limits = req.provider.transport;
+  const watchdog = startWatchdog(limits, deps.signal);
   let acc: StreamAccumulator | null = null;
   try {
     let res: Response;
     try {
-      res = await deps.fetch(wire.url, { method: 'POST', headers: wire.headers, body: wire.body, signal: watchdog.signal });
+      // never follow a redirect: the key headers and the prompt would go wherever it points
+      res = await deps.fetch(wire.url, { method: 'POST', headers: wire.headers, body: wire.body, signal: watchdog.signal, redirect: 'manual' });
     } catch (err) {
       return brokenConnection(err, null, watchdog, acc, deps);
     }
     watchdog.refresh(); // the headers are in
 
+    if (res.status >= 300 && res.status < 400) return await redirected(res, wire.url);
     if (res.status < 200 || res.status >= 300) return await errorStatus(res, adapter, deps);
 
     // a stream: every event through the adapter's accumulator, every delta out as it arrives
@@ -161,28 +291,36 @@ export async function oneTry(req: TryRequest, deps: TryDeps, tryNo: number): Pro
     if (req.stream && isSse && res.body) {
       const a = adapter.createStream();
       acc = a;
+      watchdog.startIdle();
       try {
         await readSse(
           res.body,
           async (ev) => {
-            const { delta, done } = a.push(ev);
+            const { delta, done, progress } = a.push(ev);
+            if (progress ?? (delta !== '' || done)) watchdog.progress();
             if (delta) await deps.onDelta?.(tryNo, delta);
             return done;
           },
-          { onChunk: watchdog.refresh },
+          { onChunk: watchdog.refresh, maxBytes: limits.maxResponseBytes },
         );
       } catch (err) {
         if (err instanceof StreamReadError) return brokenConnection(err, res.status, watchdog, acc, deps);
+        if (err instanceof ResponseTooLarge) return tooLarge(res.status, limits.maxResponseBytes, acc, deps);
         throw err;
       }
+      // a stream that did not complete (no finish reason, or a rate-limit or overload event) fails
+      // the try like a dropped connection; the transport decides whether another one starts
+      const broken = a.broken();
+      if (broken) return streamBroken(broken, res.status, a, deps);
       return { kind: 'reply', status: res.status, response: a.finish(), streamedText: a.text() };
     }
 
     // a whole body
     let text: string;
     try {
-      text = await res.text();
+      ({ text } = await readBodyText(res.body, limits.maxResponseBytes, 'throw'));
     } catch (err) {
+      if (err instanceof ResponseTooLarge) return tooLarge(res.status, limits.maxResponseBytes, acc, deps);
       return brokenConnection(err, res.status, watchdog, acc, deps);
     }
     const response = adapter.parseBody(text);

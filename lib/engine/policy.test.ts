@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { beginAttempt, decide, INITIAL_STATE, type Decision, type PolicyState, type Verdict } from './policy';
-import type { NodePolicy } from './types';
+import { beginAttempt, computeBudget, decide, INITIAL_STATE, OUTCOME_FIELD, RETRIES_MAX, type Decision, type Fix, type PolicyState, type Verdict } from './policy';
+import type { NodePolicy, OutcomePolicy } from './types';
 
 const FILE = 'agents/classifier.yaml';
 const base: NodePolicy = {
@@ -108,16 +108,186 @@ describe('hints name the field and the agent file', () => {
     return d.hint;
   };
   it.each([
-    ['refusal under fail', {}, [refusal], 'Set output.on_refusal to "retry" or "fallback" in agents/classifier.yaml'],
-    ['truncated under fail', {}, [truncated], 'Set output.on_truncated to "retry" or "fallback" in agents/classifier.yaml'],
-    ['error under fail', { onError: 'fail' as const }, [error], 'Set output.on_error to "retry" or "fallback" in agents/classifier.yaml'],
-    ['retry budget used', { retries: 0 }, [error], 'Raise output.retries (now 0) or set output.on_error to "fallback" in agents/classifier.yaml'],
-    ['no model left', { onRefusal: 'fallback' as const, chain: ['p:only'] }, [refusal], 'Add a model to fallback_models or set output.on_refusal to "retry" in agents/classifier.yaml'],
-    ['invalid output', {}, [invalid, invalid], 'Raise output.retries (now 1) or set output.strict: true in agents/classifier.yaml'],
+    ['refusal under fail', {}, [refusal], 'Set output.on_refusal to "retry", or set output.on_refusal to "fallback" in agents/classifier.yaml'],
+    ['truncated under fail', {}, [truncated], 'Set output.on_truncated to "retry", or set output.on_truncated to "fallback" in agents/classifier.yaml'],
+    ['error under fail', { onError: 'fail' as const }, [error], 'Set output.on_error to "retry", or set output.on_error to "fallback" in agents/classifier.yaml'],
+    [
+      'refusal under fail, no fallback_models: "fallback" alone would fail aqven check (E_OUTCOME_FALLBACK)',
+      { chain: ['p:only'] },
+      [refusal],
+      'Set output.on_refusal to "retry", or add another model to fallback_models and set output.on_refusal to "fallback" in agents/classifier.yaml',
+    ],
+    [
+      'refusal under fail with retries 0: "retry" alone would not resend',
+      { retries: 0, chain: ['p:only'] },
+      [refusal],
+      'Set output.on_refusal to "retry" and raise output.retries (now 0), or add another model to fallback_models and set output.on_refusal to "fallback" in agents/classifier.yaml',
+    ],
+    [
+      'a 404 under on_error fail: "retry" never resends a client error',
+      { onError: 'fail' as const, chain: ['p:only'] },
+      [clientError],
+      'The provider rejected the request, so resending it cannot help: fix the request or the provider\'s key, or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml',
+    ],
+    ['retry budget used', { retries: 0 }, [error], 'Raise output.retries (now 0), or set output.on_error to "fallback" in agents/classifier.yaml'],
+    ['retry budget used at the highest retries', { retries: 10, chain: ['p:only'] }, Array(11).fill(error), 'Add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml'],
+    ['no model left', { onRefusal: 'fallback' as const, chain: ['p:only'] }, [refusal], 'Add another model to fallback_models, or set output.on_refusal to "retry" in agents/classifier.yaml'],
+    ['invalid output, strict not known to be possible', {}, [invalid, invalid], "Raise output.retries (now 1) in agents/classifier.yaml, or simplify the node's output schema"],
+    ['invalid output, strict already on', { strict: true }, [invalid, invalid], "Raise output.retries (now 1) in agents/classifier.yaml, or simplify the node's output schema"],
   ])('%s', (_n, over, v, expected) => {
     expect(hint(over, v)).toBe(expected);
   });
-  it('a client error points at the request and at on_error', () => {
-    expect(hint({}, [clientError])).toMatch(/output\.on_error.*agents\/classifier\.yaml/);
+  it('invalid output where strict would pass the check', () => {
+    const d = decide(pol(), FILE, { chainIndex: 0, answers: 2 }, invalid, { strictAllowed: true });
+    expect(d.kind === 'fail' && d.hint).toBe('Raise output.retries (now 1), or set output.strict: true in agents/classifier.yaml');
+  });
+  it('a client error under retry points at the request and at on_error', () => {
+    expect(hint({}, [clientError])).toBe(
+      'The provider rejected the request, so output.on_error "retry" does not resend it: fix the request or the provider\'s key, or set output.on_error to "fallback" in agents/classifier.yaml',
+    );
+  });
+});
+
+describe('a call the rate-limit gate never sent is no answer, and never resent to the same model', () => {
+  const notSent: Verdict = { outcome: 'error', resendable: false, notSent: { setting: 'on_rate_limit.max_wait', now: '60 s', file: 'providers/p.yaml' } };
+  it('under on_error retry (the default) the node fails at once, with a hint naming max_wait and fallback_models', () => {
+    const d = decide(pol({ chain: ['p:only'] }), FILE, { chainIndex: 0, answers: 1 }, notSent);
+    expect(d).toMatchObject({ kind: 'fail', code: 'provider_error', reason: 'not_sent' });
+    expect(d.kind === 'fail' && d.hint).toBe(
+      'Raise on_rate_limit.max_wait (now 60 s) in providers/p.yaml, or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml',
+    );
+  });
+  it('with a fallback model left under on_error retry, the hint names it', () => {
+    const d = decide(pol(), FILE, { chainIndex: 0, answers: 1 }, notSent);
+    expect(d.kind === 'fail' && d.hint).toBe('Raise on_rate_limit.max_wait (now 60 s) in providers/p.yaml, or set output.on_error to "fallback" in agents/classifier.yaml');
+  });
+  it('under on_error fallback it moves to the next model with a full budget', () => {
+    expect(decide(pol({ onError: 'fallback' }), FILE, { chainIndex: 0, answers: 1 }, notSent)).toMatchObject({ kind: 'fallback', next: { chainIndex: 1, answers: 0 } });
+  });
+  it('is not counted by the budget gauge', () => {
+    const b = computeBudget(pol(), [{ chainIndex: 0, error: { kind: 'not_sent' } }, { chainIndex: 1, error: null }]);
+    expect(b.models.map((m) => m.answers)).toEqual([0, 1]);
+  });
+});
+
+// -------------------------------------------------------------------------------------------
+// Hints only suggest fixes that work: for every (outcome × policy × chain × resendable × strict)
+// combination — and every budget state — each fix a failing node's hint offers, applied to the
+// agent, passes `aqven check` and would have let the node go on at that point.
+
+type Kind = 'error' | 'refusal' | 'truncated' | 'invalid' | 'not_sent';
+const FIELD_OF = { error: 'onError', refusal: 'onRefusal', truncated: 'onTruncated', not_sent: 'onError' } as const;
+const CHAINS = {
+  single: { chain: ['p:a'], at: 0 },
+  first: { chain: ['p:a', 'p:b'], at: 0 },
+  last: { chain: ['p:a', 'p:b'], at: 1 },
+} as const;
+const BUDGETS = {
+  left: { retries: 1, answers: 1 },
+  used: { retries: 1, answers: 2 },
+  'used at the highest retries': { retries: RETRIES_MAX, answers: RETRIES_MAX + 1 },
+} as const;
+
+/** The rules of `aqven check` an agent's policy must pass (E_OUTCOME_FALLBACK, E_FIELD for retries, E_STRICT, E_CHAIN_DUPLICATE). */
+function checkProblems(p: NodePolicy, strictAllowed: boolean): string[] {
+  const out: string[] = [];
+  if (p.chain.length < 2 && [p.onError, p.onRefusal, p.onTruncated].includes('fallback')) out.push('E_OUTCOME_FALLBACK');
+  if (p.retries > RETRIES_MAX || p.retries < 0) out.push('E_FIELD');
+  if (p.strict && !strictAllowed) out.push('E_STRICT');
+  if (new Set(p.chain).size !== p.chain.length) out.push('E_CHAIN_DUPLICATE');
+  return out;
+}
+
+function apply(p: NodePolicy, f: Fix): NodePolicy | null {
+  const key = { on_error: 'onError', on_refusal: 'onRefusal', on_truncated: 'onTruncated' } as const;
+  switch (f.kind) {
+    case 'set':
+      return { ...p, [key[f.field]]: f.to, ...(f.raiseRetriesTo !== undefined && { retries: f.raiseRetriesTo }) };
+    case 'raise_retries':
+      return { ...p, retries: f.to };
+    case 'add_fallback':
+      return { ...p, chain: [...p.chain, 'p:another'], ...(f.field && { [key[f.field]]: 'fallback' }) };
+    case 'strict':
+      return { ...p, strict: true };
+    default:
+      return null; // a provider setting or the node's schema: not the agent file
+  }
+}
+
+const combos: [Kind, OutcomePolicy, keyof typeof CHAINS, boolean, boolean, boolean, keyof typeof BUDGETS][] = [];
+for (const kind of ['error', 'refusal', 'truncated', 'invalid', 'not_sent'] as Kind[])
+  for (const choice of ['fail', 'retry', 'fallback'] as OutcomePolicy[])
+    for (const chain of Object.keys(CHAINS) as (keyof typeof CHAINS)[])
+      for (const resendable of [true, false])
+        for (const strict of [false, true])
+          for (const strictAllowed of [true, false])
+            for (const budget of Object.keys(BUDGETS) as (keyof typeof BUDGETS)[]) combos.push([kind, choice, chain, resendable, strict, strictAllowed, budget]);
+
+const checked = new Set<string>();
+
+describe('hints only suggest fixes that work', () => {
+  it.each(combos)('%s under %s, chain %s, resendable %s, strict %s (allowed %s), budget %s', (kind, choice, chainKey, resendable, strict, strictAllowed, budgetKey) => {
+    const { chain, at } = CHAINS[chainKey];
+    const { retries, answers } = BUDGETS[budgetKey];
+    const policy: NodePolicy = { ...base, chain: [...chain], retries, strict, onError: 'fail', onRefusal: 'fail', onTruncated: 'fail' };
+    if (kind !== 'invalid') policy[FIELD_OF[kind]] = choice;
+    // an agent that does not pass the check never runs
+    if (checkProblems(policy, strictAllowed).length) return;
+    const state = { chainIndex: at, answers };
+    const verdict: Verdict =
+      kind === 'invalid'
+        ? { outcome: 'ok', valid: false }
+        : kind === 'not_sent'
+          ? { outcome: 'error', resendable: false, notSent: { setting: 'on_rate_limit.max_wait', now: '60 s', file: 'providers/p.yaml' } }
+          : { outcome: kind, resendable };
+    const d = decide(policy, FILE, state, verdict, { strictAllowed });
+    if (d.kind !== 'fail') return;
+    checked.add(`${kind}/${d.reason}`);
+
+    expect(d.fixes.length).toBeGreaterThan(0);
+    expect(d.hint).toMatch(/^[A-Z]/);
+    // fail: the hint names the field to change in the agent file (seed page)
+    if (d.reason === 'policy') expect(d.hint).toContain(`output.${OUTCOME_FIELD[verdict.outcome as 'error']}`);
+    for (const f of d.fixes) {
+      if (f.kind === 'schema') {
+        expect(kind).toBe('invalid');
+        continue;
+      }
+      if (f.kind === 'provider') {
+        expect(kind).toBe('not_sent');
+        expect(d.hint.toLowerCase()).toContain(`raise ${f.setting} (now ${f.now}) in ${f.file}`.toLowerCase());
+        continue;
+      }
+      if (f.kind === 'strict') {
+        expect([policy.strict, strictAllowed]).toEqual([false, true]);
+        continue;
+      }
+      const fixed = apply(policy, f)!;
+      // it passes aqven check…
+      expect(checkProblems(fixed, strictAllowed)).toEqual([]);
+      // …and the same answer at the same point would no longer fail the node
+      const chainIndex = state.chainIndex;
+      const again = decide(fixed, FILE, { chainIndex, answers: state.answers }, verdict, { strictAllowed });
+      expect(again.kind, `${JSON.stringify(f)} → ${again.kind}`).not.toBe('fail');
+    }
+  });
+
+  it('the table reached every kind of failure', () => {
+    expect([...checked].sort()).toEqual([
+      'error/budget',
+      'error/no_model_left',
+      'error/not_resendable',
+      'error/policy',
+      'invalid/budget',
+      'not_sent/not_sent',
+      'refusal/budget',
+      'refusal/no_model_left',
+      'refusal/not_resendable',
+      'refusal/policy',
+      'truncated/budget',
+      'truncated/no_model_left',
+      'truncated/not_resendable',
+      'truncated/policy',
+    ]);
   });
 });

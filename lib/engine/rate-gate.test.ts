@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { createRateGate, type AcquireOptions, type GateLease } from './rate-gate';
-import type { SharedPauses } from './types';
-import { createManualClock } from './virtual-clock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, harness, node, until } from '@/test/engine/helpers';
+import { createRateGate, pauseFor429, type AcquireOptions, type GateLease } from './rate-gate';
+import type { PauseOrigin, SharedPauses } from './types';
+import { createManualClock, createVirtualClock } from './virtual-clock';
 
 const flush = () => new Promise((r) => setImmediate(r));
 
@@ -130,5 +131,167 @@ describe('rate gate', () => {
     ac.abort(new Error('stop'));
     await expect(p).rejects.toThrow('stop');
     expect(gate.snapshot(2000)).toEqual([]);
+  });
+});
+
+describe('every wait at the gate is bounded', () => {
+  it('a 429 asking for year 9999 pauses for on_rate_limit.max_wait at most, and says so', () => {
+    const now = Date.UTC(2026, 0, 1);
+    const far = Date.UTC(9999, 11, 31, 23, 59, 59);
+    const p = pauseFor429({ now, askedMs: far - now, maxWaitMs: 60_000, serverWait: 'retry-after: Fri, 31 Dec 9999 23:59:59 GMT' });
+    expect(p.pausedUntil).toBe(now + 60_000);
+    expect(p.origin).toEqual({ setAt: now, serverWait: 'retry-after: Fri, 31 Dec 9999 23:59:59 GMT', askedMs: far - now, maxWaitMs: 60_000 });
+    // a wait within the bound is served whole
+    expect(pauseFor429({ now, askedMs: 2000, maxWaitMs: 60_000, serverWait: null }).pausedUntil).toBe(now + 2000);
+  });
+
+  it('a call waiting for the probe gives up when its transport budget runs out', async () => {
+    const { clock, gate, lease, opts } = setup();
+    gate.pause('p:m', 1000, '429');
+    clock.advance(1000);
+    const probe = await lease('p:m'); // in flight, and it hangs
+    expect(probe.probe).toBe(true);
+    let got: unknown = null;
+    void gate.acquire('p:m', opts({ deadline: 5000 })).then((a) => (got = a));
+    await flush();
+    expect(got).toBeNull();
+    clock.advance(3999);
+    await flush();
+    expect(got).toBeNull();
+    clock.advance(1);
+    await flush();
+    expect(got).toEqual({ ok: false, limit: 'budget', waitingFor: 'probe', pausedUntil: null, waitedMs: 4000 });
+    // the probe's own release still lets the others through
+    probe.release({ rateLimited: false });
+    expect((await lease('p:m')).probe).toBe(false);
+  });
+
+  it('a call queued for a slot gives up when its transport budget runs out, and leaks no slot', async () => {
+    const { clock, gate, lease, opts } = setup();
+    const a = await lease('p:m', { maxConcurrency: 1 });
+    let got: unknown = null;
+    void gate.acquire('p:m', opts({ maxConcurrency: 1, deadline: 2000 })).then((r) => (got = r));
+    await flush();
+    clock.advance(2000);
+    await flush();
+    expect(got).toMatchObject({ ok: false, limit: 'budget', waitingFor: 'slot', waitedMs: 2000 });
+    a.release({ rateLimited: false });
+    // the slot is free again: the next call takes it at once
+    const b = await lease('p:m', { maxConcurrency: 1 });
+    expect(b.waitedMs).toBe(0);
+    expect(gate.snapshot(clock.now())).toMatchObject([{ model: 'p:m', inFlight: 1, waiting: 0 }]);
+    expect(clock.pending()).toBe(0); // no deadline timer left behind
+  });
+
+  it('a call that gets its slot or probe in time leaves no deadline timer behind', async () => {
+    const { clock, lease } = setup();
+    const a = await lease('p:m', { maxConcurrency: 1, deadline: 10_000 });
+    const b = lease('p:m', { maxConcurrency: 1, deadline: 10_000 });
+    await flush();
+    expect(clock.pending()).toBe(1);
+    a.release({ rateLimited: false });
+    await b;
+    expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('clearing a pause', () => {
+  it('forgets it: the calls waiting it out go on at once, one first as the probe', async () => {
+    const { clock, gate, lease } = setup();
+    const origin: PauseOrigin = { setAt: 0, serverWait: 'retry-after: 30', askedMs: 30_000, maxWaitMs: 60_000 };
+    gate.pause('p:m', 30_000, 'HTTP 429 from p:m', origin);
+    expect(gate.snapshot(0)).toMatchObject([{ model: 'p:m', pausedUntil: 30_000, origin }]);
+    const got: GateLease[] = [];
+    for (let i = 0; i < 2; i++) void lease('p:m').then((l) => got.push(l));
+    await flush();
+    expect(got).toHaveLength(0);
+    clock.advance(1000);
+    expect(gate.clear('p:m')).toBe(true);
+    await flush();
+    expect(got).toHaveLength(1);
+    expect(got[0]!.probe).toBe(true);
+    expect(got[0]!.waitedMs).toBe(1000);
+    got[0]!.release({ rateLimited: false });
+    await flush();
+    expect(got).toHaveLength(2);
+    expect(gate.pausedUntil('p:m')).toBeNull();
+    expect(clock.pending()).toBe(0);
+    // nothing to forget the second time, nor for a model never paused
+    expect(gate.clear('p:m')).toBe(false);
+    expect(gate.clear('p:other')).toBe(false);
+  });
+});
+
+describe('the gate over the simulator', () => {
+  let h: Awaited<ReturnType<typeof harness>>;
+  beforeAll(async () => {
+    h = await harness();
+  });
+  afterAll(() => h.close());
+
+  it.each(DIALECTS)('$dialect: a 429 with retry-after in year 9999 gives up at once, persists a pause of at most max_wait, and a call after max_wait is not refused', async (c) => {
+    h.fresh();
+    const far = 'Fri, 31 Dec 9999 23:59:59 GMT';
+    h.script({ [c.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': far } }, { kind: 'ok', text: 'back' }] });
+    const clock = createVirtualClock(Date.UTC(2026, 0, 1));
+    const gate = createRateGate();
+    const rows = new Map<string, { until: number; reason: string; origin?: PauseOrigin }>();
+    const shared: SharedPauses = { get: (m) => rows.get(m)?.until ?? null, set: (m, until, reason, origin) => void rows.set(m, { until, reason, origin }) };
+    const providerOverrides = { onRateLimit: { maxWaitMs: 60_000 } };
+    const call = (nodeId: string) => h.run(node([c.model], { nodeId, policy: { retries: 0 } }), { clock, gate, sharedPauses: shared, providerOverrides });
+
+    const t0 = clock.now();
+    const first = await call('first');
+    // gave up at once: one request, no sleep
+    expect(first.status).toBe('failed');
+    expect(first.attempts[0]!.error!.message).toMatch(/longer than on_rate_limit\.max_wait \(60 s\): not retried/);
+    expect(h.requests(c.modelId)).toHaveLength(1);
+    expect(clock.sleeps).toEqual([]);
+    // the pause persisted ends at most max_wait from now, with its origin
+    const row = rows.get(c.model)!;
+    expect(row.until).toBeLessThanOrEqual(t0 + 60_000);
+    expect(row.until).toBe(t0 + 60_000);
+    expect(row.origin).toEqual({ setAt: t0, serverWait: `retry-after: ${far}`, askedMs: Date.UTC(9999, 11, 31, 23, 59, 59) - t0, maxWaitMs: 60_000 });
+    expect(gate.pausedUntil(c.model)).toBe(t0 + 60_000);
+    const event = h.events.find((e) => e.type === 'rate_limit_pause');
+    expect(event).toMatchObject({ model: c.model, pausedUntil: t0 + 60_000, origin: row.origin });
+
+    // a call during the pause waits it out — max_wait at most — and goes first, as the probe
+    const during = await call('during');
+    expect(during.status).toBe('succeeded');
+    expect(during.attempts[0]!.tries.map((t) => [t.status, t.waitedMs])).toEqual([[200, 60_000]]);
+    expect(clock.sleeps).toEqual([60_000]);
+
+    // once max_wait has passed, a later call is neither refused nor kept waiting
+    expect(clock.now()).toBe(t0 + 60_000);
+    const later = await call('later');
+    expect(later.status).toBe('succeeded');
+    expect(later.output).toBe('back');
+    expect(later.attempts[0]!.tries.map((t) => [t.status, t.waitedMs])).toEqual([[200, 0]]);
+
+    // and another process over the same store, with its own gate, is not refused either
+    const other = await h.run(node([c.model], { nodeId: 'elsewhere', policy: { retries: 0 } }), { clock, gate: createRateGate(), sharedPauses: shared, providerOverrides });
+    expect(other.status).toBe('succeeded');
+  });
+
+  it('a call queued for a slot behind a slow one gives up when its transport budget runs out, and says why', async () => {
+    h.fresh();
+    const c = DIALECTS[0]!;
+    h.script({ [c.modelId]: [{ kind: 'ok', text: 'slow', latency: { first_token_ms: 400 } }] });
+    const clock = createManualClock(Date.UTC(2026, 0, 1));
+    const gate = createRateGate();
+    const providerOverrides = { maxConcurrency: 1, transport: { budgetMs: 5000 } };
+    const call = (nodeId: string) => h.run(node([c.model], { nodeId, policy: { retries: 0 } }), { clock, gate, providerOverrides });
+    const slow = call('slow');
+    await until(() => h.requests(c.modelId).length === 1);
+    const queued = call('queued');
+    await until(() => clock.pending() === 1); // the queued call's deadline
+    clock.advance(5000);
+    const res = await queued;
+    expect(res.status).toBe('failed');
+    expect(res.attempts[0]!.error!.message).toContain(`${c.model} waited 5 s for a free slot (max_concurrency: 1), and transport.budget (5 s) ran out: not sent`);
+    expect(res.attempts[0]!.tries).toMatchObject([{ status: null, error: 'timeout', retryAfterMs: null, waitedMs: 5000 }]);
+    expect((await slow).status).toBe('succeeded');
+    expect(h.requests(c.modelId)).toHaveLength(1);
   });
 });

@@ -82,13 +82,19 @@ describe('Gemini RetryInfo', () => {
 describe('precedence', () => {
   const gemini = { error: { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '9s' }] } };
   it('retry-after-ms wins over retry-after and RetryInfo', () => {
-    expect(serverWait(headers({ 'retry-after-ms': '100', 'retry-after': '2' }), gemini, NOW)).toEqual({ ms: 100, source: 'retry-after-ms' });
+    expect(serverWait(headers({ 'retry-after-ms': '100', 'retry-after': '2' }), gemini, NOW)).toEqual({ ms: 100, source: 'retry-after-ms', sent: '100' });
   });
   it('an unparseable retry-after-ms falls through to retry-after', () => {
-    expect(serverWait(headers({ 'retry-after-ms': 'x', 'retry-after': '2' }), gemini, NOW)).toEqual({ ms: 2000, source: 'retry-after' });
+    expect(serverWait(headers({ 'retry-after-ms': 'x', 'retry-after': '2' }), gemini, NOW)).toEqual({ ms: 2000, source: 'retry-after', sent: '2' });
   });
   it('RetryInfo is used when no header is sent', () => {
-    expect(serverWait(headers({}), gemini, NOW)).toEqual({ ms: 9000, source: 'retry-info' });
+    expect(serverWait(headers({}), gemini, NOW)).toEqual({ ms: 9000, source: 'retry-info', sent: '9s' });
+  });
+  it('keeps the value as sent, for the record of a pause', () => {
+    const far = 'Fri, 31 Dec 9999 23:59:59 GMT';
+    expect(serverWait(headers({ 'retry-after': ` ${far} ` }), {}, NOW)).toEqual({ ms: Date.UTC(9999, 11, 31, 23, 59, 59) - NOW, source: 'retry-after', sent: far });
+    expect(serverWait(headers({}), { error: { details: [{ '@type': 'google.rpc.RetryInfo', retryDelay: { seconds: 3, nanos: 5e8 } }] } }, NOW)).toMatchObject({ ms: 3500, sent: '3.5s' });
+    expect(serverWait(headers({ 'retry-after': '9'.repeat(200) }), {}, NOW)!.sent).toHaveLength(80);
   });
   it('nothing given → null (default backoff)', () => {
     expect(serverWait(headers({ 'retry-after': '-3' }), {}, NOW)).toBeNull();

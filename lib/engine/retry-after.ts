@@ -13,6 +13,8 @@ export type ServerWaitSource = 'retry-after-ms' | 'retry-after' | 'retry-info';
 export interface ServerWait {
   ms: number;
   source: ServerWaitSource;
+  /** the value as sent (trimmed; RetryInfo's proto form as `<seconds>s`), for the record of a pause */
+  sent: string;
 }
 
 // Non-negative decimal number; the sign is rejected by the pattern, so "-1" is "unparseable".
@@ -78,6 +80,11 @@ const DURATION = /^(\d+(?:\.\d+)?)s$/;
 
 /** Gemini: `{"error": {"details": [{"@type": "…google.rpc.RetryInfo", "retryDelay": "34.4s"}]}}`. */
 export function parseRetryInfo(body: unknown): number | null {
+  return readRetryInfo(body)?.ms ?? null;
+}
+
+/** RetryInfo's wait, and its `retryDelay` as the body carried it (the proto form as `<seconds>s`). */
+function readRetryInfo(body: unknown): { ms: number; sent: string } | null {
   const details = (body as { error?: { details?: unknown } } | null)?.error?.details;
   if (!Array.isArray(details)) return null;
   for (const d of details) {
@@ -86,12 +93,12 @@ export function parseRetryInfo(body: unknown): number | null {
     if (typeof type !== 'string' || !type.endsWith('google.rpc.RetryInfo')) continue;
     if (typeof retryDelay === 'string') {
       const m = DURATION.exec(retryDelay.trim());
-      if (m) return Math.ceil(Number(m[1]) * 1000);
+      if (m) return { ms: Math.ceil(Number(m[1]) * 1000), sent: retryDelay };
     } else if (typeof retryDelay === 'object' && retryDelay !== null) {
       // the proto form {seconds, nanos}, which some clients echo back
       const { seconds, nanos } = retryDelay as { seconds?: unknown; nanos?: unknown };
       const s = Number(seconds ?? 0) + Number(nanos ?? 0) / 1e9;
-      if (Number.isFinite(s) && s >= 0) return Math.ceil(s * 1000);
+      if (Number.isFinite(s) && s >= 0) return { ms: Math.ceil(s * 1000), sent: `${s}s` };
     }
   }
   return null;
@@ -99,11 +106,19 @@ export function parseRetryInfo(body: unknown): number | null {
 
 /** The server-given wait, in precedence order; null = none given (use the default backoff). */
 export function serverWait(headers: HeaderReader, body: unknown, nowMs: number): ServerWait | null {
-  const ms = parseRetryAfterMs(headers.get('retry-after-ms'));
-  if (ms !== null) return { ms, source: 'retry-after-ms' };
-  const ra = parseRetryAfter(headers.get('retry-after'), nowMs);
-  if (ra !== null) return { ms: ra, source: 'retry-after' };
-  const ri = parseRetryInfo(body);
-  if (ri !== null) return { ms: ri, source: 'retry-info' };
+  const msHeader = headers.get('retry-after-ms');
+  const ms = parseRetryAfterMs(msHeader);
+  if (ms !== null) return { ms, source: 'retry-after-ms', sent: asSent(msHeader!) };
+  const raHeader = headers.get('retry-after');
+  const ra = parseRetryAfter(raHeader, nowMs);
+  if (ra !== null) return { ms: ra, source: 'retry-after', sent: asSent(raHeader!) };
+  const ri = readRetryInfo(body);
+  if (ri !== null) return { ms: ri.ms, source: 'retry-info', sent: asSent(ri.sent) };
   return null;
+}
+
+/** A value that parsed is a number or an HTTP-date: only an absurdly long number needs shortening. */
+function asSent(value: string): string {
+  const v = value.trim();
+  return v.length > 80 ? `${v.slice(0, 79)}…` : v;
 }

@@ -43,3 +43,10 @@ describe('classifyStatus (DESIGN: Transport retry and rate limits)', () => {
     expect(classifyStatus(status, header, quota)).toMatchObject({ transient: false, whyNot });
   });
 });
+
+describe('redirects (never followed: the key headers would go along)', () => {
+  it.each([301, 302, 303, 307, 308])('%i is never retried, whatever x-should-retry says', (status) => {
+    expect(classifyStatus(status, null, false)).toMatchObject({ transient: false, whyNot: 'a redirect: not followed, set base_url to the final URL' });
+    expect(classifyStatus(status, 'true', false).transient).toBe(false);
+  });
+});

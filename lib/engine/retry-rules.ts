@@ -27,6 +27,8 @@ export function classifyStatus(status: number, shouldRetry: string | null, quota
   const noRetry = (whyNot: string): StatusVerdict => ({ transient: false, error, whyNot });
   const header = shouldRetry?.trim().toLowerCase();
 
+  // a redirect is never followed (the key headers would go along), nor resent: no header changes that
+  if (status >= 300 && status < 400) return noRetry('a redirect: not followed, set base_url to the final URL');
   // the server's own word overrides every rule below, a quota included
   if (header === 'true') return retry;
   if (header === 'false') return noRetry('x-should-retry: false: the server said not to retry');
@@ -42,4 +44,16 @@ export function classifyStatus(status: number, shouldRetry: string | null, quota
   if (status >= 400 && status < 500) return noRetry('a client error: not retried');
   // a 5xx outside the list (501 Not Implemented, …) will not change either
   return noRetry(`HTTP ${status} is not a transient failure: not retried`);
+}
+
+/**
+ * An error event inside a 200 stream that carries a status (OpenAI-style `error.code: 429`, Gemini
+ * `error.code: 503`, or the status an Anthropic error type stands for): the kind of try failure it
+ * is when that status is transient — a rate limit, an overload, a server error: the call never
+ * really completed — or null when it is not (the event reports a broken answer: outcome `error`).
+ */
+export function transientEventError(status: number, quota: boolean): Exclude<TryError, null | 'client_error' | 'connection'> | null {
+  const v = classifyStatus(status, null, quota);
+  if (!v.transient) return null;
+  return v.error === 'rate_limited' || v.error === 'timeout' ? v.error : 'server_error';
 }

@@ -2,6 +2,8 @@
 // lines (`: OPENROUTER PROCESSING`) are skipped by the parser; `\n\n`, `\r\n\r\n` and `\r\r` all end
 // an event. A read that fails is a broken connection (DESIGN: Transport retry and rate limits) and
 // is thrown as StreamReadError; an error thrown by `onEvent` is the caller's own and passes through.
+// Every body is read under a byte limit (after decompression): past it, reading stops, the body is
+// cancelled and ResponseTooLarge is thrown — a gzip bomb never inflates past the limit.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 export class StreamReadError extends Error {
@@ -11,9 +13,19 @@ export class StreamReadError extends Error {
   }
 }
 
+/** A body longer than the byte limit: reading stopped there and the rest was cancelled. */
+export class ResponseTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the response is larger than ${limit} bytes`);
+    this.name = 'ResponseTooLarge';
+  }
+}
+
 export interface ReadSseOptions {
   /** called after every chunk received: the per-chunk silence timer is reset here */
   onChunk?: () => void;
+  /** bytes read at most (after decompression); past it: ResponseTooLarge. Default: no limit */
+  maxBytes?: number;
 }
 
 /**
@@ -30,6 +42,8 @@ export async function readSse(
   const parser = createParser({ onEvent: (ev) => void pending.push(ev) });
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  const max = opts.maxBytes ?? Infinity;
+  let read = 0;
   let ended = false;
   try {
     for (;;) {
@@ -43,6 +57,8 @@ export async function readSse(
         ended = true;
         parser.feed(`${decoder.decode()}\n\n`); // an unterminated last event still counts
       } else {
+        read += chunk.value.byteLength;
+        if (read > max) throw new ResponseTooLarge(max);
         opts.onChunk?.();
         parser.feed(decoder.decode(chunk.value, { stream: true }));
       }
@@ -52,8 +68,63 @@ export async function readSse(
       if (chunk.done) return true;
     }
   } finally {
-    // a terminal event, a read error or a throwing handler: free the connection
+    // a terminal event, a read error, the byte limit or a throwing handler: free the connection
     if (!ended) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
+}
+
+export interface BodyText {
+  text: string;
+  /** the body went past `maxBytes`: `text` is its first `maxBytes` bytes and the rest was cancelled */
+  cut: boolean;
+}
+
+/**
+ * Reads a whole body as UTF-8 text, at most `maxBytes` bytes (after decompression). `onLimit`:
+ * 'throw' → ResponseTooLarge past the limit; 'cut' → the text read so far, `cut: true`. A read that
+ * fails is thrown as StreamReadError.
+ */
+export async function readBodyText(body: ReadableStream<Uint8Array> | null, maxBytes: number, onLimit: 'throw' | 'cut'): Promise<BodyText> {
+  if (!body) return { text: '', cut: false };
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let read = 0;
+  let ended = false;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        throw new StreamReadError(err);
+      }
+      if (chunk.done) {
+        ended = true;
+        return { text: decode(parts, read), cut: false };
+      }
+      const room = maxBytes - read;
+      if (chunk.value.byteLength > room) {
+        if (onLimit === 'throw') throw new ResponseTooLarge(maxBytes);
+        if (room > 0) parts.push(chunk.value.subarray(0, room));
+        return { text: decode(parts, maxBytes), cut: true };
+      }
+      parts.push(chunk.value);
+      read += chunk.value.byteLength;
+    }
+  } finally {
+    if (!ended) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+function decode(parts: Uint8Array[], size: number): string {
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p.subarray(0, size - at), at);
+    at += Math.min(p.byteLength, size - at);
+  }
+  // a character cut at the limit decodes as U+FFFD, not as an error
+  return new TextDecoder().decode(all);
 }

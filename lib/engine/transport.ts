@@ -7,7 +7,7 @@ import type { AdapterResult, ReportedUsage } from './adapter';
 import { backoffMs } from './backoff';
 import { fmtDuration } from './duration-text';
 import { oneTry, type TryDeps, type TryFailure, type TryOutcome, type TryRequest } from './one-try';
-import type { GateLease, RateGate } from './rate-gate';
+import { pauseFor429, type Acquired, type GateLease, type RateGate } from './rate-gate';
 import type { Clock, EngineEvent, ResolvedProvider, SharedPauses, TryRecord } from './types';
 
 export interface TransportDeps extends TryDeps {
@@ -23,7 +23,16 @@ export interface TransportRequest extends TryRequest {
 }
 
 export type TransportResult =
-  | { ok: true; status: number; response: AdapterResult; tries: TryRecord[]; usage: ReportedUsage[]; streamedText: string | null }
+  | {
+      ok: true;
+      status: number;
+      response: AdapterResult;
+      tries: TryRecord[];
+      usage: ReportedUsage[];
+      /** an earlier try's reply was not read to its end: the provider may have billed tokens `usage` lacks */
+      usageUnknown: boolean;
+      streamedText: string | null;
+    }
   | {
       ok: false;
       kind: 'transport' | 'client_error';
@@ -33,9 +42,25 @@ export type TransportResult =
       status: number | null;
       tries: TryRecord[];
       usage: ReportedUsage[];
+      /** some try's reply was not read to its end (size limit, timeout, break after the headers) */
+      usageUnknown: boolean;
       /** a stream's last broken try, raw (the caller stores it redacted, as discarded) */
       streamedText: string | null;
+      /** the rate-limit gate refused the first try: nothing was sent, so this is no answer (null otherwise) */
+      notSent: NotSent | null;
     };
+
+/**
+ * Why the gate refused to send the attempt's first try, and the provider setting whose limit the
+ * wait passed (DESIGN: Outcome policies, repair and budgets): resending to the same model at once
+ * cannot help, so the policy never retries it.
+ */
+export interface NotSent {
+  waitingFor: 'pause' | 'probe' | 'slot';
+  setting: 'on_rate_limit.max_wait' | 'transport.budget';
+  /** the setting's value, in words ("60 s") */
+  now: string;
+}
 
 /** Failed tries so far, per limit: 429s count against on_rate_limit, the rest against transport. */
 interface FailureCounts {
@@ -97,18 +122,41 @@ async function tryUnderLease(lease: GateLease, req: TransportRequest, deps: Tran
   let wait429: number | null = null;
   try {
     const outcome: TryOutcome = await oneTry(req, deps, tryNo);
-    if (outcome.kind === 'failure' && outcome.status === 429 && outcome.transient) {
+    // a 429, or a rate-limit error event inside a 200 stream: the model is paused alike
+    if (outcome.kind === 'failure' && outcome.error === 'rate_limited' && outcome.transient) {
       wait429 = outcome.waitMs ?? backoffMs(rateLimited, req.provider.onRateLimit, deps.clock.random);
-      const until = deps.clock.now() + wait429;
-      const reason = `HTTP 429 from ${req.model}`;
-      if (deps.gate.pause(req.model, until, reason)) {
-        deps.sharedPauses?.set(req.model, until, reason);
-        await deps.onPause({ type: 'rate_limit_pause', model: req.model, pausedUntil: until, reason });
+      // the others wait until the wait is over, but never longer than max_wait (a far-future retry-after)
+      const { pausedUntil, origin } = pauseFor429({
+        now: deps.clock.now(),
+        askedMs: wait429,
+        maxWaitMs: req.provider.onRateLimit.maxWaitMs,
+        serverWait: outcome.waitMs !== null ? (outcome.waitSent ?? null) : null,
+      });
+      const reason = outcome.status === 429 ? `HTTP 429 from ${req.model}` : `a rate-limit error event in the stream from ${req.model}`;
+      if (deps.gate.pause(req.model, pausedUntil, reason, origin)) {
+        deps.sharedPauses?.set(req.model, pausedUntil, reason, origin);
+        await deps.onPause({ type: 'rate_limit_pause', model: req.model, pausedUntil, reason, origin });
       }
     }
     return { outcome, wait429 };
   } finally {
     lease.release({ rateLimited: wait429 !== null });
+  }
+}
+
+/** Why the gate did not let a try out: which wait, and which limit it would have passed. */
+function gateRefusal(a: Extract<Acquired, { ok: false }>, model: string, provider: ResolvedProvider, now: number, deadline: number): string {
+  const budget = `transport.budget (${fmtDuration(provider.transport.budgetMs)})`;
+  switch (a.waitingFor) {
+    case 'pause': {
+      const limit =
+        a.limit === 'max_wait' ? `on_rate_limit.max_wait (${fmtDuration(provider.onRateLimit.maxWaitMs)})` : `the ${fmtDuration(Math.max(0, deadline - now))} left of ${budget}`;
+      return `${model} is paused by a rate limit for ${fmtDuration((a.pausedUntil ?? now) - now)} more, longer than ${limit}: not sent`;
+    }
+    case 'probe':
+      return `${model} waited ${fmtDuration(a.waitedMs)} at the rate-limit gate for the probe call after a pause, and ${budget} ran out: not sent`;
+    case 'slot':
+      return `${model} waited ${fmtDuration(a.waitedMs)} for a free slot (max_concurrency: ${provider.maxConcurrency}), and ${budget} ran out: not sent`;
   }
 }
 
@@ -132,6 +180,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
   const { clock } = deps;
   const tries: TryRecord[] = [];
   const usage: ReportedUsage[] = [];
+  let usageUnknown = false;
   const deadline = clock.now() + provider.transport.budgetMs;
   const counts: FailureCounts = { rateLimited: 0, other: 0 };
   let sleepMs = 0;
@@ -141,7 +190,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
     tries.push(t);
     await deps.onTry(t);
   };
-  const giveUp = (kind: 'transport' | 'client_error', message: string): TransportResult => ({
+  const giveUp = (kind: 'transport' | 'client_error', message: string, notSent: NotSent | null = null): TransportResult => ({
     ok: false,
     kind,
     message,
@@ -149,7 +198,9 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
     status: last?.status ?? null,
     tries,
     usage,
+    usageUnknown,
     streamedText: req.stream ? (last?.partial ?? null) : null,
+    notSent,
   });
 
   for (let tryNo = 1; ; tryNo++) {
@@ -165,15 +216,25 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
       shared: deps.sharedPauses,
     });
     if (!acquired.ok) {
-      // a pause longer than a limit: recorded as a try that was never sent
-      const left = acquired.pausedUntil - clock.now();
-      const limit =
-        acquired.limit === 'max_wait'
-          ? `on_rate_limit.max_wait (${fmtDuration(provider.onRateLimit.maxWaitMs)})`
-          : `the ${fmtDuration(Math.max(0, deadline - clock.now()))} left of transport.budget (${fmtDuration(provider.transport.budgetMs)})`;
+      // a wait at the gate past a limit: recorded as a try that was never sent
       const now = clock.now();
-      await record({ tryNo, status: null, error: 'rate_limited', retryAfterMs: left, waitedMs: now - waitStart, startedAt: now, finishedAt: now });
-      return giveUp('transport', `${model} is paused by a rate limit for ${fmtDuration(left)} more, longer than ${limit}: not sent`);
+      const left = acquired.pausedUntil === null ? null : acquired.pausedUntil - now;
+      await record({
+        tryNo,
+        status: null,
+        error: acquired.waitingFor === 'slot' ? 'timeout' : 'rate_limited',
+        retryAfterMs: left,
+        waitedMs: now - waitStart,
+        startedAt: now,
+        finishedAt: now,
+      });
+      const notSent: NotSent | null =
+        tryNo > 1
+          ? null
+          : acquired.waitingFor === 'pause' && acquired.limit === 'max_wait'
+            ? { waitingFor: 'pause', setting: 'on_rate_limit.max_wait', now: fmtDuration(provider.onRateLimit.maxWaitMs) }
+            : { waitingFor: acquired.waitingFor, setting: 'transport.budget', now: fmtDuration(provider.transport.budgetMs) };
+      return giveUp('transport', gateRefusal(acquired, model, provider, now, deadline), notSent);
     }
 
     // the try itself
@@ -183,9 +244,10 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
     await record(tryRecord(tryNo, outcome, waitedMs, startedAt, clock, deps.scrub));
     if (outcome.kind === 'reply') {
       usage.push(outcome.response.usage);
-      return { ok: true, status: outcome.status, response: outcome.response, tries, usage, streamedText: req.stream ? outcome.streamedText : null };
+      return { ok: true, status: outcome.status, response: outcome.response, tries, usage, usageUnknown, streamedText: req.stream ? outcome.streamedText : null };
     }
     if (outcome.usage) usage.push(outcome.usage);
+    if (outcome.usageUnknown) usageUnknown = true;
     last = outcome;
 
     // again, or not

@@ -7,7 +7,8 @@ export type Cause = 'provider_error' | 'refusal' | 'truncated' | 'invalid_output
 export type Action = 'retry' | 'fallback' | 'repair' | 'none';
 export type OutcomePolicy = 'fail' | 'retry' | 'fallback';
 export type NodeErrorCode = Cause;
-export type AttemptErrorKind = Cause | 'transport' | 'client_error';
+/** `not_sent`: the rate-limit gate refused the attempt's first try — nothing was sent, so it is no answer */
+export type AttemptErrorKind = Cause | 'transport' | 'client_error' | 'not_sent';
 export type TryError = 'timeout' | 'connection' | 'rate_limited' | 'server_error' | 'client_error' | null;
 export type WireApi = 'openai' | 'anthropic' | 'gemini';
 
@@ -36,7 +37,18 @@ export interface ResolvedProvider {
   /** name of the env variable holding the key; the key itself is read at call time, never stored */
   apiKeyEnv?: string;
   structuredOutputs: boolean;
-  transport: { maxAttempts: number; budgetMs: number; timeoutMs: number };
+  transport: {
+    maxAttempts: number;
+    budgetMs: number;
+    /** until the response headers; then the longest silence between chunks (streams) or the body read */
+    timeoutMs: number;
+    /** streams: the longest time without content (keep-alive comments and pings do not count) */
+    idleTimeoutMs: number;
+    /** the longest one try may take, whatever arrives */
+    tryDeadlineMs: number;
+    /** bytes read per response after decompression; past it the try fails and is not retried */
+    maxResponseBytes: number;
+  };
   onRateLimit: { maxAttempts: number; defaultWaitMs: number; maxWaitMs: number };
   maxConcurrency: number;
   models: Record<string, ModelPrice>;
@@ -93,15 +105,20 @@ export interface AttemptRecord {
   finishReason: string | null;
   /** the upstream provider's own value when a router normalises finishReason (OpenRouter native_finish_reason) */
   nativeFinishReason?: string | null;
+  /** an ok answer whose finish reason decided nothing (DESIGN: Outcome classification): "unrecognised finish reason `eos`", "no finish reason" */
+  finishNote?: string | null;
   cause: Cause | null;
   action: Action;
   request: Message[];
   responseText: string | null; // ok attempts only
-  error: { kind: AttemptErrorKind; message: string; detail: string | null } | null; // detail redacted
-  validationErrors: ValidationIssue[];
+  error: { kind: AttemptErrorKind; message: string; detail: string | null } | null; // failure text: redacted, capped
+  validationErrors: ValidationIssue[]; // pointers and messages redacted, capped
   discarded: boolean;
-  streamedText: string | null; // redacted when discarded
+  streamedText: string | null; // redacted and capped when discarded
   usage: UsageTotals;
+  /** set (true) when a reply was not read to its end (size limit, timeout or break after the
+   * headers): the provider may have billed tokens that `usage` does not count — never read as zero */
+  usageUnknown?: boolean;
   startedAt: number;
   finishedAt: number;
   tries: TryRecord[];
@@ -119,11 +136,16 @@ export interface NodeResult {
 /** Facts the engine emits; every handler is awaited before the engine goes on. */
 export type EngineEvent =
   | { type: 'attempt_start'; nodeId: string; seq: number; model: string; chainIndex: number; answerNo: number; request: Message[]; startedAt: number }
-  /** tryNo: a transport re-try mid-stream starts the attempt's text afresh (the try_end before it carries the discarded text) */
-  | { type: 'delta'; nodeId: string; seq: number; tryNo: number; text: string }
+  /**
+   * tryNo: a transport re-try mid-stream starts the attempt's text afresh (the try_end before it carries the discarded text).
+   * `text` is raw, for a live view only, never stored. `stored` is what may be written (DESIGN: Streaming): the try's text
+   * redacted (five detectors, API key) as far as no later chunk can change it, often '' — it trails `text` by a held-back
+   * tail, which is never stored from deltas: the attempt_end record (or the try's discardedText) carries the whole text.
+   */
+  | { type: 'delta'; nodeId: string; seq: number; tryNo: number; text: string; stored: string }
   | { type: 'try_end'; nodeId: string; seq: number; try: TryRecord }
   | { type: 'attempt_end'; nodeId: string; attempt: AttemptRecord }
-  | { type: 'rate_limit_pause'; model: string; pausedUntil: number; reason: string };
+  | { type: 'rate_limit_pause'; model: string; pausedUntil: number; reason: string; origin: PauseOrigin };
 
 export interface Clock {
   now(): number;
@@ -131,8 +153,23 @@ export interface Clock {
   random(): number;
 }
 
+/**
+ * Where a rate-limit pause came from (DESIGN: Transport retry and rate limits), stored with it and
+ * shown on /providers: the 429's time, the server's wait as sent, and the cap that bounded it.
+ */
+export interface PauseOrigin {
+  /** when the 429 arrived */
+  setAt: number;
+  /** the server's wait exactly as sent, e.g. `retry-after: Fri, 31 Dec 9999 23:59:59 GMT`; null = none sent (backoff) */
+  serverWait: string | null;
+  /** the wait asked for (the server's, or the backoff drawn), ms; it may be far longer than the pause */
+  askedMs: number;
+  /** on_rate_limit.max_wait: no pause lasts longer; the pause was capped when askedMs exceeds it */
+  maxWaitMs: number;
+}
+
 /** A store shared across processes (the rate_limit_pauses table); optional. */
 export interface SharedPauses {
   get(model: string): number | null; // paused_until in ms, or null
-  set(model: string, pausedUntil: number, reason: string): void;
+  set(model: string, pausedUntil: number, reason: string, origin?: PauseOrigin): void;
 }

@@ -19,7 +19,8 @@ export function createVirtualClock(start = Date.UTC(2026, 0, 1), random: () => n
     sleep(ms, signal) {
       if (signal?.aborted) return Promise.reject(signal.reason);
       sleeps.push(ms);
-      // sleeps add up: use the manual clock when concurrent waits must overlap
+      // sleeps add up: use the manual clock when concurrent waits must overlap (a call queued at the
+      // rate gate for a slot or the probe arms a deadline sleep, which here ends at once: it gives up)
       now += Math.max(0, ms);
       return Promise.resolve();
     },

@@ -1,19 +1,28 @@
 // Subscribes to the engine's facts and writes them as they happen (DESIGN: Storage): an attempt row
-// exists from its first byte, streamed text lands in batches while streaming, and the finished
-// attempt is committed before the engine is told to go on (the handler is awaited).
+// exists from its first byte, streamed text lands in batches while streaming — only what the
+// engine gives as `stored` (redacted: DESIGN: Streaming), never a delta's raw text — and the finished
+// attempt is committed before the engine is told to go on (the handler is awaited). When the run
+// is stopped (a signal, a lost lease, a storage failure) the attempts still in flight are closed
+// as interrupted, with what is known of them (interrupt()).
 import { randomUUID } from 'node:crypto';
 import type { RunStore } from '@/db/run-store';
-import type { EngineEvent } from '@/lib/engine/types';
+import type { AttemptFacts } from '@/db/types';
+import type { EngineEvent, TryRecord } from '@/lib/engine/types';
+import { capFailureText } from '@/lib/redact';
 
 const FLUSH_CHARS = 2048;
 const FLUSH_MS = 200;
 
 interface Pending {
   id: string;
+  start: Extract<EngineEvent, { type: 'attempt_start' }>;
   request: unknown;
   tryNo: number;
   buffer: string;
   lastFlush: number;
+  /** the current try's stored (redacted) text so far, and the tries already over: what an interruption keeps */
+  text: string;
+  tries: TryRecord[];
 }
 
 export class NodeRecorder {
@@ -37,7 +46,7 @@ export class NodeRecorder {
   readonly onEvent = (e: EngineEvent): void | Promise<void> => {
     switch (e.type) {
       case 'attempt_start': {
-        const p: Pending = { id: randomUUID(), request: e.request, tryNo: 1, buffer: '', lastFlush: this.now() };
+        const p: Pending = { id: randomUUID(), start: e, request: e.request, tryNo: 1, buffer: '', lastFlush: this.now(), text: '', tries: [] };
         this.attempts.set(e.seq, p);
         this.store.startAttempt({
           id: p.id,
@@ -59,15 +68,18 @@ export class NodeRecorder {
           // the previous try's stream broke; its text is stored on that try (discarded_text)
           p.tryNo = e.tryNo;
           p.buffer = '';
+          p.text = '';
           this.store.resetStreamed(p.id);
         }
-        p.buffer += e.text;
+        p.buffer += e.stored;
+        p.text += e.stored;
         if (p.buffer.length >= FLUSH_CHARS || this.now() - p.lastFlush >= FLUSH_MS) this.flush(p);
         return;
       }
       case 'try_end': {
         const p = this.attempts.get(e.seq);
         if (!p) return;
+        p.tries.push(e.try);
         this.store.insertTry(p.id, e.try);
         return;
       }
@@ -84,4 +96,29 @@ export class NodeRecorder {
         return;
     }
   };
+
+  /**
+   * Closes every attempt still in flight as interrupted (`message` says why): no outcome,
+   * discarded, the streamed text that was stored (redacted; the tail the engine held back is never
+   * stored from deltas), capped, and its finished tries. The usage of a try cut off
+   * mid-way is unknown here and recorded as zero. Returns the attempts as facts, and the commit.
+   */
+  interrupt(message: string): { attempts: AttemptFacts[]; written: Promise<void> } {
+    const finishedAt = this.now();
+    const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    const attempts: AttemptFacts[] = [];
+    const writes: Promise<void>[] = [];
+    for (const p of this.attempts.values()) {
+      const streamedText = p.text ? capFailureText(p.text) : null;
+      const { seq, model, chainIndex, answerNo, request, startedAt } = p.start;
+      attempts.push({
+        seq, model, chainIndex, answerNo, outcome: null, finishReason: null, cause: null, action: 'none', request,
+        responseText: null, error: { kind: 'transport', message, detail: null }, validationErrors: [], discarded: true,
+        streamedText, usage, usageUnknown: true, startedAt, finishedAt, tries: p.tries,
+      });
+      writes.push(this.store.interruptAttempt(p.id, { message, streamedText, usage, finishedAt }));
+    }
+    this.attempts.clear();
+    return { attempts, written: Promise.all(writes).then(() => undefined) };
+  }
 }

@@ -1,9 +1,15 @@
 // The run loop (DESIGN: flows/NAME.yaml, Storage): validate the input, then proceed in turns —
 // every node whose `needs` are settled runs concurrently in the same turn — routing around failed
 // nodes through `on_fail`, and recording every fact as it happens when a database is given.
+// A run is recorded or not run: its first row is committed before any provider is called, and a
+// run whose facts can no longer be written (StorageError) or are refused (its lease was lost) is
+// stopped at once. A stop from outside (a signal: `signal`, or interruptAll) ends it `interrupted`.
 import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
+import { INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
+import { LeaseLostError } from '@/db/run-lease';
 import { runStore, type RunStore } from '@/db/run-store';
+import { StorageError } from '@/db/storage-error';
 import type { Db, NodeFacts, RunError, RunFacts } from '@/db/types';
 import { callNode } from '@/lib/engine/call-node';
 import type { RateGate } from '@/lib/engine/rate-gate';
@@ -11,7 +17,10 @@ import type { Clock, EngineEvent, NodeResult, ResolvedProvider, SharedPauses } f
 import { sumUsageRounded } from '@/lib/engine/usage';
 import { agentPolicy, renderTemplate, type FlowDef, type Project } from '@/lib/project';
 import { builtinAdapters } from '@/lib/providers';
+import { capFailureText, redact } from '@/lib/redact';
 import { createAjv } from '@/lib/shared/ajv';
+import { own } from '@/lib/shared/own';
+import { trackRun } from './active-runs';
 import { NodeRecorder } from './recorder';
 import { buildRunRecord, type RunRecord } from './run-record';
 
@@ -29,6 +38,35 @@ export class UnknownFlowError extends Error {
   constructor(readonly flow: string, known: string[]) {
     super(`unknown flow "${flow}"; the project has: ${known.join(', ') || '(none)'}`);
     this.name = 'UnknownFlowError';
+  }
+}
+
+/** A run stopped from outside — a signal, a caller's abort: it ends `interrupted`. */
+export class RunInterruptedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunInterruptedError';
+  }
+}
+
+/**
+ * A run that could not be recorded to its end: its facts could not be written (`reason` a
+ * StorageError: the run is then recorded as failed with code cannot_record, if even that can be
+ * written — `recorded`) or were refused (a LeaseLostError: another process marked it interrupted).
+ * `record` is the run as this process saw it.
+ */
+export class RunNotRecordedError extends Error {
+  constructor(
+    readonly reason: StorageError | LeaseLostError,
+    readonly record: RunRecord,
+    readonly recorded: boolean,
+  ) {
+    super(
+      reason instanceof StorageError
+        ? `${reason.message}${recorded ? `; run ${record.id} was stopped and is recorded as failed (cannot_record)` : `; run ${record.id} was stopped, and the next start marks it interrupted`}`
+        : reason.message,
+    );
+    this.name = 'RunNotRecordedError';
   }
 }
 
@@ -54,6 +92,7 @@ export interface RunFlowOptions {
   db?: Db | null;
   runId?: string;
   onProgress?: (e: ProgressEvent) => void;
+  /** aborting it interrupts the run: attempts in flight are closed, the run ends `interrupted` */
   signal?: AbortSignal;
 }
 
@@ -77,32 +116,49 @@ export function validateRunInput(flow: FlowDef, input: unknown): void {
 }
 
 function pausesOf(store: RunStore | null): SharedPauses | undefined {
-  return store ? { get: (m) => store.getPause(m), set: (m, until, reason) => store.setPause(m, until, reason) } : undefined;
+  return store ? { get: (m) => store.getPause(m), set: (m, until, reason, origin) => store.setPause(m, until, reason, origin) } : undefined;
 }
 
 /**
  * The run loop (DESIGN: flows/NAME.yaml): start the run, then turn after turn run every node whose
- * `needs` succeeded, until no node is ready; then settle the run.
+ * `needs` succeeded, until no node is ready; then settle the run. Throws a StorageError, before any
+ * provider is called, when the run cannot be recorded; a RunNotRecordedError when it stopped being
+ * recordable mid-way.
  */
 export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
+  return (await beginRun(opts)).done;
+}
+
+/**
+ * Starts a run and returns once its first row is committed (a StorageError when it cannot be: no
+ * provider is called); `done` is the rest of the run, as runFlow's result.
+ */
+export async function beginRun(opts: RunFlowOptions): Promise<{ runId: string; done: Promise<RunRecord> }> {
   const run = startRun(opts);
-  try {
-    for (let ready = run.nextTurn(); ready.length > 0; ready = run.nextTurn()) await run.runTurn(ready);
-  } catch (err) {
-    // the run still ends and is recorded: settle() fails it with internal_error
-    run.internal = err;
-  }
-  return run.settle();
+  await run.started;
+  const done = run.loop();
+  trackRun({ runId: run.runId, interrupt: (why) => run.stop(new RunInterruptedError(why)), interruptNow: (why) => run.interruptNow(why), done });
+  return { runId: run.runId, done };
 }
 
 /** Checks the flow and its input, then records the run's start (queued before the first await). */
 function startRun(opts: RunFlowOptions): FlowRun {
-  const flow = opts.project.flows[opts.flow];
+  // own entries only: a flow named "constructor" or "__proto__" is not Object.prototype's
+  const flow = own(opts.project.flows, opts.flow);
   if (!flow) throw new UnknownFlowError(opts.flow, Object.keys(opts.project.flows));
   validateRunInput(flow, opts.input);
   const run = new FlowRun(opts, flow);
   run.start();
   return run;
+}
+
+/** The words of a stop, for the nodes and attempts it cut off. */
+function stopWords(reason: Error): { code: string; message: string; hint: string } {
+  if (reason instanceof StorageError) {
+    return { code: 'cannot_record', message: reason.message, hint: 'Fix the storage problem named above, then start the run again.' };
+  }
+  const message = reason instanceof RunInterruptedError ? `the run was ${reason.message}` : reason.message;
+  return { code: INTERRUPTED_NODE_ERROR.code, message, hint: INTERRUPTED_NODE_ERROR.hint };
 }
 
 /** One run in progress: its facts as they happen, and the steps of the run loop over them. */
@@ -113,7 +169,16 @@ class FlowRun {
   private readonly sharedPauses: SharedPauses | undefined;
   private readonly providers: Record<string, ResolvedProvider>;
   private readonly emit: (e: ProgressEvent) => void;
-  private readonly runId: string;
+  readonly runId: string;
+  /** the run's first row committed (rejects with a StorageError when it cannot be) */
+  started: Promise<void> = Promise.resolve();
+  /** aborts the engine's calls when the run is stopped */
+  private readonly ac = new AbortController();
+  /** why the run was stopped early: a RunInterruptedError, a StorageError or a LeaseLostError */
+  private stopReason: Error | null = null;
+  /** the run as closed after a stop, and the commit of that (set once) */
+  private closing: { record: RunRecord; written: Promise<boolean> } | null = null;
+  private readonly recorders = new Map<string, NodeRecorder>();
   private readonly facts: RunFacts;
   /** the flow's node ids, in file order */
   private readonly ids: string[];
@@ -144,6 +209,12 @@ class FlowRun {
     this.runId = opts.runId ?? randomUUID();
     this.ids = Object.keys(flow.nodes);
     this.onFailTargets = new Set(this.ids.map((id) => flow.nodes[id]!.onFail).filter((x): x is string => !!x));
+    const outer = opts.signal;
+    if (outer) {
+      const fromOuter = () => this.stop(outer.reason instanceof RunInterruptedError ? outer.reason : new RunInterruptedError(outer.reason instanceof Error ? outer.reason.message : 'stopped'));
+      if (outer.aborted) fromOuter();
+      else outer.addEventListener('abort', fromOuter, { once: true });
+    }
     this.facts = {
       id: this.runId,
       flow: flow.name,
@@ -161,14 +232,44 @@ class FlowRun {
   /** Records the run's start; queued before runFlow's first await, so a caller can flush it at once. */
   start(): void {
     const { runId, flow, facts } = this;
-    this.store?.insertRun({ id: runId, project: this.project.name, flow: flow.name, input: this.opts.input, startedAt: facts.startedAt });
+    if (this.store) {
+      this.started = this.store.insertRun({
+        id: runId, project: this.project.name, flow: flow.name, input: this.opts.input, startedAt: facts.startedAt,
+        onLost: (err) => this.stop(err),
+      });
+    }
     this.emit({ type: 'run_start', runId, flow: flow.name });
+  }
+
+  /** Stops the run: no new turn starts, the engine's calls are aborted; settle() records why. */
+  stop(reason: Error): void {
+    if (this.stopReason) return;
+    this.stopReason = reason;
+    this.ac.abort(reason);
+  }
+
+  /** The turns, then the settling; never throws for an engine failure (the run is failed with it). */
+  async loop(): Promise<RunRecord> {
+    try {
+      for (let ready = this.nextTurn(); ready.length > 0; ready = this.nextTurn()) await this.runTurn(ready);
+    } catch (err) {
+      // the run still ends and is recorded: settle() fails it with internal_error
+      this.internal = err;
+    }
+    return this.settle();
+  }
+
+  /** A process about to exit: records the run interrupted synchronously, with what is known. */
+  interruptNow(why: string): void {
+    this.stop(new RunInterruptedError(why));
+    this.closeStopped(this.stopReason!);
+    this.store?.flush();
   }
 
   /** The nodes of the next turn: those whose needs all succeeded; none once the run has failed. */
   nextTurn(): string[] {
     this.skipBlocked();
-    if (this.failedNode) return [];
+    if (this.failedNode || this.stopReason) return [];
     return this.ids.filter(
       (id) =>
         !this.state.has(id) &&
@@ -198,6 +299,9 @@ class FlowRun {
   /** Skips the nodes never reached, decides the run's status, error and output, and records its end. */
   async settle(): Promise<RunRecord> {
     const { facts } = this;
+    const internal = this.internal;
+    if (!this.stopReason && (internal instanceof StorageError || internal instanceof LeaseLostError)) this.stop(internal);
+    if (this.stopReason) return this.settleStopped(this.stopReason);
     this.skipUnreached();
     facts.finishedAt = this.now();
     if (this.internal) {
@@ -223,6 +327,61 @@ class FlowRun {
     });
     this.emit({ type: 'run_end', record });
     return record;
+  }
+
+  /** A stopped run: its facts closed (closeStopped) and committed; throws when it could not be recorded. */
+  private async settleStopped(reason: Error): Promise<RunRecord> {
+    const { record, written } = this.closeStopped(reason);
+    const recorded = await written;
+    this.emit({ type: 'run_end', record });
+    if (reason instanceof StorageError || reason instanceof LeaseLostError) throw new RunNotRecordedError(reason, record, recorded && reason instanceof StorageError);
+    return record;
+  }
+
+  /**
+   * Closes a stopped run, synchronously: the attempts in flight are interrupted, the running nodes
+   * fail with the stop's code, the rest are skipped, the run ends `interrupted` (or `failed` with
+   * cannot_record after a storage failure). Queues the writes; `written` says whether they committed.
+   */
+  private closeStopped(reason: Error): { record: RunRecord; written: Promise<boolean> } {
+    if (this.closing) return this.closing;
+    const { facts } = this;
+    const at = this.now();
+    const words = stopWords(reason);
+    const writes: Promise<void>[] = [];
+    for (const n of facts.nodes.filter((x) => x.status === 'running')) {
+      const cut = this.recorders.get(n.id)?.interrupt(words.message);
+      if (cut) {
+        n.attempts.push(...cut.attempts);
+        writes.push(cut.written);
+      }
+      n.status = 'failed';
+      n.error = words;
+      n.finishedAt = at;
+      const usage = sumUsageRounded(n.attempts.map((a) => a.usage));
+      this.store?.finishNode({ id: this.nodeRunIds.get(n.id)!, status: 'failed', output: null, error: words, usage, finishedAt: at });
+    }
+    this.skipUnreached();
+    const firstCut = facts.nodes.find((n) => n.error === words);
+    facts.finishedAt = at;
+    facts.status = reason instanceof StorageError ? 'failed' : 'interrupted';
+    facts.error = { code: words.code, node: firstCut?.id ?? null, message: words.message, hint: words.hint };
+    facts.output = null;
+    const record = buildRunRecord(facts);
+    if (this.store) {
+      writes.push(
+        this.store.finishRun({
+          id: this.runId, status: facts.status, output: null, error: facts.error, turns: facts.turns,
+          usage: sumUsageRounded([record.usage]), finishedAt: at,
+        }),
+      );
+    }
+    const written = Promise.all(writes).then(
+      () => true,
+      () => false,
+    );
+    this.closing = { record, written };
+    return this.closing;
   }
 
   private settled(id: string) {
@@ -282,6 +441,7 @@ class FlowRun {
     this.facts.nodes.push(n);
     this.store?.insertNode({ id: nodeRunId, runId, nodeId: id, agent: agent.name, turn, status: 'running', policy, startedAt: n.startedAt });
     const recorder = this.store ? new NodeRecorder(this.store, runId, nodeRunId, this.now) : null;
+    if (recorder) this.recorders.set(id, recorder);
     const prompt = renderTemplate(node.prompt, { input: opts.input, nodes: this.outputs });
     const result = await callNode(
       {
@@ -303,7 +463,7 @@ class FlowRun {
         env: opts.env,
         gate: opts.gate,
         sharedPauses,
-        signal: opts.signal,
+        signal: this.ac.signal,
         onEvent: (event) => {
           // kept as they finish, so a node the engine gives up on midway still shows its attempts
           if (event.type === 'attempt_end') n.attempts.push(event.attempt);
@@ -313,6 +473,8 @@ class FlowRun {
         },
       },
     );
+    this.recorders.delete(id);
+    if (this.closing) return; // the run was closed meanwhile (a process about to exit)
     n.status = result.status;
     n.output = result.status === 'succeeded' ? result.output : null;
     n.error = result.error;
@@ -325,7 +487,8 @@ class FlowRun {
 
   /** After an engine bug the nodes still running fail with internal_error; returns the run's error. */
   private failStuckNodes(err: unknown, at: number): RunError {
-    const message = err instanceof Error ? err.message : String(err);
+    // failure text like any other (DESIGN: Redaction): what an exception says may quote anything
+    const message = capFailureText(redact(err instanceof Error ? err.message : String(err)));
     const hint = 'The engine stopped unexpectedly; the attempts recorded so far are kept.';
     const stuck = this.facts.nodes.filter((n) => n.status === 'running');
     for (const n of stuck) {

@@ -20,10 +20,14 @@ export interface AttemptJson {
   model: string;
   outcome: string | null;
   finishReason: string | null;
+  /** an ok answer whose finish reason decided nothing: "unrecognised finish reason `eos`", "no finish reason"; null otherwise */
+  finishNote: string | null;
   cause: string | null;
   action: string | null;
   discarded: boolean;
   usage: UsageJson;
+  /** the reply was not read to its end (size limit, timeout, break): `usage` is a lower bound, never a zero to trust */
+  usageUnknown: boolean;
   latencyMs: number | null;
   error: { kind: string; message: string; detail: string | null; validationErrors: { pointer: string; message: string }[] } | null;
   transport: { try: number; status: number | null; error: string | null; retryAfterMs: number | null; waitedMs: number }[];
@@ -49,6 +53,8 @@ export interface RunRecord {
   output: unknown;
   error: RunError | null;
   usage: UsageJson;
+  /** some attempt's usage is unknown: `usage` is a lower bound */
+  usageUnknown: boolean;
   startedAt: string;
   finishedAt: string | null;
   nodes: NodeJson[];
@@ -57,7 +63,7 @@ export interface RunRecord {
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
 
 /** Answers used per model of the chain, against the `retries + 1` limit (the budget gauge). */
-export function nodeBudget(policy: NodePolicy | null, attempts: readonly { chainIndex: number }[]): NodeJson['budget'] {
+export function nodeBudget(policy: NodePolicy | null, attempts: readonly { chainIndex: number; error?: { kind: string } | null }[]): NodeJson['budget'] {
   return policy ? computeBudget(policy, attempts) : { retries: 0, models: [] };
 }
 
@@ -67,10 +73,12 @@ function attemptJson(a: AttemptFacts): AttemptJson {
     model: a.model,
     outcome: a.outcome,
     finishReason: a.finishReason,
+    finishNote: a.finishNote ?? null,
     cause: a.cause,
     action: a.action,
     discarded: a.discarded,
     usage: { ...a.usage, costUsd: roundCost(a.usage.costUsd) },
+    usageUnknown: a.usageUnknown === true,
     latencyMs: a.finishedAt == null ? null : a.finishedAt - a.startedAt,
     error: a.error
       ? { kind: a.error.kind, message: a.error.message, detail: a.error.detail, validationErrors: a.validationErrors }
@@ -99,6 +107,7 @@ export function buildRunRecord(run: RunFacts): RunRecord {
     output: run.output ?? null,
     error: run.error,
     usage: sumUsageRounded(nodes.map((n) => n.usage)),
+    usageUnknown: nodes.some((n) => n.attempts.some((a) => a.usageUnknown)),
     startedAt: iso(run.startedAt)!,
     finishedAt: iso(run.finishedAt),
     nodes,

@@ -1,7 +1,7 @@
 // The policy form places server-side check diagnostics by their field path, never by their text.
 import { describe, expect, it } from 'vitest';
 import { builtInProvider, parseAgentYaml } from '@/lib/project';
-import { diagnosticErrors, diagnosticField } from './agent-policy';
+import { agentPolicyFormSchema, diagnosticErrors, diagnosticField, policyErrors } from './agent-policy';
 
 describe('diagnosticField', () => {
   it.each([
@@ -23,11 +23,29 @@ describe('diagnosticErrors', () => {
     expect(errors).toEqual({ 'output.on_truncated': [{ code: 'E_OUTCOME_FALLBACK', message: 'mentions on_refusal and model "x"', hint: 'h', index: undefined }] });
   });
 
-  it('places E_PROVIDER of a fallback model at its row, even when it repeats the primary model', () => {
-    const yaml = 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "acme:m"\nfallback_models:\n- "openrouter:a/b"\n- "acme:m"\n';
+  it('places E_PROVIDER of a fallback model at its row', () => {
+    const yaml = 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "acme:m"\nfallback_models:\n- "openrouter:a/b"\n- "acme:n"\n';
     const { diagnostics } = parseAgentYaml(yaml, 'agents/x.yaml', { providers: { openrouter: builtInProvider('openrouter')! } });
     const errors = diagnosticErrors(diagnostics);
     expect(errors.model).toHaveLength(1);
     expect(errors.fallback_models).toMatchObject([{ code: 'E_PROVIDER', index: 1 }]);
+  });
+
+  it('places E_CHAIN_DUPLICATE at the row that repeats the primary model, not at the model', () => {
+    const yaml = 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:a/b"\nfallback_models:\n- "openrouter:c/d"\n- "openrouter:a/b"\n';
+    const { diagnostics } = parseAgentYaml(yaml, 'agents/x.yaml', { providers: { openrouter: builtInProvider('openrouter')! } });
+    const errors = diagnosticErrors(diagnostics);
+    expect(errors.model).toBeUndefined();
+    expect(errors.fallback_models).toMatchObject([{ code: 'E_CHAIN_DUPLICATE', index: 1 }]);
+  });
+
+  it('the form schema rejects the same model twice at its row (policyErrors)', () => {
+    const r = agentPolicyFormSchema.safeParse({
+      model: 'openrouter:a/b',
+      fallback_models: ['openrouter:a/b'],
+      output: { retries: 1, on_error: 'retry', on_refusal: 'fail', on_truncated: 'fail', strict: false },
+    });
+    expect(r.success).toBe(false);
+    expect(policyErrors(r.error!).fallback_models).toMatchObject([{ code: 'E_CHAIN_DUPLICATE', index: 0 }]);
   });
 });

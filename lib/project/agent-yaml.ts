@@ -6,6 +6,8 @@
 // Document, which still keeps comments and other keys.
 import { isMap, isScalar, isSeq, parseDocument, Scalar, stringify, YAMLMap, YAMLSeq, type Document, type Node, type Pair } from 'yaml';
 import type { OutcomePolicy } from '../engine/types';
+import { readYaml } from './parse-file';
+import { YAML_OPTIONS } from './yaml-source';
 
 /** Fields the form edits; `undefined` leaves a field as it is, `null` removes it (back to its default). */
 export interface AgentYamlChanges {
@@ -41,8 +43,11 @@ interface Edit {
 }
 
 function parse(text: string): Document.Parsed {
-  const doc = parseDocument(text);
-  if (doc.errors.length) throw new AgentYamlError(`the agent file is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
+  // the loader's checks first (size, syntax, depth, aliases, keys): yaml's own toJS would throw
+  // on an alias bomb or build a circular value, which would end the save with an HTTP 500
+  const problem = readYaml('agent file', text).diagnostics[0];
+  if (problem) throw new AgentYamlError(`the agent file cannot be edited: line ${problem.line}: ${problem.message.replace(/^YAML syntax error: /, 'not valid YAML: ')}`);
+  const doc = parseDocument(text, YAML_OPTIONS);
   if (!isMap(doc.contents)) throw new AgentYamlError('the agent file must be a mapping of keys to values');
   return doc;
 }
@@ -276,11 +281,12 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 
 export function updateAgentYaml(text: string, changes: AgentYamlChanges): string {
   const doc = parse(text);
-  const want = expected(doc.toJS() as Record<string, unknown>, changes);
+  // aliases are bounded by readYaml, not by yaml's count (which refuses legitimate files)
+  const want = expected(doc.toJS({ maxAliasCount: -1 }) as Record<string, unknown>, changes);
   try {
     const result = apply(text, spliceEdits(text, doc, changes));
-    const check = parseDocument(result);
-    if (!check.errors.length && same(check.toJS(), want)) return result;
+    const check = parseDocument(result, YAML_OPTIONS);
+    if (!check.errors.length && same(check.toJS({ maxAliasCount: -1 }), want)) return result;
   } catch (err) {
     if (!(err instanceof NeedsReprint)) throw err;
   }

@@ -4,11 +4,26 @@
 import type { ResolvedProvider, WireApi } from '../engine/types';
 
 export const PROVIDER_DEFAULTS = {
-  transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000 },
+  transport: {
+    maxAttempts: 3,
+    budgetMs: 60_000,
+    timeoutMs: 120_000,
+    /** transport.idle_timeout: a stream with no content (keep-alives only) for this long is cut */
+    idleTimeoutMs: 120_000,
+    /** transport.try_deadline: one try, whatever arrives; generous, so a long stream is not cut at the budget */
+    tryDeadlineMs: 30 * 60_000,
+    /** transport.max_response_bytes: bytes read per response after decompression */
+    maxResponseBytes: 8 * 1024 * 1024,
+  },
   onRateLimit: { maxAttempts: 5, defaultWaitMs: 1_000, maxWaitMs: 60_000 },
   maxConcurrency: 16,
   /** a custom provider is not assumed to constrain generation to a schema */
   structuredOutputs: false,
+} as const;
+
+/** Bounds of the provider settings that are sizes (the duration bounds live with the duration schema). */
+export const PROVIDER_LIMITS = {
+  maxResponseBytes: { min: 1024, max: 256 * 1024 * 1024 },
 } as const;
 
 interface BuiltIn {

@@ -11,3 +11,11 @@ export function parseDuration(text: string): number | null {
 }
 
 export const DURATION_HINT = 'write a duration as a number and a unit: "500ms", "2s", "1.5s" or "1m"';
+
+/** Milliseconds as the shortest duration string that states them: 86400000 → "24h", 1500 → "1.5s". */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+    if (ms >= size && Number.isInteger((ms / size) * 1000)) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}

@@ -15,7 +15,8 @@ export function expandEnv(text: string, env: Env): Expansion {
   const missing: string[] = [];
   const value = text.replace(REF, (_whole, name: string | undefined, fallback: string | undefined) => {
     if (name === undefined) return '${';
-    const v = env[name];
+    // own entries only: ${constructor} is an unset variable, not Object.prototype's
+    const v = Object.hasOwn(env, name) ? env[name] : undefined;
     if (v !== undefined && v !== '') return v;
     if (fallback !== undefined) return fallback;
     missing.push(name);

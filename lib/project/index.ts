@@ -4,7 +4,8 @@ export { loadProject, checkProject, parseAgentYaml, parseFlowYaml, parseProvider
 export type { LoadOptions, AgentContext, FlowContext } from './load';
 export { agentPolicy } from './types';
 export type { AgentDef, AgentSettings, FlowDef, FlowNodeDef, JsonSchema, LoadResult, Project, SimulateConfig } from './types';
-export { CHECK_CODES, formatDiagnostic, hasErrors, severityOf, sortDiagnostics } from './diagnostics';
+export { capDiagnostics, CHECK_CODES, countOf, formatDiagnostic, hasErrors, severityOf, sortDiagnostics } from './diagnostics';
+export { LIMITS } from './limits';
 export type { CheckCode, Diagnostic, PathSegment, Severity } from './diagnostics';
 export {
   agentFileSchema,
@@ -22,7 +23,7 @@ export type { AgentYamlChanges } from './agent-yaml';
 export { renderTemplate, templateRefs } from './prompt-template';
 export type { TemplateContext, TemplateRef, TemplateScan, TemplateSyntaxError } from './prompt-template';
 export { schemaProblems } from './json-schema';
-export { parseDuration } from './duration';
+export { formatDuration, parseDuration } from './duration';
 export { expandEnv } from './env';
 export type { Env } from './env';
 export { BUILT_IN_PROVIDER_NAMES, builtInProvider, PROVIDER_DEFAULTS } from './builtin-providers';

@@ -2,7 +2,8 @@
 import type { z } from 'zod';
 import type { CheckCode, Diagnostic } from './diagnostics';
 import type { IssueParams } from './schema';
-import type { PathSegment, YamlSource } from './yaml-source';
+import { quote } from './limits';
+import { DiagnosticList, type PathSegment, type YamlSource } from './yaml-source';
 
 type Issue = z.core.$ZodIssue;
 
@@ -71,13 +72,13 @@ export function closest(word: string, candidates: readonly string[]): string | u
 }
 
 const dotted = (path: readonly PathSegment[]): string =>
-  path.map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s) ? (i ? `.${s}` : s) : `[${JSON.stringify(s)}]`)).join('');
+  path.map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s) ? (i ? `.${quote(s, 40)}` : quote(s, 40)) : `[${JSON.stringify(quote(s, 40))}]`)).join('');
 
 function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : `${typeof value} ${String(value)}`;
+  return typeof value === 'string' ? `the string ${JSON.stringify(quote(value))}` : `${typeof value} ${quote(String(value))}`;
 }
 
 const EXPECTED: Record<string, string> = {
@@ -98,9 +99,19 @@ const EXAMPLES: Record<string, string> = {
   nodes: '(a mapping of node ids to nodes)',
 };
 
+/**
+ * One diagnostic per issue (per key, for unknown keys), at most LIMITS.diagnosticsPerFile of them
+ * positioned: the rest are counted (positioning costs a walk down the file).
+ */
 export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: readonly Issue[], raw: unknown): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  const list = new DiagnosticList();
+  const out = { push: (...ds: Diagnostic[]) => ds.forEach((d) => list.add(() => d)) };
   for (const issue of issues) {
+    if (list.full) {
+      const count = issue.code === 'unrecognized_keys' ? issue.keys.length : 1;
+      for (let i = 0; i < count; i++) list.count();
+      continue;
+    }
     const path = issue.path as PathSegment[];
     const params = (issue as { params?: IssueParams }).params ?? {};
     const code = params.code ?? 'E_FIELD';
@@ -109,15 +120,17 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
     if (issue.code === 'unrecognized_keys') {
       const allowed = allowedKeys(schema, path);
       for (const key of issue.keys) {
-        const guess = closest(key, allowed);
-        out.push(
-          src.diagnosticAt(
-            'E_FIELD',
-            [...path, key],
-            `unknown key "${key}"${path.length ? ` in ${dotted(path)}` : ''}`,
-            guess ? `did you mean "${guess}"?` : allowed.length ? `allowed keys here: ${allowed.join(', ')}` : 'remove this key',
-            'key',
-          ),
+        list.add(
+          () => {
+            const guess = key.length <= 64 ? closest(key, allowed) : undefined;
+            return src.diagnosticAt(
+              'E_FIELD',
+              [...path, key],
+              `unknown key "${quote(key)}"${path.length ? ` in ${dotted(path)}` : ''}`,
+              guess ? `did you mean "${guess}"?` : allowed.length ? `allowed keys here: ${allowed.join(', ')}` : 'remove this key',
+              'key',
+            );
+          },
         );
       }
       continue;
@@ -195,7 +208,7 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
     hint ??= defaultHint(path);
     out.push(src.diagnosticAt(code, path, message, hint, params.at === 'key' ? 'key' : 'value'));
   }
-  return out;
+  return list.done(src.file);
 }
 
 function defaultHint(path: readonly PathSegment[]): string {

@@ -28,8 +28,23 @@ function describe(e: ErrorObject): string {
 
 let shared: Ajv | null = null;
 
+/** Answers by the schema's JSON text: a flow repeating one output schema on 500 nodes compiles it once. */
+const answers = new Map<string, SchemaProblem[]>();
+const ANSWERS_KEPT = 1000;
+
 /** Why a schema does not compile, or [] when it does. */
 export function schemaProblems(schema: unknown): SchemaProblem[] {
+  const key = JSON.stringify(schema);
+  const known = answers.get(key);
+  if (known) return known;
+  const problems = compileProblems(schema);
+  if (key.length > 10_000) return problems; // kept small: at most ~10 MB of keys
+  if (answers.size >= ANSWERS_KEPT) answers.clear();
+  answers.set(key, problems);
+  return problems;
+}
+
+function compileProblems(schema: unknown): SchemaProblem[] {
   // one instance for all checks (creating one costs ~15 ms); a failed compile may leave state
   // behind, so that instance is dropped
   const ajv = (shared ??= createAjv('check'));

@@ -2,15 +2,18 @@
 // parsed with its positions and validated against its zod schema (parse-file.ts), then checked
 // across files (providers of model strings here, flows in check-flows.ts). All problems are
 // collected, so one `aqven check` shows them all.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { ResolvedProvider } from '../engine/types';
 import { BUILT_IN_PROVIDER_NAMES, builtInProvider, builtInProviderBase, PROVIDER_DEFAULTS } from './builtin-providers';
 import { type FlowContext, flowDiagnostics } from './check-flows';
-import { type Diagnostic, hasErrors, sortDiagnostics } from './diagnostics';
+import { own } from '../shared/own';
+import { capDiagnostics, type Diagnostic, hasErrors } from './diagnostics';
+import { listNames, quote } from './limits';
 import type { Env } from './env';
 import { parseModelString } from '../engine/model-string';
 import { fileStem, nameDiagnostic, parseFile } from './parse-file';
+import { readProjectText } from './read-text';
 import { type AgentFile, agentFileSchema, type FlowFile, flowFileSchema, type ProjectFile, projectFileSchema, type ProviderFile, providerFileSchema } from './schema';
 import type { AgentDef, FlowDef, FlowNodeDef, LoadResult, Project } from './types';
 import type { PathSegment, YamlSource } from './yaml-source';
@@ -27,7 +30,7 @@ export interface LoadOptions {
 
 export function parseProviderYaml(text: string, file: string, opts: LoadOptions = {}): { provider: ResolvedProvider | null; diagnostics: Diagnostic[] } {
   const { provider, diagnostics } = providerFromSource(text, file, opts);
-  return { provider, diagnostics };
+  return { provider, diagnostics: capDiagnostics(diagnostics) };
 }
 
 function providerFromSource(text: string, file: string, opts: LoadOptions): { provider: ResolvedProvider | null; diagnostics: Diagnostic[]; src: YamlSource } {
@@ -67,7 +70,14 @@ function resolveProvider(name: string, data: ProviderFile): ResolvedProvider {
     baseUrl: (data.base_url ?? base?.baseUrl)!.replace(/\/+$/, ''),
     ...(apiKeyEnv !== undefined && { apiKeyEnv }),
     structuredOutputs: data.structured_outputs ?? base?.structuredOutputs ?? PROVIDER_DEFAULTS.structuredOutputs,
-    transport: { maxAttempts: data.transport.max_attempts, budgetMs: data.transport.budget, timeoutMs: data.transport.timeout },
+    transport: {
+      maxAttempts: data.transport.max_attempts,
+      budgetMs: data.transport.budget,
+      timeoutMs: data.transport.timeout,
+      idleTimeoutMs: data.transport.idle_timeout,
+      tryDeadlineMs: data.transport.try_deadline,
+      maxResponseBytes: data.transport.max_response_bytes,
+    },
     onRateLimit: { maxAttempts: data.on_rate_limit.max_attempts, defaultWaitMs: data.on_rate_limit.default_wait, maxWaitMs: data.on_rate_limit.max_wait },
     maxConcurrency: data.max_concurrency,
     models,
@@ -114,15 +124,15 @@ function agentProviderDiagnostics(src: YamlSource, data: AgentFile, ctx: AgentCo
   const out: Diagnostic[] = [];
   for (const { model, path } of chainPaths(data)) {
     const ref = parseModelString(model)!;
-    const provider = providers[ref.provider];
+    const provider = own(providers, ref.provider);
     if (!provider) {
       if (ctx.brokenProviders?.has(ref.provider)) continue;
       out.push(
         src.diagnosticAt(
           'E_PROVIDER',
           path,
-          `model "${model}" names an unknown provider "${ref.provider}"`,
-          `add providers/${ref.provider}.yaml, or use one of: ${Object.keys(providers).sort().join(', ')}`,
+          `model "${quote(model)}" names an unknown provider "${ref.provider}"`,
+          `add providers/${ref.provider}.yaml, or use one of: ${listNames(Object.keys(providers).sort())}`,
         ),
       );
       continue;
@@ -130,7 +140,7 @@ function agentProviderDiagnostics(src: YamlSource, data: AgentFile, ctx: AgentCo
     if (!data.output.strict) continue;
     if (!provider.structuredOutputs) {
       out.push(src.diagnosticAt('E_STRICT', ['output', 'strict'], `output.strict is true but provider "${provider.name}" (model "${model}") has no structured_outputs`, 'set output.strict to false (AQVEN validates and repairs the output), or use a provider with structured_outputs: true'));
-    } else if (provider.models[ref.modelId]?.structuredOutputs === false) {
+    } else if (own(provider.models, ref.modelId)?.structuredOutputs === false) {
       out.push(src.diagnosticAt('E_STRICT', ['output', 'strict'], `output.strict is true but the catalogue of provider "${provider.name}" says model "${ref.modelId}" has no structured_outputs`, 'set output.strict to false (AQVEN validates and repairs the output), or use a model with structured outputs'));
     }
   }
@@ -143,7 +153,7 @@ function agentProviderDiagnostics(src: YamlSource, data: AgentFile, ctx: AgentCo
  */
 export function parseAgentYaml(text: string, file: string, ctx: AgentContext = {}): { agent: AgentDef | null; diagnostics: Diagnostic[] } {
   const { agent, diagnostics } = agentFromSource(text, file, ctx);
-  return { agent, diagnostics };
+  return { agent, diagnostics: capDiagnostics(diagnostics) };
 }
 
 function agentFromSource(text: string, file: string, ctx: AgentContext): { agent: AgentDef | null; diagnostics: Diagnostic[]; src: YamlSource } {
@@ -177,9 +187,9 @@ function toFlowDef(name: string, file: string, data: FlowFile): FlowDef {
 export function parseFlowYaml(text: string, file: string, ctx: FlowContext = {}): { flow: FlowDef | null; diagnostics: Diagnostic[] } {
   const { src, data, diagnostics } = parseFile(file, text, flowFileSchema);
   diagnostics.push(...nameDiagnostic(src, 'flow'));
-  if (!data) return { flow: null, diagnostics };
+  if (!data) return { flow: null, diagnostics: capDiagnostics(diagnostics) };
   diagnostics.push(...flowDiagnostics(src, data, ctx));
-  return { flow: hasErrors(diagnostics) ? null : toFlowDef(fileStem(file), file, data), diagnostics };
+  return { flow: hasErrors(diagnostics) ? null : toFlowDef(fileStem(file), file, data), diagnostics: capDiagnostics(diagnostics) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,12 +225,14 @@ function duplicates(files: string[]): { unique: string[]; diagnostics: Diagnosti
   return { unique: [...byName.values()], diagnostics };
 }
 
-type Read = (file: string) => Promise<string>;
+/** A file's text, or the diagnostic that says why it cannot be read (too big, not UTF-8). */
+type Read = (file: string) => Promise<string | Diagnostic>;
 
 async function readProjectFile(root: string, read: Read, env: Env): Promise<{ projectFile: ProjectFile | null; diagnostics: Diagnostic[] }> {
-  let text: string;
+  let text: string | Diagnostic;
   try {
     text = await read('aqven.yaml');
+    if (typeof text !== 'string') return { projectFile: null, diagnostics: [text] };
   } catch {
     const hint = 'pass the project folder with --project DIR, or create one with `aqven init DIR`';
     return { projectFile: null, diagnostics: [{ file: 'aqven.yaml', line: 1, col: 1, severity: 'error', code: 'E_FIELD', message: `no aqven.yaml in ${root}`, hint, path: [] }] };
@@ -247,9 +259,10 @@ async function loadProviders(root: string, read: Read, env: Env): Promise<Loaded
   const diagnostics = [...files.diagnostics];
   for (const file of files.unique) {
     const name = fileStem(file);
-    const { provider, diagnostics: d, src } = providerFromSource(await read(file), file, { env });
+    const text = await read(file);
+    const { provider, diagnostics: d, src } = typeof text === 'string' ? providerFromSource(text, file, { env }) : { provider: null, diagnostics: [text], src: null };
     diagnostics.push(...d);
-    sources.set(name, src);
+    if (src) sources.set(name, src);
     if (provider) providers[name] = provider;
     else {
       delete providers[name];
@@ -269,7 +282,12 @@ async function loadAgents(root: string, read: Read, ctx: Required<AgentContext>)
   const names = new Set(files.unique.map(fileStem));
   const used: ProviderUse = new Map();
   for (const file of files.unique) {
-    const { agent, diagnostics: d, src } = agentFromSource(await read(file), file, ctx);
+    const text = await read(file);
+    if (typeof text !== 'string') {
+      diagnostics.push(text);
+      continue;
+    }
+    const { agent, diagnostics: d, src } = agentFromSource(text, file, ctx);
     diagnostics.push(...d);
     if (!agent) continue;
     agents[agent.name] = agent;
@@ -289,7 +307,8 @@ async function loadFlows(root: string, read: Read, ctx: FlowContext): Promise<{ 
   const files = duplicates(await yamlFiles(root, 'flows'));
   const diagnostics = [...files.diagnostics];
   for (const file of files.unique) {
-    const { flow, diagnostics: d } = parseFlowYaml(await read(file), file, ctx);
+    const text = await read(file);
+    const { flow, diagnostics: d } = typeof text === 'string' ? parseFlowYaml(text, file, ctx) : { flow: null, diagnostics: [text] };
     diagnostics.push(...d);
     if (flow) flows[flow.name] = flow;
   }
@@ -300,9 +319,9 @@ async function loadFlows(root: string, read: Read, ctx: FlowContext): Promise<{ 
 function apiKeyWarnings(used: ProviderUse, loaded: LoadedProviders, env: Env): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const [name, use] of used) {
-    const provider = loaded.providers[name];
+    const provider = own(loaded.providers, name);
     if (!provider?.apiKeyEnv) continue;
-    const value = env[provider.apiKeyEnv];
+    const value = own(env, provider.apiKeyEnv);
     if (value !== undefined && value !== '') continue;
     const providerSrc = loaded.sources.get(name);
     const inFile = providerSrc?.nodeAt(['api_key_env']) ? providerSrc : undefined;
@@ -338,7 +357,7 @@ function resolveProject(root: string, file: ProjectFile, parts: Pick<Project, 'p
 export async function loadProject(dir: string, opts: LoadOptions = {}): Promise<LoadResult> {
   const env = opts.env ?? process.env;
   const root = resolve(dir);
-  const read: Read = (file) => readFile(join(root, file), 'utf8');
+  const read: Read = (file) => readProjectText(root, file);
 
   const { projectFile, diagnostics } = await readProjectFile(root, read, env);
   const providers = await loadProviders(root, read, env);
@@ -346,7 +365,8 @@ export async function loadProject(dir: string, opts: LoadOptions = {}): Promise<
   const flows = await loadFlows(root, read, { agents: agents.names });
   diagnostics.push(...providers.diagnostics, ...agents.diagnostics, ...flows.diagnostics, ...apiKeyWarnings(agents.used, providers, env));
 
-  const sorted = sortDiagnostics(diagnostics);
+  // at most LIMITS.diagnosticsPerFile errors per file, the rest counted in one E_MORE
+  const sorted = capDiagnostics(diagnostics);
   if (hasErrors(sorted) || !projectFile) return { project: null, diagnostics: sorted };
   const project = resolveProject(root, projectFile, { providers: providers.providers, agents: agents.agents, flows: flows.flows });
   return { project, diagnostics: sorted };

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Diagnostic } from './diagnostics';
 import type { Env } from './env';
 import { issueDiagnostics } from './issues';
+import { formatBytes, LIMITS } from './limits';
 import { NAME_PATTERN } from './schema';
 import { YamlSource } from './yaml-source';
 
@@ -14,13 +15,23 @@ export interface Parsed<T> {
   diagnostics: Diagnostic[];
 }
 
-/** Parses one file against its schema; `env` expands `${VAR}` first (aqven.yaml, providers only). */
+/**
+ * Parses one file against its schema; `env` expands `${VAR}` first (aqven.yaml, providers only).
+ * Each step runs only on what the steps before accepted: the size, the YAML syntax, the
+ * structure (depth, aliases, keys, numbers), then the schema. Never throws.
+ */
 export function parseFile<S extends z.ZodType>(file: string, text: string, schema: S, env?: Env): Parsed<z.output<S>> {
-  const src = new YamlSource(file, text);
-  const syntax = src.syntaxDiagnostics();
-  if (syntax.length) return { src, data: null, diagnostics: syntax };
+  const { src, diagnostics: problems } = readYaml(file, text);
+  if (problems.length) return { src, data: null, diagnostics: problems };
   const diagnostics = env ? src.expandEnv(env) : [];
-  const raw = src.toJS();
+  let raw: unknown;
+  try {
+    raw = src.toJS();
+  } catch (err) {
+    // structureDiagnostics leaves nothing for yaml to refuse; should it still, the file is answered
+    diagnostics.push(src.diagnostic('E_FIELD', null, `the file cannot be read as data: ${err instanceof Error ? err.message : String(err)}`, 'simplify the file (anchors, aliases, nesting)'));
+    return { src, data: null, diagnostics };
+  }
   if (raw === null || raw === undefined) {
     diagnostics.push(src.diagnostic('E_FIELD', null, 'the file is empty', 'start the file with apiVersion: "aqven/v1" and kind'));
     return { src, data: null, diagnostics };
@@ -35,6 +46,35 @@ export function parseFile<S extends z.ZodType>(file: string, text: string, schem
     return { src, data: null, diagnostics };
   }
   return { src, data: diagnostics.length ? null : result.data, diagnostics };
+}
+
+/**
+ * The file parsed, with what stops it from becoming a JS value safely: its size, YAML syntax
+ * errors, then its structure (depth, aliases, keys, numbers). No diagnostics: `src.toJS()` is safe.
+ */
+export function readYaml(file: string, text: string): { src: YamlSource; diagnostics: Diagnostic[] } {
+  const tooBig = sizeDiagnostic(file, text);
+  // an empty source keeps positions and nodeAt working for the callers
+  if (tooBig) return { src: new YamlSource(file, ''), diagnostics: [tooBig] };
+  const src = new YamlSource(file, text);
+  const syntax = src.syntaxDiagnostics();
+  return { src, diagnostics: syntax.length ? syntax : src.structureDiagnostics() };
+}
+
+/** E_LIMIT for a file over LIMITS.fileBytes (by its UTF-8 size), at its start. */
+export function sizeDiagnostic(file: string, text: string | number): Diagnostic | null {
+  const bytes = typeof text === 'number' ? text : text.length > LIMITS.fileBytes / 4 ? Buffer.byteLength(text, 'utf8') : text.length;
+  if (bytes <= LIMITS.fileBytes) return null;
+  return {
+    file,
+    line: 1,
+    col: 1,
+    severity: 'error',
+    code: 'E_LIMIT',
+    message: `the file is ${formatBytes(bytes)}; a project file may be at most ${formatBytes(LIMITS.fileBytes)}`,
+    hint: 'split it up (one agent or flow per file) or shorten it',
+    path: [],
+  };
 }
 
 /** The name a file gives its provider, agent or flow: "agents/classifier.yaml" → "classifier". */

@@ -34,10 +34,13 @@ export function templateRefs(template: string): TemplateScan {
   const refs: TemplateRef[] = [];
   const errors: TemplateSyntaxError[] = [];
   let i = 0;
+  // one pass: the "}}" found for one "{{" serves every "{{" before it (100,000 unclosed "{{"
+  // must not search to the end of the template 100,000 times)
+  let close = -2;
   for (;;) {
     const open = template.indexOf('{{', i);
     if (open < 0) break;
-    const close = template.indexOf('}}', open + 2);
+    if (close !== -1 && close < open + 2) close = template.indexOf('}}', open + 2);
     const nextOpen = template.indexOf('{{', open + 2);
     if (close < 0 || (nextOpen >= 0 && nextOpen < close)) {
       errors.push({ raw: template.slice(open, open + 2), start: open, message: '"{{" is never closed with "}}"' });

@@ -7,10 +7,12 @@
 // A custom issue carries `params: { code, hint }`; without a code an issue is E_FIELD.
 import { z } from 'zod';
 import { scenarioShape } from '../sim/script-schema';
-import { PROVIDER_DEFAULTS } from './builtin-providers';
+import { PROVIDER_DEFAULTS, PROVIDER_LIMITS } from './builtin-providers';
 import type { CheckCode } from './diagnostics';
-import { DURATION_HINT, parseDuration } from './duration';
+import { DURATION_HINT, formatDuration, parseDuration } from './duration';
+import { LIMITS, quote } from './limits';
 import { MODEL_HINT, modelStringProblem, parseModelString } from '../engine/model-string';
+import { RETRIES_MAX } from '../engine/policy';
 
 export const API_VERSION = 'aqven/v1';
 
@@ -33,17 +35,42 @@ export const modelStringSchema = z.string().superRefine((value, ctx) => {
   }
 });
 
-export const durationSchema = z.string().transform((value, ctx) => {
-  const ms = parseDuration(value);
-  if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration`, params: { hint: DURATION_HINT } });
-    return z.NEVER;
-  }
-  return ms;
-});
+const HOUR_MS = 3_600_000;
+
+/**
+ * The longest durations a project file may set: every duration ends up in a Node timer, which
+ * fires at once past 2^31-1 ms (about 24.8 days).
+ */
+export const DURATION_MAX = {
+  /** timeouts, budgets and deadlines (transport.*) */
+  timeoutMs: 24 * HOUR_MS,
+  /** waits between tries (on_rate_limit.*) */
+  waitMs: HOUR_MS,
+} as const;
+
+/** A duration string ("500ms", "2s", "1m", "1h") → milliseconds, at most `maxMs`. */
+export function durationUpTo(maxMs: number) {
+  return z.string().transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === null) {
+      ctx.addIssue({ code: 'custom', message: `"${quote(value)}" is not a duration`, params: { hint: DURATION_HINT } });
+      return z.NEVER;
+    }
+    if (ms > maxMs) {
+      ctx.addIssue({ code: 'custom', message: `"${quote(value)}" is longer than ${formatDuration(maxMs)}, the longest allowed here`, params: { hint: `use a duration of at most ${formatDuration(maxMs)}` } });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/** Timeouts, budgets and deadlines: at most DURATION_MAX.timeoutMs (24h). */
+export const durationSchema = durationUpTo(DURATION_MAX.timeoutMs);
+/** Waits between tries: at most DURATION_MAX.waitMs (1h). */
+export const waitSchema = durationUpTo(DURATION_MAX.waitMs);
 
 export const outcomePolicySchema = z.enum(['fail', 'retry', 'fallback']);
-export const retriesSchema = z.number().int().min(0).max(10);
+export const retriesSchema = z.number().int().min(0).max(RETRIES_MAX);
 
 // ---------------------------------------------------------------------------------------------
 // agents/NAME.yaml
@@ -87,6 +114,30 @@ function outcomeFallbackRule(
   }
 }
 
+/**
+ * A model twice in an agent's chain (`model: m`, `fallback_models: [m]`) would answer more than
+ * `output.retries + 1` times for a node (seed page): each repeat is an error at its entry.
+ */
+function chainDuplicateRule(value: { model?: unknown; fallback_models?: unknown }, ctx: z.RefinementCtx): void {
+  if (!Array.isArray(value.fallback_models)) return;
+  const seen = new Map<unknown, string>();
+  if (typeof value.model === 'string') seen.set(value.model, 'model');
+  value.fallback_models.forEach((m: unknown, i) => {
+    if (typeof m !== 'string') return;
+    const first = seen.get(m);
+    if (first === undefined) return void seen.set(m, `fallback_models[${i}]`);
+    ctx.addIssue({
+      code: 'custom',
+      path: ['fallback_models', i],
+      message: `fallback_models[${i}] "${quote(m)}" is already in the agent's chain (${first}): one model would answer more than output.retries + 1 times`,
+      params: {
+        code: 'E_CHAIN_DUPLICATE',
+        hint: 'remove the repeat, or name another model; to let one model answer more often, raise output.retries',
+      } satisfies IssueParams,
+    });
+  });
+}
+
 export const agentFileSchema = z
   .strictObject({
     apiVersion,
@@ -98,7 +149,8 @@ export const agentFileSchema = z
     settings: agentSettingsSchema.default({}),
     output: agentOutputSchema.prefault({}),
   })
-  .superRefine(outcomeFallbackRule);
+  .superRefine(outcomeFallbackRule)
+  .superRefine(chainDuplicateRule);
 
 export type AgentFile = z.output<typeof agentFileSchema>;
 
@@ -118,7 +170,8 @@ export const agentPolicyFormSchema = z
       strict: z.boolean(),
     }),
   })
-  .superRefine(outcomeFallbackRule);
+  .superRefine(outcomeFallbackRule)
+  .superRefine(chainDuplicateRule);
 
 export type AgentPolicyForm = z.output<typeof agentPolicyFormSchema>;
 
@@ -126,14 +179,23 @@ export type AgentPolicyForm = z.output<typeof agentPolicyFormSchema>;
 // providers/NAME.yaml
 
 const httpUrl = z.string().superRefine((value, ctx) => {
-  let ok = false;
+  let url: URL | null = null;
   try {
-    const u = new URL(value);
-    ok = u.protocol === 'http:' || u.protocol === 'https:';
+    url = new URL(value);
   } catch {
-    ok = false;
+    url = null;
   }
-  if (!ok) ctx.addIssue({ code: 'custom', message: `base_url "${value}" is not an http(s) URL`, params: { hint: 'write the full URL, e.g. "https://openrouter.ai/api/v1"' } });
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    // credentials in it are not repeated
+    ctx.addIssue({ code: 'custom', message: `base_url "${quote(value.replace(/\/\/[^/@]*@/, '//…@'))}" is not an http(s) URL`, params: { hint: 'write the full URL, e.g. "https://openrouter.ai/api/v1"' } });
+  } else if (url.username !== '' || url.password !== '') {
+    // the URL is not repeated: it holds a secret
+    ctx.addIssue({
+      code: 'custom',
+      message: `base_url must not contain credentials ("user:password@" before the host ${quote(url.host)})`,
+      params: { hint: 'remove them from the URL; the key is read from the environment variable named by api_key_env' },
+    });
+  }
 });
 
 export const modelCatalogueEntrySchema = z.strictObject({
@@ -157,13 +219,21 @@ export const providerFileSchema = z.strictObject({
       max_attempts: z.number().int().min(1).max(20).default(PROVIDER_DEFAULTS.transport.maxAttempts),
       budget: durationSchema.default(PROVIDER_DEFAULTS.transport.budgetMs),
       timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.timeoutMs),
+      idle_timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.idleTimeoutMs),
+      try_deadline: durationSchema.default(PROVIDER_DEFAULTS.transport.tryDeadlineMs),
+      max_response_bytes: z
+        .number()
+        .int()
+        .min(PROVIDER_LIMITS.maxResponseBytes.min)
+        .max(PROVIDER_LIMITS.maxResponseBytes.max)
+        .default(PROVIDER_DEFAULTS.transport.maxResponseBytes),
     })
     .prefault({}),
   on_rate_limit: z
     .strictObject({
       max_attempts: z.number().int().min(1).max(50).default(PROVIDER_DEFAULTS.onRateLimit.maxAttempts),
-      default_wait: durationSchema.default(PROVIDER_DEFAULTS.onRateLimit.defaultWaitMs),
-      max_wait: durationSchema.default(PROVIDER_DEFAULTS.onRateLimit.maxWaitMs),
+      default_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.defaultWaitMs),
+      max_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.maxWaitMs),
     })
     .prefault({}),
   max_concurrency: z.number().int().min(1).max(10_000).default(PROVIDER_DEFAULTS.maxConcurrency),
@@ -229,12 +299,20 @@ export const flowFileSchema = z.strictObject({
   nodes: z.record(z.string(), flowNodeSchema).superRefine((nodes, ctx) => {
     const ids = Object.keys(nodes);
     if (ids.length === 0) ctx.addIssue({ code: 'custom', message: 'a flow needs at least one node', params: { hint: 'add a node under nodes:' } });
+    if (ids.length > LIMITS.flowNodes) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `the flow has ${ids.length} nodes; a flow may have at most ${LIMITS.flowNodes}`,
+        params: { code: 'E_LIMIT', hint: 'split the flow into several flows', at: 'key' } satisfies IssueParams,
+      });
+      return;
+    }
     for (const id of ids) {
       if (!NODE_ID.test(id)) {
         ctx.addIssue({
           code: 'custom',
           path: [id],
-          message: `node id "${id}" may contain only letters, digits, "_" and "-" and must not start with a digit or "-"`,
+          message: `node id "${quote(id)}" may contain only letters, digits, "_" and "-" and must not start with a digit or "-"`,
           params: { hint: 'rename the node, e.g. "classify"; templates refer to it as nodes.<id>.output', at: 'key' } satisfies IssueParams,
         });
       }

@@ -7,7 +7,7 @@ import { feed } from '@/test/helpers/sse-feed';
 const provider = builtInProvider('anthropic')!;
 
 describe('classifyAnthropic (DESIGN: Outcome classification, anthropic row)', () => {
-  const s = (stopReason: string | null, over = {}) => ({ error: undefined, complete: true, stopReason, ...over });
+  const s = (stopReason: string | null, over = {}) => ({ error: undefined, stopReason, ...over });
   it.each([
     ['end_turn', s('end_turn'), 'ok'],
     ['stop_sequence', s('stop_sequence'), 'ok'],
@@ -16,10 +16,9 @@ describe('classifyAnthropic (DESIGN: Outcome classification, anthropic row)', ()
     ['model_context_window_exceeded', s('model_context_window_exceeded'), 'truncated'],
     ['refusal', s('refusal'), 'refusal'],
     ['pause_turn is error until continuation exists', s('pause_turn'), 'error'],
-    ['unknown', s('something_new'), 'error'],
-    ['no stop reason', s(null), 'error'],
+    ['unknown: nothing says otherwise, so ok (noted)', s('something_new'), 'ok'],
+    ['no stop reason on a whole message: ok (noted)', s(null), 'ok'],
     ['error event', s('end_turn', { error: { type: 'error' } }), 'error'],
-    ['stream ended before message_stop', s('end_turn', { complete: false }), 'error'],
   ] as const)('%s → %s', (_n, sig, outcome) => {
     expect(classifyAnthropic(sig)).toBe(outcome);
   });
@@ -62,6 +61,13 @@ describe('anthropic responses', () => {
     expect(r).toMatchObject({ outcome: 'refusal', refusal: 'declined' });
   });
 
+  it('an unrecognised stop_reason is ok, stored as sent and noted; a missing one too', () => {
+    const r = anthropicAdapter.parseBody(JSON.stringify({ type: 'message', content: [{ type: 'text', text: 'hi' }], stop_reason: 'compaction', usage: {} }));
+    expect(r).toMatchObject({ outcome: 'ok', text: 'hi', finishReason: 'compaction', note: 'unrecognised finish reason `compaction`' });
+    const n = anthropicAdapter.parseBody(JSON.stringify({ type: 'message', content: [{ type: 'text', text: 'hi' }], stop_reason: null, usage: {} }));
+    expect(n).toMatchObject({ outcome: 'ok', note: 'no finish reason' });
+  });
+
   it('a spend-limit 429 is quota', () => {
     const raw = JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'limit', details: { error_code: 'enforced_spend_limit_reached' } } });
     expect(anthropicAdapter.readError(429, JSON.parse(raw), raw)).toEqual({ message: 'limit', quota: true });
@@ -86,14 +92,53 @@ describe('anthropic streams', () => {
     expect(result).toMatchObject({ outcome: 'ok', text: 'Hello', usage: { inputTokens: 7, outputTokens: 3 } });
   });
 
-  it('an error event mid-stream is error', async () => {
-    const { result } = await feed(anthropicAdapter, [start, delta('par'), ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })]);
-    expect(result).toMatchObject({ outcome: 'error', text: 'par' });
-    expect(result.error?.message).toBe('Overloaded');
+  it.each([
+    ['overloaded_error', 'server_error'],
+    ['api_error', 'server_error'],
+    ['timeout_error', 'server_error'],
+    ['rate_limit_error', 'rate_limited'],
+  ])('an error event of type %s mid-stream is the call never completing: the stream is broken (%s)', async (type, kind) => {
+    const { broken } = await feed(anthropicAdapter, [start, delta('par'), ev('error', { error: { type, message: 'Overloaded' } })]);
+    expect(broken).toMatchObject({ error: kind });
+    expect(broken!.message).toMatch(/event in the stream.*: Overloaded$/);
   });
 
-  it('a stream that ends before message_stop is error', async () => {
-    const { result } = await feed(anthropicAdapter, [start, delta('par'), ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: {} })]);
-    expect(result.outcome).toBe('error');
+  it('an error event that is not transient (a broken answer) is outcome error', async () => {
+    const { broken, result } = await feed(anthropicAdapter, [start, delta('par'), ev('error', { error: { type: 'invalid_request_error', message: 'malformed tool use' } })]);
+    expect(broken).toBeNull();
+    expect(result).toMatchObject({ outcome: 'error', text: 'par' });
+    expect(result.error?.message).toBe('malformed tool use');
+  });
+
+  it('a spend-limit error event is a quota: outcome error, not retried by the transport', async () => {
+    const { broken } = await feed(anthropicAdapter, [start, ev('error', { error: { type: 'rate_limit_error', message: 'limit', details: { error_code: 'enforced_spend_limit_reached' } } })]);
+    expect(broken).toBeNull();
+  });
+
+  it('only content resets transport.idle_timeout: pings, message_start and block openings do not; text, tool-input and thinking deltas do', async () => {
+    const { progress } = await feed(anthropicAdapter, [
+      start,
+      ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
+      ev('ping', {}),
+      ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'Let me see' } }),
+      ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"a":' } }),
+      ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '' } }),
+      delta('Hi'),
+      ev('content_block_stop', { index: 0 }),
+      ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } }),
+      ev('message_stop', {}),
+    ]);
+    expect(progress).toEqual([false, false, false, true, true, false, true, false, true, true]);
+  });
+
+  it('a stream that ends without a stop_reason did not complete: broken, like a dropped connection', async () => {
+    const { broken } = await feed(anthropicAdapter, [start, delta('par'), ev('content_block_stop', { index: 0 })]);
+    expect(broken).toMatchObject({ error: 'connection', message: 'the stream ended without a stop_reason: the response did not complete' });
+  });
+
+  it('a stop_reason came but message_stop did not: the answer is whole', async () => {
+    const { broken, result } = await feed(anthropicAdapter, [start, delta('par'), ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: {} })]);
+    expect(broken).toBeNull();
+    expect(result).toMatchObject({ outcome: 'ok', text: 'par' });
   });
 });

@@ -1,32 +1,55 @@
 // Anthropic Messages (WIRE.md "anthropic").
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
-import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type WireRequest } from '@/lib/engine/adapter';
-import { errorMessage, errorResult, isObj, joinUrl, mentionsQuotaCode, num, splitSystem, str } from './wire-helpers';
+import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
+import { transientEventError } from '@/lib/engine/retry-rules';
+import { ANTHROPIC_STOP, outcomeOf, unrecognisedNote } from './finish-reasons';
+import { errorMessage, errorResult, eventBreak, isObj, joinUrl, mentionsQuotaCode, num, splitSystem, str, unfinished } from './wire-helpers';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Anthropic requires max_tokens; used when the agent sets none. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-const OK = new Set(['end_turn', 'stop_sequence', 'tool_use']);
-const TRUNCATED = new Set(['max_tokens', 'model_context_window_exceeded']);
+/** The HTTP status each Anthropic error type stands for (their errors page), for an error event mid-stream. */
+const ERROR_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
 
 export interface AnthropicSignals {
-  /** a body of type "error" or an SSE `event: error` */
+  /** a body of type "error" or an SSE `event: error` that is not transient */
   error: unknown;
-  /** false when a stream ended before message_stop */
-  complete: boolean;
   stopReason: string | null;
 }
 
-/** DESIGN: Outcome classification, anthropic row. `pause_turn` is error until continuation exists. */
+/**
+ * DESIGN: Outcome classification, anthropic row: an error → the stop reason; an unrecognised or
+ * missing one is ok (noted). `pause_turn` is error until continuation exists.
+ */
 export function classifyAnthropic(s: AnthropicSignals): Outcome {
   if (s.error !== undefined && s.error !== null) return 'error';
-  if (!s.complete) return 'error';
-  if (s.stopReason === 'refusal') return 'refusal';
-  if (s.stopReason !== null && TRUNCATED.has(s.stopReason)) return 'truncated';
-  if (s.stopReason !== null && OK.has(s.stopReason)) return 'ok';
-  return 'error';
+  return outcomeOf(ANTHROPIC_STOP, s.stopReason) ?? 'ok';
+}
+
+/** An error event (`{type: "error", error: {type, message}}`) that is a rate limit, an overload or a server error; null otherwise. */
+export function transientEvent(event: unknown): StreamBreak['error'] | null {
+  const inner = isObj(event) && isObj(event.error) ? event.error : event;
+  const type = isObj(inner) ? str(inner.type) : null;
+  const status = type !== null && Object.hasOwn(ERROR_STATUS, type) ? ERROR_STATUS[type]! : null;
+  return status === null ? null : transientEventError(status, mentionsQuotaCode(JSON.stringify(event)));
+}
+
+function innerMessage(event: unknown): string | null {
+  const inner = isObj(event) && isObj(event.error) ? event.error : event;
+  return isObj(inner) && typeof inner.message === 'string' ? inner.message : null;
 }
 
 function textOf(content: unknown): string {
@@ -44,15 +67,12 @@ function refusalText(text: string, details: unknown): string | null {
 function result(s: AnthropicSignals, text: string, details: unknown, usage: ReportedUsage): AdapterResult {
   const outcome = classifyAnthropic(s);
   const base = { finishReason: s.stopReason, nativeFinishReason: null, text, usage };
-  if (outcome === 'refusal') return { outcome, ...base, refusal: refusalText(text, details), error: null };
-  if (outcome !== 'error') return { outcome, ...base, refusal: null, error: null };
-  if (s.error !== undefined && s.error !== null) {
-    const inner = isObj(s.error) && isObj(s.error.error) ? s.error.error : s.error;
-    const msg = isObj(inner) && typeof inner.message === 'string' ? inner.message : 'the provider reported an error';
-    return errorResult(msg, s.error, base);
+  if (outcome === 'refusal') return { outcome, ...base, refusal: refusalText(text, details), error: null, note: null };
+  if (outcome !== 'error') {
+    const note = outcome === 'ok' && outcomeOf(ANTHROPIC_STOP, s.stopReason) === null ? unrecognisedNote(s.stopReason) : null;
+    return { outcome, ...base, refusal: null, error: null, note };
   }
-  if (!s.complete) return errorResult('the stream ended before message_stop', null, base);
-  if (s.stopReason === null) return errorResult('the response has no stop_reason', null, base);
+  if (s.error !== undefined && s.error !== null) return errorResult(innerMessage(s.error) ?? 'the provider reported an error', s.error, base);
   return errorResult(`stop_reason "${s.stopReason}" ends the response without an answer`, null, base);
 }
 
@@ -88,8 +108,8 @@ function parseBody(text: string): AdapterResult {
   const body = tryJson(text);
   if (!isObj(body)) return errorResult('the response body is not a JSON message', text);
   const usage = usageOf(body.usage);
-  if (body.type === 'error') return result({ error: body, complete: true, stopReason: null }, '', null, usage);
-  return result({ error: undefined, complete: true, stopReason: str(body.stop_reason) }, textOf(body.content), body.stop_details, usage);
+  if (body.type === 'error') return result({ error: body, stopReason: null }, '', null, usage);
+  return result({ error: undefined, stopReason: str(body.stop_reason) }, textOf(body.content), body.stop_details, usage);
 }
 
 function createStream(): StreamAccumulator {
@@ -102,9 +122,12 @@ function createStream(): StreamAccumulator {
 
   const push = (ev: EventSourceMessage) => {
     const data = tryJson(ev.data);
-    if (!isObj(data)) return { delta: '', done: complete };
+    if (!isObj(data)) return { delta: '', done: complete, progress: false };
     const type = typeof data.type === 'string' ? data.type : ev.event;
     let delta = '';
+    // content, for transport.idle_timeout: every delta (text, tool input JSON, thinking), the end,
+    // an error; not ping, message_start or a block opening or closing
+    let progress = false;
     switch (type) {
       case 'message_start':
         if (isObj(data.message)) usage = usageOf(data.message.usage, usage);
@@ -114,8 +137,10 @@ function createStream(): StreamAccumulator {
           delta = data.delta.text;
           text += delta;
         }
+        progress = isObj(data.delta) && Object.entries(data.delta).some(([k, v]) => k !== 'type' && typeof v === 'string' && v !== '');
         break;
       case 'message_delta':
+        progress = true;
         if (isObj(data.delta)) {
           if (typeof data.delta.stop_reason === 'string') stopReason = data.delta.stop_reason;
           if (data.delta.stop_details !== undefined) details = data.delta.stop_details;
@@ -124,25 +149,36 @@ function createStream(): StreamAccumulator {
         break;
       case 'message_stop':
         complete = true;
+        progress = true;
         break;
       case 'error':
         error = data;
+        progress = true;
         break;
       // ping, content_block_start/stop and unknown events carry nothing we need
     }
-    return { delta, done: complete || error !== undefined };
+    return { delta, done: complete || error !== undefined, progress };
   };
 
   return {
     push,
     usage: () => usage,
     text: () => text,
-    finish: () => result({ error, complete, stopReason }, text, details, usage),
+    broken: () => {
+      // an overload or a rate limit mid-stream is the call never completing (the transport retries)
+      if (error !== undefined) {
+        const transient = transientEvent(error);
+        return transient ? eventBreak(transient, innerMessage(error), error) : null;
+      }
+      // a stop_reason came (message_delta): the answer is whole, even if message_stop did not follow
+      return stopReason === null ? unfinished('a stop_reason') : null;
+    },
+    finish: () => result({ error, stopReason }, text, details, usage),
   };
 }
 
-function readError(status: number, body: unknown, rawText: string) {
-  return { message: errorMessage(status, body, rawText), quota: mentionsQuotaCode(rawText) };
+function readError(_status: number, body: unknown, rawText: string) {
+  return { ...errorMessage(body, rawText), quota: mentionsQuotaCode(rawText) };
 }
 
 export const anthropicAdapter: ProviderAdapter = { buildRequest, parseBody, createStream, readError };

@@ -11,17 +11,34 @@ describe('classifyGemini (DESIGN: Outcome classification, gemini row)', () => {
   it.each([
     ...['STOP'].map((f) => [f, 'ok'] as const),
     ['MAX_TOKENS', 'truncated'] as const,
-    ...['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION'].map(
-      (f) => [f, 'refusal'] as const,
-    ),
-    ...['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'OTHER', 'FINISH_REASON_UNSPECIFIED', 'LANGUAGE', 'NEW_VALUE'].map(
-      (f) => [f, 'error'] as const,
-    ),
+    ...[
+      'SAFETY',
+      'RECITATION',
+      'LANGUAGE',
+      'BLOCKLIST',
+      'PROHIBITED_CONTENT',
+      'SPII',
+      'IMAGE_SAFETY',
+      'IMAGE_PROHIBITED_CONTENT',
+      'IMAGE_RECITATION',
+      'MODEL_ARMOR',
+    ].map((f) => [f, 'refusal'] as const),
+    ...[
+      'MALFORMED_FUNCTION_CALL',
+      'UNEXPECTED_TOOL_CALL',
+      'TOO_MANY_TOOL_CALLS',
+      'MALFORMED_RESPONSE',
+      'MISSING_THOUGHT_SIGNATURE',
+      'OTHER',
+      'IMAGE_OTHER',
+      'NO_IMAGE',
+    ].map((f) => [f, 'error'] as const),
+    ...['FINISH_REASON_UNSPECIFIED', 'NEW_VALUE'].map((f) => [f, 'ok'] as const),
   ])('%s → %s', (fr, outcome) => {
     expect(classifyGemini(s(fr))).toBe(outcome);
   });
-  it('no finish reason → error; a blocked prompt → refusal; an error object → error', () => {
-    expect(classifyGemini(s(null))).toBe('error');
+  it('no finish reason → ok; a blocked prompt → refusal; an error object → error', () => {
+    expect(classifyGemini(s(null))).toBe('ok');
     expect(classifyGemini(s(null, { blockReason: 'SAFETY' }))).toBe('refusal');
     expect(classifyGemini(s('STOP', { error: { code: 503 } }))).toBe('error');
   });
@@ -81,6 +98,14 @@ describe('gemini responses', () => {
     expect(r).toMatchObject({ outcome: 'refusal', finishReason: 'promptFeedback.blockReason: PROHIBITED_CONTENT' });
   });
 
+  it('an unrecognised or missing finishReason is ok, stored as sent and noted', () => {
+    const body = (finishReason?: string) => JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'hi' }] }, ...(finishReason && { finishReason }) }] });
+    expect(geminiAdapter.parseBody(body('NEW_VALUE'))).toMatchObject({ outcome: 'ok', finishReason: 'NEW_VALUE', note: 'unrecognised finish reason `NEW_VALUE`' });
+    expect(geminiAdapter.parseBody(body())).toMatchObject({ outcome: 'ok', finishReason: null, note: 'no finish reason' });
+    expect(geminiAdapter.parseBody(body('FINISH_REASON_UNSPECIFIED'))).toMatchObject({ outcome: 'ok', note: 'no finish reason (FINISH_REASON_UNSPECIFIED)' });
+    expect(geminiAdapter.parseBody(body('STOP')).note).toBeNull();
+  });
+
   it('a 429 with QuotaFailure and no RetryInfo is quota; with RetryInfo it is not', () => {
     const q = { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'quota', details: [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure' }] } };
     expect(geminiAdapter.readError(429, q, JSON.stringify(q)).quota).toBe(true);
@@ -95,6 +120,19 @@ describe('gemini streams', () => {
   const chunk = (text: string, finishReason?: string, out = 1) =>
     `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, ...(finishReason ? { finishReason } : {}) }], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: out } })}\r\n\r\n`;
 
+  it('only content resets transport.idle_timeout: an empty chunk does not; text, a thought, a function call and the finish do', async () => {
+    const raw = (obj: unknown) => `data: ${JSON.stringify(obj)}\r\n\r\n`;
+    const { progress } = await feed(geminiAdapter, [
+      raw({ candidates: [{ content: { role: 'model', parts: [] }, index: 0 }], usageMetadata: { promptTokenCount: 4 } }),
+      raw({ candidates: [{ content: { role: 'model', parts: [{ text: '' }] } }] }),
+      raw({ candidates: [{ content: { role: 'model', parts: [{ text: 'hmm', thought: true }] } }] }),
+      raw({ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'f', args: {} } }] } }] }),
+      chunk('Hi'),
+      chunk('', 'STOP'),
+    ]);
+    expect(progress).toEqual([false, false, true, true, true, true]);
+  });
+
   it('accepts \\r\\n\\r\\n separators, takes the last (cumulative) usage', async () => {
     const { deltas, result } = await feed(geminiAdapter, [chunk('Hel', undefined, 1), chunk('lo', 'STOP', 2)]);
     expect(deltas).toEqual(['Hel', 'lo']);
@@ -106,8 +144,30 @@ describe('gemini streams', () => {
     expect(result).toMatchObject({ outcome: 'ok', text: 'ab' });
   });
 
-  it('a stream with no finish reason is error', async () => {
-    const { result } = await feed(geminiAdapter, [chunk('a')]);
+  it('a stream with no finish reason did not complete: broken, like a dropped connection', async () => {
+    const { broken } = await feed(geminiAdapter, [chunk('a')]);
+    expect(broken).toMatchObject({ error: 'connection', message: 'the stream ended without a finishReason: the response did not complete' });
+  });
+
+  it('a blocked prompt streams no finish reason, and is whole: refusal', async () => {
+    const { broken, result } = await feed(geminiAdapter, [`data: ${JSON.stringify({ promptFeedback: { blockReason: 'SAFETY' } })}\r\n\r\n`]);
+    expect(broken).toBeNull();
+    expect(result.outcome).toBe('refusal');
+  });
+
+  it.each([
+    ['503 UNAVAILABLE', { code: 503, status: 'UNAVAILABLE', message: 'The model is overloaded.' }, 'server_error'],
+    ['500 INTERNAL', { code: 500, status: 'INTERNAL', message: 'internal' }, 'server_error'],
+    ['429 RESOURCE_EXHAUSTED', { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'slow down' }, 'rate_limited'],
+  ])('an error chunk mid-stream reporting %s breaks the stream (%s)', async (_n, error, kind) => {
+    const { broken } = await feed(geminiAdapter, [chunk('a'), `data: ${JSON.stringify({ error })}\r\n\r\n`]);
+    expect(broken?.error).toBe(kind);
+  });
+
+  it('a quota error chunk (QuotaFailure, no RetryInfo) is outcome error', async () => {
+    const error = { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'quota', details: [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure' }] };
+    const { broken, result } = await feed(geminiAdapter, [chunk('a'), `data: ${JSON.stringify({ error })}\r\n\r\n`]);
+    expect(broken).toBeNull();
     expect(result.outcome).toBe('error');
   });
 });

@@ -2,19 +2,10 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
 import { parseRetryInfo } from '@/lib/engine/retry-after';
-import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type WireRequest } from '@/lib/engine/adapter';
-import { errorMessage, errorResult, isObj, joinUrl, num, splitSystem, str } from './wire-helpers';
-
-const REFUSAL = new Set([
-  'SAFETY',
-  'RECITATION',
-  'BLOCKLIST',
-  'PROHIBITED_CONTENT',
-  'SPII',
-  'IMAGE_SAFETY',
-  'IMAGE_PROHIBITED_CONTENT',
-  'IMAGE_RECITATION',
-]);
+import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
+import { transientEventError } from '@/lib/engine/retry-rules';
+import { GEMINI_FINISH, GEMINI_UNSPECIFIED, outcomeOf, unrecognisedNote } from './finish-reasons';
+import { errorMessage, errorResult, eventBreak, isObj, joinUrl, num, splitSystem, statusCode, str, unfinished } from './wire-helpers';
 
 export interface GeminiSignals {
   error: unknown;
@@ -23,14 +14,30 @@ export interface GeminiSignals {
   finishReason: string | null;
 }
 
-/** DESIGN: Outcome classification, gemini row: anything but STOP, MAX_TOKENS and the refusal set is an error. */
+/**
+ * DESIGN: Outcome classification, gemini row: an error → a blocked prompt → the finish reason; an
+ * unrecognised or missing one (FINISH_REASON_UNSPECIFIED included) is ok, and noted.
+ */
 export function classifyGemini(s: GeminiSignals): Outcome {
   if (s.error !== undefined && s.error !== null) return 'error';
   if (s.blockReason !== null) return 'refusal';
-  if (s.finishReason !== null && REFUSAL.has(s.finishReason)) return 'refusal';
-  if (s.finishReason === 'STOP') return 'ok';
-  if (s.finishReason === 'MAX_TOKENS') return 'truncated';
-  return 'error';
+  return outcomeOf(GEMINI_FINISH, s.finishReason) ?? 'ok';
+}
+
+function hasDetail(err: unknown, type: string): boolean {
+  const details = isObj(err) && Array.isArray(err.details) ? err.details : [];
+  return details.some((d) => isObj(d) && typeof d['@type'] === 'string' && d['@type'].endsWith(type));
+}
+
+/** A 429 carrying QuotaFailure but no RetryInfo is a quota that waiting will not clear (DESIGN: Transport retry and rate limits). */
+function isQuota(status: number, err: unknown): boolean {
+  return status === 429 && hasDetail(err, 'google.rpc.QuotaFailure') && !hasDetail(err, 'google.rpc.RetryInfo');
+}
+
+/** An error chunk mid-stream (`{error: {code: 503, status: "UNAVAILABLE"}}`) that is transient; null otherwise. */
+export function transientChunkError(err: unknown): StreamBreak['error'] | null {
+  const status = isObj(err) ? statusCode(err.code) : null;
+  return status === null ? null : transientEventError(status, isQuota(status, err));
 }
 
 /** Thoughts are billed as output (WIRE.md). */
@@ -59,13 +66,16 @@ function result(s: GeminiSignals, text: string, usage: ReportedUsage, finishMess
   // a blocked prompt has no finish reason; store the block reason so the record says why
   const finishReason = s.blockReason !== null && s.finishReason === null ? `promptFeedback.blockReason: ${s.blockReason}` : s.finishReason;
   const base = { finishReason, nativeFinishReason: null, text, usage };
-  if (outcome === 'refusal') return { outcome, ...base, refusal: text || null, error: null };
-  if (outcome !== 'error') return { outcome, ...base, refusal: null, error: null };
+  if (outcome === 'refusal') return { outcome, ...base, refusal: text || null, error: null, note: null };
+  if (outcome !== 'error') {
+    const unknown = outcome === 'ok' && outcomeOf(GEMINI_FINISH, s.finishReason) === null;
+    const note = !unknown ? null : s.finishReason === GEMINI_UNSPECIFIED ? `no finish reason (${GEMINI_UNSPECIFIED})` : unrecognisedNote(s.finishReason);
+    return { outcome, ...base, refusal: null, error: null, note };
+  }
   if (s.error !== undefined && s.error !== null) {
     const msg = isObj(s.error) && typeof s.error.message === 'string' ? s.error.message : 'the provider reported an error';
     return errorResult(msg, s.error, base);
   }
-  if (s.finishReason === null) return errorResult('the response ended without a finishReason', null, base);
   return errorResult(finishMessage ? `finishReason ${s.finishReason}: ${finishMessage}` : `finishReason ${s.finishReason}`, null, base);
 }
 
@@ -85,7 +95,7 @@ function buildRequest(req: AdapterRequest, provider: ResolvedProvider, apiKey: s
   const generationConfig: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(req.settings ?? {})) {
     if (v === undefined) continue;
-    const name = SETTING_NAMES[k] ?? camel(k);
+    const name = (Object.hasOwn(SETTING_NAMES, k) ? SETTING_NAMES[k] : undefined) ?? camel(k); // a setting "constructor" is not Object.prototype's
     generationConfig[name] = name === 'stopSequences' && typeof v === 'string' ? [v] : v;
   }
   if (req.responseSchema) {
@@ -115,6 +125,11 @@ function parseBody(text: string): AdapterResult {
   return result({ error: undefined, blockReason, finishReason: c ? str(c.finishReason) : null }, candidateText(c), usage, c ? str(c.finishMessage) : null);
 }
 
+function hasParts(c: Record<string, unknown>): boolean {
+  const parts = isObj(c.content) && Array.isArray(c.content.parts) ? c.content.parts : [];
+  return parts.some((p) => isObj(p) && Object.keys(p).some((k) => k !== 'text' || (typeof p.text === 'string' && p.text !== '')));
+}
+
 function createStream(): StreamAccumulator {
   let text = '';
   let error: unknown;
@@ -125,7 +140,7 @@ function createStream(): StreamAccumulator {
 
   const push = (ev: EventSourceMessage) => {
     const chunk = tryJson(ev.data);
-    if (!isObj(chunk)) return { delta: '', done: false };
+    if (!isObj(chunk)) return { delta: '', done: false, progress: false };
     if (chunk.error !== undefined && chunk.error !== null) error = chunk.error;
     usage = usageOf(chunk.usageMetadata, usage); // cumulative: the last one wins
     blockReason = blockReasonOf(chunk) ?? blockReason;
@@ -134,22 +149,33 @@ function createStream(): StreamAccumulator {
     text += delta;
     if (c && typeof c.finishReason === 'string') finishReason = c.finishReason;
     if (c && typeof c.finishMessage === 'string') finishMessage = c.finishMessage;
-    return { delta, done: error !== undefined };
+    // content, for transport.idle_timeout: any part (text, thought, function call), a finish or
+    // block reason, an error; not an empty chunk
+    const progress = error !== undefined || blockReasonOf(chunk) !== null || (c !== undefined && (typeof c.finishReason === 'string' || hasParts(c)));
+    return { delta, done: error !== undefined, progress };
   };
 
   return {
     push,
     usage: () => usage,
     text: () => text,
+    broken: () => {
+      // an overload or a rate limit mid-stream is the call never completing (the transport retries)
+      if (error !== undefined) {
+        const transient = transientChunkError(error);
+        return transient ? eventBreak(transient, isObj(error) ? str(error.message) : null, error) : null;
+      }
+      // "if empty, the model has not stopped generating": a stream that ends so did not complete
+      if (blockReason !== null) return null;
+      return finishReason === null || finishReason === GEMINI_UNSPECIFIED ? unfinished('a finishReason') : null;
+    },
     finish: () => result({ error, blockReason, finishReason }, text, usage, finishMessage),
   };
 }
 
-/** A 429 carrying QuotaFailure but no RetryInfo is a quota that waiting will not clear (DESIGN: Transport retry and rate limits). */
 function readError(status: number, body: unknown, rawText: string) {
-  const details = isObj(body) && isObj(body.error) && Array.isArray(body.error.details) ? body.error.details : [];
-  const quotaFailure = details.some((d) => isObj(d) && typeof d['@type'] === 'string' && d['@type'].endsWith('google.rpc.QuotaFailure'));
-  return { message: errorMessage(status, body, rawText), quota: status === 429 && quotaFailure && parseRetryInfo(body) === null };
+  const err = isObj(body) ? body.error : undefined;
+  return { ...errorMessage(body, rawText), quota: isQuota(status, err) && parseRetryInfo(body) === null };
 }
 
 export const geminiAdapter: ProviderAdapter = { buildRequest, parseBody, createStream, readError };

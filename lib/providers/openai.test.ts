@@ -8,7 +8,7 @@ const provider = (baseUrl: string): ResolvedProvider => ({
   api: 'openai',
   baseUrl,
   structuredOutputs: true,
-  transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000 },
+  transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024 },
   onRateLimit: { maxAttempts: 5, defaultWaitMs: 1000, maxWaitMs: 60_000 },
   maxConcurrency: 16,
   models: {},
@@ -36,8 +36,23 @@ describe('classifyOpenAI (DESIGN: Outcome classification, openai row)', () => {
     ['OpenRouter error', sig('error'), 'error'],
     ['an error object beats everything', sig('stop', { error: { message: 'x' }, refusal: 'no' }), 'error'],
     ['the refusal signal beats the finish reason', sig('length', { refusal: 'no' }), 'refusal'],
-    ['null finish reason', sig(null), 'error'],
-    ['unknown finish reason', sig('eos'), 'error'],
+    ['null finish reason: nothing says otherwise, so ok', sig(null), 'ok'],
+    ['unknown finish reason: ok (noted)', sig('eos'), 'ok'],
+    ['Mistral model_length', sig('model_length'), 'truncated'],
+    ['vLLM abort: the server gave up', sig('abort'), 'error'],
+    ['vLLM repetition', sig('repetition'), 'error'],
+    ['Mistral / vLLM error', sig('error'), 'error'],
+    ['OpenRouter native SAFETY behind stop', sig('stop', { nativeFinishReason: 'SAFETY' }), 'refusal'],
+    ['OpenRouter native refusal behind stop', sig('stop', { nativeFinishReason: 'refusal' }), 'refusal'],
+    ['OpenRouter native PROHIBITED_CONTENT behind stop', sig('stop', { nativeFinishReason: 'PROHIBITED_CONTENT' }), 'refusal'],
+    ['OpenRouter native RECITATION behind stop', sig('stop', { nativeFinishReason: 'RECITATION' }), 'refusal'],
+    ['OpenRouter native LANGUAGE behind stop', sig('stop', { nativeFinishReason: 'LANGUAGE' }), 'refusal'],
+    ['OpenRouter native content_filter behind stop', sig('stop', { nativeFinishReason: 'content_filter' }), 'refusal'],
+    ['OpenRouter native MALFORMED_FUNCTION_CALL behind stop', sig('stop', { nativeFinishReason: 'MALFORMED_FUNCTION_CALL' }), 'error'],
+    ['OpenRouter native model_length behind stop', sig('stop', { nativeFinishReason: 'model_length' }), 'truncated'],
+    ['OpenRouter native end_turn behind stop', sig('stop', { nativeFinishReason: 'end_turn' }), 'ok'],
+    ['OpenRouter native value nobody knows behind stop', sig('stop', { nativeFinishReason: 'eos' }), 'ok'],
+    ['a non-ok finish_reason beats the native value', sig('content_filter', { nativeFinishReason: 'MAX_TOKENS' }), 'refusal'],
   ] as const)('%s → %s', (_n, s, outcome) => {
     expect(classifyOpenAI(s)).toBe(outcome);
   });
@@ -99,6 +114,23 @@ describe('openai responses', () => {
     expect(r).toMatchObject({ outcome: 'refusal', refusal: "I'm sorry", text: '' });
   });
 
+  it('an unrecognised finish reason is ok, validated as usual, stored as sent and noted', () => {
+    const r = openaiAdapter.parseBody(JSON.stringify({ choices: [{ message: { content: '{"a":1}' }, finish_reason: 'eos' }] }));
+    expect(r).toMatchObject({ outcome: 'ok', text: '{"a":1}', finishReason: 'eos', note: 'unrecognised finish reason `eos`', error: null });
+  });
+
+  it('a whole response with no finish reason is ok, noted', () => {
+    const r = openaiAdapter.parseBody(JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: null }] }));
+    expect(r).toMatchObject({ outcome: 'ok', finishReason: null, note: 'no finish reason' });
+  });
+
+  it('a known value carries no note; vLLM abort is error with the words', () => {
+    expect(openaiAdapter.parseBody(JSON.stringify({ choices: [{ message: { content: 'x' }, finish_reason: 'stop' }] })).note).toBeNull();
+    const r = openaiAdapter.parseBody(JSON.stringify({ choices: [{ message: { content: 'x' }, finish_reason: 'abort' }] }));
+    expect(r).toMatchObject({ outcome: 'error', note: null });
+    expect(r.error?.message).toBe('finish_reason "abort": the server gave up on the response');
+  });
+
   it('a body that is not JSON is error', () => {
     expect(openaiAdapter.parseBody('<html>').outcome).toBe('error');
   });
@@ -116,6 +148,21 @@ describe('openai responses', () => {
 describe('openai streams', () => {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+
+  it('only content resets transport.idle_timeout: role-only and empty chunks do not; text, tool calls, reasoning, the finish, usage and [DONE] do', async () => {
+    const { progress } = await feed(openaiAdapter, [
+      ': OPENROUTER PROCESSING\n\n', // a comment never reaches the adapter
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ content: '' }),
+      chunk({ reasoning: 'thinking…' }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"a"' } }] }),
+      chunk({ content: 'Hi' }),
+      chunk({}, 'stop'),
+      `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } })}\n\n`,
+      'data: [DONE]\n\n',
+    ]);
+    expect(progress).toEqual([false, false, true, true, true, true, true, true]);
+  });
 
   it('delivers deltas in order, skips OpenRouter comments, reads the usage chunk', async () => {
     const { deltas, result } = await feed(openaiAdapter, [
@@ -136,18 +183,63 @@ describe('openai streams', () => {
     expect(result).toMatchObject({ outcome: 'refusal', refusal: 'No.' });
   });
 
-  it('a mid-stream error chunk is error (OpenRouter shape)', async () => {
-    const { result } = await feed(openaiAdapter, [
+  it('a mid-stream rate-limit chunk (OpenRouter shape, WIRE.md) breaks the stream: rate_limited, not an answer', async () => {
+    const { broken } = await feed(openaiAdapter, [
       chunk({ content: 'par' }),
       `data: {"id":"gen-1","object":"chat.completion.chunk","model":"openai/gpt-4o","error":{"code":429,"message":"Rate limit exceeded","metadata":{"error_type":"rate_limit_exceeded"}},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}\n\n`,
     ]);
-    expect(result).toMatchObject({ outcome: 'error', text: 'par', finishReason: 'error' });
-    expect(result.error?.message).toBe('Rate limit exceeded');
+    expect(broken).toMatchObject({ error: 'rate_limited', message: 'a rate-limit error event in the stream: Rate limit exceeded' });
+    expect(JSON.parse(broken!.detail!)).toMatchObject({ code: 429 });
   });
 
-  it('a stream that ends with no finish reason is error', async () => {
-    const { result } = await feed(openaiAdapter, [chunk({ content: 'abc' })]);
-    expect(result.outcome).toBe('error');
-    expect(result.error?.message).toMatch(/without a finish_reason/);
+  it.each([
+    ['OpenRouter 502', { code: 502, message: 'Provider returned error', metadata: { error_type: 'provider_error' } }, 'server_error'],
+    ['OpenRouter 503 as a string', { code: '503', message: 'down' }, 'server_error'],
+    ['OpenAI server_error without a code', { message: 'The server had an error', type: 'server_error', code: null }, 'server_error'],
+    ['OpenAI rate_limit_exceeded', { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' }, 'rate_limited'],
+    ['a 408', { code: 408, message: 'timed out' }, 'timeout'],
+  ])('an error chunk reporting a transient failure breaks the stream: %s → %s', async (_n, error, kind) => {
+    const { broken } = await feed(openaiAdapter, [chunk({ content: 'par' }), `data: ${JSON.stringify({ error })}\n\n`]);
+    expect(broken?.error).toBe(kind);
+  });
+
+  it.each([
+    ['a quota, which waiting will not clear', { code: 429, message: 'quota', metadata: { raw: '{"error":{"code":"insufficient_quota"}}' } }],
+    ['a 400', { code: 400, message: 'bad' }],
+    ['no status and no known words', { message: 'The model produced an invalid tool call.', type: 'invalid_response_error', code: 'invalid_tool_call' }],
+  ])('an error chunk reporting anything else is outcome error: %s', async (_n, error) => {
+    const { broken, result } = await feed(openaiAdapter, [chunk({ content: 'par' }), `data: ${JSON.stringify({ error })}\n\n`]);
+    expect(broken).toBeNull();
+    expect(result).toMatchObject({ outcome: 'error', text: 'par' });
+  });
+
+  it("a choice's own error (the provider ended the answer with an error) is outcome error, whatever its code", async () => {
+    const { broken, result } = await feed(openaiAdapter, [
+      chunk({ content: 'par' }),
+      chunk({}, 'error', {}).replace('"finish_reason":"error"', '"finish_reason":"error","error":{"code":502,"message":"upstream broke"}'),
+    ]);
+    expect(broken).toBeNull();
+    expect(result).toMatchObject({ outcome: 'error', finishReason: 'error' });
+    expect(result.error?.message).toBe('upstream broke');
+  });
+
+  it('a broken answer behind a 502 (native MALFORMED_FUNCTION_CALL) stays outcome error', async () => {
+    const { broken, result } = await feed(openaiAdapter, [
+      chunk({ content: 'par' }),
+      `data: ${JSON.stringify({ error: { code: 502, message: 'Provider returned error' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'MALFORMED_FUNCTION_CALL' }] })}\n\n`,
+    ]);
+    expect(broken).toBeNull();
+    expect(result).toMatchObject({ outcome: 'error', nativeFinishReason: 'MALFORMED_FUNCTION_CALL' });
+  });
+
+  it('a stream that ends with no finish reason did not complete: broken, like a dropped connection', async () => {
+    const { broken } = await feed(openaiAdapter, [chunk({ content: 'abc' }), 'data: [DONE]\n\n']);
+    expect(broken).toEqual({ error: 'connection', message: 'the stream ended without a finish_reason: the response did not complete', detail: null });
+  });
+
+  it('a stream with an unrecognised finish reason completed: ok, noted', async () => {
+    const { broken, result } = await feed(openaiAdapter, [chunk({ content: 'abc' }), chunk({}, 'eos'), 'data: [DONE]\n\n']);
+    expect(broken).toBeNull();
+    expect(result).toMatchObject({ outcome: 'ok', text: 'abc', finishReason: 'eos', note: 'unrecognised finish reason `eos`' });
   });
 });

@@ -1,12 +1,10 @@
 // OpenAI Chat Completions and every compatible server, OpenRouter included (WIRE.md "openai").
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
-import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type WireRequest } from '@/lib/engine/adapter';
-import { errorMessage, errorResult, isObj, joinUrl, mentionsQuotaCode, num, str } from './wire-helpers';
-
-const OK = new Set(['stop', 'tool_calls', 'function_call']);
-// OpenRouter normalises these upstream values to `length`, but a router may pass them through.
-const TRUNCATED_NATIVE = new Set(['max_tokens', 'MAX_TOKENS', 'model_context_window_exceeded']);
+import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
+import { transientEventError } from '@/lib/engine/retry-rules';
+import { NATIVE_DECIDES, OPENAI_FINISH, outcomeOf, unrecognisedNote } from './finish-reasons';
+import { errorMessage, errorResult, eventBreak, isObj, joinUrl, mentionsQuotaCode, num, statusCode, str, unfinished } from './wire-helpers';
 
 export interface OpenAISignals {
   /** a top-level, choice-level or chunk-level `error` object */
@@ -16,15 +14,39 @@ export interface OpenAISignals {
   nativeFinishReason: string | null;
 }
 
-/** DESIGN: Outcome classification, openai row: error object → refusal signal → finish reason. */
+/** What an OpenRouter native value decides (WIRE.md "Finish reasons"); its generic `error` decides nothing more than `finish_reason`. */
+function nativeOutcome(native: string | null): Outcome | null {
+  return native === null || native === 'error' ? null : (NATIVE_DECIDES.get(native) ?? null);
+}
+
+/**
+ * DESIGN: Outcome classification, openai row: error object → refusal signal → finish reason.
+ * A non-ok `finish_reason` decides; else an OpenRouter `native_finish_reason` that means a refusal,
+ * a truncation or an error does (native `SAFETY` behind `stop`); else the answer is ok — an
+ * unrecognised or missing value included (the attempt then carries a note).
+ */
 export function classifyOpenAI(s: OpenAISignals): Outcome {
   if (s.error !== undefined && s.error !== null) return 'error';
   if (s.refusal !== null) return 'refusal';
-  if (s.finishReason === 'content_filter') return 'refusal';
-  if (s.finishReason === 'error') return 'error';
-  if (s.finishReason === 'length' || (s.nativeFinishReason !== null && TRUNCATED_NATIVE.has(s.nativeFinishReason))) return 'truncated';
-  if (s.finishReason !== null && OK.has(s.finishReason)) return 'ok';
-  return 'error'; // null or a value we do not know
+  const byFinish = outcomeOf(OPENAI_FINISH, s.finishReason);
+  if (byFinish !== null && byFinish !== 'ok') return byFinish;
+  return nativeOutcome(s.nativeFinishReason) ?? 'ok';
+}
+
+/**
+ * An error object that reports a transient failure — a numeric `code` such as 429 or 503, or
+ * OpenAI's words for a rate limit or a server error — as the kind of try failure it is; null for
+ * any other error (a broken answer), and for a quota, which waiting will not clear.
+ */
+export function transientError(err: unknown): StreamBreak['error'] | null {
+  if (!isObj(err)) return null;
+  const quota = mentionsQuotaCode(JSON.stringify(err));
+  const status = statusCode(err.code) ?? statusCode(err.status);
+  if (status !== null) return transientEventError(status, quota);
+  const words = [err.code, err.type, isObj(err.metadata) ? err.metadata.error_type : undefined];
+  if (words.some((w) => w === 'rate_limit_exceeded' || w === 'rate_limit_error')) return quota ? null : 'rate_limited';
+  if (words.some((w) => w === 'server_error' || w === 'overloaded_error' || w === 'service_unavailable')) return 'server_error';
+  return null;
 }
 
 function usageOf(u: unknown): ReportedUsage {
@@ -44,20 +66,37 @@ function contentText(content: unknown): string {
   return out;
 }
 
+/** A delta with a refusal, tool-call, function-call or reasoning part (thinking counts as content). */
+function carriesContent(d: Record<string, unknown>): boolean {
+  for (const k of ['refusal', 'reasoning', 'reasoning_content']) if (typeof d[k] === 'string' && d[k] !== '') return true;
+  for (const k of ['tool_calls', 'reasoning_details']) if (Array.isArray(d[k]) && (d[k] as unknown[]).length > 0) return true;
+  return isObj(d.function_call);
+}
+
 function errorText(err: unknown, fallback: string): string {
   if (isObj(err) && typeof err.message === 'string') return err.message;
   if (typeof err === 'string') return err;
   return fallback;
 }
 
-function result(s: OpenAISignals, text: string, usage: ReportedUsage, ended: string): AdapterResult {
+function errorWhy(s: OpenAISignals): string {
+  const fr = s.finishReason;
+  if (fr === 'error') return 'the provider ended the response with finish_reason "error"';
+  if (outcomeOf(OPENAI_FINISH, fr) === 'error') return `finish_reason "${fr}": the server gave up on the response`;
+  return `native_finish_reason "${s.nativeFinishReason}" ends the response without an answer`;
+}
+
+function result(s: OpenAISignals, text: string, usage: ReportedUsage): AdapterResult {
   const outcome = classifyOpenAI(s);
   const base = { finishReason: s.finishReason, nativeFinishReason: s.nativeFinishReason, text, refusal: s.refusal, usage };
-  if (outcome !== 'error') return { outcome, ...base, error: null };
-  if (s.error !== undefined && s.error !== null) return errorResult(errorText(s.error, 'the provider reported an error'), s.error, base);
-  if (s.finishReason === 'error') return errorResult('the provider ended the response with finish_reason "error"', null, base);
-  if (s.finishReason === null) return errorResult(ended, null, base);
-  return errorResult(`unknown finish_reason "${s.finishReason}"`, null, base);
+  if (outcome === 'error') {
+    if (s.error !== undefined && s.error !== null) return errorResult(errorText(s.error, 'the provider reported an error'), s.error, base);
+    return errorResult(errorWhy(s), null, base);
+  }
+  // ok because nothing said otherwise: an unrecognised or missing finish reason is noted
+  const decided = outcomeOf(OPENAI_FINISH, s.finishReason) !== null || nativeOutcome(s.nativeFinishReason) !== null;
+  const note = outcome === 'ok' && !decided ? unrecognisedNote(s.finishReason) : null;
+  return { outcome, ...base, error: null, note };
 }
 
 /** The api.openai.com endpoint wants `max_completion_tokens`; compatible servers take `max_tokens`. */
@@ -91,7 +130,7 @@ function parseBody(text: string): AdapterResult {
   const usage = usageOf(body.usage);
   const choice = Array.isArray(body.choices) && isObj(body.choices[0]) ? body.choices[0] : undefined;
   if (body.error !== undefined && body.error !== null) {
-    return result({ error: body.error, refusal: null, finishReason: null, nativeFinishReason: null }, '', usage, '');
+    return result({ error: body.error, refusal: null, finishReason: null, nativeFinishReason: null }, '', usage);
   }
   if (!choice) return errorResult('the response has no choices', text, { usage });
   const message = isObj(choice.message) ? choice.message : {};
@@ -101,13 +140,16 @@ function parseBody(text: string): AdapterResult {
     finishReason: str(choice.finish_reason),
     nativeFinishReason: str(choice.native_finish_reason),
   };
-  return result(signals, contentText(message.content), usage, 'the response has no finish_reason');
+  return result(signals, contentText(message.content), usage);
 }
 
 function createStream(): StreamAccumulator {
   let text = '';
   let refusal: string | null = null;
   let error: unknown;
+  /** a mid-stream error event — a chunk with a top-level `error`, or `event: error` — as opposed to a
+   * choice's own `error` (the answer ended with an error); only an event can be transient */
+  let event = false;
   let finishReason: string | null = null;
   let nativeFinishReason: string | null = null;
   let usage: ReportedUsage = { inputTokens: 0, outputTokens: 0, costUsd: null };
@@ -116,13 +158,19 @@ function createStream(): StreamAccumulator {
   const push = (ev: EventSourceMessage) => {
     if (ev.data === '[DONE]') {
       done = true;
-      return { delta: '', done };
+      return { delta: '', done, progress: true };
     }
     const chunk = tryJson(ev.data);
-    if (!isObj(chunk)) return { delta: '', done };
-    if (chunk.error !== undefined && chunk.error !== null) error = chunk.error;
-    else if (ev.event === 'error') error = chunk;
-    if (isObj(chunk.usage)) usage = usageOf(chunk.usage);
+    if (!isObj(chunk)) return { delta: '', done, progress: false };
+    // content, for transport.idle_timeout: anything but an empty or role-only chunk
+    let progress = false;
+    if (chunk.error !== undefined && chunk.error !== null) [error, event] = [chunk.error, true];
+    else if (ev.event === 'error') [error, event] = [chunk, true];
+    if (error !== undefined) progress = true;
+    if (isObj(chunk.usage)) {
+      usage = usageOf(chunk.usage);
+      progress = true;
+    }
     let delta = '';
     const choice = Array.isArray(chunk.choices) && isObj(chunk.choices[0]) ? chunk.choices[0] : undefined;
     if (choice) {
@@ -133,23 +181,34 @@ function createStream(): StreamAccumulator {
         delta = piece;
       }
       if (typeof d.refusal === 'string') refusal = (refusal ?? '') + d.refusal;
-      if (choice.error !== undefined && choice.error !== null) error = choice.error;
+      if (choice.error !== undefined && choice.error !== null && !event) error = choice.error;
       if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason;
       if (typeof choice.native_finish_reason === 'string') nativeFinishReason = choice.native_finish_reason;
+      if (piece || typeof choice.finish_reason === 'string' || choice.error != null || carriesContent(d)) progress = true;
     }
-    return { delta, done };
+    return { delta, done, progress };
   };
 
   return {
     push,
     usage: () => usage,
     text: () => text,
-    finish: () => result({ error, refusal: refusal || null, finishReason, nativeFinishReason }, text, usage, 'the stream ended without a finish_reason'),
+    broken: () => {
+      if (error !== undefined && error !== null) {
+        // a rate limit or an overload mid-stream is the call never completing; a native value that
+        // reports a broken answer (MALFORMED_FUNCTION_CALL) keeps it an answer: outcome error, as
+        // does a choice's own error (the provider ended the answer with an error)
+        const transient = event && nativeOutcome(nativeFinishReason) === null ? transientError(error) : null;
+        return transient ? eventBreak(transient, errorText(error, ''), error) : null;
+      }
+      return finishReason === null && nativeFinishReason === null ? unfinished('a finish_reason') : null;
+    },
+    finish: () => result({ error, refusal: refusal || null, finishReason, nativeFinishReason }, text, usage),
   };
 }
 
 function readError(_status: number, body: unknown, rawText: string) {
-  return { message: errorMessage(_status, body, rawText), quota: mentionsQuotaCode(rawText) };
+  return { ...errorMessage(body, rawText), quota: mentionsQuotaCode(rawText) };
 }
 
 export const openaiAdapter: ProviderAdapter = { buildRequest, parseBody, createStream, readError };

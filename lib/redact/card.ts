@@ -1,64 +1,37 @@
-// Payment-card detector (DESIGN: "Redaction"): 12–19 digits, a known issuer prefix with a length that
-// issuer uses, and the Luhn checksum.
+// Payment-card detector (DESIGN: "Redaction"): 12–19 digits and the Luhn checksum, and either a
+// network's IIN prefix with a length that network uses (iin.ts: the full table, JCB 1800/2131
+// 15-digit and 12-digit Maestro included), or a card word close before it (context.ts: "card",
+// "cc", "credit card", "Kreditkarte", "carte" …), which makes any Luhn-valid 12–19 digits a card
+// ("card 3521 …", as generators and regional schemes write them).
 //
 // Shapes: one unbroken run of 12–19 digits ("4111111111111111"), or groups joined by one
 // consistent separator, space or dash, whose first group has four digits and whose middle groups
 // have 3–6 ("4111 1111 1111 1111", "3782-822463-10005"). A spaced card may be followed by more
 // spaced digits (a CVV): the longest valid prefix of the groups wins. A dashed one may not
 // ("4111-1111-1111-1111-2222" is an ID).
-// Not cards: a 13-digit millisecond timestamp (no issuer starts with 1), runs of 20+ digits,
-// digits glued to letters or to a decimal point, and anything after the 8th failed start in one
-// long run of space-separated groups (a numeric dump; see MAX_FAILED_STARTS_IN_RUN).
+// Not cards: a 13-digit millisecond timestamp (UATP, the only network starting with 1, is 15
+// digits), runs of 20+ digits, digits glued to letters, to a '+' or to a decimal point, part of a
+// longer run of groups after a negative word ("tracking 9400 1112 0202 3344 5566 77"), and anything
+// after the 8th failed start in one long run of space-separated groups (a numeric dump; see
+// MAX_FAILED_STARTS_IN_RUN).
 //
 // Candidates come from one native regex pass; each then reads at most 19 digits plus separators
 // into a fixed scratch buffer (no allocation), and the search resumes after it: linear time.
-import type { Span } from './span';
-import { DASH, DOT, SPACE, isDigit, isWordChar } from './chars';
+import type { Reach, Span } from './span';
+import { DASH, DOT, PLUS, SPACE, isDigit, isWordChar } from './chars';
+import { CONTEXT_REACH, CTX_CARD, CTX_NEGATIVE, MAX_RUN_BACK, contextBefore, numberRunStart } from './context';
+import { issuerFits, mayBeIssued } from './iin';
 
 const COMMA = 44;
 const MAX_DIGITS = 19;
 
-/** The number formed by the first `k` digits. */
-function prefix(d: ArrayLike<number>, k: number): number {
-  let v = 0;
-  for (let i = 0; i < k; i++) v = v * 10 + d[i];
-  return v;
-}
-
-/** Does an issuer use this prefix at this length? `d` holds digit values 0–9. */
-function issuerFits(d: ArrayLike<number>, len: number): boolean {
-  const p2 = prefix(d, 2);
-  const in16to19 = len >= 16 && len <= 19;
-  switch (d[0]) {
-    case 4: // Visa issues 13–19
-      return len >= 13 && len <= 19;
-    case 5:
-      if (p2 >= 51 && p2 <= 55) return len === 16; // Mastercard
-      return len >= 12 && len <= 19; // Maestro 50, 56–59
-    case 2: {
-      const p4 = prefix(d, 4);
-      if (p4 >= 2221 && p4 <= 2720) return len === 16; // Mastercard 2-series
-      if (p4 >= 2200 && p4 <= 2204) return in16to19; // Mir
-      return false;
-    }
-    case 3: {
-      if (p2 === 34 || p2 === 37) return len === 15; // Amex
-      const p3 = prefix(d, 3);
-      const p4 = prefix(d, 4);
-      if ((p3 >= 300 && p3 <= 305) || p4 === 3095 || p2 === 36 || p2 === 38 || p2 === 39) {
-        return len >= 14 && len <= 19; // Diners Club
-      }
-      if (p4 >= 3528 && p4 <= 3589) return in16to19; // JCB
-      return false;
-    }
-    case 6: // Discover 6011/644–649/65, UnionPay 62, RuPay 60, Maestro 56–69
-      return len >= 12 && len <= 19;
-    case 9:
-      return prefix(d, 4) === 9792 && len === 16; // Troy
-    default: // 0, 1 (UATP, timestamps), 7, 8
-      return false;
-  }
-}
+/**
+ * After: 19 digits with at most 6 separators (groups of 3+ but the last), then a group that does not
+ * fit read to its 7th character and `canEnd`'s two. (A longer digit run is no card: deciding that
+ * needs only its first 20 digits.) Before: the start of the run of groups it is in, at most
+ * MAX_RUN_BACK back, and the context words before that.
+ */
+export const CARD_REACH: Reach = { before: MAX_RUN_BACK + CONTEXT_REACH, after: MAX_DIGITS + 6 + 8 + 2 };
 
 function luhn(d: ArrayLike<number>, len: number): boolean {
   let sum = 0;
@@ -75,15 +48,16 @@ function luhn(d: ArrayLike<number>, len: number): boolean {
   return sum % 10 === 0;
 }
 
-function validDigits(d: ArrayLike<number>, len: number): boolean {
-  return len >= 12 && len <= MAX_DIGITS && issuerFits(d, len) && luhn(d, len);
+/** 12–19 digits, Luhn, and (unless a card word stands before them) a network's prefix and length. */
+function validDigits(d: ArrayLike<number>, len: number, anyIssuer: boolean): boolean {
+  return len >= 12 && len <= MAX_DIGITS && (anyIssuer || issuerFits(d, len)) && luhn(d, len);
 }
 
-/** True for a card number given as bare digits, e.g. "4111111111111111". */
+/** True for a card number given as bare digits, e.g. "4111111111111111" (by issuer: no context). */
 export function isValidCard(digits: string): boolean {
   if (!/^[0-9]{12,19}$/.test(digits)) return false;
   const d = Array.from(digits, (ch) => ch.charCodeAt(0) - 48);
-  return validDigits(d, d.length);
+  return validDigits(d, d.length, false);
 }
 
 // Scratch space, reused by every call (detection is synchronous).
@@ -94,14 +68,13 @@ const groupTotals = new Int32Array(MAX_DIGITS);
 /** Could any issuer start with the four digits at `i`? A cheap filter before reading groups. */
 function maybeIssuer(text: string, i: number): boolean {
   for (let k = 0; k < 4; k++) digits[k] = text.charCodeAt(i + k) - 48;
-  for (let len = 12; len <= MAX_DIGITS; len++) if (issuerFits(digits, len)) return true;
-  return false;
+  return mayBeIssued(digits);
 }
 
-/** May a card start at `i`? Not glued to a word, not inside a number like "3.14" or "1,234". */
+/** May a card start at `i`? Not glued to a word, not after '+' (a phone), not inside "3.14" or "1,234". */
 function canStart(text: string, i: number): boolean {
   const prev = text.charCodeAt(i - 1);
-  if (isWordChar(prev)) return false;
+  if (isWordChar(prev) || prev === PLUS) return false;
   return !((prev === DOT || prev === COMMA || prev === DASH) && isDigit(text.charCodeAt(i - 2)));
 }
 
@@ -112,12 +85,15 @@ function canEnd(text: string, e: number): boolean {
   return !((c === DOT || c === COMMA || c === DASH) && isDigit(text.charCodeAt(e + 1)));
 }
 
-/** End of a card starting at digit `i` whose first digit run ends at `runEnd`, or -1. */
-function matchCard(text: string, i: number, runEnd: number): number {
+/**
+ * End of a card starting at digit `i` whose first digit run ends at `runEnd`, or -1. With
+ * `anyIssuer` (a card word stands before it) any prefix will do.
+ */
+function matchCard(text: string, i: number, runEnd: number, anyIssuer: boolean): number {
   const runLen = runEnd - i;
   if (runLen >= 12 && runLen <= MAX_DIGITS) {
     for (let k = 0; k < runLen; k++) digits[k] = text.charCodeAt(i + k) - 48;
-    return canEnd(text, runEnd) && validDigits(digits, runLen) ? runEnd : -1;
+    return canEnd(text, runEnd) && validDigits(digits, runLen, anyIssuer) ? runEnd : -1;
   }
   if (runLen !== 4) return -1;
   const sep = text.charCodeAt(runEnd);
@@ -140,7 +116,7 @@ function matchCard(text: string, i: number, runEnd: number): number {
     if (g < 3) break; // only the last group may be shorter than three digits
   }
   for (let k = groups - 1; k >= 0 && groupTotals[k] >= 12; k--) {
-    if (canEnd(text, groupEnds[k]) && validDigits(digits, groupTotals[k])) return groupEnds[k];
+    if (canEnd(text, groupEnds[k]) && validDigits(digits, groupTotals[k], anyIssuer)) return groupEnds[k];
   }
   return -1;
 }
@@ -155,6 +131,23 @@ const CANDIDATE = /\d\d\d\d(?:[ -]\d\d\d|\d{8})/g;
 // prose, and sliding a 19-digit window along such a run is the detector's only costly case.
 const MAX_FAILED_STARTS_IN_RUN = 8;
 
+/** End of the card starting at digit `i` (first digit run ending at `runEnd`), or -1. */
+function cardAt(text: string, i: number, runEnd: number): number {
+  if (!canStart(text, i)) return -1;
+  let end = maybeIssuer(text, i) ? matchCard(text, i, runEnd, false) : -1;
+  if (end !== -1) {
+    // part of a longer run of digit groups after "tracking", "order" … is part of that number
+    const start = numberRunStart(text, i);
+    const runsOn = (text.charCodeAt(end) === SPACE || text.charCodeAt(end) === DASH) && isDigit(text.charCodeAt(end + 1));
+    if ((start < i || runsOn) && contextBefore(text, start) & CTX_NEGATIVE) return -1;
+    return end;
+  }
+  // any Luhn-valid 12–19 digits after a card word ("card 3521 …", "cc 0604 …"); the context is
+  // read only for numbers that pass Luhn, one in ten
+  end = matchCard(text, i, runEnd, true);
+  return end !== -1 && contextBefore(text, numberRunStart(text, i)) & CTX_CARD ? end : -1;
+}
+
 export function findCards(text: string, out: Span[]): void {
   const n = text.length;
   const re = new RegExp(CANDIDATE.source, 'g');
@@ -165,7 +158,7 @@ export function findCards(text: string, out: Span[]): void {
     const i = m.index;
     let runEnd = i + 4;
     while (runEnd < n && isDigit(text.charCodeAt(runEnd))) runEnd++;
-    const end = canStart(text, i) && maybeIssuer(text, i) ? matchCard(text, i, runEnd) : -1;
+    const end = cardAt(text, i, runEnd);
     if (end !== -1) {
       out.push({ start: i, end, kind: 'card' });
       re.lastIndex = end;

@@ -16,12 +16,19 @@
 //   (`react@18.2.0`).
 // - not an asset name: `logo@2x.png`, `icon@3x.webp`, `x@y.js` — a density suffix (`@2x`) or a
 //   file-extension "TLD" that is no real TLD rejects the match.
-import type { Span } from './span';
+import type { Reach, Span } from './span';
 import { DASH, DOT, isAsciiAlnum, isAsciiLetter, isDigit, isUnicodeWordUnit } from './chars';
 
 const MAX_LOCAL = 64;
 const MAX_DOMAIN = 253;
 const MAX_LABEL = 63;
+
+/**
+ * The longest match is 64 + 1 + 253 characters. From the '@' the detector reads at most 65
+ * characters back (one past the longest local part) and, walking labels, up to the label after the
+ * 253rd domain character plus two characters of look-ahead; a match starts at most 64 before the '@'.
+ */
+export const EMAIL_REACH: Reach = { before: MAX_LOCAL + 1, after: MAX_LOCAL + 1 + MAX_DOMAIN + 1 + MAX_LABEL + 3 };
 
 // File extensions that look like TLDs but are not delegated TLDs. Real TLDs that double as
 // extensions (.md, .py, .rs, .zip, .mov …) are deliberately absent: those stay emails.

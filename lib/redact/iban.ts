@@ -4,7 +4,7 @@
 //
 // Candidates come from one native regex for "two letters + two digits" at a word start; each
 // candidate then reads at most 34 characters, so the pass is linear.
-import type { Span } from './span';
+import type { Reach, Span } from './span';
 import { DASH, SPACE, isAsciiAlnum, isDigit, isWordChar } from './chars';
 
 /** IBAN length per country (SWIFT IBAN registry). */
@@ -12,7 +12,7 @@ export const IBAN_LENGTHS: Readonly<Record<string, number>> = {
   AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BI: 27, BR: 29,
   BY: 28, CH: 21, CR: 22, CY: 28, CZ: 24, DE: 22, DJ: 27, DK: 18, DO: 28, EE: 20, EG: 29,
   ES: 24, FI: 18, FK: 18, FO: 18, FR: 27, GB: 22, GE: 22, GI: 23, GL: 18, GR: 27, GT: 28,
-  HN: 28, HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20,
+  HN: 28, HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IR: 26, IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20,
   LB: 28, LC: 32, LI: 21, LT: 20, LU: 20, LV: 21, LY: 25, MC: 27, MD: 24, ME: 22, MK: 19,
   MN: 20, MR: 27, MT: 31, MU: 30, NI: 28, NL: 18, NO: 15, OM: 23, PK: 24, PL: 28, PS: 29,
   PT: 25, QA: 29, RO: 24, RS: 22, RU: 33, SA: 24, SC: 31, SD: 18, SE: 24, SI: 19, SK: 24,
@@ -51,6 +51,9 @@ const LENGTH_BY_CODES = new Map<number, number>(
 function registeredLength(text: string, i: number): number | undefined {
   return LENGTH_BY_CODES.get(((text.charCodeAt(i) & ~32) << 8) | (text.charCodeAt(i + 1) & ~32));
 }
+
+/** 34 characters with a separator after every four (8), then the character after it; `\b` reads one before. */
+export const IBAN_REACH: Reach = { before: 1, after: 34 + 8 + 2 };
 
 // Candidate starts, found natively: two letters and two digits at a word start (always 4 chars).
 const CANDIDATE = /\b[A-Za-z]{2}[0-9]{2}/g;

@@ -8,26 +8,16 @@
 //
 // No runtime dependency: five small hand-written scanners are easier to keep linear-time than any
 // general PII library's regexes.
-import { findCards } from './card';
-import { findEmails } from './email';
-import { findIbans } from './iban';
-import { findIps } from './ip';
-import { findPhones } from './phone';
-import type { PiiKind, Span } from './span';
+//
+// Also here: `createStreamRedactor` (the same five detectors over a stream, holding back a tail so
+// a match split across chunks is still caught) and `capFailureText` (the one bound on stored
+// failure text).
+import { detectPii, PLACEHOLDERS, replaceSpans } from './detect';
 
-export type { PiiKind, Span } from './span';
-
-export const PLACEHOLDERS: Readonly<Record<PiiKind, string>> = {
-  email: '<EMAIL>',
-  iban: '<IBAN>',
-  card: '<CARD>',
-  phone: '<PHONE>',
-  ip: '<IP>',
-};
-
-// When two detectors claim overlapping text, the stronger validation wins: checksummed IBANs and
-// cards over everything, structural emails and IPs over phones (which have no checksum).
-const STRENGTH: Readonly<Record<PiiKind, number>> = { iban: 4, card: 3, email: 2, ip: 2, phone: 1 };
+export { detectPii, DETECTOR_REACH, PLACEHOLDERS } from './detect';
+export type { PiiKind, Reach, Span } from './span';
+export { createStreamRedactor, STREAM_CONTEXT_CHARS, STREAM_HOLD_CHARS, type StreamRedactor, type StreamSecret } from './stream';
+export { capFailureText, FAILURE_TEXT_MAX_CHARS } from './cap';
 
 export const DEFAULT_EXTRA_PLACEHOLDER = '<REDACTED>';
 
@@ -41,55 +31,6 @@ export interface RedactOptions {
   extraPatterns?: RegExp[];
   /** Replacement for `extraPatterns` matches (default `<REDACTED>`); the detectors keep their typed placeholders. */
   placeholder?: string;
-}
-
-/** Every detected PII span in `text`, non-overlapping and sorted by start. */
-export function detectPii(text: string): Span[] {
-  const spans: Span[] = [];
-  findEmails(text, spans);
-  findIbans(text, spans);
-  findCards(text, spans);
-  findIps(text, spans);
-  findPhones(text, spans);
-  return resolveOverlaps(spans);
-}
-
-function resolveOverlaps(spans: Span[]): Span[] {
-  if (spans.length < 2) return spans;
-  spans.sort((x, y) => x.start - y.start || y.end - x.end);
-  let overlapping = false;
-  for (let i = 1; i < spans.length; i++) {
-    if (spans[i].start < spans[i - 1].end) {
-      overlapping = true;
-      break;
-    }
-  }
-  if (!overlapping) return spans;
-
-  // Strongest first, then longest, then leftmost; a span is kept only if none of its characters
-  // is already claimed. Each detector's spans are bounded in length, so marking is linear.
-  const byPriority = spans.slice().sort(
-    (x, y) =>
-      STRENGTH[y.kind] - STRENGTH[x.kind] || y.end - y.start - (x.end - x.start) || x.start - y.start,
-  );
-  const base = spans[0].start;
-  let maxEnd = 0;
-  for (const s of spans) if (s.end > maxEnd) maxEnd = s.end;
-  const claimed = new Uint8Array(maxEnd - base);
-  const kept: Span[] = [];
-  for (const s of byPriority) {
-    let free = true;
-    for (let k = s.start - base; k < s.end - base; k++) {
-      if (claimed[k]) {
-        free = false;
-        break;
-      }
-    }
-    if (!free) continue;
-    claimed.fill(1, s.start - base, s.end - base);
-    kept.push(s);
-  }
-  return kept.sort((x, y) => x.start - y.start);
 }
 
 /** `text` with each item's [start, end) replaced by `replacement(item)`; items sorted, non-overlapping. */
@@ -111,11 +52,9 @@ function rebuild<T extends { start: number; end: number }>(
   return out + text.slice(last);
 }
 
-const placeholderOf = (s: Span) => PLACEHOLDERS[s.kind];
-
 /** Replace emails, IBANs, card numbers, phone numbers and IP addresses with typed placeholders. */
 export function redact(text: string): string {
-  return rebuild(text, detectPii(text), placeholderOf);
+  return replaceSpans(text, detectPii(text));
 }
 
 function extraMatches(text: string, patterns: RegExp[]): { start: number; end: number }[] {

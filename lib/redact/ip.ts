@@ -19,10 +19,17 @@
 // Candidates come from native regex passes ("d.d.d.d", "h:h"); each looks at the maximal run of
 // address characters around it once and the next search resumes after that run: linear time. Runs longer
 // than any address (e.g. "::::…", "1.1.1.1.1…") are skipped without parsing.
-import type { Span } from './span';
+import type { Reach, Span } from './span';
 import { COLON, DOT, PERCENT, SLASH, isAsciiAlnum, isDigit, isHexDigit, isWordChar } from './chars';
 
 const MAX_V6_RUN = 64; // longest text form incl. an IPv4 tail is 45; leave room for trailing dots
+const MAX_ZONE = 32;
+
+/**
+ * An address lies in a run of address characters of at most 64 (IPv4: 24), read with one character
+ * on either side; after it a zone id ("%" + 32) and a prefix length ("/128") and one more character.
+ */
+export const IP_REACH: Reach = { before: MAX_V6_RUN + 1, after: MAX_V6_RUN + 1 + 1 + MAX_ZONE + 1 + 4 + 1 };
 
 function isV4RunChar(c: number): boolean {
   return isDigit(c) || c === DOT;
@@ -167,7 +174,7 @@ function checkIpv6Run(text: string, s: number, e: number, out: Span[]): void {
 /** End of a "%zone" (e.g. "%eth0", "%25en0") at `p`, else `p`. */
 function withZoneId(text: string, p: number): number {
   let q = p + 1;
-  while (q <= p + 32) {
+  while (q <= p + MAX_ZONE) {
     const c = text.charCodeAt(q);
     if (!(isAsciiAlnum(c) || c === 95 || c === DOT || c === 45 || c === 126)) break;
     q++;

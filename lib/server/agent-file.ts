@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Project } from '@/lib/project';
+import { own } from '@/lib/shared/own';
 
 export function textHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
@@ -19,7 +20,7 @@ export interface AgentFileText {
 }
 
 export async function readAgentFile(project: Project, agent: string): Promise<AgentFileText | null> {
-  const def = project.agents[agent];
+  const def = own(project.agents, agent); // never a member of Object.prototype ("constructor")
   if (!def) return null;
   const path = join(project.dir, def.file);
   const text = await readFile(path, 'utf8');

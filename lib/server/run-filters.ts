@@ -1,6 +1,6 @@
 // The run list's filters as URL query parameters (shared by /api/runs and the /runs page).
 import { z } from 'zod';
-import type { RunFilters } from '@/db/queries';
+import { InvalidCursorError, decodeCursor, type RunFilters } from '@/db/queries';
 
 const flag = z.enum(['1', 'true', '0', 'false']).transform((v) => v === '1' || v === 'true');
 const time = z.union([z.coerce.number().int().nonnegative(), z.iso.datetime().transform((s) => Date.parse(s))]);
@@ -36,6 +36,10 @@ export function parseRunFilters(params: URLSearchParams | Record<string, string 
     const val = Array.isArray(v) ? v[0] : v;
     if (val !== undefined && val !== '' && k !== 'cursor') raw[k] = val;
   }
+  const cursor = entries.find(([k]) => k === 'cursor')?.[1];
+  const c = Array.isArray(cursor) ? cursor[0] : cursor;
+  // a cursor no page handed out (mistyped, cut short): said, not silently read as "the first page"
+  if (c && decodeCursor(c) === null) return { ok: false, error: `query parameter cursor: ${new InvalidCursorError(c).message}` };
   const r = schema.safeParse(raw);
   if (!r.success) {
     const issue = r.error.issues[0]!;

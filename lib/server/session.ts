@@ -1,31 +1,86 @@
 // The dashboard server's one session over its project (cached across requests and hot reloads),
-// and the runs it starts in the background.
+// and the runs it starts in the background. Runs of dead processes are swept (DESIGN: Storage,
+// leases): before every read through serverSession() (at most every READ_SWEEP_MS) and every
+// LEASE_SWEEP_MS in the background. SIGINT/SIGTERM interrupt this process's runs and record them.
 import 'server-only';
-import { runFlow, RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
-import { flushRunStore } from '@/db/run-store';
-import { openSession, type Session } from '@/lib/flow/session';
 import { randomUUID } from 'node:crypto';
+import { sweepBeforeRead, sweepExpiredRuns } from '@/db/client';
+import { LEASE_SWEEP_MS } from '@/db/run-lease';
+import { StorageError } from '@/db/storage-error';
+import { interruptAll, interruptAllNow } from '@/lib/flow/active-runs';
+import { beginRun, RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
+import { openSession, type Session } from '@/lib/flow/session';
+import { own } from '@/lib/shared/own';
 import { dashboardContext } from './context';
 
-const g = globalThis as { __aqvenSession?: Promise<Session> };
+const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenSweeper?: NodeJS.Timeout; __aqvenSignals?: boolean };
 
-export function serverSession(): Promise<Session> {
+/** The background sweep: a dead run is marked interrupted within LEASE_TTL_MS + LEASE_SWEEP_MS, even with nobody looking. */
+function startSweeper(s: Session): void {
+  if (g.__aqvenSweeper) clearInterval(g.__aqvenSweeper);
+  g.__aqvenSweeper = setInterval(() => {
+    try {
+      sweepExpiredRuns(s.db);
+    } catch (err) {
+      console.error(`aqven: the sweep of dead runs failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }, LEASE_SWEEP_MS);
+  g.__aqvenSweeper.unref();
+}
+
+/**
+ * SIGINT/SIGTERM: this process's runs are interrupted (attempts aborted, each recorded as
+ * interrupted); Next.js's own handler closes the server meanwhile. Whatever has not settled when
+ * the process exits is recorded synchronously at 'exit'. When no other handler is installed
+ * (NEXT_MANUAL_SIG_HANDLE), the process exits once the runs are recorded.
+ */
+function handleStopSignals(): void {
+  if (g.__aqvenSignals) return;
+  g.__aqvenSignals = true;
+  const onSignal = (sig: 'SIGINT' | 'SIGTERM') => {
+    void interruptAll(`stopped by ${sig}`).finally(() => {
+      if (process.listenerCount(sig) === 1) process.exit(sig === 'SIGINT' ? 130 : 143);
+    });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', () => interruptAllNow('stopped: the dashboard server exited'));
+}
+
+function session(): Promise<Session> {
   if (!g.__aqvenSession) {
     const ctx = dashboardContext();
     g.__aqvenSession = openSession(ctx.projectDir, { simulate: ctx.simulate });
-    g.__aqvenSession.catch(() => {
-      g.__aqvenSession = undefined; // a broken project can be fixed without a restart
-    });
+    g.__aqvenSession.then(
+      (s) => {
+        startSweeper(s);
+        handleStopSignals();
+      },
+      () => {
+        g.__aqvenSession = undefined; // a broken project can be fixed without a restart
+      },
+    );
   }
   return g.__aqvenSession;
 }
 
-export type StartRunResult = { ok: true; id: string } | { ok: false; status: 400 | 404; error: string; field?: string };
+/** The session; a dead run is swept before it is read (at most every READ_SWEEP_MS). */
+export async function serverSession(): Promise<Session> {
+  const s = await session();
+  sweepBeforeRead(s.db);
+  return s;
+}
 
-/** Validates and starts a run; it continues in this process after the response is sent. */
+export type StartRunResult = { ok: true; id: string } | { ok: false; status: 400 | 404 | 503; error: string; field?: string };
+
+/**
+ * Validates and starts a run; it continues in this process after the response is sent. The run's
+ * row is committed first: the id handed out answers at once (GET /api/runs/:id, the run page), and
+ * a run that cannot be recorded is refused (503) before any provider is called.
+ */
 export async function startRun(flowName: string, input: unknown): Promise<StartRunResult> {
   const s = await serverSession();
-  const flow = s.project.flows[flowName];
+  const flow = own(s.project.flows, flowName); // never a member of Object.prototype ("constructor")
   if (!flow) return { ok: false, status: 404, error: new UnknownFlowError(flowName, Object.keys(s.project.flows)).message };
   try {
     validateRunInput(flow, input);
@@ -34,11 +89,12 @@ export async function startRun(flowName: string, input: unknown): Promise<StartR
     throw err;
   }
   const id = randomUUID();
-  void runFlow({ project: s.project, flow: flowName, input, providers: s.providers, env: s.env, db: s.db, runId: id }).catch((err) =>
-    console.error(`run ${id} stopped:`, err),
-  );
-  // runFlow queues the run's row before its first await: write it now, so the id handed out
-  // answers at once (GET /api/runs/:id, the run page)
-  flushRunStore(s.db);
+  try {
+    const { done } = await beginRun({ project: s.project, flow: flowName, input, providers: s.providers, env: s.env, db: s.db, runId: id });
+    void done.catch((err) => console.error(`aqven: run ${id} stopped: ${err instanceof Error ? err.message : String(err)}`));
+  } catch (err) {
+    if (err instanceof StorageError) return { ok: false, status: 503, error: err.message };
+    throw err;
+  }
   return { ok: true, id };
 }

@@ -8,6 +8,7 @@ import type { Dialect, ScriptStep } from './types';
 export type Finish = 'stop' | 'length' | 'refusal' | 'error';
 export type RefusalVariant = 'refusal_field' | 'content_filter' | 'stop_reason' | 'safety' | 'prompt_blocked';
 export type ErrorVariant = 'finish_error' | 'choice_error' | 'malformed_function_call' | 'other';
+export type StreamErrorVariant = 'overload' | 'rate_limit' | 'malformed_call';
 
 export interface Answer {
   /** assistant content; for the openai `refusal_field` variant, the refusal text */
@@ -16,8 +17,10 @@ export interface Answer {
   refusal?: RefusalVariant;
   error?: ErrorVariant;
   errorMessage?: string;
-  /** step overrides of the wire values */
-  finishReason?: string;
+  /** the mid-stream error of a `stream_error` step */
+  streamError?: StreamErrorVariant;
+  /** step overrides of the wire values; null = send no finish reason at all */
+  finishReason?: string | null;
   nativeFinishReason?: string;
   usage: { input: number; output: number; thoughts: number };
 }
@@ -132,13 +135,18 @@ export function answerFor(info: RequestInfo, step: ScriptStep | undefined): Answ
     case 'stream_error':
       // Non-stream requests behave like provider_error (there is no stream to break).
       return build(info, step, step.text ?? LOREM.slice(0, 56), 'error', {
-        error: defaultError(info.dialect, undefined),
+        error: defaultError(info.dialect, step.variant === 'malformed_call' ? 'malformed_function_call' : undefined),
+        streamError: step.variant ?? 'overload',
         errorMessage: step.message, // each dialect has its own default wording
       });
     case 'drop':
     case 'stall':
       return build(info, step, okText(info, step), 'stop');
+    case 'keepalive':
+      // the content sent before the keep-alives: none unless `text` says so
+      return build(info, step, step.text ?? '', 'stop');
     case 'status':
+    case 'redirect':
       return build(info, step, '', 'error');
   }
 }

@@ -121,6 +121,21 @@ describe('anthropic: failure steps', () => {
     expect(events.some((e) => e.event === 'message_stop')).toBe(false);
   });
 
+  it('stream_error variants: rate_limit → rate_limit_error, malformed_call → invalid_request_error', async () => {
+    play({ kind: 'stream_error', variant: 'rate_limit' }, { kind: 'stream_error', variant: 'malformed_call' });
+    const rl = await readSse(await call(sim, 'anthropic', { stream: true }));
+    expect(JSON.parse(rl.events.at(-1)!.data).error.type).toBe('rate_limit_error');
+    const mc = await readSse(await call(sim, 'anthropic', { stream: true }));
+    expect(JSON.parse(mc.events.at(-1)!.data).error.type).toBe('invalid_request_error');
+  });
+
+  it('finish_reason: null sends stop_reason null (body and message_delta)', async () => {
+    play({ kind: 'ok', finish_reason: null });
+    expect((await (await call(sim, 'anthropic')).json()).stop_reason).toBeNull();
+    const { events } = await readSse(await call(sim, 'anthropic', { stream: true }));
+    expect(jsonData(events).find((d) => d.type === 'message_delta')!.delta.stop_reason).toBeNull();
+  });
+
   it('finish_reason override (e.g. model_context_window_exceeded)', async () => {
     play({ kind: 'truncated', finish_reason: 'model_context_window_exceeded' });
     expect((await (await call(sim, 'anthropic')).json()).stop_reason).toBe('model_context_window_exceeded');

@@ -120,6 +120,21 @@ describe('gemini: failure steps', () => {
     expect(chunks.at(-1)).toEqual({ error: { code: 503, message: expect.any(String), status: 'UNAVAILABLE' } });
   });
 
+  it('stream_error variants: rate_limit → 429 RESOURCE_EXHAUSTED (no QuotaFailure), malformed_call → the last chunk says MALFORMED_FUNCTION_CALL', async () => {
+    play({ kind: 'stream_error', variant: 'rate_limit' }, { kind: 'stream_error', variant: 'malformed_call' });
+    const rl = jsonData((await readSse(await call(sim, 'gemini', { stream: true }))).events);
+    expect(rl.at(-1)).toEqual({ error: { code: 429, message: expect.any(String), status: 'RESOURCE_EXHAUSTED' } });
+    const mc = jsonData((await readSse(await call(sim, 'gemini', { stream: true }))).events);
+    expect(mc.at(-1)!.candidates[0].finishReason).toBe('MALFORMED_FUNCTION_CALL');
+  });
+
+  it('finish_reason: null sends no finishReason at all', async () => {
+    play({ kind: 'ok', finish_reason: null });
+    expect((await (await call(sim, 'gemini')).json()).candidates[0].finishReason).toBeUndefined();
+    const chunks = jsonData((await readSse(await call(sim, 'gemini', { stream: true }))).events);
+    expect(chunks.every((c) => c.candidates[0].finishReason === undefined)).toBe(true);
+  });
+
   it('finish_reason override (RECITATION)', async () => {
     play({ kind: 'ok', finish_reason: 'RECITATION' });
     expect((await (await call(sim, 'gemini')).json()).candidates[0].finishReason).toBe('RECITATION');

@@ -155,6 +155,28 @@ describe.each(['openai', 'openrouter'] as const)('%s: failure steps', (dialect) 
     expect(body.choices[0].error).toBeDefined();
   });
 
+  it('stream_error variants: rate_limit (a 429 / rate_limit_exceeded), malformed_call (a broken answer)', async () => {
+    play({ kind: 'stream_error', variant: 'rate_limit' }, { kind: 'stream_error', variant: 'malformed_call' });
+    const rl = jsonData((await readSse(await call(sim, dialect, { stream: true }))).events).at(-1)!;
+    const mc = jsonData((await readSse(await call(sim, dialect, { stream: true }))).events).at(-1)!;
+    if (dialect === 'openrouter') {
+      expect(rl).toMatchObject({ error: { code: 429, metadata: { error_type: 'rate_limit_exceeded' } }, choices: [{ finish_reason: 'error' }] });
+      expect(mc).toMatchObject({ error: { code: 502 }, choices: [{ finish_reason: 'error', native_finish_reason: 'MALFORMED_FUNCTION_CALL' }] });
+    } else {
+      expect(rl).toMatchObject({ error: { type: 'requests', code: 'rate_limit_exceeded' } });
+      expect(mc).toMatchObject({ error: { code: 'invalid_tool_call' } });
+    }
+  });
+
+  it('finish_reason: null sends none — a whole body with finish_reason null, a stream that ends without one', async () => {
+    play({ kind: 'ok', text: 'hi', finish_reason: null });
+    const body = await (await call(sim, dialect)).json();
+    expect(body.choices[0].finish_reason).toBeNull();
+    if (dialect === 'openrouter') expect(body.choices[0].native_finish_reason).toBeNull();
+    const chunks = jsonData((await readSse(await call(sim, dialect, { stream: true }))).events);
+    expect(chunks.every((c) => c.choices.length === 0 || c.choices[0].finish_reason === null)).toBe(true);
+  });
+
   it('finish_reason override writes any value on the wire', async () => {
     play({ kind: 'ok', finish_reason: 'tool_calls', native_finish_reason: 'tool_use' });
     const body = await (await call(sim, dialect)).json();

@@ -12,7 +12,14 @@ import { chunkText, eventFrame, htmlPage, jsonReply, pad, SSE_TYPE, tokensPerPie
 
 const CHUNK_CHARS = 12;
 
-function stopReason(a: Answer): string {
+/** The `event: error` of each `stream_error` variant; `malformed_call` is not transient (a broken answer). */
+const STREAM_ERRORS = {
+  overload: ['overloaded_error', 'Overloaded'],
+  rate_limit: ['rate_limit_error', 'This request would exceed the rate limit for your organization. Please try again later.'],
+  malformed_call: ['invalid_request_error', 'The model produced a malformed tool use block.'],
+} as const;
+
+function stopReason(a: Answer): string | null {
   if (a.finishReason !== undefined) return a.finishReason;
   switch (a.finish) {
     case 'stop':
@@ -136,7 +143,8 @@ export const anthropicRenderer: Renderer = {
   },
   streamError(a, ctx) {
     const frames = contentFrames(a, ctx);
-    frames.push(eventFrame('error', { type: 'error', error: { type: 'overloaded_error', message: a.errorMessage ?? 'Overloaded' } }));
+    const [type, message] = STREAM_ERRORS[a.streamError ?? 'overload'];
+    frames.push(eventFrame('error', { type: 'error', error: { type, message: a.errorMessage ?? message } }));
     return frames;
   },
   error: anthropicError,

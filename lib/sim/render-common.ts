@@ -6,6 +6,8 @@ import type { RequestInfo } from './request-info';
 export interface Frame {
   data: string;
   tokens: number;
+  /** written before `data`: `before`, then `spaces` spaces (generated as sent), then `after` */
+  pad?: { before: string; spaces: number; after: string };
 }
 
 export interface RenderCtx {

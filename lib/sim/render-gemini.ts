@@ -8,7 +8,7 @@ import { chunkText, htmlPage, JSON_TYPE, jsonReply, pad, SSE_TYPE, tokensPerPiec
 const CHUNK_CHARS = 48; // Gemini streams bigger pieces than the other two
 const SEP = '\r\n\r\n';
 
-function finishReason(a: Answer): string {
+function finishReason(a: Answer): string | null {
   if (a.finishReason !== undefined) return a.finishReason;
   switch (a.finish) {
     case 'stop':
@@ -46,7 +46,8 @@ function candidate(a: Answer, text: string | undefined, final: boolean): Record<
   const c: Record<string, unknown> = {};
   if (text !== undefined && text !== '') c.content = { parts: [{ text }], role: 'model' };
   if (final) {
-    c.finishReason = finishReason(a);
+    const fr = finishReason(a);
+    if (fr !== null) c.finishReason = fr;
     if (a.finish === 'refusal') c.safetyRatings = SAFETY_RATINGS;
     if (a.finish === 'error' && c.finishReason === 'MALFORMED_FUNCTION_CALL') c.finishMessage = `Malformed function call: ${a.errorMessage ?? DEFAULT_PROVIDER_ERROR}`;
   }
@@ -153,9 +154,14 @@ export const geminiRenderer: Renderer = {
     return frames;
   },
   streamError(a, ctx) {
+    // a malformed call is how Gemini reports it: the last chunk's finishReason, no error event
+    if (a.streamError === 'malformed_call') return geminiRenderer.stream(a, ctx);
     const body = chunks(a, ctx, false);
     const frames = body.map((c, i) => frame(c.obj, c.tokens, ctx, i));
-    const err = { error: { code: 503, message: a.errorMessage ?? 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } };
+    const err =
+      a.streamError === 'rate_limit'
+        ? { error: { code: 429, message: a.errorMessage ?? STATUS[429]![1], status: 'RESOURCE_EXHAUSTED' } }
+        : { error: { code: 503, message: a.errorMessage ?? 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } };
     frames.push(frame(err, 0, ctx, frames.length));
     if (ctx.info.geminiArray) frames.push({ data: ']', tokens: 0 });
     return frames;

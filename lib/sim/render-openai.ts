@@ -14,6 +14,27 @@ export function simCost(input: number, output: number): number {
 
 const CHUNK_CHARS = 12; // a few tokens per delta, like the real streams
 
+/**
+ * The mid-stream error of each `stream_error` variant. `overload` and `rate_limit` report a
+ * transient failure (a 5xx / 429 code, OpenAI's `server_error` / `rate_limit_exceeded`);
+ * `malformed_call` a broken answer: OpenRouter's upstream MALFORMED_FUNCTION_CALL behind a 502,
+ * and, for OpenAI, an error of the simulator's own wording with no status.
+ */
+const STREAM_ERRORS = {
+  overload: {
+    or: { code: 502, message: 'Provider returned error', errorType: 'provider_error', native: 'error' },
+    openai: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null },
+  },
+  rate_limit: {
+    or: { code: 429, message: 'Rate limit exceeded', errorType: 'rate_limit_exceeded', native: 'error' },
+    openai: { message: 'Rate limit reached for requests. Please try again in 1s.', type: 'requests', code: 'rate_limit_exceeded' },
+  },
+  malformed_call: {
+    or: { code: 502, message: 'Provider returned error', errorType: 'provider_error', native: 'MALFORMED_FUNCTION_CALL' },
+    openai: { message: 'The model produced an invalid tool call.', type: 'invalid_response_error', code: 'invalid_tool_call' },
+  },
+} as const;
+
 type Flavour = 'openai' | 'openrouter';
 
 function upstream(model: string): string {
@@ -22,7 +43,7 @@ function upstream(model: string): string {
   return names[vendor] ?? 'Simulated';
 }
 
-function finishReason(a: Answer): string {
+function finishReason(a: Answer): string | null {
   if (a.finishReason !== undefined) return a.finishReason;
   switch (a.finish) {
     case 'stop':
@@ -36,10 +57,11 @@ function finishReason(a: Answer): string {
   }
 }
 
-function nativeFinishReason(a: Answer): string {
+function nativeFinishReason(a: Answer): string | null {
   if (a.nativeFinishReason !== undefined) return a.nativeFinishReason;
+  if (a.finishReason !== undefined) return a.finishReason;
   if (a.finish === 'length') return 'MAX_TOKENS';
-  return a.finishReason ?? finishReason(a);
+  return finishReason(a);
 }
 
 function choiceError(a: Answer): Record<string, unknown> | undefined {
@@ -167,18 +189,18 @@ export function openaiRenderer(flavour: Flavour): Renderer {
     streamError(a, ctx) {
       const base = chunkBase(ctx);
       const frames = contentFrames(a, ctx, base);
-      const message = a.errorMessage ?? (or ? 'Provider returned error' : 'The server had an error while processing your request. Sorry about that!');
       // OpenRouter: a chunk with a top-level error and finish_reason "error" (WIRE.md example);
       // OpenAI: a bare `{"error": {...}}` data event. Neither is followed by [DONE].
+      const e = STREAM_ERRORS[a.streamError ?? 'overload'];
       frames.push(
         dataFrame(
           or
             ? {
                 ...base,
-                error: { code: 502, message, metadata: { error_type: 'provider_error' } },
-                choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error' }],
+                error: { code: e.or.code, message: a.errorMessage ?? e.or.message, metadata: { error_type: e.or.errorType } },
+                choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: e.or.native }],
               }
-            : { error: { message, type: 'server_error', param: null, code: null } },
+            : { error: { message: a.errorMessage ?? e.openai.message, type: e.openai.type, param: null, code: e.openai.code } },
         ),
       );
       return frames;

@@ -17,7 +17,7 @@ function resolveRef(root: Schema, ref: string): Schema | undefined {
   for (const raw of ref.slice(1).split('/').filter(Boolean)) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (!isObj(cur)) return undefined;
-    cur = cur[key];
+    cur = Object.hasOwn(cur, key) ? cur[key] : undefined; // "#/constructor" is not Object.prototype's
   }
   return isObj(cur) ? cur : undefined;
 }
@@ -151,7 +151,7 @@ function gen(root: Schema, raw: Schema, name: string, index: number, depth: numb
       }
       // required keys without a property schema still have to be present
       for (const key of (s.required as string[] | undefined) ?? []) {
-        if (!(key in out)) out[key] = isObj(s.additionalProperties) ? gen(root, s.additionalProperties, key, 0, depth + 1) : `sample ${key}`;
+        if (!Object.hasOwn(out, key)) out[key] = isObj(s.additionalProperties) ? gen(root, s.additionalProperties, key, 0, depth + 1) : `sample ${key}`;
       }
       return out;
     }
@@ -211,7 +211,7 @@ function breakEnum(root: Schema, raw: Schema, value: unknown, depth: number): bo
   const s = normalize(root, raw);
   if (isObj(value) && isObj(s.properties)) {
     for (const [key, sub] of Object.entries(s.properties)) {
-      if (!isObj(sub) || !(key in value)) continue;
+      if (!isObj(sub) || !Object.hasOwn(value, key)) continue;
       const subN = normalize(root, sub);
       if (Array.isArray(subN.enum) && subN.enum.length > 0) {
         value[key] = subN.enum.includes(WRONG_ENUM_VALUE) ? `${WRONG_ENUM_VALUE}_2` : WRONG_ENUM_VALUE;
@@ -237,14 +237,14 @@ function dropRequired(root: Schema, raw: Schema, value: unknown, depth: number):
   const s = normalize(root, raw);
   if (isObj(value)) {
     const required = Array.isArray(s.required) ? (s.required as string[]) : [];
-    const victim = required.find((k) => k in value);
+    const victim = required.find((k) => Object.hasOwn(value, k));
     if (victim !== undefined) {
       delete value[victim];
       return true;
     }
     if (isObj(s.properties)) {
       for (const [key, sub] of Object.entries(s.properties)) {
-        if (isObj(sub) && key in value && dropRequired(root, sub, value[key], depth + 1)) return true;
+        if (isObj(sub) && Object.hasOwn(value, key) && dropRequired(root, sub, value[key], depth + 1)) return true;
       }
     }
   }

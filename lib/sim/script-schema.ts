@@ -7,7 +7,11 @@ import { z } from 'zod';
 /** Order in which chaos lays out its probability mass; part of the reproducibility contract. */
 export const CHAOS_FAULTS = ['rate_limit', 'server_error', 'drop', 'provider_error', 'refusal', 'truncated', 'invalid'] as const;
 
-export const STEP_KINDS = ['ok', 'invalid', 'truncated', 'refusal', 'provider_error', 'status', 'drop', 'stall', 'stream_error'] as const;
+export const STEP_KINDS = ['ok', 'invalid', 'truncated', 'refusal', 'provider_error', 'status', 'drop', 'stall', 'stream_error', 'redirect', 'keepalive'] as const;
+
+/** Bounds of the body options: `pad_bytes` up to 16 GiB (a gzip bomb is ~1000:1), keep-alives 1 ms..60 s apart. */
+export const PAD_BYTES_MAX = 16 * 1024 ** 3;
+export const KEEPALIVE_EVERY_MS_MAX = 60_000;
 
 const count = z.number().int().nonnegative();
 const probability = z.number().min(0).max(1);
@@ -19,10 +23,18 @@ export const usageSchema = z.strictObject({
   thoughts: count.optional(),
 });
 
+/** Bounds of the simulated latency: every wait is a Node timer (which fires at once past ~24.8 days). */
+export const LATENCY_LIMITS = { firstTokenMs: 600_000, minTokensPerS: 1 } as const;
+
 export const latencySchema = z.strictObject({
-  first_token_ms: z.number().nonnegative().optional(),
-  /** 0 or absent: no pacing */
-  tokens_per_s: z.number().nonnegative().optional(),
+  /** at most 10 minutes */
+  first_token_ms: z.number().nonnegative().max(LATENCY_LIMITS.firstTokenMs).optional(),
+  /** 0 or absent: no pacing; else at least 1 (at most a second between stream events) */
+  tokens_per_s: z
+    .number()
+    .nonnegative()
+    .refine((v) => v === 0 || v >= LATENCY_LIMITS.minTokensPerS, { message: `tokens_per_s must be 0 (no pacing) or at least ${LATENCY_LIMITS.minTokensPerS}` })
+    .optional(),
 });
 
 const stepBase = {
@@ -30,10 +42,17 @@ const stepBase = {
   latency: latencySchema.optional(),
   usage: usageSchema.optional(),
   /** (extension) the finish reason written on the wire, replacing the step's own: any value, e.g.
-   * "tool_calls", "RECITATION", "model_context_window_exceeded" or an unknown one */
-  finish_reason: z.string().optional(),
+   * "tool_calls", "RECITATION", "model_context_window_exceeded" or an unknown one ("eos"); null
+   * sends none at all (openai `finish_reason: null`, anthropic `stop_reason: null`, gemini no
+   * `finishReason`) — in a stream, a stream that ends without any */
+  finish_reason: z.string().nullable().optional(),
   /** (extension) openrouter only: replaces native_finish_reason */
   native_finish_reason: z.string().optional(),
+  /** send the response gzip-encoded (`content-encoding: gzip`), as a CDN may */
+  gzip: z.boolean().optional(),
+  /** this many bytes of whitespace before the body (streams: one SSE comment line): a large body;
+   * with `gzip`, a gzip bomb — generated as it is sent, never held in memory */
+  pad_bytes: z.number().int().nonnegative().max(PAD_BYTES_MAX).optional(),
 };
 
 /** One scripted response. A model's script is played one step per request, then the last repeats. */
@@ -67,7 +86,25 @@ export const scriptStepSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ ...stepBase, kind: z.literal('drop'), when: z.enum(['before', 'during_body', 'mid_stream']).optional(), text: z.string().optional() }),
   z.strictObject({ ...stepBase, kind: z.literal('stall'), text: z.string().optional() }),
-  z.strictObject({ ...stepBase, kind: z.literal('stream_error'), text: z.string().optional(), message: z.string().optional() }),
+  /** some deltas, then the dialect's mid-stream error: `overload` (default), `rate_limit`, or `malformed_call` (a broken answer) */
+  z.strictObject({
+    ...stepBase,
+    kind: z.literal('stream_error'),
+    text: z.string().optional(),
+    message: z.string().optional(),
+    variant: z.enum(['overload', 'rate_limit', 'malformed_call']).optional(),
+  }),
+  /** a 3xx with a Location header (absolute, or relative to the request) */
+  z.strictObject({ ...stepBase, kind: z.literal('redirect'), status: z.number().int().min(300).max(399).optional(), location: z.string().min(1) }),
+  /** headers (streams: the opening events and `text`'s deltas), then keep-alives every `every_ms`
+   * (default 1000) and never any content, until the client gives up: SSE comments (`: keepalive`;
+   * anthropic: `event: ping`), or single spaces in a body that never comes */
+  z.strictObject({
+    ...stepBase,
+    kind: z.literal('keepalive'),
+    every_ms: z.number().int().min(1).max(KEEPALIVE_EVERY_MS_MAX).optional(),
+    text: z.string().optional(),
+  }),
 ]);
 
 /** Keyed by the model id as sent on the wire (e.g. "openai/gpt-oss-20b", "gemini-2.5-flash");

@@ -2,7 +2,7 @@
 // stalled connections, latency and seeded chaos.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type ChaosProfile, type Dialect, type SimServer } from './index';
-import { call, readSse } from '@/test/helpers/sim-test-client';
+import { call, readSse, requestFor } from '@/test/helpers/sim-test-client';
 
 let sim: SimServer;
 
@@ -259,5 +259,73 @@ describe('chaos', () => {
       const { events } = await readSse(await call(sim, 'openrouter', { stream: true }));
       expect(events.at(-1)!.data).toBe('[DONE]');
     }
+  });
+});
+
+describe('redirect, keepalive and body options (gzip, pad_bytes)', () => {
+  it('redirect: the status (default 307) with its Location, logged as step redirect', async () => {
+    sim.loadScripts({ 'gpt-r': [{ kind: 'redirect', location: 'https://elsewhere.example/v1/chat/completions' }, { kind: 'redirect', status: 301, location: '/v2' }] });
+    const { path, body } = requestFor('openai', { model: 'gpt-r' });
+    const send = () => fetch(sim.baseUrl('openai') + path, { method: 'POST', body: JSON.stringify(body), redirect: 'manual' });
+    const a = await send();
+    expect(a.status).toBe(307);
+    expect(a.headers.get('location')).toBe('https://elsewhere.example/v1/chat/completions');
+    expect(await a.text()).toContain('Moved');
+    const b = await send();
+    expect([b.status, b.headers.get('location')]).toEqual([301, '/v2']);
+    expect(sim.requests().map((r) => r.step)).toEqual(['redirect', 'redirect']);
+  });
+
+  it.each([
+    ['openai', ': keepalive'],
+    ['openrouter', ': keepalive'],
+    ['anthropic', 'event: ping'],
+    ['gemini', ': keepalive'],
+  ] as const)('keepalive over %s: the opening events, then %j again and again, never content', async (dialect, ka) => {
+    sim.loadScripts({ '*': [{ kind: 'keepalive', every_ms: 2 }] });
+    const res = await call(sim, dialect, { stream: true });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (text.split(ka).length <= 4) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(text).not.toMatch(/text_delta|"content":"[^"]|"text":"[^"]|\[DONE\]|message_stop|finishReason/);
+  });
+
+  it('keepalive on a body request: 200, then a space now and then, and no body', async () => {
+    sim.loadScripts({ '*': [{ kind: 'keepalive', every_ms: 2 }] });
+    const res = await call(sim, 'openai');
+    const reader = res.body!.getReader();
+    let text = '';
+    while (text.length < 3) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(text.trim()).toBe('');
+  });
+
+  it('gzip + pad_bytes: content-encoding gzip, the padded body inflates to pad + body, and still parses', async () => {
+    sim.loadScripts({ '*': [{ kind: 'ok', text: 'padded', gzip: true, pad_bytes: 3 * 1024 * 1024 }] });
+    const res = await call(sim, 'openai');
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    const text = await res.text(); // fetch inflates
+    expect(text.length).toBeGreaterThan(3 * 1024 * 1024);
+    expect(text.slice(0, 3 * 1024 * 1024).trim()).toBe('');
+    expect(JSON.parse(text).choices[0].message.content).toBe('padded');
+  });
+
+  it('pad_bytes on a stream is one SSE comment line before the events; content-length matches on a plain body', async () => {
+    sim.loadScripts({ '*': [{ kind: 'ok', text: 'x', pad_bytes: 1000 }] });
+    const { events, comments } = await readSse(await call(sim, 'anthropic', { stream: true }));
+    expect(comments[0]!.trim()).toBe('');
+    expect(comments[0]!.length).toBeGreaterThanOrEqual(999); // the parser drops the space after ':'
+    expect(events.at(-1)!.event).toBe('message_stop');
+    const plain = await call(sim, 'anthropic');
+    const body = await plain.text();
+    expect(Number(plain.headers.get('content-length'))).toBe(Buffer.byteLength(body));
+    expect(JSON.parse(body).content[0].text).toBe('x');
+  });
+
+  it('a redirect step without a location, or a pad beyond 16 GiB, is refused', () => {
+    expect(() => sim.loadScripts({ '*': [{ kind: 'redirect' } as never] })).toThrow(/location/);
+    expect(() => sim.loadScripts({ '*': [{ kind: 'ok', pad_bytes: 2 ** 40 }] })).toThrow(/pad_bytes/);
   });
 });

@@ -109,6 +109,54 @@ function statusReply(step: Extract<ScriptStep, { kind: 'status' }>, renderer: Re
   return { ...reply, status: step.status, headers: { ...reply.headers, ...(step.headers ?? {}) } };
 }
 
+/** A scripted `redirect`: the status (default 307) and its Location, with a short HTML body. */
+function redirectReply(step: Extract<ScriptStep, { kind: 'redirect' }>): HttpReply {
+  const status = step.status ?? 307;
+  const href = step.location.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return { status, headers: { 'content-type': 'text/html', location: step.location }, body: `<html><body>Moved: <a href="${href}">${href}</a></body></html>\n` };
+}
+
+/**
+ * A scripted `keepalive`: headers, for streams the opening events and the deltas of `text`, then
+ * keep-alives and never content — SSE comments, or `event: ping` for anthropic; a body request
+ * gets a space now and then (leading whitespace of a JSON body that never comes).
+ */
+function keepaliveDelivery(
+  step: Extract<ScriptStep, { kind: 'keepalive' }>,
+  answer: ReturnType<typeof answerFor>,
+  renderer: Renderer,
+  ctx: RenderCtx,
+  latency: Latency | undefined,
+  sse: boolean,
+): Delivery {
+  const everyMs = step.every_ms ?? 1000;
+  if (!sse) {
+    const headers = { 'content-type': JSON_TYPE };
+    return { status: 200, headers, frames: [], delays: [], end: 'keepalive', keep: 0, keepalive: { data: ' ', everyMs } };
+  }
+  // the stream up to its end, without the end: streamError's frames minus the error event
+  const frames = renderer.streamError(answer, ctx).slice(0, -1);
+  const data = ctx.info.dialect === 'anthropic' ? 'event: ping\ndata: {"type": "ping"}\n\n' : ': keepalive\n\n';
+  return { status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'keepalive', keep: frames.length, keepalive: { data, everyMs } };
+}
+
+/** The step's body options: `pad_bytes` of whitespace first (streams: one SSE comment line), `gzip`. */
+function bodyOptions(d: Delivery, step: ScriptStep | undefined, sse: boolean): Delivery {
+  const spaces = step?.pad_bytes ?? 0;
+  const out: Delivery = { ...d, headers: { ...d.headers } };
+  if (spaces > 0) {
+    const pad = sse ? { before: ':', spaces, after: '\n\n' } : { before: '', spaces, after: '' };
+    const frames = out.frames.length > 0 ? out.frames : [{ data: '', tokens: 0 }];
+    out.frames = [{ ...frames[0], pad }, ...frames.slice(1)];
+    if (out.delays.length === 0) out.delays = [0];
+    if (out.end !== 'end') out.keep = Math.max(1, out.keep ?? 0);
+    const len = out.headers['content-length'];
+    if (len !== undefined) out.headers['content-length'] = String(Number(len) + spaces + pad.before.length + pad.after.length);
+  }
+  if (step?.gzip) out.gzip = true;
+  return out;
+}
+
 class Simulator {
   scripts: ScriptMap = {};
   positions = new Map<string, number>();
@@ -146,7 +194,8 @@ class Simulator {
 
   /** Script (own, then "*") → chaos → ok. Each model keeps its own position, also under "*". */
   pick(info: RequestInfo): Picked {
-    const script = this.scripts[info.model] ?? this.scripts['*'];
+    // own entries only: a model id "constructor" is not Object.prototype's
+    const script = (Object.hasOwn(this.scripts, info.model) ? this.scripts[info.model] : undefined) ?? this.scripts['*'];
     if (script && script.length > 0) {
       const pos = this.positions.get(info.model) ?? 0;
       this.positions.set(info.model, pos + 1);
@@ -233,17 +282,23 @@ class Simulator {
 
   respond(res: ServerResponse, renderer: Renderer, ctx: RenderCtx, step: ScriptStep | undefined): void {
     const latency = step?.latency ?? this.latency;
-    const stream = ctx.info.stream;
-    if (step?.kind === 'status') return deliver(res, single(statusReply(step, renderer, ctx), latency?.first_token_ms ?? 0));
+    // SSE streams (a gemini stream without alt=sse is a JSON array: a body)
+    const sse = ctx.info.stream && !ctx.info.geminiArray;
+    const send = (d: Delivery) => deliver(res, bodyOptions(d, step, sse));
+    if (step?.kind === 'status') return send(single(statusReply(step, renderer, ctx), latency?.first_token_ms ?? 0));
+    if (step?.kind === 'redirect') return send(single(redirectReply(step), latency?.first_token_ms ?? 0));
 
     if (step?.kind === 'drop' && (step.when ?? 'before') === 'before') {
       return after(res, latency?.first_token_ms ?? 0, () => res.socket?.destroy());
     }
 
     const answer = answerFor(ctx.info, step);
+    if (step?.kind === 'keepalive') return send(keepaliveDelivery(step, answer, renderer, ctx, latency, sse));
+
+    const stream = ctx.info.stream;
     if (step?.kind === 'stream_error' && stream) {
       const frames = renderer.streamError(answer, ctx);
-      return deliver(res, { status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'end' });
+      return send({ status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'end' });
     }
 
     if (stream) {
@@ -251,7 +306,7 @@ class Simulator {
       const d: Delivery = { status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'end' };
       if (step?.kind === 'drop') Object.assign(d, { end: 'drop', keep: midStream(frames) });
       if (step?.kind === 'stall') Object.assign(d, { end: 'stall', keep: 1 });
-      return deliver(res, d);
+      return send(d);
     }
 
     const reply = renderer.body(answer, ctx);
@@ -262,7 +317,7 @@ class Simulator {
       Object.assign(d, { frames: [{ data: reply.body.slice(0, half), tokens: 0 }], end: 'drop', keep: 1 });
     }
     if (step?.kind === 'stall') Object.assign(d, { end: 'stall', keep: 0 });
-    return deliver(res, d);
+    return send(d);
   }
 
   notFound(req: IncomingMessage, res: ServerResponse, path: string, dialect: Dialect | undefined): void {

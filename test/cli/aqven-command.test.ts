@@ -25,7 +25,7 @@ describe('the aqven command', () => {
     const record = JSON.parse(run.out);
     expect(run.code).toBe(record.status === 'succeeded' ? 0 : 1);
     expect(record).toMatchObject({ flow: 'triage', input: { ticket: 'I was charged twice' } });
-    expect(Object.keys(record)).toEqual(['id', 'flow', 'status', 'input', 'output', 'error', 'usage', 'startedAt', 'finishedAt', 'nodes']);
+    expect(Object.keys(record)).toEqual(['id', 'flow', 'status', 'input', 'output', 'error', 'usage', 'usageUnknown', 'startedAt', 'finishedAt', 'nodes']);
     const shown = aqven(['show', record.id, '--json', '--project', dir]);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.out)).toEqual(record);

@@ -43,7 +43,7 @@ export function simProviders(sim: SimServer, over: ProviderOverrides = {}): Reco
     baseUrl: sim.baseUrl(c.dialect),
     apiKeyEnv: `${c.provider.toUpperCase()}_API_KEY`,
     structuredOutputs: true,
-    transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000, ...over.transport },
+    transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024, ...over.transport },
     onRateLimit: { maxAttempts: 5, defaultWaitMs: 1000, maxWaitMs: 60_000, ...over.onRateLimit },
     maxConcurrency: over.maxConcurrency ?? 16,
     models: Object.fromEntries(DIALECTS.filter((d) => d.provider === c.provider).flatMap((d) => [[d.modelId, PRICE], [other(d).modelId, PRICE]])),

@@ -28,7 +28,11 @@ describe.each(DIALECTS)('$dialect', (c) => {
       // …and still it is truncated, with no validation and no repair
       expect(a).toMatchObject({ outcome: 'truncated', cause: 'truncated', action: 'none', validationErrors: [], responseText: null, discarded: true });
       expect(res.status).toBe('failed');
-      expect(res.error).toMatchObject({ code: 'truncated', hint: 'Set output.on_truncated to "retry" or "fallback" in agents/classifier.yaml' });
+      // no fallback_models: "fallback" alone would fail aqven check, so the hint adds the model too
+      expect(res.error).toMatchObject({
+        code: 'truncated',
+        hint: 'Set output.on_truncated to "retry", or add another model to fallback_models and set output.on_truncated to "fallback" in agents/classifier.yaml',
+      });
     });
 
     it('the provider ending the response with an error → error → retried by default', async () => {
@@ -42,24 +46,96 @@ describe.each(DIALECTS)('$dialect', (c) => {
       expect(res.attempts[0]!.error?.kind).toBe('provider_error');
     });
 
-    it('an unknown finish reason is error', async () => {
-      h.script({ [c.modelId]: [{ kind: 'ok', text: 'x', finish_reason: 'SOMETHING_NEW' }] });
-      const res = await h.run(node([c.model], { stream, policy: { onError: 'fail' } }));
-      expect(res.attempts[0]).toMatchObject({ outcome: 'error', finishReason: 'SOMETHING_NEW' });
-      expect(res.error?.hint).toBe('Set output.on_error to "retry" or "fallback" in agents/classifier.yaml');
+    it('an unrecognised finish reason is ok: validated as usual, stored as sent, and noted', async () => {
+      h.script({ [c.modelId]: [{ kind: 'ok', json: { queue: 'tech', confidence: 0.5 }, finish_reason: 'SOMETHING_NEW' }] });
+      const res = await h.run(node([c.model], { stream, outputSchema: SCHEMA, policy: { onError: 'fail' } }));
+      expect(res.status).toBe('succeeded');
+      expect(res.output).toEqual({ queue: 'tech', confidence: 0.5 });
+      expect(res.attempts[0]).toMatchObject({ outcome: 'ok', finishReason: 'SOMETHING_NEW', finishNote: 'unrecognised finish reason `SOMETHING_NEW`' });
+    });
+
+    it('an unrecognised finish reason on an answer that does not match the schema goes to repair, like any ok answer', async () => {
+      h.script({ [c.modelId]: [{ kind: 'invalid', finish_reason: 'eos' }, { kind: 'ok' }] });
+      const res = await h.run(node([c.model], { stream, outputSchema: SCHEMA }));
+      expect(res.attempts.map((a) => [a.outcome, a.cause, a.action])).toEqual([
+        ['ok', 'invalid_output', 'repair'],
+        ['ok', null, 'none'],
+      ]);
+      expect(res.attempts[0]!.finishNote).toBe('unrecognised finish reason `eos`');
+      expect(res.attempts[1]!.finishNote).toBeUndefined();
     });
   });
 
-  it('a mid-stream error event → error → default retry', async () => {
+  it('a whole response with no finish reason is ok, noted', async () => {
+    h.script({ [c.modelId]: [{ kind: 'ok', text: 'fine', finish_reason: null }] });
+    const res = await h.run(node([c.model]));
+    expect(res.status).toBe('succeeded');
+    expect(res.attempts[0]).toMatchObject({ outcome: 'ok', finishReason: null, finishNote: 'no finish reason' });
+  });
+
+  it('a stream that ends without any finish reason did not complete: a transport failure, retried like a dropped connection', async () => {
+    h.script({ [c.modelId]: [{ kind: 'ok', text: 'partial ', finish_reason: null }, { kind: 'ok', text: 'whole' }] });
+    const res = await h.run(node([c.model], { stream: true }));
+    expect(res.status).toBe('succeeded');
+    expect(res.output).toBe('whole');
+    // one attempt, one answer: the broken try is the transport's
+    expect(res.attempts).toHaveLength(1);
+    const a = res.attempts[0]!;
+    expect(a).toMatchObject({ outcome: 'ok', answerNo: 1, streamedText: 'whole', usageUnknown: true });
+    expect(a.tries).toMatchObject([
+      { tryNo: 1, status: 200, error: 'connection', discardedText: 'partial ' },
+      { tryNo: 2, status: 200, error: null },
+    ]);
+  });
+
+  it('a stream that never finishes, every try: the attempt ends error / transport, naming the missing finish reason', async () => {
+    h.script({ [c.modelId]: [{ kind: 'ok', text: 'partial', finish_reason: null }] });
+    const res = await h.run(node([c.model], { stream: true, policy: { onError: 'fail' } }), { providerOverrides: { transport: { maxAttempts: 2 } } });
+    expect(res.attempts[0]!.tries).toHaveLength(2);
+    expect(res.attempts[0]!.error).toMatchObject({ kind: 'transport' });
+    const message = res.attempts[0]!.error!.message;
+    expect(message.startsWith(`${c.model} did not complete the response: `)).toBe(true);
+    expect(message).toMatch(/the stream ended without a (finish_reason|stop_reason|finishReason): the response did not complete; gave up after 2 tries \(transport\.max_attempts: 2\)$/);
+  });
+
+  it('a mid-stream overload event is the call never completing: the transport retries it inside the attempt', async () => {
     h.script({ [c.modelId]: [{ kind: 'stream_error', text: 'partial ' }, { kind: 'ok', text: 'whole' }] });
     const res = await h.run(node([c.model], { stream: true }));
     expect(h.requests(c.modelId)).toHaveLength(2);
     expect(res.status).toBe('succeeded');
     expect(res.output).toBe('whole');
+    expect(res.attempts).toHaveLength(1);
     const a = res.attempts[0]!;
+    expect(a).toMatchObject({ outcome: 'ok', cause: null, action: 'none', answerNo: 1, streamedText: 'whole' });
+    expect(a.tries).toMatchObject([
+      { tryNo: 1, status: 200, error: 'server_error', discardedText: 'partial ' },
+      { tryNo: 2, status: 200, error: null },
+    ]);
+  });
+
+  it('a mid-stream rate-limit event pauses the model like a 429, and the transport retries after the wait', async () => {
+    h.script({ [c.modelId]: [{ kind: 'stream_error', variant: 'rate_limit', text: 'partial ' }, { kind: 'ok', text: 'whole' }] });
+    const res = await h.run(node([c.model], { stream: true }));
+    expect(res.status).toBe('succeeded');
+    const a = res.attempts[0]!;
+    expect(a.tries.map((t) => t.error)).toEqual(['rate_limited', null]);
+    const pause = h.events.find((e) => e.type === 'rate_limit_pause');
+    expect(pause).toMatchObject({ model: c.model, reason: `a rate-limit error event in the stream from ${c.model}` });
+    // the second try waited out the pause at the gate (default_wait 1 s, ±20 % jitter)
+    expect(a.tries[1]!.waitedMs).toBeGreaterThanOrEqual(800);
+  });
+
+  it('a mid-stream error event that reports a broken answer (a malformed call) stays outcome error → default retry', async () => {
+    h.script({ [c.modelId]: [{ kind: 'stream_error', variant: 'malformed_call', text: 'partial ' }, { kind: 'ok', text: 'whole' }] });
+    const res = await h.run(node([c.model], { stream: true }));
+    expect(res.status).toBe('succeeded');
+    expect(res.attempts.map((a) => [a.outcome, a.cause, a.action])).toEqual([
+      ['error', 'provider_error', 'retry'],
+      ['ok', null, 'none'],
+    ]);
     // not a transport failure: one try, the provider's own error
-    expect(a.tries).toHaveLength(1);
-    expect(a).toMatchObject({ outcome: 'error', cause: 'provider_error', action: 'retry', discarded: true, streamedText: 'partial ' });
+    expect(res.attempts[0]!.tries).toHaveLength(1);
+    expect(res.attempts[0]).toMatchObject({ discarded: true, streamedText: 'partial ' });
   });
 });
 
@@ -80,7 +156,10 @@ describe.each(MODES)('refusals ($name) → refusal → default fail', ({ stream 
     expect(h.requests(c.modelId)).toHaveLength(1);
     expect(res.attempts[0]).toMatchObject({ outcome: 'refusal', finishReason, cause: 'refusal', action: 'none', validationErrors: [] });
     expect(res.status).toBe('failed');
-    expect(res.error).toMatchObject({ code: 'refusal', hint: 'Set output.on_refusal to "retry" or "fallback" in agents/classifier.yaml' });
+    expect(res.error).toMatchObject({
+      code: 'refusal',
+      hint: 'Set output.on_refusal to "retry", or add another model to fallback_models and set output.on_refusal to "fallback" in agents/classifier.yaml',
+    });
   });
 });
 

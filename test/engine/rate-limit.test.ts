@@ -131,3 +131,50 @@ describe('abort', () => {
     expect(h.requests(c.modelId)).toHaveLength(1);
   });
 });
+
+describe('a call the rate-limit gate refuses without sending is no answer (DESIGN: Outcome policies, repair and budgets)', () => {
+  const c = DIALECTS[0]!;
+  const b = other(c);
+  // another process paused the model for 2 minutes; this provider waits at most 1 minute
+  const pausedElsewhere = (now: number): SharedPauses => {
+    const rows = new Map([[c.model, now + 120_000]]);
+    return { get: (m) => rows.get(m) ?? null, set: (m, until) => void rows.set(m, until) };
+  };
+  const providerOverrides = { onRateLimit: { maxWaitMs: 60_000 } };
+
+  it('under on_error retry it is recorded once, spends no answer, and the node fails at once with a hint naming max_wait and fallback_models', async () => {
+    h.script({ [c.modelId]: [{ kind: 'ok' }] });
+    const res = await h.run(node([c.model], { policy: { retries: 2 } }), { sharedPauses: pausedElsewhere(h.clock.now()), providerOverrides });
+    expect(h.requests(c.modelId)).toHaveLength(0);
+    // one attempt, not three answers for one request
+    expect(res.attempts).toHaveLength(1);
+    expect(res.attempts[0]).toMatchObject({ outcome: 'error', cause: 'provider_error', action: 'none', error: { kind: 'not_sent' } });
+    expect(res.attempts[0]!.error!.message).toBe(`${c.model} is paused by a rate limit for 120 s more, longer than on_rate_limit.max_wait (60 s): not sent`);
+    expect(res.attempts[0]!.tries).toMatchObject([{ tryNo: 1, status: null, error: 'rate_limited', retryAfterMs: 120_000 }]);
+    expect(res.budget.models).toEqual([{ model: c.model, answers: 0, limit: 3 }]);
+    expect(res.error).toMatchObject({
+      code: 'provider_error',
+      hint: `Raise on_rate_limit.max_wait (now 60 s) in providers/${c.provider}.yaml, or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml`,
+    });
+    expect(res.error!.message).toContain('a model still paused is not asked again');
+  });
+
+  it('under on_error fallback it moves to the next model, which has its whole budget', async () => {
+    h.script({ [c.modelId]: [{ kind: 'ok' }], [b.modelId]: [{ kind: 'ok', text: 'from b' }] });
+    const res = await h.run(node([c.model, b.model], { policy: { onError: 'fallback' } }), { sharedPauses: pausedElsewhere(h.clock.now()), providerOverrides });
+    expect(res.status).toBe('succeeded');
+    expect(res.output).toBe('from b');
+    expect(res.attempts.map((a) => [a.model, a.error?.kind ?? null, a.action])).toEqual([
+      [c.model, 'not_sent', 'fallback'],
+      [b.model, null, 'none'],
+    ]);
+    expect(res.budget.models.map((m) => m.answers)).toEqual([0, 1]);
+  });
+
+  it('a pause it outlasts by the transport.budget names transport.budget', async () => {
+    h.script({ [c.modelId]: [{ kind: 'ok' }] });
+    const res = await h.run(node([c.model]), { sharedPauses: pausedElsewhere(h.clock.now()), providerOverrides: { onRateLimit: { maxWaitMs: 3_600_000 }, transport: { budgetMs: 30_000 } } });
+    expect(res.attempts).toHaveLength(1);
+    expect(res.error!.hint).toMatch(/^Raise transport\.budget \(now 30 s\) in providers\//);
+  });
+});

@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { closeDb, openDb } from '@/db/client';
+import { closeDb, markInterrupted, openDb } from '@/db/client';
 import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
+import { LEASE_TTL_MS } from '@/db/run-lease';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { copyShowcase } from '../helpers/showcase';
 
@@ -19,7 +20,7 @@ async function until<T>(what: string, f: () => T | undefined, ms = 30_000): Prom
 }
 
 describe('crash safety', () => {
-  it('a run killed with SIGKILL keeps every finished attempt, passes integrity_check and becomes interrupted', async () => {
+  it('a run killed with SIGKILL keeps every finished attempt, passes integrity_check and becomes interrupted once its lease expired', async () => {
     const dir = copyShowcase();
     const dbPath = join(dir, '.aqven', 'aqven.db');
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/crash-child.ts', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -59,8 +60,11 @@ describe('crash safety', () => {
     expect(runId.status).toBe('running');
     raw.close();
 
-    // the next start marks the orphaned run interrupted
+    // the dead process's lease has not expired yet: the next start leaves the run alone...
     const db = openDb(dbPath);
+    expect(getRunRecord(db, runId.id)!.status).toBe('running');
+    // ...and the first sweep after it expired (the clock injected) marks the orphaned run interrupted
+    expect(markInterrupted(db, Date.now() + LEASE_TTL_MS + 1)).toBe(1);
     const rec = getRunRecord(db, runId.id)!;
     expect(rec.status).toBe('interrupted');
     expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: INTERRUPTED_NODE_ERROR });

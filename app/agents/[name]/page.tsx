@@ -9,6 +9,7 @@ import { ProjectProblem } from '@/components/ui/project-problem';
 import { parseAgentYaml } from '@/lib/project';
 import { pageSession } from '@/lib/server/page-session';
 import { readAgentFile } from '@/lib/server/agent-file';
+import { own } from '@/lib/shared/own';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,7 +19,7 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
   const s = await pageSession();
   if (!s.ok) return <ProjectProblem {...s} />;
   const { project, db } = s.session;
-  const agent = project.agents[name];
+  const agent = own(project.agents, name); // never a member of Object.prototype ("constructor")
   if (!agent) notFound();
   const file = await readAgentFile(project, name);
   // the form edits the file as it is on disk now, even if it was edited by hand since start-up

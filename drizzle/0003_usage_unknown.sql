@@ -1,0 +1,1 @@
+ALTER TABLE `attempts` ADD `usage_unknown` integer DEFAULT false NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `attempts` ADD `finish_note` text;

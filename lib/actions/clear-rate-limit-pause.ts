@@ -1,0 +1,38 @@
+'use server';
+// Clears a model's rate-limit pause from /providers (DESIGN: The dashboard): the model string is
+// validated with zod, the editor check runs, the rate_limit_pauses row is deleted (so no process
+// reads it again), the dashboard's in-process gate forgets the pause (its calls waiting it out go
+// on at once, one first as the probe), and /providers is rendered afresh.
+import { revalidatePath } from 'next/cache';
+import { clearPause } from '@/db/pause-queries';
+import { defaultRateGate } from '@/lib/engine/rate-gate';
+import { clearPauseFormSchema, type ClearPauseState } from '@/lib/forms/clear-rate-limit-pause';
+import { serverSession } from '@/lib/server/session';
+
+/**
+ * Who may clear a pause. There are no user accounts yet, so anyone who can reach the dashboard is an
+ * editor; the role check of the issue that adds roles goes here, and only here. Answers why not, or null.
+ */
+async function editorRefusal(): Promise<string | null> {
+  return null;
+}
+
+export async function clearRateLimitPause(_prev: ClearPauseState, fd: FormData): Promise<ClearPauseState> {
+  const refusal = await editorRefusal();
+  if (refusal) return { status: 'error', code: 'E_FORBIDDEN', message: refusal };
+  const parsed = clearPauseFormSchema.safeParse({ model: fd.get('model') ?? undefined });
+  if (!parsed.success) return { status: 'error', code: 'E_MODEL', message: parsed.error.issues[0]?.message ?? 'invalid model string' };
+  const { model } = parsed.data;
+
+  let db;
+  try {
+    db = (await serverSession()).db;
+  } catch (err) {
+    return { status: 'error', code: 'E_PROJECT', message: `the project does not load: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  // the row first: a gate that synced it back in between would pause the model again
+  const hadRow = clearPause(db, model);
+  const hadPause = defaultRateGate.clear(model);
+  revalidatePath('/providers');
+  return { status: 'cleared', model, cleared: hadRow || hadPause };
+}
