@@ -29,6 +29,34 @@ export interface ReadSseOptions {
 }
 
 /**
+ * The chunks of a body, in order. A read that fails is thrown as StreamReadError; when the caller
+ * stops early (a terminal event, the byte limit, a throwing handler) the body is cancelled, so the
+ * connection is freed.
+ */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  let ended = false;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        throw new StreamReadError(err);
+      }
+      if (chunk.done) {
+        ended = true;
+        return;
+      }
+      yield chunk.value;
+    }
+  } finally {
+    if (!ended) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/**
  * Feeds the body to the parser and awaits `onEvent` for each event, in order. Stops when the body
  * ends or `onEvent` returns `true` (a terminal event: the rest is not read). Returns whether the
  * body ended by itself (false = stopped by a terminal event).
@@ -41,37 +69,21 @@ export async function readSse(
   const pending: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (ev) => void pending.push(ev) });
   const decoder = new TextDecoder();
-  const reader = body.getReader();
   const max = opts.maxBytes ?? Infinity;
+  const deliver = async (): Promise<boolean> => {
+    while (pending.length) if (await onEvent(pending.shift()!)) return true;
+    return false;
+  };
   let read = 0;
-  let ended = false;
-  try {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        throw new StreamReadError(err);
-      }
-      if (chunk.done) {
-        ended = true;
-        parser.feed(`${decoder.decode()}\n\n`); // an unterminated last event still counts
-      } else {
-        read += chunk.value.byteLength;
-        if (read > max) throw new ResponseTooLarge(max);
-        opts.onChunk?.();
-        parser.feed(decoder.decode(chunk.value, { stream: true }));
-      }
-      while (pending.length) {
-        if (await onEvent(pending.shift()!)) return false;
-      }
-      if (chunk.done) return true;
-    }
-  } finally {
-    // a terminal event, a read error, the byte limit or a throwing handler: free the connection
-    if (!ended) await reader.cancel().catch(() => {});
-    reader.releaseLock();
+  for await (const chunk of chunksOf(body)) {
+    read += chunk.byteLength;
+    if (read > max) throw new ResponseTooLarge(max);
+    opts.onChunk?.();
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (await deliver()) return false;
   }
+  parser.feed(`${decoder.decode()}\n\n`); // an unterminated last event still counts
+  return !(await deliver());
 }
 
 export interface BodyText {
@@ -87,35 +99,19 @@ export interface BodyText {
  */
 export async function readBodyText(body: ReadableStream<Uint8Array> | null, maxBytes: number, onLimit: 'throw' | 'cut'): Promise<BodyText> {
   if (!body) return { text: '', cut: false };
-  const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let read = 0;
-  let ended = false;
-  try {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        throw new StreamReadError(err);
-      }
-      if (chunk.done) {
-        ended = true;
-        return { text: decode(parts, read), cut: false };
-      }
-      const room = maxBytes - read;
-      if (chunk.value.byteLength > room) {
-        if (onLimit === 'throw') throw new ResponseTooLarge(maxBytes);
-        if (room > 0) parts.push(chunk.value.subarray(0, room));
-        return { text: decode(parts, maxBytes), cut: true };
-      }
-      parts.push(chunk.value);
-      read += chunk.value.byteLength;
+  for await (const chunk of chunksOf(body)) {
+    const room = maxBytes - read;
+    if (chunk.byteLength > room) {
+      if (onLimit === 'throw') throw new ResponseTooLarge(maxBytes);
+      if (room > 0) parts.push(chunk.subarray(0, room));
+      return { text: decode(parts, maxBytes), cut: true };
     }
-  } finally {
-    if (!ended) await reader.cancel().catch(() => {});
-    reader.releaseLock();
+    parts.push(chunk);
+    read += chunk.byteLength;
   }
+  return { text: decode(parts, read), cut: false };
 }
 
 function decode(parts: Uint8Array[], size: number): string {
