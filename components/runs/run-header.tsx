@@ -49,15 +49,16 @@ export function RunHeader({ run, now }: { run: RunFacts; now: number }) {
         </div>
         <div>
           <dt>Cost</dt>
-          <dd className="mono" data-testid="run-cost">
+          <dd className="mono" data-testid="run-cost" data-usage-unknown={spend.total.usageUnknown}>
             {fmtCost(spend.total.costUsd)}
+            {spend.total.usageUnknown ? <span className="muted" title="some attempts never had their usage reported: the totals are a lower bound"> at least</span> : null}
           </dd>
         </div>
         <div className={spend.dropped.attempts ? 'dropped-box' : undefined} title="attempts whose response was dropped (retried, fell back, repaired): their tokens and cost still count">
           <dt>Spent on dropped attempts</dt>
           <dd className="mono" data-testid="dropped-spend">
             {spend.dropped.attempts
-              ? `${fmtCost(spend.dropped.costUsd)} · ${fmtTokens(spend.dropped.inputTokens + spend.dropped.outputTokens)} tok · ${spend.dropped.attempts} attempt${spend.dropped.attempts === 1 ? '' : 's'}`
+              ? `${fmtCost(spend.dropped.costUsd)} · ${fmtTokens(spend.dropped.inputTokens + spend.dropped.outputTokens)} tok · ${spend.dropped.attempts} attempt${spend.dropped.attempts === 1 ? '' : 's'}${spend.dropped.usageUnknown ? ` (${spend.dropped.usageUnknown} with usage unknown)` : ''}`
               : 'none'}
           </dd>
         </div>

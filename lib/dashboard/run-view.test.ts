@@ -49,8 +49,15 @@ describe('chainModels', () => {
 describe('runSpend', () => {
   it('counts dropped attempts apart from the total', () => {
     const s = runSpend({ nodes: [node({ attempts: [attempt(1, { action: 'retry', cause: 'truncated', outcome: 'truncated', discarded: true }), attempt(2)] })] });
-    expect(s.total).toEqual({ inputTokens: 20, outputTokens: 10, costUsd: 0.002 });
-    expect(s.dropped).toEqual({ inputTokens: 10, outputTokens: 5, costUsd: 0.001, attempts: 1 });
+    expect(s.total).toEqual({ inputTokens: 20, outputTokens: 10, costUsd: 0.002, usageUnknown: 0 });
+    expect(s.dropped).toEqual({ inputTokens: 10, outputTokens: 5, costUsd: 0.001, attempts: 1, usageUnknown: 0 });
+  });
+
+  it('counts the attempts whose usage is unknown, so the totals read as a lower bound', () => {
+    const cut = attempt(1, { action: 'fallback', cause: 'provider_error', outcome: 'error', discarded: true, usageUnknown: true, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } });
+    const s = runSpend({ nodes: [node({ attempts: [cut, attempt(2)] })] });
+    expect(s.total).toMatchObject({ inputTokens: 10, usageUnknown: 1 });
+    expect(s.dropped).toMatchObject({ attempts: 1, usageUnknown: 1 });
   });
 });
 

@@ -76,15 +76,20 @@ export function chainModels(node: Pick<NodeFacts, 'status' | 'attempts' | 'polic
 }
 
 export interface Spend {
-  total: UsageTotals;
+  /** `usageUnknown`: attempts whose usage the provider never reported — the totals are a lower bound */
+  total: UsageTotals & { usageUnknown: number };
   /** attempts whose response was dropped (retried, fell back, repaired): tokens still paid for */
-  dropped: UsageTotals & { attempts: number };
+  dropped: UsageTotals & { attempts: number; usageUnknown: number };
 }
 
 export function runSpend(run: Pick<RunFacts, 'nodes'>): Spend {
   const all = run.nodes.flatMap((n) => n.attempts);
   const dropped = all.filter(isDropped);
-  return { total: sumUsageRounded(all.map((a) => a.usage)), dropped: { ...sumUsageRounded(dropped.map((a) => a.usage)), attempts: dropped.length } };
+  const unknown = (as: typeof all) => as.filter((a) => a.usageUnknown).length;
+  return {
+    total: { ...sumUsageRounded(all.map((a) => a.usage)), usageUnknown: unknown(all) },
+    dropped: { ...sumUsageRounded(dropped.map((a) => a.usage)), attempts: dropped.length, usageUnknown: unknown(dropped) },
+  };
 }
 
 export function nodeSpend(node: Pick<NodeFacts, 'attempts'>): Spend {

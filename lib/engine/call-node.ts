@@ -10,8 +10,8 @@ import { parseModelString } from './model-string';
 import { answerLimit, beginAttempt, computeBudget, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type PolicyState, type Verdict } from './policy';
 import { defaultRateGate, type RateGate } from './rate-gate';
 import { KEY_MARK, scrubSecret, type ScrubOptions } from './secrets';
-import { runTransport, type TransportResult } from './transport';
-import type { AttemptRecord, Clock, EngineEvent, Message, NodeCall, NodePolicy, NodeResult, Outcome, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
+import { runTransport, TransportAborted, type TransportResult } from './transport';
+import type { AttemptRecord, Clock, EngineEvent, Message, ModelPrice, NodeCall, NodePolicy, NodeResult, Outcome, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
 import { priceUsage, sumUsage } from './usage';
 import { validateOutput } from './validate';
 
@@ -112,7 +112,11 @@ interface Judged {
 function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, model: string, providerName: string): Judged {
   // a 2xx whose body or stream broke off (or a stream that ended without a finish reason) was reached
   const reached = tr.status !== null && tr.status >= 200 && tr.status < 300;
-  const what = tr.kind === 'client_error' ? 'rejected the request' : reached ? 'did not complete the response' : 'could not be reached';
+  const redirected = tr.status !== null && tr.status >= 300 && tr.status < 400;
+  const what =
+    tr.kind !== 'client_error'
+      ? reached ? 'did not complete the response' : 'could not be reached'
+      : reached ? 'sent a response AQVEN does not accept' : redirected ? 'redirected the request' : 'rejected the request';
   const notSent = tr.notSent && { setting: tr.notSent.setting, now: tr.notSent.now, file: `providers/${providerName}.yaml` };
   return {
     outcome: 'error',
@@ -209,6 +213,11 @@ interface AttemptFacts {
   finishedAt: number;
 }
 
+/** The model's catalogue price; its own entry: a model id "constructor" is not Object.prototype's. */
+function priceOf(link: Link): ModelPrice | undefined {
+  return Object.hasOwn(link.provider.models, link.modelId) ? link.provider.models[link.modelId] : undefined;
+}
+
 /** Step 7: the attempt as recorded. Whatever does not become the node's output is discarded, and
  * its captured text is stored redacted and capped (DESIGN: Redaction): `scrub`, and the message
  * (which quotes scrubbed text) capped again as a whole. */
@@ -216,8 +225,7 @@ function attemptRecord(f: AttemptFacts): AttemptRecord {
   const { judged: j, decision, scrub } = f;
   const discarded = decision.kind !== 'succeed';
   const rawStreamed = f.stream ? f.tr.streamedText : null;
-  // the catalogue's own entry: a model id "constructor" is not Object.prototype's
-  const price = Object.hasOwn(f.link.provider.models, f.link.modelId) ? f.link.provider.models[f.link.modelId] : undefined;
+  const price = priceOf(f.link);
   const record: AttemptRecord = {
     seq: f.seq,
     model: f.link.model,
@@ -323,20 +331,30 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
       link.provider,
       apiKey,
     );
-    const tr = await runTransport(
-      { model: link.model, provider: link.provider, adapter: link.adapter, wire, stream },
-      {
-        fetch: deps.fetch ?? globalThis.fetch,
-        clock,
-        gate: deps.gate ?? defaultRateGate,
-        sharedPauses: deps.sharedPauses,
-        signal: deps.signal,
-        scrub,
-        onTry: (t) => emit({ type: 'try_end', nodeId: call.nodeId, seq, try: t }),
-        onDelta: full ? undefined : onDelta,
-        onPause: emit,
-      },
-    );
+    let tr: TransportResult;
+    try {
+      tr = await runTransport(
+        { model: link.model, provider: link.provider, adapter: link.adapter, wire, stream },
+        {
+          fetch: deps.fetch ?? globalThis.fetch,
+          clock,
+          gate: deps.gate ?? defaultRateGate,
+          sharedPauses: deps.sharedPauses,
+          signal: deps.signal,
+          scrub,
+          onTry: (t) => emit({ type: 'try_end', nodeId: call.nodeId, seq, try: t }),
+          onDelta: full ? undefined : onDelta,
+          onPause: emit,
+        },
+      );
+    } catch (err) {
+      // the caller's signal cut the attempt off: what the provider reported of it goes to the
+      // recorder, which closes the attempt as interrupted (DESIGN: Storage, "Stopping a run")
+      if (!(err instanceof TransportAborted)) throw err;
+      const usage = sumUsage(err.usage.map((u) => priceUsage(u, priceOf(link))));
+      await emit({ type: 'attempt_interrupted', nodeId: call.nodeId, seq, usage, usageUnknown: err.usageUnknown });
+      throw err.reason;
+    }
 
     // Steps 4–5: classify the outcome, then validate only an `ok` answer
     let judged: Judged;

@@ -41,6 +41,7 @@ describe.each(DIALECTS)('redirects over $dialect', (c) => {
     expect(a.error?.kind).toBe('client_error');
     expect(a.error?.message).toContain(`answered HTTP ${status} to ${h.sim.url} (to ${elsewhere.url})`);
     expect(a.error?.message).toContain('set base_url to the final URL');
+    expect(a.error?.message).toContain('redirected the request');
     expect(a.tries.map((t) => [t.status, t.error])).toEqual([[status, 'client_error']]);
   });
 });
@@ -163,6 +164,7 @@ describe('response size', () => {
     const a = res.attempts[0]!;
     expect(a.error?.kind).toBe('client_error');
     expect(a.error?.message).toContain('larger than transport.max_response_bytes (1 MiB) after decompression');
+    expect(a.error?.message).toContain('sent a response AQVEN does not accept'); // not "rejected the request": the provider answered
     expect(a.tries.map((t) => [t.status, t.error])).toEqual([[200, 'client_error']]);
     expect(a.usageUnknown).toBe(true);
   });
