@@ -54,9 +54,10 @@ export interface RunStore {
   finishAttempt(attemptId: string, a: AttemptRecord, requestChanged?: boolean): Promise<void>;
   /**
    * An attempt in flight when its run was stopped (a signal, a lost lease): closed with no outcome,
-   * the reason, its streamed text (redacted by the caller) and what usage is known; resolves once committed.
+   * the reason, its streamed text (redacted by the caller) and the usage the provider had reported
+   * (`usageUnknown`: it may have billed more); resolves once committed.
    */
-  interruptAttempt(attemptId: string, a: { message: string; streamedText: string | null; usage: UsageTotals; finishedAt: number }): Promise<void>;
+  interruptAttempt(attemptId: string, a: { message: string; streamedText: string | null; usage: UsageTotals; usageUnknown: boolean; finishedAt: number }): Promise<void>;
   /** a later pause wins, and brings its origin; an earlier or equal one changes nothing */
   setPause(model: string, pausedUntil: number, reason: string, origin?: PauseOrigin): void;
   getPause(model: string): number | null;
@@ -90,7 +91,7 @@ export function runStore(db: Db): RunStore {
     ),
     setRunTurns: p(`UPDATE runs SET turns = ? WHERE id = ?`),
     interruptAttempt: p(
-      `UPDATE attempts SET error_kind = 'transport', error_message = ?, discarded = 1, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, usage_unknown = 1, finished_at = ? WHERE id = ? AND outcome IS NULL`,
+      `UPDATE attempts SET error_kind = 'transport', error_message = ?, discarded = 1, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, usage_unknown = ?, finished_at = ? WHERE id = ? AND outcome IS NULL`,
     ),
     insertNode: p(
       `INSERT INTO node_runs (id, run_id, node_id, agent, turn, status, policy, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -280,7 +281,7 @@ export function runStore(db: Db): RunStore {
     (st, a) => {
       if (!st.written) startRow(st.start); // its queued start was lost with a failed commit
       st.written = true;
-      s.interruptAttempt.run(a.message, a.streamedText, a.usage.inputTokens, a.usage.outputTokens, a.usage.costUsd, a.finishedAt, st.start.id);
+      s.interruptAttempt.run(a.message, a.streamedText, a.usage.inputTokens, a.usage.outputTokens, a.usage.costUsd, a.usageUnknown ? 1 : 0, a.finishedAt, st.start.id);
       if (st.chunked) s.dropChunks.run(st.start.id); // its text is in streamed_text now
       st.done = true;
     },

@@ -64,6 +64,26 @@ export const ERROR_BODY_MAX_BYTES = 64 * 1024;
 export const ERROR_MESSAGE_MAX_CHARS = 1000;
 export const ERROR_EXCERPT_MAX_CHARS = 200;
 
+/**
+ * The caller aborted the try (its run was stopped: DESIGN: Storage, "Stopping a run"). Not a
+ * failure of the try: it carries the caller's `reason`, and the usage the stream had reported when
+ * it was cut (null: none — a body, a try cut before its headers, or a stream before its usage).
+ */
+export class TryAborted extends Error {
+  constructor(
+    readonly reason: unknown,
+    readonly usage: ReportedUsage | null,
+  ) {
+    super(reason instanceof Error ? reason.message : 'aborted');
+    this.name = 'TryAborted';
+  }
+}
+
+/** Whether a usage the accumulator reports holds anything the provider sent (its zero start does not). */
+export function usageSeen(u: ReportedUsage | null): u is ReportedUsage {
+  return u !== null && (u.inputTokens > 0 || u.outputTokens > 0 || u.costUsd !== null);
+}
+
 class TryTimeout extends Error {
   constructor(message: string) {
     super(message);
@@ -135,10 +155,15 @@ function isBadUrl(err: unknown): boolean {
   return err instanceof TypeError && /invalid url|failed to parse url|includes credentials/i.test(err.message);
 }
 
+function aborted(acc: StreamAccumulator | null, signal: AbortSignal): TryAborted {
+  const usage = acc ? acc.usage() : null;
+  return new TryAborted(signal.reason, usageSeen(usage) ? usage : null);
+}
+
 /** A connection that failed, broke mid-stream or timed out; what had streamed so far is kept. */
 function brokenConnection(err: unknown, status: number | null, watchdog: Watchdog, acc: StreamAccumulator | null, deps: TryDeps): TryFailure {
-  // the caller's own abort is not a failure of the try
-  if (deps.signal?.aborted) throw deps.signal.reason;
+  // the caller's own abort is not a failure of the try: it hands over what the stream reported
+  if (deps.signal?.aborted) throw aborted(acc, deps.signal);
   const timedOut = watchdog.timedOut();
   const partial = acc ? acc.text() : null;
   const badUrl = isBadUrl(err);
@@ -306,6 +331,7 @@ export async function oneTry(req: TryRequest, deps: TryDeps, tryNo: number): Pro
       } catch (err) {
         if (err instanceof StreamReadError) return brokenConnection(err, res.status, watchdog, acc, deps);
         if (err instanceof ResponseTooLarge) return tooLarge(res.status, limits.maxResponseBytes, acc, deps);
+        if (deps.signal?.aborted) throw aborted(acc, deps.signal);
         throw err;
       }
       // a stream that did not complete (no finish reason, or a rate-limit or overload event) fails

@@ -6,7 +6,7 @@
 import type { AdapterResult, ReportedUsage } from './adapter';
 import { backoffMs } from './backoff';
 import { fmtDuration } from './duration-text';
-import { oneTry, type TryDeps, type TryFailure, type TryOutcome, type TryRequest } from './one-try';
+import { oneTry, TryAborted, type TryDeps, type TryFailure, type TryOutcome, type TryRequest } from './one-try';
 import { pauseFor429, type Acquired, type GateLease, type RateGate } from './rate-gate';
 import type { Clock, EngineEvent, ResolvedProvider, SharedPauses, TryRecord } from './types';
 
@@ -60,6 +60,25 @@ export interface NotSent {
   setting: 'on_rate_limit.max_wait' | 'transport.budget';
   /** the setting's value, in words ("60 s") */
   now: string;
+}
+
+/**
+ * The caller aborted the attempt (its run was stopped: DESIGN: Storage, "Stopping a run"), during
+ * a try or a wait. Carries the caller's `reason` and what the provider had reported: the usage of
+ * the tries over, and the cut-off try's usage as far as its stream had reported it.
+ * `usageUnknown`: some try may have been billed for tokens `usage` lacks — the cut-off try had
+ * reported no usage yet (a body, or a stream before its usage), or an earlier try was not read to
+ * its end. An abort during a wait (no try in flight) adds nothing unknown.
+ */
+export class TransportAborted extends Error {
+  constructor(
+    readonly reason: unknown,
+    readonly usage: ReportedUsage[],
+    readonly usageUnknown: boolean,
+  ) {
+    super(reason instanceof Error ? reason.message : 'aborted');
+    this.name = 'TransportAborted';
+  }
 }
 
 /** Failed tries so far, per limit: 429s count against on_rate_limit, the rest against transport. */
@@ -203,59 +222,67 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
     notSent,
   });
 
-  for (let tryNo = 1; ; tryNo++) {
-    // wait: the previous failure's backoff, then the model's rate-limit gate
-    const waitStart = clock.now();
-    if (sleepMs > 0) await clock.sleep(sleepMs, deps.signal);
-    const acquired = await deps.gate.acquire(model, {
-      clock,
-      maxConcurrency: provider.maxConcurrency,
-      maxWaitMs: provider.onRateLimit.maxWaitMs,
-      deadline,
-      signal: deps.signal,
-      shared: deps.sharedPauses,
-    });
-    if (!acquired.ok) {
-      // a wait at the gate past a limit: recorded as a try that was never sent
-      const now = clock.now();
-      const left = acquired.pausedUntil === null ? null : acquired.pausedUntil - now;
-      await record({
-        tryNo,
-        status: null,
-        error: acquired.waitingFor === 'slot' ? 'timeout' : 'rate_limited',
-        retryAfterMs: left,
-        waitedMs: now - waitStart,
-        startedAt: now,
-        finishedAt: now,
+  try {
+    for (let tryNo = 1; ; tryNo++) {
+      // wait: the previous failure's backoff, then the model's rate-limit gate
+      const waitStart = clock.now();
+      if (sleepMs > 0) await clock.sleep(sleepMs, deps.signal);
+      const acquired = await deps.gate.acquire(model, {
+        clock,
+        maxConcurrency: provider.maxConcurrency,
+        maxWaitMs: provider.onRateLimit.maxWaitMs,
+        deadline,
+        signal: deps.signal,
+        shared: deps.sharedPauses,
       });
-      const notSent: NotSent | null =
-        tryNo > 1
-          ? null
-          : acquired.waitingFor === 'pause' && acquired.limit === 'max_wait'
-            ? { waitingFor: 'pause', setting: 'on_rate_limit.max_wait', now: fmtDuration(provider.onRateLimit.maxWaitMs) }
-            : { waitingFor: acquired.waitingFor, setting: 'transport.budget', now: fmtDuration(provider.transport.budgetMs) };
-      return giveUp('transport', gateRefusal(acquired, model, provider, now, deadline), notSent);
-    }
+      if (!acquired.ok) {
+        // a wait at the gate past a limit: recorded as a try that was never sent
+        const now = clock.now();
+        const left = acquired.pausedUntil === null ? null : acquired.pausedUntil - now;
+        await record({
+          tryNo,
+          status: null,
+          error: acquired.waitingFor === 'slot' ? 'timeout' : 'rate_limited',
+          retryAfterMs: left,
+          waitedMs: now - waitStart,
+          startedAt: now,
+          finishedAt: now,
+        });
+        const notSent: NotSent | null =
+          tryNo > 1
+            ? null
+            : acquired.waitingFor === 'pause' && acquired.limit === 'max_wait'
+              ? { waitingFor: 'pause', setting: 'on_rate_limit.max_wait', now: fmtDuration(provider.onRateLimit.maxWaitMs) }
+              : { waitingFor: acquired.waitingFor, setting: 'transport.budget', now: fmtDuration(provider.transport.budgetMs) };
+        return giveUp('transport', gateRefusal(acquired, model, provider, now, deadline), notSent);
+      }
 
-    // the try itself
-    const waitedMs = clock.now() - waitStart;
-    const startedAt = clock.now();
-    const { outcome, wait429 } = await tryUnderLease(acquired.lease, req, deps, tryNo, counts.rateLimited);
-    await record(tryRecord(tryNo, outcome, waitedMs, startedAt, clock, deps.scrub));
-    if (outcome.kind === 'reply') {
-      usage.push(outcome.response.usage);
-      return { ok: true, status: outcome.status, response: outcome.response, tries, usage, usageUnknown, streamedText: req.stream ? outcome.streamedText : null };
-    }
-    if (outcome.usage) usage.push(outcome.usage);
-    if (outcome.usageUnknown) usageUnknown = true;
-    last = outcome;
+      // the try itself
+      const waitedMs = clock.now() - waitStart;
+      const startedAt = clock.now();
+      const { outcome, wait429 } = await tryUnderLease(acquired.lease, req, deps, tryNo, counts.rateLimited);
+      await record(tryRecord(tryNo, outcome, waitedMs, startedAt, clock, deps.scrub));
+      if (outcome.kind === 'reply') {
+        usage.push(outcome.response.usage);
+        return { ok: true, status: outcome.status, response: outcome.response, tries, usage, usageUnknown, streamedText: req.stream ? outcome.streamedText : null };
+      }
+      if (outcome.usage) usage.push(outcome.usage);
+      if (outcome.usageUnknown) usageUnknown = true;
+      last = outcome;
 
-    // again, or not
-    if (wait429 !== null) counts.rateLimited++;
-    else if (outcome.transient) counts.other++;
-    const backoff = () => backoffMs(counts.other - 1, provider.onRateLimit, clock.random);
-    const next = afterFailure(outcome, { tryNo, wait429, counts, backoff, leftMs: deadline - clock.now(), provider });
-    if (!next.retry) return giveUp(next.kind, next.message);
-    sleepMs = next.sleepMs;
+      // again, or not
+      if (wait429 !== null) counts.rateLimited++;
+      else if (outcome.transient) counts.other++;
+      const backoff = () => backoffMs(counts.other - 1, provider.onRateLimit, clock.random);
+      const next = afterFailure(outcome, { tryNo, wait429, counts, backoff, leftMs: deadline - clock.now(), provider });
+      if (!next.retry) return giveUp(next.kind, next.message);
+      sleepMs = next.sleepMs;
+    }
+  } catch (err) {
+    if (!deps.signal?.aborted) throw err;
+    // aborted: what the provider reported so far goes to the caller, who records the attempt interrupted
+    const inFlight = err instanceof TryAborted;
+    const cut = inFlight ? err.usage : null;
+    throw new TransportAborted(deps.signal.reason, cut ? [...usage, cut] : usage, usageUnknown || (inFlight && !cut));
   }
 }

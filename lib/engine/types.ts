@@ -145,6 +145,13 @@ export type EngineEvent =
   | { type: 'delta'; nodeId: string; seq: number; tryNo: number; text: string; stored: string }
   | { type: 'try_end'; nodeId: string; seq: number; try: TryRecord }
   | { type: 'attempt_end'; nodeId: string; attempt: AttemptRecord }
+  /**
+   * The caller's signal cut the attempt off (DESIGN: Storage, "Stopping a run"); no attempt_end follows, the engine
+   * throws the signal's reason next. `usage`: what the provider had reported, priced like any attempt's — the tries
+   * over, and the cut-off try's as far as its stream had reported it. `usageUnknown`: the cut-off try had reported
+   * none yet (or an earlier try was not read to its end), so tokens may have been billed that `usage` lacks.
+   */
+  | { type: 'attempt_interrupted'; nodeId: string; seq: number; usage: UsageTotals; usageUnknown: boolean }
   | { type: 'rate_limit_pause'; model: string; pausedUntil: number; reason: string; origin: PauseOrigin };
 
 export interface Clock {

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RunStore } from '@/db/run-store';
 import type { AttemptFacts } from '@/db/types';
-import type { EngineEvent, TryRecord } from '@/lib/engine/types';
+import type { EngineEvent, TryRecord, UsageTotals } from '@/lib/engine/types';
+import { ZERO_USAGE } from '@/lib/engine/usage';
 import { capFailureText } from '@/lib/redact';
 
 const FLUSH_CHARS = 2048;
@@ -23,6 +24,8 @@ interface Pending {
   /** the current try's stored (redacted) text so far, and the tries already over: what an interruption keeps */
   text: string;
   tries: TryRecord[];
+  /** what the engine reported of the attempt when the run's signal cut it off (attempt_interrupted) */
+  cut: { usage: UsageTotals; usageUnknown: boolean } | null;
 }
 
 export class NodeRecorder {
@@ -46,7 +49,7 @@ export class NodeRecorder {
   readonly onEvent = (e: EngineEvent): void | Promise<void> => {
     switch (e.type) {
       case 'attempt_start': {
-        const p: Pending = { id: randomUUID(), start: e, request: e.request, tryNo: 1, buffer: '', lastFlush: this.now(), text: '', tries: [] };
+        const p: Pending = { id: randomUUID(), start: e, request: e.request, tryNo: 1, buffer: '', lastFlush: this.now(), text: '', tries: [], cut: null };
         this.attempts.set(e.seq, p);
         this.store.startAttempt({
           id: p.id,
@@ -91,6 +94,12 @@ export class NodeRecorder {
         this.attempts.delete(e.attempt.seq);
         return this.store.finishAttempt(p.id, e.attempt, e.attempt.request !== p.request);
       }
+      case 'attempt_interrupted': {
+        // kept for interrupt(), which the run calls once the engine has thrown
+        const p = this.attempts.get(e.seq);
+        if (p) p.cut = { usage: e.usage, usageUnknown: e.usageUnknown };
+        return;
+      }
       case 'rate_limit_pause':
         // written by the SharedPauses store the gate calls; nothing more to record here
         return;
@@ -100,23 +109,26 @@ export class NodeRecorder {
   /**
    * Closes every attempt still in flight as interrupted (`message` says why): no outcome,
    * discarded, the streamed text that was stored (redacted; the tail the engine held back is never
-   * stored from deltas), capped, and its finished tries. The usage of a try cut off
-   * mid-way is unknown here and recorded as zero. Returns the attempts as facts, and the commit.
+   * stored from deltas), capped, and its finished tries. Its usage is what the engine reported when
+   * the signal cut it off (attempt_interrupted): the provider's tokens so far, priced; usage unknown
+   * when the cut-off try had reported none. An attempt the engine has not reported on yet (a process
+   * closing its runs synchronously at exit) is recorded with usage 0, unknown. Returns the attempts
+   * as facts, and the commit.
    */
   interrupt(message: string): { attempts: AttemptFacts[]; written: Promise<void> } {
     const finishedAt = this.now();
-    const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
     const attempts: AttemptFacts[] = [];
     const writes: Promise<void>[] = [];
     for (const p of this.attempts.values()) {
       const streamedText = p.text ? capFailureText(p.text) : null;
       const { seq, model, chainIndex, answerNo, request, startedAt } = p.start;
+      const { usage, usageUnknown } = p.cut ?? { usage: { ...ZERO_USAGE }, usageUnknown: true };
       attempts.push({
         seq, model, chainIndex, answerNo, outcome: null, finishReason: null, cause: null, action: 'none', request,
         responseText: null, error: { kind: 'transport', message, detail: null }, validationErrors: [], discarded: true,
-        streamedText, usage, usageUnknown: true, startedAt, finishedAt, tries: p.tries,
+        streamedText, usage, usageUnknown, startedAt, finishedAt, tries: p.tries,
       });
-      writes.push(this.store.interruptAttempt(p.id, { message, streamedText, usage, finishedAt }));
+      writes.push(this.store.interruptAttempt(p.id, { message, streamedText, usage, usageUnknown, finishedAt }));
     }
     this.attempts.clear();
     return { attempts, written: Promise.all(writes).then(() => undefined) };

@@ -44,6 +44,10 @@ export interface Renderer {
   streamError(a: Answer, ctx: RenderCtx): Frame[];
   /** the dialect's error response for an HTTP status */
   error(status: number, opts: ErrorOptions, ctx: RenderCtx): HttpReply;
+  /** what a stall with `early_usage` sends before its silence: the opening, an event carrying only the usage, then
+   * `a.text`'s deltas. Absent where the first event carries the usage already (anthropic message_start, every
+   * gemini chunk): the stall sends that first event */
+  earlyUsage?(a: Answer, ctx: RenderCtx): Frame[];
 }
 
 export const JSON_TYPE = 'application/json';

@@ -186,6 +186,13 @@ export function openaiRenderer(flavour: Flavour): Renderer {
       frames.push({ data: 'data: [DONE]\n\n', tokens: 0 });
       return frames;
     },
+    earlyUsage(a, ctx) {
+      const base = chunkBase(ctx);
+      const frames = contentFrames(a, ctx, base);
+      // OpenRouter sends usage on every stream; OpenAI only with stream_options.include_usage
+      if (or || ctx.info.includeUsage) frames.splice(or ? 2 : 1, 0, dataFrame({ ...base, choices: [], usage: usage(flavour, a) }));
+      return frames;
+    },
     streamError(a, ctx) {
       const base = chunkBase(ctx);
       const frames = contentFrames(a, ctx, base);

@@ -85,7 +85,10 @@ export const scriptStepSchema = z.discriminatedUnion('kind', [
     retryDelay: z.string().optional(),
   }),
   z.strictObject({ ...stepBase, kind: z.literal('drop'), when: z.enum(['before', 'during_body', 'mid_stream']).optional(), text: z.string().optional() }),
-  z.strictObject({ ...stepBase, kind: z.literal('stall'), text: z.string().optional() }),
+  /** headers (streams: the first event), then silence; `early_usage` (streams): the usage is reported before the
+   * silence — openai/openrouter: the opening chunk, a usage chunk, then `text`'s deltas; anthropic (message_start)
+   * and gemini (every chunk) report it in their first event anyway */
+  z.strictObject({ ...stepBase, kind: z.literal('stall'), text: z.string().optional(), early_usage: z.boolean().optional() }),
   /** some deltas, then the dialect's mid-stream error: `overload` (default), `rate_limit`, or `malformed_call` (a broken answer) */
   z.strictObject({
     ...stepBase,

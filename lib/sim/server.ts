@@ -305,7 +305,12 @@ class Simulator {
       const frames = renderer.stream(answer, ctx);
       const d: Delivery = { status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'end' };
       if (step?.kind === 'drop') Object.assign(d, { end: 'drop', keep: midStream(frames) });
-      if (step?.kind === 'stall') Object.assign(d, { end: 'stall', keep: 1 });
+      if (step?.kind === 'stall') {
+        // early_usage: the opening, the usage and the text's deltas, then the silence
+        const early = step.early_usage ? renderer.earlyUsage?.(answer, ctx) : undefined;
+        const opened = early ?? frames;
+        Object.assign(d, { frames: opened, delays: streamDelays(opened, latency), end: 'stall', keep: early ? early.length : 1 });
+      }
       return send(d);
     }
 

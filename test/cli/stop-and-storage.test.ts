@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, openDb } from '@/db/client';
 import { getRunRecord } from '@/lib/flow/stored-run';
-import { startSimulator, type SimServer } from '@/lib/sim';
+import { simCost, startSimulator, type SimServer } from '@/lib/sim';
 import { copyShowcase, GPT_OSS } from '../helpers/showcase';
 import { aqven, BIN, ensureCliBuilt } from './aqven-process';
 
@@ -107,7 +107,43 @@ describe('aqven run stopped by a signal', () => {
       expect(stored.nodes[0]!.attempts).toHaveLength(1);
       expect(stored.nodes[0]!.attempts[0]).toMatchObject({ seq: 1, outcome: null, error: { message: 'the run was stopped by SIGTERM' } });
       expect(stored.nodes[0]!.attempts[0]!.latencyMs).not.toBeNull();
+      // a body that never came: the provider reported no usage, so it is unknown, never a plain 0
+      expect(stored.nodes[0]!.attempts[0]).toMatchObject({ usageUnknown: true, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } });
+      expect(stored.usageUnknown).toBe(true);
       expect(sim!.requests()).toHaveLength(1); // nothing was sent after the signal
+    } finally {
+      await closeDb(dbPath);
+    }
+  });
+});
+
+describe('aqven run stopped by a signal after the provider reported usage', () => {
+  it('SIGTERM while a streamed draft stalls after its usage: the interrupted attempt keeps the tokens and cost the provider reported', async () => {
+    // the usage chunk comes first, then ~8000 characters of text, then silence
+    const text = 'Thanks for writing in. '.repeat(350);
+    const stall = { kind: 'stall' as const, early_usage: true, text, usage: { input: 1200, output: 2000 } };
+    const { dir, dbPath } = await projectOnSim({ scripts: { [GPT_OSS]: [stall] } });
+    const { child, exited } = start(RUN(dir));
+    // streamed text in the database: the child has read the stream past its usage chunk
+    const db = openDb(dbPath);
+    try {
+      const chunks = db.$client.prepare(`SELECT count(*) AS n FROM stream_chunks`).pluck();
+      await until('streamed text of the draft recorded', () => (chunks.get() as number) > 0);
+      child.kill('SIGTERM');
+      const res = await within(5_000, 'exit after SIGTERM', exited);
+      expect(res.code, res.err).toBe(143);
+      const printed = JSON.parse(res.out) as { id: string; status: string; usage: { inputTokens: number } };
+      expect(printed.status).toBe('interrupted');
+      const stored = getRunRecord(db, printed.id)!;
+      const draft = stored.nodes.find((n) => n.id === 'draft')!;
+      const cost = simCost(1200, 2000); // OpenRouter's own usage.cost
+      expect(draft).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: 'the run was stopped by SIGTERM' } });
+      expect(draft.attempts).toHaveLength(1);
+      expect(draft.attempts[0]).toMatchObject({ outcome: null, usageUnknown: false, usage: { inputTokens: 1200, outputTokens: 2000, costUsd: cost } });
+      expect(draft.usage).toEqual({ inputTokens: 1200, outputTokens: 2000, costUsd: cost });
+      const classify = stored.nodes.find((n) => n.id === 'classify')!;
+      expect(stored.usage.inputTokens).toBe(classify.usage.inputTokens + 1200);
+      expect(printed.usage).toEqual(stored.usage);
     } finally {
       await closeDb(dbPath);
     }

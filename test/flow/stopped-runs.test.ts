@@ -11,7 +11,8 @@ import type { Db } from '@/db/types';
 import { activeRuns, interruptAllNow } from '@/lib/flow/active-runs';
 import { beginRun, RunInterruptedError, RunNotRecordedError } from '@/lib/flow/run-flow';
 import { getRunRecord } from '@/lib/flow/stored-run';
-import { GPT_OSS, world, type World } from '../helpers/showcase';
+import { simCost } from '@/lib/sim';
+import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
 
 async function until(what: string, f: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -37,7 +38,69 @@ async function stalledRun(signal?: AbortSignal) {
   return { runId, done, db };
 }
 
+/**
+ * A triage run whose streamed draft stalls after `early`'s opening: with `early_usage`, the provider
+ * reported usage (and streamed some text) before the silence. Resolves once the engine has read
+ * the draft's first text (streamed after the usage), or — without early usage — once the request is in.
+ */
+async function stalledDraft(signal: AbortSignal, early: boolean) {
+  const stall = early ? { kind: 'stall' as const, early_usage: true, text: 'Dear customer, ', usage: { input: 1200, output: 40 } } : { kind: 'stall' as const };
+  w = await world({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [stall] });
+  const { project, sim, db } = w;
+  const { providers, env } = await import('@/lib/flow/simulate').then((m) => m.routeToSimulator(project, sim));
+  let streamed = '';
+  const onProgress = (e: { type: string; node?: string; event?: { type: string; text?: string } }) => {
+    if (e.type === 'engine' && e.node === 'draft' && e.event?.type === 'delta') streamed += e.event.text;
+  };
+  const { runId, done } = await beginRun({ project, flow: 'triage', input: { ticket: 'I was charged twice' }, providers, env, db, signal, onProgress });
+  if (early) await until('the draft streaming', () => streamed.length > 0);
+  else await until('the draft at the simulator', () => sim.requests().length === 2);
+  return { runId, done, db };
+}
+
 describe('stopped runs', () => {
+  it('an attempt cut off after the provider reported usage is stored interrupted with that usage, priced; the node and run count it', async () => {
+    const ac = new AbortController();
+    const { runId, done, db } = await stalledDraft(ac.signal, true);
+    ac.abort(new RunInterruptedError('stopped by SIGTERM'));
+    const record = await done;
+    expect(record.status).toBe('interrupted');
+    const row = db.$client
+      .prepare(`SELECT input_tokens AS i, output_tokens AS o, cost_usd AS c, usage_unknown AS u, outcome FROM attempts WHERE run_id = ? AND model = ?`)
+      .get(runId, `openrouter:${GPT_OSS}`);
+    // OpenRouter's own usage.cost is the price
+    expect(row).toEqual({ i: 1200, o: 40, c: simCost(1200, 40), u: 0, outcome: null });
+    const stored = getRunRecord(db, runId)!;
+    const draft = stored.nodes.find((n) => n.id === 'draft')!;
+    expect(draft).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
+    expect(draft.attempts).toEqual([
+      expect.objectContaining({ outcome: null, usageUnknown: false, usage: { inputTokens: 1200, outputTokens: 40, costUsd: simCost(1200, 40) } }),
+    ]);
+    expect(draft.usage).toEqual({ inputTokens: 1200, outputTokens: 40, costUsd: simCost(1200, 40) });
+    const classify = stored.nodes.find((n) => n.id === 'classify')!;
+    expect(stored.usage.inputTokens).toBe(classify.usage.inputTokens + 1200);
+    expect(stored.usage.outputTokens).toBe(classify.usage.outputTokens + 40);
+    expect(stored.usageUnknown).toBe(false);
+    // the live record says the same
+    expect(record.nodes.find((n) => n.id === 'draft')!.usage).toEqual(draft.usage);
+    expect(record.usage).toEqual(stored.usage);
+  });
+
+  it('an attempt cut off before the provider reported any usage is stored with 0 tokens, usage unknown', async () => {
+    const ac = new AbortController();
+    const { runId, done, db } = await stalledDraft(ac.signal, false);
+    ac.abort(new RunInterruptedError('stopped by SIGTERM'));
+    const record = await done;
+    expect(record.status).toBe('interrupted');
+    const row = db.$client
+      .prepare(`SELECT input_tokens AS i, output_tokens AS o, cost_usd AS c, usage_unknown AS u FROM attempts WHERE run_id = ? AND model = ?`)
+      .get(runId, `openrouter:${GPT_OSS}`);
+    expect(row).toEqual({ i: 0, o: 0, c: 0, u: 1 });
+    const stored = getRunRecord(db, runId)!;
+    expect(stored.nodes.find((n) => n.id === 'draft')!.attempts[0]).toMatchObject({ usageUnknown: true, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } });
+    expect(stored.usageUnknown).toBe(true);
+  });
+
   it("the caller's signal interrupts the run: the attempt in flight is closed as interrupted, the run ends interrupted", async () => {
     const ac = new AbortController();
     const { runId, done, db } = await stalledRun(ac.signal);
