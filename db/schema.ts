@@ -1,5 +1,7 @@
 // Storage schema (DESIGN: Storage). Table and column names are a contract. Times are integer
 // milliseconds since epoch; JSON columns hold text written by db/queries.
+// The same schema for PostgreSQL is db/schema-pg.ts: change both (db/schema-dialects.test.ts checks
+// they match), then `npm run db:generate` (SQLite → drizzle/, PostgreSQL → drizzle/pg/).
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 

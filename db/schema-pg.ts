@@ -1,0 +1,197 @@
+// Storage schema for PostgreSQL (DESIGN: Storage): the same tables, columns, keys and indexes as
+// db/schema.ts (SQLite), written side by side; db/schema-dialects.test.ts proves they match, column
+// by column, including the row types the app reads. Change both files together, then run
+// `npm run db:generate` (it writes drizzle/ and drizzle/pg/).
+//
+// Types: SQLite's integer is 64-bit, so times (integer ms since epoch), waits in ms and token counts
+// are `bigint` read as a JS number (`mode: 'number'`, exact up to 2^53); small counters (turn, seq,
+// try_no, HTTP status, revision, fence, pid) are `integer`. Costs are `double precision` (SQLite's
+// real). Flags are `boolean` (SQLite stores 0/1; drizzle reads both as true/false). JSON columns are
+// `json`, not `jsonb`: it keeps the text as written (key order, as the request was sent), and
+// nothing queries inside it.
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, doublePrecision, index, integer, json, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+
+/** integer ms since epoch, or a duration / count that may pass 2^31 */
+const big = (name: string) => bigint(name, { mode: 'number' });
+
+export const runs = pgTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    project: text('project').notNull(),
+    flow: text('flow').notNull(),
+    status: text('status', { enum: ['running', 'succeeded', 'failed', 'interrupted'] }).notNull(),
+    input: json('input'),
+    output: json('output'),
+    errorCode: text('error_code'),
+    errorNode: text('error_node'),
+    errorMessage: text('error_message'),
+    /** hint of the failing node, so the run header can show it without a join */
+    errorHint: text('error_hint'),
+    turns: integer('turns').notNull().default(0),
+    inputTokens: big('input_tokens').notNull().default(0),
+    outputTokens: big('output_tokens').notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    /** process id of the process that started the run; informational only (a pid is reused), never read */
+    pid: integer('pid'),
+    /** lease of a running run (db/run-lease.ts): the owning process's random id */
+    owner: text('owner'),
+    /** fencing token: bumped whenever the run changes hands (taken over, swept); every write of the run checks it */
+    fence: integer('fence').notNull().default(0),
+    /** last lease renewal by the owner */
+    heartbeatAt: big('heartbeat_at'),
+    /** past this, the run's owner is presumed dead and a sweep marks the run interrupted */
+    leaseExpiresAt: big('lease_expires_at'),
+    startedAt: big('started_at').notNull(),
+    finishedAt: big('finished_at'),
+  },
+  (t) => [
+    index('runs_started_at_idx').on(t.startedAt),
+    index('runs_status_idx').on(t.status, t.startedAt),
+    index('runs_flow_idx').on(t.flow, t.startedAt),
+  ],
+);
+export type RunRow = typeof runs.$inferSelect;
+
+export const nodeRuns = pgTable(
+  'node_runs',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    nodeId: text('node_id').notNull(),
+    agent: text('agent').notNull(),
+    turn: integer('turn').notNull(),
+    status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] }).notNull(),
+    output: json('output'),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    hint: text('hint'),
+    policy: json('policy'),
+    inputTokens: big('input_tokens').notNull().default(0),
+    outputTokens: big('output_tokens').notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    startedAt: big('started_at'),
+    finishedAt: big('finished_at'),
+  },
+  (t) => [index('node_runs_run_idx').on(t.runId, t.turn), index('node_runs_agent_idx').on(t.agent, t.runId)],
+);
+export type NodeRunRow = typeof nodeRuns.$inferSelect;
+
+export const attempts = pgTable(
+  'attempts',
+  {
+    id: text('id').primaryKey(),
+    nodeRunId: text('node_run_id')
+      .notNull()
+      .references(() => nodeRuns.id, { onDelete: 'cascade' }),
+    /** denormalised so the run list can filter by model/cause without two joins */
+    runId: text('run_id').notNull(),
+    seq: integer('seq').notNull(),
+    model: text('model').notNull(),
+    chainIndex: integer('chain_index').notNull(),
+    answerNo: integer('answer_no').notNull(),
+    /** null while the attempt is in flight */
+    outcome: text('outcome', { enum: ['ok', 'error', 'refusal', 'truncated'] }),
+    finishReason: text('finish_reason'),
+    /** OpenRouter's upstream value (e.g. MALFORMED_FUNCTION_CALL behind finish_reason "error") */
+    nativeFinishReason: text('native_finish_reason'),
+    /** an ok answer whose finish reason decided nothing: "unrecognised finish reason `eos`", "no finish reason" */
+    finishNote: text('finish_note'),
+    cause: text('cause'),
+    action: text('action'),
+    request: json('request'),
+    responseText: text('response_text'),
+    errorKind: text('error_kind'),
+    errorMessage: text('error_message'),
+    errorDetail: text('error_detail'),
+    validationErrors: json('validation_errors'),
+    discarded: boolean('discarded').notNull().default(false),
+    streamedText: text('streamed_text'),
+    inputTokens: big('input_tokens').notNull().default(0),
+    outputTokens: big('output_tokens').notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    /** a reply not read to its end (size limit, timeout, break after the headers): the tokens above are a lower bound */
+    usageUnknown: boolean('usage_unknown').notNull().default(false),
+    startedAt: big('started_at').notNull(),
+    finishedAt: big('finished_at'),
+  },
+  (t) => [
+    index('attempts_node_run_idx').on(t.nodeRunId, t.seq),
+    index('attempts_run_idx').on(t.runId),
+    index('attempts_model_idx').on(t.model, t.runId),
+    // partial: most attempts are ok with action none, and skip these pages entirely
+    index('attempts_cause_idx').on(t.cause, t.runId).where(sql`cause IS NOT NULL`),
+    index('attempts_action_idx').on(t.action, t.runId).where(sql`action IN ('retry', 'repair', 'fallback')`),
+  ],
+);
+export type AttemptRow = typeof attempts.$inferSelect;
+
+export const transportTries = pgTable(
+  'transport_tries',
+  {
+    // by default, not always: `aqven db copy` (issue 12) inserts SQLite's ids as they are
+    id: big('id').primaryKey().generatedByDefaultAsIdentity(),
+    attemptId: text('attempt_id')
+      .notNull()
+      .references(() => attempts.id, { onDelete: 'cascade' }),
+    tryNo: integer('try_no').notNull(),
+    status: integer('status'),
+    error: text('error'),
+    retryAfterMs: big('retry_after_ms'),
+    waitedMs: big('waited_ms').notNull().default(0),
+    /** text a stream delivered before its connection broke (redacted); the next try starts afresh */
+    discardedText: text('discarded_text'),
+    startedAt: big('started_at').notNull(),
+    finishedAt: big('finished_at').notNull(),
+  },
+  (t) => [index('transport_tries_attempt_idx').on(t.attemptId, t.tryNo)],
+);
+export type TransportTryRow = typeof transportTries.$inferSelect;
+
+/** Streamed text of an attempt in flight (see db/schema.ts). */
+export const streamChunks = pgTable(
+  'stream_chunks',
+  {
+    attemptId: text('attempt_id')
+      .notNull()
+      .references(() => attempts.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    text: text('text').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.attemptId, t.seq] })],
+);
+export type StreamChunkRow = typeof streamChunks.$inferSelect;
+
+export const rateLimitPauses = pgTable('rate_limit_pauses', {
+  model: text('model').primaryKey(),
+  /** never more than on_rate_limit.max_wait after set_at (DESIGN: Transport retry and rate limits) */
+  pausedUntil: big('paused_until').notNull(),
+  reason: text('reason').notNull(),
+  // the pause's origin, shown on /providers; null in rows written before they were recorded
+  /** when the 429 arrived */
+  setAt: big('set_at'),
+  /** the server's wait as sent, e.g. `retry-after: Fri, 31 Dec 9999 23:59:59 GMT`; null = none (backoff) */
+  serverWait: text('server_wait'),
+  /** the wait asked for, ms (may far exceed the pause) */
+  askedMs: big('asked_ms'),
+  /** on_rate_limit.max_wait when the pause was set: the pause was capped when asked_ms exceeds it */
+  maxWaitMs: big('max_wait_ms'),
+});
+export type RateLimitPauseRow = typeof rateLimitPauses.$inferSelect;
+
+export const policyRevisions = pgTable(
+  'policy_revisions',
+  {
+    id: big('id').primaryKey().generatedByDefaultAsIdentity(),
+    agent: text('agent').notNull(),
+    revision: integer('revision').notNull(),
+    yaml: text('yaml').notNull(),
+    diff: text('diff').notNull(),
+    createdAt: big('created_at').notNull(),
+  },
+  (t) => [index('policy_revisions_agent_idx').on(t.agent, t.revision)],
+);
+export type PolicyRevisionRow = typeof policyRevisions.$inferSelect;
