@@ -13,6 +13,17 @@ const SERVER_ONLY = [
   { group: ['better-sqlite3', 'node:*', 'fs', 'path', 'child_process'], message: 'Node built-ins and the SQLite driver are server-only.' },
 ];
 
+// Hand-kept SQL in db/: a statement string given to the driver (`$client.prepare('SELECT …')`,
+// `.exec(…)`), or DML inside drizzle's sql`` template (which bypasses the schema's column names too).
+const DML = '/\\b(insert|update|select|delete)\\b/i';
+const DRIVER_CALL = "CallExpression[callee.property.name=/^(prepare|exec)$/]";
+const HAND_KEPT_SQL = [
+  { selector: `${DRIVER_CALL} > Literal[value=${DML}]`, message: 'Hand-kept SQL: write the statement with drizzle over db/schema.ts (db.insert/update/select/delete … .prepare()).' },
+  { selector: `${DRIVER_CALL} > TemplateLiteral > TemplateElement[value.raw=${DML}]`, message: 'Hand-kept SQL: write the statement with drizzle over db/schema.ts (db.insert/update/select/delete … .prepare()).' },
+  { selector: `TaggedTemplateExpression[tag.name='sql'] TemplateElement[value.raw=${DML}]`, message: "A whole statement in sql``: use drizzle's builders so its columns are checked against db/schema.ts." },
+  { selector: "CallExpression[callee.object.name='sql'][callee.property.name='raw']", message: 'sql.raw() in db/: name columns through db/schema.ts (sql.identifier(col.name) or the column itself).' },
+];
+
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
@@ -28,6 +39,16 @@ export default defineConfig([
     // on the client), so reading the clock while rendering is the request's time, not an impurity.
     files: ['app/**/*.tsx'],
     rules: { 'react-hooks/purity': 'off' },
+  },
+  {
+    // db/ writes its queries with drizzle over db/schema.ts, so a renamed or removed column is a type
+    // error (DESIGN: Storage, "Typed statements"): no hand-kept SQL naming columns. PRAGMAs,
+    // checkpoints and transaction control name none and stay allowed; tests read the file raw on purpose.
+    files: ['db/**/*.ts'],
+    ignores: ['db/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...HAND_KEPT_SQL],
+    },
   },
   {
     // Components are rendered in the browser (client components) or next to it: never the server-only modules.

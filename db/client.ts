@@ -2,6 +2,7 @@
 // on first use, and runs whose lease expired (their process died) marked `interrupted` (DESIGN:
 // Storage). A database this process creates is private: its folder 0700, its files 0600.
 import Database from 'better-sqlite3';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
@@ -10,9 +11,10 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from './interrupted-error';
-import { expiredLeases, leaseKeeper, READ_SWEEP_MS } from './run-lease';
+import { expiredLeases, leaseExpired, leaseKeeper, READ_SWEEP_MS } from './run-lease';
 import { closeCutOffStreams, flushRunStore } from './run-store';
 import * as schema from './schema';
+import { attempts, nodeRuns, runs } from './schema';
 import { guardStorage } from './storage-error';
 import type { Db } from './types';
 
@@ -54,26 +56,33 @@ function migrationsFolder(): string {
 export function markInterrupted(db: Db, now = Date.now()): number {
   const dead = expiredLeases(db, now, leaseKeeper(db).heldRunIds()).map((r) => ({ id: r.runId, fence: r.fence }));
   if (dead.length === 0) return 0;
-  const upd = db.$client.prepare(
-    `UPDATE runs SET status = 'interrupted', finished_at = ?, fence = fence + 1 WHERE id = ? AND fence = ? AND status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?)`,
-  );
-  const updNodes = db.$client.prepare(
-    `UPDATE node_runs SET status = 'failed', error_code = ?, error_message = ?, hint = ?, finished_at = ? WHERE run_id = ? AND status IN ('running','pending')`,
-  );
-  // an attempt cut off by the crash never got an outcome; it is closed, and says why
-  const updAttempts = db.$client.prepare(
-    `UPDATE attempts SET error_kind = ?, error_message = ?, finished_at = ? WHERE run_id = ? AND outcome IS NULL AND finished_at IS NULL`,
-  );
+  const P = sql.placeholder;
   const node = INTERRUPTED_NODE_ERROR;
   const attempt = INTERRUPTED_ATTEMPT_ERROR;
+  const upd = db
+    .update(runs)
+    .set({ status: 'interrupted', finishedAt: now, fence: sql`${runs.fence} + 1` })
+    .where(and(eq(runs.id, P('runId')), eq(runs.fence, P('fence')), eq(runs.status, 'running'), leaseExpired()))
+    .prepare();
+  const updNodes = db
+    .update(nodeRuns)
+    .set({ status: 'failed', errorCode: node.code, errorMessage: node.message, hint: node.hint, finishedAt: now })
+    .where(and(eq(nodeRuns.runId, P('runId')), inArray(nodeRuns.status, ['running', 'pending'])))
+    .prepare();
+  // an attempt cut off by the crash never got an outcome; it is closed, and says why
+  const updAttempts = db
+    .update(attempts)
+    .set({ errorKind: attempt.kind, errorMessage: attempt.message, finishedAt: now })
+    .where(and(eq(attempts.runId, P('runId')), isNull(attempts.outcome), isNull(attempts.finishedAt)))
+    .prepare();
   let swept = 0;
   db.$client.transaction(() => {
     for (const r of dead) {
-      if (upd.run(now, r.id, r.fence, now).changes === 0) continue; // renewed, finished or taken meanwhile
+      if (upd.run({ runId: r.id, fence: r.fence, now }).changes === 0) continue; // renewed, finished or taken meanwhile
       swept++;
-      updNodes.run(node.code, node.message, node.hint, now, r.id);
+      updNodes.run({ runId: r.id });
       closeCutOffStreams(db, r.id); // discarded; its streamed text joined, redacted and capped
-      updAttempts.run(attempt.kind, attempt.message, now, r.id);
+      updAttempts.run({ runId: r.id });
     }
   })();
   return swept;

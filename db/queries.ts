@@ -1,6 +1,7 @@
 // Reads of the run history. Pages, routes and the CLI read through these functions only (the run
 // record built from a run's facts is lib/flow's: getRunRecord in lib/flow/stored-run.ts).
-import { and, asc, desc, eq, exists, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, exists, gte, inArray, isNotNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { AttemptRecord, NodePolicy } from '@/lib/engine/types';
 import { attempts, nodeRuns, runs, streamChunks, transportTries, type AttemptRow, type RunRow } from './schema';
 import type { AttemptFacts, Db, NodeFacts, RunFacts, RunStatus } from './types';
@@ -172,8 +173,8 @@ export function listRuns(
   const rows = db
     .select({
       run: runs,
-      // raw SQL: drizzle would render ${runs.id} unqualified inside the subquery
-      attempts: sql<number>`(SELECT count(*) FROM attempts a WHERE a.run_id = runs.id)`,
+      // $count renders its condition qualified ("attempts"."run_id" = "runs"."id") inside the subquery
+      attempts: db.$count(attempts, eq(attempts.runId, runs.id)),
     })
     .from(runs)
     .where(and(...where))
@@ -203,16 +204,18 @@ function listItem(r: RunRow, attemptCount: number): RunListItem {
 }
 
 export function countRuns(db: Db): number {
-  return (db.$client.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
+  return db.select({ n: count() }).from(runs).get()?.n ?? 0;
 }
 
 /** Distinct values for the run filters' dropdowns. */
 export function filterChoices(db: Db) {
-  const col = (q: string) => (db.$client.prepare(q).all() as { v: string }[]).map((r) => r.v);
-  return {
-    flows: col(`SELECT DISTINCT flow AS v FROM runs ORDER BY v`),
-    agents: col(`SELECT DISTINCT agent AS v FROM node_runs ORDER BY v`),
-    models: col(`SELECT DISTINCT model AS v FROM attempts ORDER BY v`),
-    causes: col(`SELECT DISTINCT cause AS v FROM attempts WHERE cause IS NOT NULL ORDER BY v`),
-  };
+  const col = (c: AnySQLiteColumn<{ data: string }>) =>
+    db
+      .selectDistinct({ v: c })
+      .from(c.table)
+      .where(isNotNull(c))
+      .orderBy(asc(c))
+      .all()
+      .map((r) => r.v as string);
+  return { flows: col(runs.flow), agents: col(nodeRuns.agent), models: col(attempts.model), causes: col(attempts.cause) };
 }

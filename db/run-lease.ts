@@ -5,7 +5,10 @@
 // workers: take it over and resume it — bumps the token, so a late write of the old owner is
 // refused (db/run-store.ts checks the token in every write transaction). Every function takes the
 // time as an argument: the callers pass the wall clock, the tests an injected one.
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
+import { runs } from './schema';
+import { valueStatement } from './typed-sql';
 import type { Db } from './types';
 
 /** how often an owner renews the leases of its running runs */
@@ -55,19 +58,38 @@ export function newLease(runId: string, now: number, owner = PROCESS_OWNER): Lea
   return { runId, owner, fence: 1, expiresAt: now + LEASE_TTL_MS };
 }
 
+/** The run's lease is missing or expired before the placeholder `now`: the run is no one's. */
+export const leaseExpired = () => or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, sql.placeholder('now')));
+
 const stmts = new WeakMap<Db, ReturnType<typeof prepare>>();
 function prepare(db: Db) {
-  const p = (sql: string) => db.$client.prepare(sql);
+  const P = sql.placeholder;
+  // the run's current claim: this owner, this fence (and, for renewals, still running)
+  const claim = and(eq(runs.id, P('runId')), eq(runs.owner, P('owner')), eq(runs.fence, P('fence')));
+  const running = eq(runs.status, 'running');
   return {
-    renew: p(`UPDATE runs SET heartbeat_at = ?, lease_expires_at = ? WHERE id = ? AND owner = ? AND fence = ? AND status = 'running'`),
-    release: p(`UPDATE runs SET lease_expires_at = ? WHERE id = ? AND owner = ? AND fence = ? AND status = 'running'`),
-    holds: p(`SELECT 1 FROM runs WHERE id = ? AND owner = ? AND fence = ?`),
-    expired: p(
-      `SELECT id AS runId, owner, fence, lease_expires_at AS expiresAt FROM runs WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?)`,
-    ),
-    takeOver: p(
-      `UPDATE runs SET owner = ?, fence = fence + 1, heartbeat_at = ?, lease_expires_at = ? WHERE id = ? AND fence = ? AND status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?)`,
-    ),
+    renew: db
+      .update(runs)
+      .set({ heartbeatAt: sql`${P('now')}`, leaseExpiresAt: sql`${P('expiresAt')}` })
+      .where(and(claim, running))
+      .prepare(),
+    release: db
+      .update(runs)
+      .set({ leaseExpiresAt: sql`${P('expiresAt')}` })
+      .where(and(claim, running))
+      .prepare(),
+    // the fence check of every write transaction (db/run-store.ts): the hot path's binding
+    holds: valueStatement(db.$client, db.select({ id: runs.id }).from(runs).where(claim), ['runId', 'owner', 'fence']),
+    expired: db
+      .select({ runId: runs.id, owner: runs.owner, fence: runs.fence, expiresAt: runs.leaseExpiresAt })
+      .from(runs)
+      .where(and(running, leaseExpired()))
+      .prepare(),
+    takeOver: db
+      .update(runs)
+      .set({ owner: sql`${P('owner')}`, fence: sql`${runs.fence} + 1`, heartbeatAt: sql`${P('now')}`, leaseExpiresAt: sql`${P('expiresAt')}` })
+      .where(and(eq(runs.id, P('runId')), eq(runs.fence, P('fence')), running, leaseExpired()))
+      .prepare(),
   };
 }
 function s(db: Db) {
@@ -79,14 +101,14 @@ function s(db: Db) {
 /** Extends `lease` to `now + LEASE_TTL_MS`; false when the run is no longer ours (or no longer running). */
 export function renewLease(db: Db, lease: Lease, now: number): boolean {
   const expiresAt = now + LEASE_TTL_MS;
-  const ok = s(db).renew.run(now, expiresAt, lease.runId, lease.owner, lease.fence).changes === 1;
+  const ok = s(db).renew.run({ now, expiresAt, runId: lease.runId, owner: lease.owner, fence: lease.fence }).changes === 1;
   if (ok) lease.expiresAt = expiresAt;
   return ok;
 }
 
 /** Gives a running run up without finishing it: its lease expires at once, so another worker may take it over. */
 export function releaseLease(db: Db, lease: Lease, now: number): boolean {
-  return s(db).release.run(now - 1, lease.runId, lease.owner, lease.fence).changes === 1;
+  return s(db).release.run({ expiresAt: now - 1, runId: lease.runId, owner: lease.owner, fence: lease.fence }).changes === 1;
 }
 
 /** Whether `lease` is still the run's current claim (same owner, same fence). */
@@ -96,7 +118,7 @@ export function holdsLease(db: Db, lease: Pick<Lease, 'runId' | 'owner' | 'fence
 
 /** Running runs whose lease expired before `now`, except those in `except` (this process's own live runs). */
 export function expiredLeases(db: Db, now: number, except: ReadonlySet<string> = new Set()): ExpiredLease[] {
-  return (s(db).expired.all(now) as ExpiredLease[]).filter((r) => !except.has(r.runId));
+  return s(db).expired.all({ now }).filter((r) => !except.has(r.runId));
 }
 
 /**
@@ -107,7 +129,7 @@ export function expiredLeases(db: Db, now: number, except: ReadonlySet<string> =
  */
 export function takeOver(db: Db, run: Pick<ExpiredLease, 'runId' | 'fence'>, now: number, owner = PROCESS_OWNER): Lease | null {
   const expiresAt = now + LEASE_TTL_MS;
-  const changed = s(db).takeOver.run(owner, now, expiresAt, run.runId, run.fence, now).changes === 1;
+  const changed = s(db).takeOver.run({ owner, now, expiresAt, runId: run.runId, fence: run.fence }).changes === 1;
   return changed ? { runId: run.runId, owner, fence: run.fence + 1, expiresAt } : null;
 }
 

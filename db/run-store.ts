@@ -7,14 +7,14 @@
 // write transaction checks, once per run it touches, that the run's owner and fence are still
 // ours; the facts of a run that changed hands (swept as dead, taken over) are refused, not
 // written, and the run is told (onLost), as it is when its facts cannot be written at all.
-import type Database from 'better-sqlite3';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { AttemptRecord, NodePolicy, PauseOrigin, TryRecord, UsageTotals } from '@/lib/engine/types';
 import { holdsLease, LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, type Lease } from './run-lease';
 import { asStorageError } from './storage-error';
 import { capFailureText, redact } from '@/lib/redact';
+import { attempts, nodeRuns, rateLimitPauses, runs, streamChunks, transportTries } from './schema';
+import { excluded, placeholders, valueStatement, writeStatement } from './typed-sql';
 import type { Db, RunError } from './types';
-
-type Stmt = Database.Statement<unknown[]>;
 
 export interface RunStore {
   /**
@@ -68,8 +68,6 @@ export interface RunStore {
 /** longest a queued fact waits before it is written (streamed text batches, in-flight rows) */
 export const FLUSH_MS = 100;
 
-const j = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-
 const cache = new WeakMap<Db, RunStore>();
 
 /** Writes what the store of `db` has queued, if it has a store. */
@@ -81,47 +79,90 @@ export function runStore(db: Db): RunStore {
   const hit = cache.get(db);
   if (hit) return hit;
   const c = db.$client;
-  const p = (sql: string): Stmt => c.prepare(sql);
+  // Typed statements over db/schema.ts (a renamed or removed column is a type error), prepared once
+  // for this connection and run synchronously; each value is a placeholder named after its column.
+  // They are bound by db/typed-sql.ts (drizzle's SQL, a binding planned once): run(...) takes the
+  // values in the order the statement's columns are listed below.
+  const P = sql.placeholder;
+  const w = <const K extends readonly string[]>(q: Parameters<typeof writeStatement>[1], order: K) => writeStatement(c, q, order);
+  const attemptStart = ['id', 'nodeRunId', 'runId', 'seq', 'model', 'chainIndex', 'answerNo', 'request', 'startedAt'] as const;
+  const attemptResult = [
+    'outcome',
+    'finishReason',
+    'nativeFinishReason',
+    'finishNote',
+    'cause',
+    'action',
+    'responseText',
+    'errorKind',
+    'errorMessage',
+    'errorDetail',
+    'validationErrors',
+    'discarded',
+    'streamedText',
+    'inputTokens',
+    'outputTokens',
+    'costUsd',
+    'usageUnknown',
+    'finishedAt',
+  ] as const;
+  // the columns each statement writes, in the order its run() takes them (the id of an update last)
+  const runStart = ['id', 'project', 'flow', 'input', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt', 'startedAt'] as const;
+  const runEnd = ['status', 'output', 'errorCode', 'errorNode', 'errorMessage', 'errorHint', 'turns', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
+  const attemptCut = ['errorMessage', 'streamedText', 'inputTokens', 'outputTokens', 'costUsd', 'usageUnknown', 'finishedAt'] as const;
+  const nodeStart = ['id', 'runId', 'nodeId', 'agent', 'turn', 'status', 'policy', 'startedAt', 'finishedAt'] as const;
+  const nodeEnd = ['status', 'output', 'errorCode', 'errorMessage', 'hint', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
+  const chunk = ['attemptId', 'seq', 'text'] as const;
+  const tryRow = ['attemptId', 'tryNo', 'status', 'error', 'retryAfterMs', 'waitedMs', 'discardedText', 'startedAt', 'finishedAt'] as const;
+  const pause = ['model', 'pausedUntil', 'reason', 'setAt', 'serverWait', 'askedMs', 'maxWaitMs'] as const;
   const s = {
-    insertRun: p(
-      `INSERT INTO runs (id, project, flow, status, input, pid, owner, fence, heartbeat_at, lease_expires_at, started_at) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+    insertRun: w(db.insert(runs).values({ ...placeholders(runs, runStart), status: 'running' }), runStart),
+    finishRun: w(db.update(runs).set(placeholders(runs, runEnd)).where(eq(runs.id, P('id'))), [...runEnd, 'id']),
+    setRunTurns: w(db.update(runs).set(placeholders(runs, ['turns'])).where(eq(runs.id, P('id'))), ['turns', 'id']),
+    interruptAttempt: w(
+      db
+        .update(attempts)
+        .set({ ...placeholders(attempts, attemptCut), errorKind: 'transport', discarded: true })
+        .where(and(eq(attempts.id, P('id')), isNull(attempts.outcome))),
+      [...attemptCut, 'id'],
     ),
-    finishRun: p(
-      `UPDATE runs SET status = ?, output = ?, error_code = ?, error_node = ?, error_message = ?, error_hint = ?, turns = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, finished_at = ? WHERE id = ?`,
-    ),
-    setRunTurns: p(`UPDATE runs SET turns = ? WHERE id = ?`),
-    interruptAttempt: p(
-      `UPDATE attempts SET error_kind = 'transport', error_message = ?, discarded = 1, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, usage_unknown = ?, finished_at = ? WHERE id = ? AND outcome IS NULL`,
-    ),
-    insertNode: p(
-      `INSERT INTO node_runs (id, run_id, node_id, agent, turn, status, policy, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    finishNode: p(
-      `UPDATE node_runs SET status = ?, output = ?, error_code = ?, error_message = ?, hint = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, finished_at = ? WHERE id = ?`,
-    ),
-    startAttempt: p(
-      `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, request, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertAttempt: p(
-      `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, outcome, finish_reason, native_finish_reason, finish_note, cause, action, request, response_text, error_kind, error_message, error_detail, validation_errors, discarded, streamed_text, input_tokens, output_tokens, cost_usd, usage_unknown, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    insertNode: w(db.insert(nodeRuns).values(placeholders(nodeRuns, nodeStart)), nodeStart),
+    finishNode: w(db.update(nodeRuns).set(placeholders(nodeRuns, nodeEnd)).where(eq(nodeRuns.id, P('id'))), [...nodeEnd, 'id']),
+    startAttempt: w(db.insert(attempts).values(placeholders(attempts, attemptStart)), attemptStart),
+    insertAttempt: w(db.insert(attempts).values(placeholders(attempts, [...attemptStart, ...attemptResult])), [...attemptStart, ...attemptResult]),
     // one row per batch: appending costs the batch, not the text so far (`streamed_text || ?` copied
     // the whole text on every batch: quadratic). Joined on read; gone when the attempt finishes.
-    appendStreamed: p(`INSERT INTO stream_chunks (attempt_id, seq, text) VALUES (?, ?, ?)`),
-    dropChunks: p(`DELETE FROM stream_chunks WHERE attempt_id = ?`),
-    insertTry: p(
-      `INSERT INTO transport_tries (attempt_id, try_no, status, error, retry_after_ms, waited_ms, discarded_text, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    appendStreamed: w(db.insert(streamChunks).values(placeholders(streamChunks, chunk)), chunk),
+    dropChunks: w(db.delete(streamChunks).where(eq(streamChunks.attemptId, P('attemptId'))), ['attemptId']),
+    insertTry: w(db.insert(transportTries).values(placeholders(transportTries, tryRow)), tryRow),
+    // `request` is rewritten only when one is given (undefined: NULL, and the stored one is kept)
+    finishAttempt: w(
+      db
+        .update(attempts)
+        .set({ ...placeholders(attempts, attemptResult), request: sql`coalesce(${placeholders(attempts, ['request']).request}, ${attempts.request})` })
+        .where(eq(attempts.id, P('id'))),
+      [...attemptResult, 'request', 'id'],
     ),
-    finishAttempt: p(
-      `UPDATE attempts SET outcome = ?, finish_reason = ?, native_finish_reason = ?, finish_note = ?, cause = ?, action = ?, request = coalesce(?, request), response_text = ?, error_kind = ?, error_message = ?, error_detail = ?, validation_errors = ?, discarded = ?, streamed_text = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, usage_unknown = ?, finished_at = ? WHERE id = ?`,
+    // a later pause wins: the row is replaced only by a pause that ends later
+    setPause: w(
+      db
+        .insert(rateLimitPauses)
+        .values(placeholders(rateLimitPauses, pause))
+        .onConflictDoUpdate({
+          target: rateLimitPauses.model,
+          set: {
+            pausedUntil: excluded(rateLimitPauses.pausedUntil),
+            reason: excluded(rateLimitPauses.reason),
+            setAt: excluded(rateLimitPauses.setAt),
+            serverWait: excluded(rateLimitPauses.serverWait),
+            askedMs: excluded(rateLimitPauses.askedMs),
+            maxWaitMs: excluded(rateLimitPauses.maxWaitMs),
+          },
+          setWhere: sql`${excluded(rateLimitPauses.pausedUntil)} > ${rateLimitPauses.pausedUntil}`,
+        }),
+      pause,
     ),
-    setPause: p(
-      `INSERT INTO rate_limit_pauses (model, paused_until, reason, set_at, server_wait, asked_ms, max_wait_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(model) DO UPDATE SET paused_until = excluded.paused_until, reason = excluded.reason, set_at = excluded.set_at,
-         server_wait = excluded.server_wait, asked_ms = excluded.asked_ms, max_wait_ms = excluded.max_wait_ms
-       WHERE excluded.paused_until > rate_limit_pauses.paused_until`,
-    ),
-    getPause: p(`SELECT paused_until AS until FROM rate_limit_pauses WHERE model = ?`),
+    getPause: valueStatement(c, db.select({ until: rateLimitPauses.pausedUntil }).from(rateLimitPauses).where(eq(rateLimitPauses.model, P('model'))), ['model']),
   };
   const insertTry = (attemptId: string, t: TryRecord) =>
     s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.discardedText ?? null, t.startedAt, t.finishedAt);
@@ -146,7 +187,7 @@ export function runStore(db: Db): RunStore {
   /** who hears that a run's facts were refused or could not be written */
   const onLost = new Map<string, (err: Error) => void>();
   /** the run of each node run in progress (finishNode names only the node run) */
-  const nodeRuns = new Map<string, string>();
+  const runOfNode = new Map<string, string>();
   /** a storage failure has been reported (to a run or a waiter): later ones are not printed again */
   let toldStorage = false;
   /** runs whose lease was lost: nothing more of theirs is written */
@@ -244,7 +285,7 @@ export function runStore(db: Db): RunStore {
   const open = new Map<string, { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean }>();
   type Open = { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean };
   const startRow = (a: StartArgs) =>
-    s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, j(a.request), a.startedAt);
+    s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, a.request, a.startedAt);
   const finishAttempt = durable<[Open, AttemptRecord, boolean]>((st) => st.start.runId, (st, a, requestChanged) => {
     const id = st.start.id;
     const result = [
@@ -254,23 +295,23 @@ export function runStore(db: Db): RunStore {
       a.finishNote ?? null,
       a.cause,
       a.action,
-      requestChanged || !st.written ? j(a.request) : null,
       a.responseText,
       a.error?.kind ?? null,
       a.error?.message ?? null,
       a.error?.detail ?? null,
-      j(a.validationErrors),
-      a.discarded ? 1 : 0,
+      a.validationErrors,
+      a.discarded,
       a.streamedText,
       a.usage.inputTokens,
       a.usage.outputTokens,
       a.usage.costUsd,
-      a.usageUnknown ? 1 : 0,
-    ] as const;
-    if (st.written) s.finishAttempt.run(...result, a.finishedAt, id);
+      a.usageUnknown ?? false,
+      a.finishedAt,
+    ] as const; // attemptResult's order
+    if (st.written) s.finishAttempt.run(...result, requestChanged ? a.request : undefined, id);
     else {
       const b = st.start;
-      s.insertAttempt.run(b.id, b.nodeRunId, b.runId, b.seq, b.model, b.chainIndex, b.answerNo, ...result, b.startedAt, a.finishedAt);
+      s.insertAttempt.run(b.id, b.nodeRunId, b.runId, b.seq, b.model, b.chainIndex, b.answerNo, a.request, b.startedAt, ...result);
     }
     for (const t of a.tries.slice(st.written ? st.tries : 0)) insertTry(id, t);
     // the whole text is in streamed_text now (redacted when discarded)
@@ -281,7 +322,7 @@ export function runStore(db: Db): RunStore {
     (st, a) => {
       if (!st.written) startRow(st.start); // its queued start was lost with a failed commit
       st.written = true;
-      s.interruptAttempt.run(a.message, a.streamedText, a.usage.inputTokens, a.usage.outputTokens, a.usage.costUsd, a.usageUnknown ? 1 : 0, a.finishedAt, st.start.id);
+      s.interruptAttempt.run(a.message, a.streamedText, a.usage.inputTokens, a.usage.outputTokens, a.usage.costUsd, a.usageUnknown, a.finishedAt, st.start.id);
       if (st.chunked) s.dropChunks.run(st.start.id); // its text is in streamed_text now
       st.done = true;
     },
@@ -291,7 +332,7 @@ export function runStore(db: Db): RunStore {
     (_r: InsertRunArgs) => null, // the lease's acquisition: nothing to check yet
     (r: InsertRunArgs) => {
       const { lease } = r;
-      s.insertRun.run(r.id, r.project, r.flow, j(r.input), process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt, r.startedAt);
+      s.insertRun.run(r.id, r.project, r.flow, r.input, process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt, r.startedAt);
       fenced.set(r.id, true); // the row was just written with our lease
     },
   );
@@ -299,20 +340,7 @@ export function runStore(db: Db): RunStore {
   const finishRun = durable(
     (r: FinishRunArgs) => r.id,
     (r: FinishRunArgs) =>
-      s.finishRun.run(
-        r.status,
-        j(r.output),
-        r.error?.code ?? null,
-        r.error?.node ?? null,
-        r.error?.message ?? null,
-        r.error?.hint ?? null,
-        r.turns,
-        r.usage.inputTokens,
-        r.usage.outputTokens,
-        r.usage.costUsd,
-        r.finishedAt,
-        r.id,
-      ),
+      s.finishRun.run(r.status, r.output, r.error?.code ?? null, r.error?.node ?? null, r.error?.message ?? null, r.error?.hint ?? null, r.turns, r.usage.inputTokens, r.usage.outputTokens, r.usage.costUsd, r.finishedAt, r.id),
   );
   const store: RunStore = {
     insertRun: (r) => {
@@ -338,27 +366,16 @@ export function runStore(db: Db): RunStore {
       }),
     setRunTurns: (id, turns) => later(id, () => s.setRunTurns.run(turns, id)),
     insertNode: (n) => {
-      if (n.status === 'running') nodeRuns.set(n.id, n.runId);
+      if (n.status === 'running') runOfNode.set(n.id, n.runId);
       later(n.runId, () =>
-        s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.status, j(n.policy), n.startedAt, n.status === 'skipped' ? n.startedAt : null),
+        s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.status, n.policy, n.startedAt, n.status === 'skipped' ? n.startedAt : null),
       );
     },
     finishNode: (n) => {
-      const runId = nodeRuns.get(n.id) ?? null;
-      nodeRuns.delete(n.id);
+      const runId = runOfNode.get(n.id) ?? null;
+      runOfNode.delete(n.id);
       later(runId, () =>
-        s.finishNode.run(
-          n.status,
-          j(n.output),
-          n.error?.code ?? null,
-          n.error?.message ?? null,
-          n.error?.hint ?? null,
-          n.usage.inputTokens,
-          n.usage.outputTokens,
-          n.usage.costUsd,
-          n.finishedAt,
-          n.id,
-        ),
+        s.finishNode.run(n.status, n.output, n.error?.code ?? null, n.error?.message ?? null, n.error?.hint ?? null, n.usage.inputTokens, n.usage.outputTokens, n.usage.costUsd, n.finishedAt, n.id),
       );
     },
     startAttempt: (a) => {
@@ -408,10 +425,12 @@ export function runStore(db: Db): RunStore {
     },
     // the gate's interface is synchronous, and a pause is rare: commit it on the spot
     setPause: (model, until, reason, origin) => {
-      later(null, () => s.setPause.run(model, until, reason, origin?.setAt ?? null, origin?.serverWait ?? null, origin?.askedMs ?? null, origin?.maxWaitMs ?? null));
+      later(null, () =>
+        s.setPause.run(model, until, reason, origin?.setAt ?? null, origin?.serverWait ?? null, origin?.askedMs ?? null, origin?.maxWaitMs ?? null),
+      );
       commit();
     },
-    getPause: (model) => (s.getPause.get(model) as { until: number } | undefined)?.until ?? null,
+    getPause: (model) => s.getPause.get(model) ?? null,
     flush: commit,
   };
   cache.set(db, store);
@@ -426,18 +445,28 @@ export function runStore(db: Db): RunStore {
  * Runs inside the caller's transaction.
  */
 export function closeCutOffStreams(db: Db, runId: string): void {
-  const c = db.$client;
-  const cut = c.prepare(`SELECT id, streamed_text AS text FROM attempts WHERE run_id = ? AND outcome IS NULL AND finished_at IS NULL`).all(runId) as {
-    id: string;
-    text: string | null;
-  }[];
+  const cut = db
+    .select({ id: attempts.id, text: attempts.streamedText })
+    .from(attempts)
+    .where(and(eq(attempts.runId, runId), isNull(attempts.outcome), isNull(attempts.finishedAt)))
+    .all();
   if (cut.length === 0) return;
-  const chunks = c.prepare(`SELECT text FROM stream_chunks WHERE attempt_id = ? ORDER BY seq`).pluck();
-  const close = c.prepare(`UPDATE attempts SET discarded = 1, streamed_text = ? WHERE id = ?`);
-  const drop = c.prepare(`DELETE FROM stream_chunks WHERE attempt_id = ?`);
+  const P = sql.placeholder;
+  const chunks = db
+    .select({ text: streamChunks.text })
+    .from(streamChunks)
+    .where(eq(streamChunks.attemptId, P('attemptId')))
+    .orderBy(asc(streamChunks.seq))
+    .prepare();
+  const close = db
+    .update(attempts)
+    .set({ ...placeholders(attempts, ['streamedText']), discarded: true })
+    .where(eq(attempts.id, P('id')))
+    .prepare();
+  const drop = db.delete(streamChunks).where(eq(streamChunks.attemptId, P('attemptId'))).prepare();
   for (const a of cut) {
-    const text = (a.text ?? '') + (chunks.all(a.id) as string[]).join('');
-    close.run(text ? capFailureText(redact(text)) : null, a.id);
-    drop.run(a.id);
+    const text = (a.text ?? '') + chunks.all({ attemptId: a.id }).map((r) => r.text).join('');
+    close.run({ streamedText: text ? capFailureText(redact(text)) : null, id: a.id });
+    drop.run({ attemptId: a.id });
   }
 }
