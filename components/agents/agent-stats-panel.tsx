@@ -50,26 +50,28 @@ export function AgentStatsPanel({ stats, models, failures }: { stats: AgentStats
       {models.length ? (
         <>
           <h3>By model</h3>
-          <table className="mini">
-            <thead>
-              <tr>
-                <th>model</th>
-                <th className="num">attempts</th>
-                <th>outcomes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {models.map((m) => (
-                <tr key={m.model}>
-                  <td className="mono small">{m.model}</td>
-                  <td className="num mono">{m.attempts}</td>
-                  <td className="bar-cell">
-                    <OutcomeBar counts={outcomeCounts(m.byOutcome, { invalid_output: m.invalid })} />
-                  </td>
+          <div className="table-scroll">
+            <table className="mini">
+              <thead>
+                <tr>
+                  <th>model</th>
+                  <th className="num">attempts</th>
+                  <th>outcomes</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {models.map((m) => (
+                  <tr key={m.model}>
+                    <td className="mono small">{m.model}</td>
+                    <td className="num mono">{m.attempts}</td>
+                    <td className="bar-cell">
+                      <OutcomeBar counts={outcomeCounts(m.byOutcome, { invalid_output: m.invalid })} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       ) : null}
       {failures.length ? (

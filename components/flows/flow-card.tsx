@@ -22,35 +22,37 @@ export function FlowCard({ flow }: { flow: FlowDef }) {
       {flow.description ? <p className="description">{flow.description}</p> : null}
       <div className="flow-grid">
         <div>
-          <table className="mini nodes">
-            <thead>
-              <tr>
-                <th>node</th>
-                <th>agent</th>
-                <th>needs</th>
-                <th>output</th>
-                <th>if it fails</th>
-              </tr>
-            </thead>
-            <tbody>
-              {nodes.map((n) => (
-                <tr key={n.id}>
-                  <td className="mono">
-                    {n.id}
-                    {onFailTargets.has(n.id) ? <span className="tag">on_fail target</span> : null}
-                  </td>
-                  <td>
-                    <Link href={`/agents/${encodeURIComponent(n.agent)}`} className="mono">
-                      {n.agent}
-                    </Link>
-                  </td>
-                  <td className="mono">{n.needs.join(', ') || '—'}</td>
-                  <td>{n.output ? 'JSON (checked)' : 'text'}{n.stream ? <span className="tag">stream</span> : null}</td>
-                  <td className="mono">{n.onFail ? `→ ${n.onFail}` : 'run fails'}</td>
+          <div className="table-scroll">
+            <table className="mini nodes">
+              <thead>
+                <tr>
+                  <th>node</th>
+                  <th>agent</th>
+                  <th>needs</th>
+                  <th>output</th>
+                  <th>if it fails</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {nodes.map((n) => (
+                  <tr key={n.id}>
+                    <td className="mono">
+                      {n.id}
+                      {onFailTargets.has(n.id) ? <span className="tag">on_fail target</span> : null}
+                    </td>
+                    <td>
+                      <Link href={`/agents/${encodeURIComponent(n.agent)}`} className="mono">
+                        {n.agent}
+                      </Link>
+                    </td>
+                    <td className="mono">{n.needs.join(', ') || '—'}</td>
+                    <td>{n.output ? 'JSON (checked)' : 'text'}{n.stream ? <span className="tag">stream</span> : null}</td>
+                    <td className="mono">{n.onFail ? `→ ${n.onFail}` : 'run fails'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <details className="io">
             <summary>Input schema</summary>
             <pre>{JSON.stringify(flow.inputSchema ?? {}, null, 2)}</pre>

@@ -23,64 +23,66 @@ export function RunTable({ query, initial, renderedAt }: { query: string; initia
         {live ? <span className="live">live</span> : null}
         {isError ? <span className="error-text"> could not refresh; showing the last data</span> : null}
       </div>
-      <table className="grid runs">
-        <thead>
-          <tr>
-            <th>Status</th>
-            <th>Run</th>
-            <th>Started</th>
-            <th className="num">Duration</th>
-            <th className="num">Attempts</th>
-            <th className="num">Tokens in / out</th>
-            <th className="num">Cost</th>
-            <th>Error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.items.map((r) => {
-            const href = `/runs/${r.id}`;
-            return (
-              <tr
-                key={r.id}
-                data-testid="run-row"
-                data-status={r.status}
-                data-run={r.id}
-                className="clickable"
-                onClick={(e) => {
-                  if ((e.target as HTMLElement).closest('a')) return;
-                  router.push(href);
-                }}
-              >
-                <td>
-                  <StatusBadge status={r.status} />
-                </td>
-                <td>
-                  <Link href={href} className="run-link">
-                    <strong>{r.flow}</strong> <span className="mono muted">{shortId(r.id)}</span>
-                  </Link>
-                </td>
-                <td>
-                  <LocalTime ms={r.startedAt} withDate />
-                </td>
-                <td className="num">{fmtMs((r.finishedAt ?? now) - r.startedAt)}</td>
-                <td className="num">{r.attempts}</td>
-                <td className="num mono">
-                  {fmtTokens(r.inputTokens)} / {fmtTokens(r.outputTokens)}
-                </td>
-                <td className="num mono">{fmtCost(r.costUsd)}</td>
-                <td>
-                  {r.errorCode ? (
-                    <span className="mono error-text">
-                      {r.errorCode}
-                      {r.errorNode ? <span className="muted">@{r.errorNode}</span> : null}
-                    </span>
-                  ) : null}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <div className="table-scroll">
+        <table className="grid runs">
+          <thead>
+            <tr>
+              <th>Status</th>
+              <th>Run</th>
+              <th>Started</th>
+              <th className="num">Duration</th>
+              <th className="num">Attempts</th>
+              <th className="num">Tokens in / out</th>
+              <th className="num">Cost</th>
+              <th>Error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.items.map((r) => {
+              const href = `/runs/${r.id}`;
+              return (
+                <tr
+                  key={r.id}
+                  data-testid="run-row"
+                  data-status={r.status}
+                  data-run={r.id}
+                  className="clickable"
+                  onClick={(e) => {
+                    if ((e.target as HTMLElement).closest('a')) return;
+                    router.push(href);
+                  }}
+                >
+                  <td>
+                    <StatusBadge status={r.status} />
+                  </td>
+                  <td>
+                    <Link href={href} className="run-link">
+                      <strong>{r.flow}</strong> <span className="mono muted">{shortId(r.id)}</span>
+                    </Link>
+                  </td>
+                  <td>
+                    <LocalTime ms={r.startedAt} withDate />
+                  </td>
+                  <td className="num">{fmtMs((r.finishedAt ?? now) - r.startedAt)}</td>
+                  <td className="num">{r.attempts}</td>
+                  <td className="num mono">
+                    {fmtTokens(r.inputTokens)} / {fmtTokens(r.outputTokens)}
+                  </td>
+                  <td className="num mono">{fmtCost(r.costUsd)}</td>
+                  <td>
+                    {r.errorCode ? (
+                      <span className="mono error-text">
+                        {r.errorCode}
+                        {r.errorNode ? <span className="muted">@{r.errorNode}</span> : null}
+                      </span>
+                    ) : null}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
     </>
   );
 }
