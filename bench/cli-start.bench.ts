@@ -11,24 +11,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startSimulator } from '@/lib/sim';
 import { writeResult } from './write-result';
+import { oneNodeProject } from './one-node-project';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'aqven.mjs');
-
-const PROJECT: Record<string, string> = {
-  'aqven.yaml': 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "cli-start"\n',
-  'agents/sorter.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:openai/gpt-oss-20b"\n',
-  'flows/one.yaml': [
-    'apiVersion: "aqven/v1"',
-    'kind: "Flow"',
-    'input: { type: object, properties: { ticket: { type: string } }, required: [ticket] }',
-    'nodes:',
-    '  classify:',
-    '    agent: "sorter"',
-    '    prompt: "Sort: {{ input.ticket }}"',
-    '    output: { type: object, properties: { queue: { enum: [billing, tech, sales] } }, required: [queue] }',
-  ].join('\n'),
-};
 
 interface Spawned {
   /** Date.now() just before the spawn: the clock the simulator stamps arrivals with */
@@ -74,7 +60,7 @@ export async function runCliStartBench(opts: { reps?: number; reference?: boolea
   const sim = await startSimulator();
   const dir = mkdtempSync(join(tmpdir(), 'aqven-cli-start-'));
   const files = {
-    ...PROJECT,
+    ...oneNodeProject('cli-start'),
     // the real HTTP transport, pointed at a simulator in this process: its log stamps each arrival
     'providers/openrouter.yaml': `apiVersion: "aqven/v1"\nkind: "Provider"\nbase_url: "${sim.baseUrl('openrouter')}"\ntransport: { max_attempts: 1 }\n`,
   };

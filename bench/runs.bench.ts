@@ -11,21 +11,7 @@ import { routeToSimulator } from '@/lib/flow/simulate';
 import { loadProject } from '@/lib/project';
 import { startSimulator } from '@/lib/sim';
 import { writeResult } from './write-result';
-
-const FILES: Record<string, string> = {
-  'aqven.yaml': 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "bench"\n',
-  'agents/sorter.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:openai/gpt-oss-20b"\n',
-  'flows/one.yaml': [
-    'apiVersion: "aqven/v1"',
-    'kind: "Flow"',
-    'input: { type: object, properties: { ticket: { type: string } }, required: [ticket] }',
-    'nodes:',
-    '  classify:',
-    '    agent: "sorter"',
-    '    prompt: "Sort: {{ input.ticket }}"',
-    '    output: { type: object, properties: { queue: { enum: [billing, tech, sales] } }, required: [queue] }',
-  ].join('\n'),
-};
+import { oneNodeProject } from './one-node-project';
 
 async function median(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
@@ -37,7 +23,7 @@ export async function runRunsBench(opts: { runs?: number; rounds?: number; concu
   const rounds = opts.rounds ?? 10;
   const concurrency = opts.concurrency ?? 4;
   const dir = mkdtempSync(join(tmpdir(), 'aqven-bench-'));
-  for (const [f, text] of Object.entries(FILES)) {
+  for (const [f, text] of Object.entries(oneNodeProject('bench'))) {
     mkdirSync(join(dir, f, '..'), { recursive: true });
     writeFileSync(join(dir, f), text);
   }

@@ -8,16 +8,9 @@ import { WAL_IDLE_MS } from './checkpointer';
 import { closeDb, openDb } from './client';
 import { runStore } from './run-store';
 import { asStorageError, StorageError } from './storage-error';
+import { until } from '@/test/helpers/until';
 
 const mode = (p: string) => statSync(p).mode & 0o777;
-
-async function until(what: string, f: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!f()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('database files', () => {
   it('a new database is 0600 (its WAL and shm too) in a 0700 folder; an existing folder keeps its mode', async () => {

@@ -5,6 +5,7 @@
 // 429 never pauses longer, `pauseFor429`), and every wait of a call — a pause, the probe, a slot —
 // by the call's own transport budget (`deadline`). This is the engine's only process-wide state:
 // `defaultRateGate`; tests make their own.
+import { MAX_TIMER_MS } from './clock';
 import type { Clock, PauseOrigin, SharedPauses } from './types';
 
 export interface AcquireOptions {
@@ -97,8 +98,6 @@ interface ModelState {
 /** abort reasons of the gate's own waits */
 const CLEARED = Symbol('pause cleared');
 const DEADLINE = Symbol('transport budget spent');
-/** setTimeout's longest delay: a longer sleep fires at once, so long waits go in steps */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');

@@ -10,6 +10,7 @@ import { getRunRecord } from '@/lib/flow/stored-run';
 import { simCost, startSimulator, type SimServer } from '@/lib/sim';
 import { copyShowcase, GPT_OSS } from '../helpers/showcase';
 import { aqven, BIN, ensureCliBuilt } from './aqven-process';
+import { until } from '../helpers/until';
 
 beforeAll(ensureCliBuilt, 120_000);
 
@@ -53,14 +54,6 @@ function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
     p.finally(() => clearTimeout(timer)),
     new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms))),
   ]);
-}
-
-async function until(what: string, f: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!f()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** Makes `path` unwritable for this process (chattr +i for root), until the test ends. */

@@ -8,16 +8,7 @@ import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from '@/db/interrup
 import { LEASE_TTL_MS } from '@/db/run-lease';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { copyShowcase } from '../helpers/showcase';
-
-async function until<T>(what: string, f: () => T | undefined, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { until } from '../helpers/until';
 
 describe('crash safety', () => {
   it('a run killed with SIGKILL keeps every finished attempt, passes integrity_check and becomes interrupted once its lease expired', async () => {

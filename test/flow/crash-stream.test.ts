@@ -2,7 +2,7 @@
 // and the recovery that closes the cut-off attempt marks its text discarded — joined from its
 // batches, redacted and capped — so neither the files nor the run history keep the raw text.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -11,28 +11,11 @@ import { INTERRUPTED_ATTEMPT_ERROR } from '@/db/interrupted-error';
 import { LEASE_TTL_MS } from '@/db/run-lease';
 import { getRunFacts } from '@/db/queries';
 import { copyShowcase } from '../helpers/showcase';
+import { until } from '../helpers/until';
+import { rawValuesOnDisk } from '../helpers/raw-on-disk';
 
 const RAW = ['anna@example.com', '4111 1111 1111 1111', '192.168.77.12'];
 const TEXT = Array.from({ length: 40 }, (_, i) => `Line ${i}: mail ${RAW[0]}, card ${RAW[1]}, host ${RAW[2]}. `).join('');
-
-function rawValuesOnDisk(dbDir: string): string[] {
-  const found: string[] = [];
-  for (const f of readdirSync(dbDir)) {
-    const bytes = readFileSync(join(dbDir, f));
-    for (const v of RAW) if (bytes.includes(Buffer.from(v))) found.push(`${v} in ${f}`);
-  }
-  return found;
-}
-
-async function until<T>(what: string, f: () => T | undefined, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('crash mid-stream', () => {
   it('a run killed while streaming leaves no raw text on disk; recovery marks the cut-off text discarded, redacted', async () => {
@@ -63,7 +46,7 @@ describe('crash mid-stream', () => {
 
     // what the dead process left: the WAL and the file, with no raw value in them
     expect(existsSync(join(dbDir, 'aqven.db-wal'))).toBe(true);
-    expect(rawValuesOnDisk(dbDir)).toEqual([]);
+    expect(rawValuesOnDisk(dbDir, RAW)).toEqual([]);
 
     // the next start, once the dead process's lease has expired, closes the cut-off attempt
     const db = openDb(dbPath);
@@ -76,6 +59,6 @@ describe('crash mid-stream', () => {
     for (const v of RAW) expect(cut!.streamedText).not.toContain(v);
     expect(db.$client.prepare(`SELECT count(*) AS n FROM stream_chunks`).get()).toEqual({ n: 0 });
     await closeDb(dbPath);
-    expect(rawValuesOnDisk(dbDir)).toEqual([]);
+    expect(rawValuesOnDisk(dbDir, RAW)).toEqual([]);
   });
 });

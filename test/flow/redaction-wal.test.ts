@@ -1,11 +1,12 @@
 // Text that may become failure text is never written raw (DESIGN: Streaming, Redaction, Storage):
 // not in the database file, not in its WAL, not while the stream runs, not after. Raw bytes of the
 // files are searched, as a user with a hex editor (or a backup of the WAL) would.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeProject } from '../helpers/fixture-project';
 import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
+import { rawValuesOnDisk } from '../helpers/raw-on-disk';
 
 let w: World | null = null;
 afterEach(async () => {
@@ -18,16 +19,6 @@ const EMAIL = 'anna@example.com';
 const CARD = '4111 1111 1111 1111';
 const IP = '192.168.77.12';
 const RAW = [EMAIL, CARD, IP, KEY];
-
-/** Every raw value found in the bytes of the database's files (aqven.db, aqven.db-wal, …). */
-function rawValuesOnDisk(dbDir: string): string[] {
-  const found: string[] = [];
-  for (const f of readdirSync(dbDir)) {
-    const bytes = readFileSync(join(dbDir, f));
-    for (const v of RAW) if (bytes.includes(Buffer.from(v))) found.push(`${v} in ${f}`);
-  }
-  return found;
-}
 
 // each value several times, so the stream's chunks (12 characters on this wire) cut them
 // everywhere, and some copy lies within one database page whatever the layout
@@ -56,14 +47,14 @@ describe('streamed text at rest', () => {
     expect(seen).toContain('<EMAIL>');
     expect(seen).toContain('<API_KEY>');
     expect(existsSync(join(dbDir, 'aqven.db-wal'))).toBe(true);
-    expect(rawValuesOnDisk(dbDir)).toEqual([]);
+    expect(rawValuesOnDisk(dbDir, RAW)).toEqual([]);
 
     const rec = await running;
     expect(rec.status).toBe('failed');
     expect(rec.error).toMatchObject({ code: 'truncated', node: 'draft' });
     // after the run, the WAL not yet checkpointed away
     w.db.$client.pragma('wal_checkpoint(PASSIVE)');
-    expect(rawValuesOnDisk(dbDir)).toEqual([]);
+    expect(rawValuesOnDisk(dbDir, RAW)).toEqual([]);
     const stored = w.db.$client.prepare(`SELECT streamed_text AS s, error_detail AS d, discarded FROM attempts WHERE streamed_text IS NOT NULL`).get() as {
       s: string;
       d: string;
@@ -75,7 +66,7 @@ describe('streamed text at rest', () => {
 
     await w.close();
     w = null;
-    expect(rawValuesOnDisk(dbDir)).toEqual([]);
+    expect(rawValuesOnDisk(dbDir, RAW)).toEqual([]);
   });
 
   it('validation errors quoting keys the model wrote: no raw value in the attempt, node or run rows, nor on disk', async () => {
@@ -117,9 +108,9 @@ describe('streamed text at rest', () => {
       expect(t).not.toContain(IP);
     }
     const dbDir = join(w.dir, '.aqven');
-    expect(rawValuesOnDisk(dbDir)).toEqual([]);
+    expect(rawValuesOnDisk(dbDir, RAW)).toEqual([]);
     await w.close();
     w = null;
-    expect(rawValuesOnDisk(dbDir)).toEqual([]);
+    expect(rawValuesOnDisk(dbDir, RAW)).toEqual([]);
   });
 });

@@ -13,14 +13,7 @@ import { beginRun, RunInterruptedError, RunNotRecordedError } from '@/lib/flow/r
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { simCost } from '@/lib/sim';
 import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
-
-async function until(what: string, f: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!f()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from '../helpers/until';
 
 let w: World | null = null;
 afterEach(async () => {
