@@ -2,25 +2,27 @@
 // on first use, and runs whose lease expired (their process died) marked `interrupted` (DESIGN:
 // Storage). A database this process creates is private: its folder 0700, its files 0600.
 import Database from 'better-sqlite3';
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { migrationsFolder } from './migrations-folder';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
-import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from './interrupted-error';
-import { expiredLeases, leaseExpired, leaseKeeper, READ_SWEEP_MS } from './run-lease';
-import { closeCutOffStreams, flushRunStore } from './run-store';
+import { INTERRUPTED_NODE_ERROR } from './interrupted-error';
+import { closePg, isPostgresUrl, openedPg, openPg } from './pg';
+import { expiredBefore, expiredLeases, leaseKeeper, READ_SWEEP_MS } from './run-lease';
+import { closeCutOffAttempts, flushRunStore } from './run-store';
 import * as schema from './schema';
-import { attempts, nodeRuns, runs } from './schema';
 import { guardStorage } from './storage-error';
-import type { Db } from './types';
+import { transaction } from './tx';
+import type { Db, SqliteDb } from './types';
 
-export type { Db };
+export type { Db, SqliteDb };
 
-const cache: Map<string, Db> = ((globalThis as { __aqvenDbs?: Map<string, Db> }).__aqvenDbs ??= new Map());
+const cache: Map<string, SqliteDb> = ((globalThis as { __aqvenDbs?: Map<string, SqliteDb> }).__aqvenDbs ??= new Map());
 const checkpointers = new Map<string, Checkpointer>();
 
 function driverPath(): string {
@@ -34,58 +36,36 @@ function driverPath(): string {
   return 'better-sqlite3'; // the worker resolves it from the working directory
 }
 
-function migrationsFolder(): string {
-  const candidates = [process.env.AQVEN_MIGRATIONS, process.env.AQVEN_ROOT && join(process.env.AQVEN_ROOT, 'drizzle')];
-  try {
-    candidates.push(join(dirname(fileURLToPath(import.meta.url)), '..', 'drizzle'));
-  } catch {
-    // bundled by Next: import.meta.url is not a file URL; fall back to the working directory
-  }
-  candidates.push(join(process.cwd(), 'drizzle'));
-  const found = candidates.find((c): c is string => !!c && existsSync(join(c, 'meta', '_journal.json')));
-  if (!found) throw new Error('AQVEN migrations folder not found (set AQVEN_ROOT to the AQVEN checkout)');
-  return found;
-}
-
 /**
  * The sweep (DESIGN: Storage, leases): running runs whose lease expired before `now` — their
  * owner died or froze — become `interrupted`, except this process's own live runs. Each is
  * closed by a compare-and-set on its fence and expiry (bumping the fence), so a run renewed or
- * closed meanwhile is left alone and a late write of the old owner is refused. Returns how many.
+ * closed meanwhile is left alone and a late write of the old owner is refused. Resolves with how
+ * many. SQLite mode only: on PostgreSQL a worker takes a dead run over and resumes it instead.
  */
-export function markInterrupted(db: Db, now = Date.now()): number {
-  const dead = expiredLeases(db, now, leaseKeeper(db).heldRunIds()).map((r) => ({ id: r.runId, fence: r.fence }));
+export async function markInterrupted(db: Db, now = Date.now()): Promise<number> {
+  const dead = await expiredLeases(db, now, leaseKeeper(db).heldRunIds());
   if (dead.length === 0) return 0;
-  const P = sql.placeholder;
+  const { runs, nodeRuns } = db.t;
   const node = INTERRUPTED_NODE_ERROR;
-  const attempt = INTERRUPTED_ATTEMPT_ERROR;
-  const upd = db
-    .update(runs)
-    .set({ status: 'interrupted', finishedAt: now, fence: sql`${runs.fence} + 1` })
-    .where(and(eq(runs.id, P('runId')), eq(runs.fence, P('fence')), eq(runs.status, 'running'), leaseExpired()))
-    .prepare();
-  const updNodes = db
-    .update(nodeRuns)
-    .set({ status: 'failed', errorCode: node.code, errorMessage: node.message, hint: node.hint, finishedAt: now })
-    .where(and(eq(nodeRuns.runId, P('runId')), inArray(nodeRuns.status, ['running', 'pending'])))
-    .prepare();
-  // an attempt cut off by the crash never got an outcome; it is closed, and says why
-  const updAttempts = db
-    .update(attempts)
-    .set({ errorKind: attempt.kind, errorMessage: attempt.message, finishedAt: now })
-    .where(and(eq(attempts.runId, P('runId')), isNull(attempts.outcome), isNull(attempts.finishedAt)))
-    .prepare();
-  let swept = 0;
-  db.$client.transaction(() => {
+  return transaction(db, async (q) => {
+    let swept = 0;
     for (const r of dead) {
-      if (upd.run({ runId: r.id, fence: r.fence, now }).changes === 0) continue; // renewed, finished or taken meanwhile
+      const done = await q
+        .update(runs)
+        .set({ status: 'interrupted', finishedAt: now, fence: sql`${runs.fence} + 1` })
+        .where(and(eq(runs.id, r.runId), eq(runs.fence, r.fence), eq(runs.status, 'running'), expiredBefore(runs, now)))
+        .returning({ id: runs.id });
+      if (done.length === 0) continue; // renewed, finished or taken meanwhile
       swept++;
-      updNodes.run({ runId: r.id });
-      closeCutOffStreams(db, r.id); // discarded; its streamed text joined, redacted and capped
-      updAttempts.run({ runId: r.id });
+      await q
+        .update(nodeRuns)
+        .set({ status: 'failed', errorCode: node.code, errorMessage: node.message, hint: node.hint, finishedAt: now })
+        .where(and(eq(nodeRuns.runId, r.runId), inArray(nodeRuns.status, ['running', 'pending'])));
+      await closeCutOffAttempts(db, q, r.runId, now); // discarded; streamed text joined, redacted and capped
     }
-  })();
-  return swept;
+    return swept;
+  });
 }
 
 /** The sweep of expired leases; a name for what markInterrupted does since runs have leases. */
@@ -96,13 +76,14 @@ const lastSweep = new WeakMap<Db, number>();
 /**
  * The sweep before a read of the run history (the dashboard's list and detail), at most every
  * READ_SWEEP_MS: a dead run shows as interrupted wherever it is looked at. Best effort — a
- * database this process cannot write is still read.
+ * database this process cannot write is still read. A no-op on PostgreSQL (workers take over).
  */
-export function sweepBeforeRead(db: Db, now = Date.now()): void {
+export async function sweepBeforeRead(db: Db, now = Date.now()): Promise<void> {
+  if (db.dialect !== 'sqlite') return;
   if (now - (lastSweep.get(db) ?? -Infinity) < READ_SWEEP_MS) return;
   lastSweep.set(db, now);
   try {
-    markInterrupted(db, now);
+    await markInterrupted(db, now);
   } catch {
     // read-only or full: the runs are shown as stored; the writer that can will sweep them
   }
@@ -120,11 +101,28 @@ function createPrivately(abs: string): void {
   }
 }
 
-export function openDb(path: string): Db {
+/**
+ * The database a process records to (DESIGN: Storage): AQVEN_DATABASE_URL when it is set (a
+ * postgres:// URL), else the project's SQLite file.
+ */
+export function databaseTarget(sqlitePath: string, env: Record<string, string | undefined> = process.env): string {
+  return env.AQVEN_DATABASE_URL?.trim() || sqlitePath;
+}
+
+/** Opens (once per process) the SQLite file or PostgreSQL URL `target`, migrated; runs of dead processes swept (SQLite). */
+export async function openDatabase(target: string): Promise<Db> {
+  if (isPostgresUrl(target)) return openPg(target.trim());
+  const db = openDb(target);
+  await sweepBeforeRead(db);
+  return db;
+}
+
+/** Opens the SQLite file at `path` (once per process), migrated; see openDatabase. */
+export function openDb(path: string): SqliteDb {
   const abs = path === ':memory:' ? path : resolve(path);
   const hit = cache.get(abs);
   if (hit) return hit;
-  const folder = migrationsFolder();
+  const folder = migrationsFolder('sqlite');
   const sqlite = guardStorage(abs, () => {
     if (abs !== ':memory:') createPrivately(abs);
     const conn = new Database(abs);
@@ -147,8 +145,9 @@ export function openDb(path: string): Db {
     }
     return conn;
   });
-  const db = drizzle(sqlite, { schema }) as Db;
-  sweepBeforeRead(db); // runs of dead processes become interrupted (best effort: a read-only copy is still read)
+  const orm = drizzle(sqlite, { schema });
+  const db = Object.assign(orm, { dialect: 'sqlite' as const, name: abs, q: orm, t: schema }) as SqliteDb;
+  void sweepBeforeRead(db); // runs of dead processes become interrupted (best effort: a read-only copy is still read)
   if (abs !== ':memory:') {
     // if the worker cannot run, SQLite's own auto-checkpoint takes over again
     const cp = startCheckpointer(abs, driverPath(), () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'));
@@ -163,11 +162,16 @@ export function openDb(path: string): Db {
 
 /** Writes what is queued, stops the checkpoint worker, checkpoints and closes the connection. */
 export async function closeDb(path: string): Promise<void> {
+  if (isPostgresUrl(path)) {
+    const pg = await openedPg(path.trim())?.catch(() => null);
+    if (pg) await flushRunStore(pg);
+    return closePg(path.trim());
+  }
   const abs = path === ':memory:' ? path : resolve(path);
   const db = cache.get(abs);
   if (!db) return;
   cache.delete(abs);
-  flushRunStore(db);
+  await flushRunStore(db);
   const cp = checkpointers.get(abs);
   checkpointers.delete(abs);
   await cp?.stop();

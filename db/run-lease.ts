@@ -7,9 +7,8 @@
 // time as an argument: the callers pass the wall clock, the tests an injected one.
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
-import { runs } from './schema';
-import { valueStatement } from './typed-sql';
-import type { Db } from './types';
+import { transaction } from './tx';
+import type { Db, Orm, Tables } from './types';
 
 /** how often an owner renews the leases of its running runs */
 export const LEASE_HEARTBEAT_MS = 5_000;
@@ -58,79 +57,66 @@ export function newLease(runId: string, now: number, owner = PROCESS_OWNER): Lea
   return { runId, owner, fence: 1, expiresAt: now + LEASE_TTL_MS };
 }
 
-/** The run's lease is missing or expired before the placeholder `now`: the run is no one's. */
-export const leaseExpired = () => or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, sql.placeholder('now')));
+/** The run's lease is missing or expired before `now`: the run is no one's. */
+export const expiredBefore = (r: Tables['runs'], now: number) => or(isNull(r.leaseExpiresAt), lt(r.leaseExpiresAt, now));
 
-const stmts = new WeakMap<Db, ReturnType<typeof prepare>>();
-function prepare(db: Db) {
-  const P = sql.placeholder;
-  // the run's current claim: this owner, this fence (and, for renewals, still running)
-  const claim = and(eq(runs.id, P('runId')), eq(runs.owner, P('owner')), eq(runs.fence, P('fence')));
-  const running = eq(runs.status, 'running');
-  return {
-    renew: db
-      .update(runs)
-      .set({ heartbeatAt: sql`${P('now')}`, leaseExpiresAt: sql`${P('expiresAt')}` })
-      .where(and(claim, running))
-      .prepare(),
-    release: db
-      .update(runs)
-      .set({ leaseExpiresAt: sql`${P('expiresAt')}` })
-      .where(and(claim, running))
-      .prepare(),
-    // the fence check of every write transaction (db/run-store.ts): the hot path's binding
-    holds: valueStatement(db.$client, db.select({ id: runs.id }).from(runs).where(claim), ['runId', 'owner', 'fence']),
-    expired: db
-      .select({ runId: runs.id, owner: runs.owner, fence: runs.fence, expiresAt: runs.leaseExpiresAt })
-      .from(runs)
-      .where(and(running, leaseExpired()))
-      .prepare(),
-    takeOver: db
-      .update(runs)
-      .set({ owner: sql`${P('owner')}`, fence: sql`${runs.fence} + 1`, heartbeatAt: sql`${P('now')}`, leaseExpiresAt: sql`${P('expiresAt')}` })
-      .where(and(eq(runs.id, P('runId')), eq(runs.fence, P('fence')), running, leaseExpired()))
-      .prepare(),
-  };
-}
-function s(db: Db) {
-  let hit = stmts.get(db);
-  if (!hit) stmts.set(db, (hit = prepare(db)));
-  return hit;
-}
+const claimOn = (r: Tables['runs'], l: Pick<Lease, 'runId' | 'owner' | 'fence'>) => and(eq(r.id, l.runId), eq(r.owner, l.owner), eq(r.fence, l.fence));
 
 /** Extends `lease` to `now + LEASE_TTL_MS`; false when the run is no longer ours (or no longer running). */
-export function renewLease(db: Db, lease: Lease, now: number): boolean {
+export async function renewLease(db: Db, lease: Lease, now: number, q: Orm = db.q): Promise<boolean> {
+  const { runs: r } = db.t;
   const expiresAt = now + LEASE_TTL_MS;
-  const ok = s(db).renew.run({ now, expiresAt, runId: lease.runId, owner: lease.owner, fence: lease.fence }).changes === 1;
-  if (ok) lease.expiresAt = expiresAt;
-  return ok;
+  const done = await q
+    .update(r)
+    .set({ heartbeatAt: now, leaseExpiresAt: expiresAt })
+    .where(and(claimOn(r, lease), eq(r.status, 'running')))
+    .returning({ id: r.id });
+  if (done.length) lease.expiresAt = expiresAt;
+  return done.length === 1;
 }
 
 /** Gives a running run up without finishing it: its lease expires at once, so another worker may take it over. */
-export function releaseLease(db: Db, lease: Lease, now: number): boolean {
-  return s(db).release.run({ expiresAt: now - 1, runId: lease.runId, owner: lease.owner, fence: lease.fence }).changes === 1;
+export async function releaseLease(db: Db, lease: Lease, now: number): Promise<boolean> {
+  const { runs: r } = db.t;
+  const done = await db.q
+    .update(r)
+    .set({ leaseExpiresAt: now - 1 })
+    .where(and(claimOn(r, lease), eq(r.status, 'running')))
+    .returning({ id: r.id });
+  return done.length === 1;
 }
 
 /** Whether `lease` is still the run's current claim (same owner, same fence). */
-export function holdsLease(db: Db, lease: Pick<Lease, 'runId' | 'owner' | 'fence'>): boolean {
-  return s(db).holds.get(lease.runId, lease.owner, lease.fence) !== undefined;
+export async function holdsLease(db: Db, lease: Pick<Lease, 'runId' | 'owner' | 'fence'>): Promise<boolean> {
+  const { runs: r } = db.t;
+  return (await db.q.select({ id: r.id }).from(r).where(claimOn(r, lease)).limit(1)).length === 1;
 }
 
 /** Running runs whose lease expired before `now`, except those in `except` (this process's own live runs). */
-export function expiredLeases(db: Db, now: number, except: ReadonlySet<string> = new Set()): ExpiredLease[] {
-  return s(db).expired.all({ now }).filter((r) => !except.has(r.runId));
+export async function expiredLeases(db: Db, now: number, except: ReadonlySet<string> = new Set()): Promise<ExpiredLease[]> {
+  const { runs: r } = db.t;
+  const rows = await db.q
+    .select({ runId: r.id, owner: r.owner, fence: r.fence, expiresAt: r.leaseExpiresAt })
+    .from(r)
+    .where(and(eq(r.status, 'running'), expiredBefore(r, now)));
+  return rows.filter((x) => !except.has(x.runId));
 }
 
 /**
  * Claims an expired run for `owner` (compare-and-set on its fence): the new lease, or null when the
  * run was renewed, finished or taken by someone else meanwhile. The previous owner's writes are
- * refused from here on. The sweep of a single-process deployment marks the run interrupted
- * instead (db/client.ts, sweepExpiredRuns); a worker pool would take it over and resume it.
+ * refused from here on. SQLite's sweep marks the run interrupted instead (db/client.ts,
+ * sweepExpiredRuns); a worker takes it over and resumes it (lib/queue/take-over.ts).
  */
-export function takeOver(db: Db, run: Pick<ExpiredLease, 'runId' | 'fence'>, now: number, owner = PROCESS_OWNER): Lease | null {
+export async function takeOver(db: Db, run: Pick<ExpiredLease, 'runId' | 'fence'>, now: number, owner = PROCESS_OWNER, q: Orm = db.q): Promise<Lease | null> {
+  const { runs: r } = db.t;
   const expiresAt = now + LEASE_TTL_MS;
-  const changed = s(db).takeOver.run({ owner, now, expiresAt, runId: run.runId, fence: run.fence }).changes === 1;
-  return changed ? { runId: run.runId, owner, fence: run.fence + 1, expiresAt } : null;
+  const done = await q
+    .update(r)
+    .set({ owner, fence: sql`${r.fence} + 1`, heartbeatAt: now, leaseExpiresAt: expiresAt, pid: process.pid })
+    .where(and(eq(r.id, run.runId), eq(r.fence, run.fence), eq(r.status, 'running'), expiredBefore(r, now)))
+    .returning({ id: r.id });
+  return done.length === 1 ? { runId: run.runId, owner, fence: run.fence + 1, expiresAt } : null;
 }
 
 interface Held {
@@ -157,7 +143,7 @@ export class LeaseKeeper {
   hold(lease: Lease, onLost: (err: LeaseLostError) => void): void {
     this.held.set(lease.runId, { lease, onLost });
     if (!this.timer) {
-      this.timer = setInterval(() => this.tick(), LEASE_HEARTBEAT_MS);
+      this.timer = setInterval(() => void this.tick(), LEASE_HEARTBEAT_MS);
       this.timer.unref();
     }
   }
@@ -187,13 +173,15 @@ export class LeaseKeeper {
     h.onLost(new LeaseLostError(runId, this.path));
   }
 
-  /** One heartbeat: renews every held lease; returns the run ids whose lease was lost. */
-  tick(now = this.now()): string[] {
+  /** One heartbeat: renews every held lease; resolves with the run ids whose lease was lost. */
+  async tick(now = this.now()): Promise<string[]> {
     const lost: string[] = [];
+    const held = [...this.held.values()].map((h) => h.lease);
+    if (!held.length) return lost;
     try {
-      this.db.$client.transaction(() => {
-        for (const { lease } of this.held.values()) if (!renewLease(this.db, lease, now)) lost.push(lease.runId);
-      })();
+      await transaction(this.db, async (q) => {
+        for (const lease of held) if (!(await renewLease(this.db, lease, now, q))) lost.push(lease.runId);
+      });
     } catch {
       return []; // a storage failure: retried at the next beat
     }
@@ -205,7 +193,7 @@ export class LeaseKeeper {
 const keepers = new WeakMap<Db, LeaseKeeper>();
 
 /** The lease keeper of `db` (one per connection); `path` names the database in errors. */
-export function leaseKeeper(db: Db, path = db.$client.name): LeaseKeeper {
+export function leaseKeeper(db: Db, path = db.name): LeaseKeeper {
   let k = keepers.get(db);
   if (!k) keepers.set(db, (k = new LeaseKeeper(db, path)));
   return k;

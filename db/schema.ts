@@ -11,7 +11,12 @@ export const runs = sqliteTable(
     id: text('id').primaryKey(),
     project: text('project').notNull(),
     flow: text('flow').notNull(),
-    status: text('status', { enum: ['running', 'succeeded', 'failed', 'interrupted'] }).notNull(),
+    /** queued: waiting for a worker (PostgreSQL mode); cancelled: taken off the queue before it started */
+    status: text('status', { enum: ['queued', 'running', 'succeeded', 'failed', 'interrupted', 'cancelled'] }).notNull(),
+    /** the project snapshot the run ran under (PostgreSQL mode); null when the project is a folder */
+    snapshotId: integer('snapshot_id'),
+    /** when the run was enqueued (PostgreSQL mode); null for a run started in-process */
+    queuedAt: integer('queued_at'),
     input: text('input', { mode: 'json' }),
     output: text('output', { mode: 'json' }),
     errorCode: text('error_code'),
@@ -54,6 +59,8 @@ export const nodeRuns = sqliteTable(
     nodeId: text('node_id').notNull(),
     agent: text('agent').notNull(),
     turn: integer('turn').notNull(),
+    /** the node's place in its flow: nodes of a run are listed by (turn, ord) */
+    ord: integer('ord').notNull().default(0),
     status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] }).notNull(),
     output: text('output', { mode: 'json' }),
     errorCode: text('error_code'),
@@ -173,6 +180,10 @@ export const rateLimitPauses = sqliteTable('rate_limit_pauses', {
   askedMs: integer('asked_ms'),
   /** on_rate_limit.max_wait when the pause was set: the pause was capped when asked_ms exceeds it */
   maxWaitMs: integer('max_wait_ms'),
+  /** the process sending the one probe after the pause (a cluster-wide claim); null = no probe out */
+  probeOwner: text('probe_owner'),
+  /** the probe's claim lapses here (its owner died mid-call): another process may probe */
+  probeUntil: integer('probe_until'),
 });
 export type RateLimitPauseRow = typeof rateLimitPauses.$inferSelect;
 
@@ -184,8 +195,48 @@ export const policyRevisions = sqliteTable(
     revision: integer('revision').notNull(),
     yaml: text('yaml').notNull(),
     diff: text('diff').notNull(),
+    /** who saved it: a user, a token's name, or cli:<login> */
+    author: text('author'),
+    /** the project snapshot this save created (PostgreSQL mode) */
+    snapshotId: integer('snapshot_id'),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('policy_revisions_agent_idx').on(t.agent, t.revision)],
 );
 export type PolicyRevisionRow = typeof policyRevisions.$inferSelect;
+
+/**
+ * The project's files as versioned snapshots (DESIGN: Storage, "The project in the database"):
+ * in PostgreSQL mode every worker and dashboard runs the newest one. `files` maps each path under
+ * the project folder to its text, byte for byte; `hash` (sha256 of the sorted paths and texts)
+ * makes a push of unchanged files a no-op.
+ */
+export const projectSnapshots = sqliteTable(
+  'project_snapshots',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    files: text('files', { mode: 'json' }).notNull(),
+    hash: text('hash').notNull(),
+    /** who made it: a user, a token's name, or cli:<login> */
+    author: text('author'),
+    /** what made it: "push", "policy <agent>" */
+    note: text('note'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('project_snapshots_created_idx').on(t.createdAt)],
+);
+export type ProjectSnapshotRow = typeof projectSnapshots.$inferSelect;
+
+/** Worker processes (DESIGN: Workers): each writes its row when it starts and every heartbeat; `aqven db status` lists those seen lately. */
+export const workers = sqliteTable('workers', {
+  id: text('id').primaryKey(),
+  host: text('host').notNull(),
+  pid: integer('pid').notNull(),
+  concurrency: integer('concurrency').notNull(),
+  /** runs in progress at the last heartbeat */
+  running: integer('running').notNull().default(0),
+  startedAt: integer('started_at').notNull(),
+  seenAt: integer('seen_at').notNull(),
+  stoppedAt: integer('stopped_at'),
+});
+export type WorkerRow = typeof workers.$inferSelect;

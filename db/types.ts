@@ -3,12 +3,41 @@
 // importing each other; the run record built from these facts lives in lib/flow/run-record.ts.
 import type Database from 'better-sqlite3';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type pg from 'pg';
 import type { AttemptRecord, NodeErrorCode, NodePolicy } from '@/lib/engine/types';
 import type * as schema from './schema';
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+/**
+ * The query builder every query of db/ is written with, once for both dialects (DESIGN: Storage,
+ * "One data layer, two dialects"): typed against db/schema.ts. A query is awaited — never `.all()`,
+ * `.get()` or `.run()`, which only SQLite has — and names its tables through `db.t`, so that on
+ * PostgreSQL the same builder calls run over db/schema-pg.ts's tables (proved identical, column by
+ * column, by db/schema-dialects.test.ts).
+ */
+export type Orm = BetterSQLite3Database<typeof schema>;
+export type Tables = typeof schema;
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'interrupted';
+interface DbCommon {
+  /** the database in messages: a file path, or a URL without its password */
+  readonly name: string;
+  readonly q: Orm;
+  readonly t: Tables;
+}
+
+/** The embedded default: the project's SQLite file, one synchronous connection per process. */
+export type SqliteDb = Orm & DbCommon & { readonly dialect: 'sqlite'; readonly $client: Database.Database };
+
+/** AQVEN_DATABASE_URL=postgres://…: a pool of connections to one PostgreSQL database. */
+export interface PgDb extends DbCommon {
+  readonly dialect: 'pg';
+  readonly pool: pg.Pool;
+  /** the URL as given (with its password: never printed) */
+  readonly url: string;
+}
+
+export type Db = SqliteDb | PgDb;
+
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled';
 export type NodeStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
 export interface RunError {

@@ -1,0 +1,84 @@
+// PostgreSQL mode (DESIGN: Storage, "One data layer, two dialects"): AQVEN_DATABASE_URL=postgres://…
+// switches every store to one PostgreSQL database. A pool per URL per process; the migrations of
+// drizzle/pg/ applied at open, under an advisory lock so that workers starting together migrate once.
+// TLS and every other connection setting pass through the URL (`?sslmode=require`), as node-postgres
+// reads them.
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import { migrationsFolder } from './migrations-folder';
+import * as pgSchema from './schema-pg';
+import type { Orm, PgDb, Tables } from './types';
+
+/** Whether the database target is a PostgreSQL URL (else it is a SQLite file path). */
+export function isPostgresUrl(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target.trim());
+}
+
+/** The URL as it may be printed: its password replaced by `***`. */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}
+
+/** One key for the migration lock, the same in every AQVEN process ("aqven" in ASCII). */
+const MIGRATION_LOCK = 0x617176656e;
+
+/** Applies drizzle/pg/'s migrations not yet applied; concurrent callers wait for one another. */
+export async function migratePg(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await migrate(drizzle(client, { schema: pgSchema }), { migrationsFolder: migrationsFolder('pg') });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+const cache: Map<string, Promise<PgDb>> = ((globalThis as { __aqvenPgDbs?: Map<string, Promise<PgDb>> }).__aqvenPgDbs ??= new Map());
+
+/** pool size per process: the run store's writer, the lease keeper, the gate's listener, reads */
+const POOL_MAX = Number(process.env.AQVEN_PG_POOL_MAX) || 10;
+
+/** The database at `url`, migrated, its pool shared by every caller of this process. */
+export function openPg(url: string): Promise<PgDb> {
+  const hit = cache.get(url);
+  if (hit) return hit;
+  const opened = (async (): Promise<PgDb> => {
+    await migratePg(url);
+    const pool = new pg.Pool({ connectionString: url, max: POOL_MAX });
+    // an idle client's error (the server restarted) must not crash the process; the next query reconnects
+    pool.on('error', (err) => console.error(`aqven: PostgreSQL connection lost (${displayUrl(url)}): ${err.message}`));
+    const orm = drizzle(pool, { schema: pgSchema });
+    // The one cast of the data layer: queries are typed against the SQLite schema and run here on
+    // the PostgreSQL tables, which db/schema-dialects.test.ts proves identical column by column.
+    return { dialect: 'pg', name: displayUrl(url), url, pool, q: orm as unknown as Orm, t: pgSchema as unknown as Tables };
+  })();
+  cache.set(url, opened);
+  opened.catch(() => cache.delete(url));
+  return opened;
+}
+
+/** The database of `url` if this process opened it. */
+export function openedPg(url: string): Promise<PgDb> | undefined {
+  return cache.get(url);
+}
+
+/** Ends the pool of `url` (after the caller flushed what it queued). */
+export async function closePg(url: string): Promise<void> {
+  const hit = cache.get(url);
+  if (!hit) return;
+  cache.delete(url);
+  const db = await hit.catch(() => null);
+  await db?.pool.end();
+}
