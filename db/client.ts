@@ -146,7 +146,7 @@ export function openDb(path: string): SqliteDb {
     return conn;
   });
   const orm = drizzle(sqlite, { schema });
-  const db = Object.assign(orm, { dialect: 'sqlite' as const, name: abs, q: orm, t: schema }) as SqliteDb;
+  const db: SqliteDb = { dialect: 'sqlite', name: abs, q: orm, t: schema, $client: sqlite };
   void sweepBeforeRead(db); // runs of dead processes become interrupted (best effort: a read-only copy is still read)
   if (abs !== ':memory:') {
     // if the worker cannot run, SQLite's own auto-checkpoint takes over again

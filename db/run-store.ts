@@ -7,14 +7,21 @@
 // write transaction checks, once per run it touches, that the run's owner and fence are still
 // ours; the facts of a run that changed hands (swept as dead, taken over) are refused, not
 // written, and the run is told (onLost), as it is when its facts cannot be written at all.
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+//
+// Both dialects (DESIGN: Storage, "One data layer, two dialects"): the statements are built once
+// with drizzle over `db.t`. SQLite runs them synchronously on its one connection and commits the
+// queue in one synchronous transaction; PostgreSQL sends the same statements, pipelined, on one
+// pooled connection per commit, the fence checks first (`FOR SHARE`: a take-over waits for the
+// commit), and commits one queue at a time — whatever arrives meanwhile shares the next commit.
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type pg from 'pg';
 import type { AttemptRecord, NodePolicy, PauseOrigin, TryRecord, UsageTotals } from '@/lib/engine/types';
-import { holdsLease, LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, type Lease } from './run-lease';
+import { LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, type Lease } from './run-lease';
+import { INTERRUPTED_ATTEMPT_ERROR } from './interrupted-error';
 import { asStorageError } from './storage-error';
 import { capFailureText, redact } from '@/lib/redact';
-import { attempts, nodeRuns, rateLimitPauses, runs, streamChunks, transportTries } from './schema';
-import { excluded, placeholders, valueStatement, writeStatement } from './typed-sql';
-import type { Db, RunError } from './types';
+import { excluded, pgStatement, placeholders, valueStatement, writeStatement, type BuiltQuery } from './typed-sql';
+import type { Db, Orm, RunError } from './types';
 
 export interface RunStore {
   /**
@@ -23,7 +30,23 @@ export interface RunStore {
    * then on the lease is renewed, and `onLost` hears when the run's facts are refused (its lease
    * was lost: LeaseLostError) or cannot be written (StorageError).
    */
-  insertRun(r: { id: string; project: string; flow: string; input: unknown; startedAt: number; lease?: Lease; onLost?: (err: Error) => void }): Promise<void>;
+  insertRun(r: {
+    id: string;
+    project: string;
+    flow: string;
+    input: unknown;
+    startedAt: number;
+    lease?: Lease;
+    onLost?: (err: Error) => void;
+    /** the project snapshot the run runs under (PostgreSQL mode) */
+    snapshotId?: number | null;
+  }): Promise<void>;
+  /**
+   * A run whose row exists already — a queued run a worker claimed, or a run taken over from a dead
+   * worker — carries on with `lease` (already committed by the claim): its facts are fenced by it
+   * and the lease renewed from now on, as insertRun's are.
+   */
+  adoptRun(r: { id: string; lease: Lease; onLost?: (err: Error) => void }): void;
   /** resolves once committed; the run's lease is released */
   finishRun(r: {
     id: string;
@@ -35,7 +58,18 @@ export interface RunStore {
     finishedAt: number;
   }): Promise<void>;
   setRunTurns(id: string, turns: number): void;
-  insertNode(n: { id: string; runId: string; nodeId: string; agent: string; turn: number; status: 'running' | 'skipped'; policy: NodePolicy | null; startedAt: number | null }): void;
+  insertNode(n: {
+    id: string;
+    runId: string;
+    nodeId: string;
+    agent: string;
+    turn: number;
+    /** the node's place in its flow */
+    ord: number;
+    status: 'running' | 'skipped';
+    policy: NodePolicy | null;
+    startedAt: number | null;
+  }): void;
   finishNode(n: {
     id: string;
     status: 'succeeded' | 'failed';
@@ -60,9 +94,12 @@ export interface RunStore {
   interruptAttempt(attemptId: string, a: { message: string; streamedText: string | null; usage: UsageTotals; usageUnknown: boolean; finishedAt: number }): Promise<void>;
   /** a later pause wins, and brings its origin; an earlier or equal one changes nothing */
   setPause(model: string, pausedUntil: number, reason: string, origin?: PauseOrigin): void;
+  /** SQLite: read from the database; PostgreSQL: the last pause this process wrote or heard of (refreshPauses) */
   getPause(model: string): number | null;
-  /** commits every queued fact now (and settles the durable facts waiting for it) */
-  flush(): void;
+  /** PostgreSQL: re-reads the pauses other processes set (SQLite reads them on every getPause) */
+  refreshPauses(): Promise<void>;
+  /** commits every queued fact now (and settles the durable facts waiting for it); SQLite commits before it returns */
+  flush(): Promise<void>;
 }
 
 /** longest a queued fact waits before it is written (streamed text batches, in-flight rows) */
@@ -71,20 +108,101 @@ export const FLUSH_MS = 100;
 const cache = new WeakMap<Db, RunStore>();
 
 /** Writes what the store of `db` has queued, if it has a store. */
-export function flushRunStore(db: Db): void {
-  cache.get(db)?.flush();
+export async function flushRunStore(db: Db): Promise<void> {
+  await cache.get(db)?.flush();
+}
+
+/** A statement of the store, bound and run by the dialect: `run(...args)` takes the values in its placeholders' order. */
+interface Stmt<K extends readonly string[]> {
+  run(...args: { [I in keyof K]: unknown }): void;
+}
+
+/**
+ * How a dialect prepares and commits the store's statements. SQLite: prepared once, run at once,
+ * the commit synchronous. PostgreSQL: each run() sends its statement on the commit's connection
+ * (they are pipelined in order); the commit awaits them all, then COMMIT.
+ */
+interface Backend {
+  prepare<const K extends readonly string[]>(query: BuiltQuery, order: K): Stmt<K>;
+  /** runs `drain` in one write transaction; `fence(runIds)` first tells which runs are still ours (PostgreSQL) */
+  transaction(runIds: string[], fence: (ids: string[], q: Orm, client: pg.PoolClient) => Promise<void>, drain: () => void): void | Promise<void>;
+  /** a failed commit: make room for the next (SQLite: checkpoint the WAL into the file) */
+  afterFailure(): void;
+}
+
+function sqliteBackend(db: Extract<Db, { dialect: 'sqlite' }>): Backend {
+  const c = db.$client;
+  return {
+    prepare: (query, order) => writeStatement(c, query, order),
+    transaction: (_ids, _fence, drain) => {
+      // IMMEDIATE: the write lock is taken first, so no sweep can slip between the fence checks and the writes
+      c.transaction(drain).immediate();
+    },
+    afterFailure: () => {
+      // a full disk: what the WAL holds goes into the database file, so that the small write
+      // recording the run's failure may still fit (best effort)
+      try {
+        c.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // the checkpoint needs room too
+      }
+    },
+  };
+}
+
+function pgBackend(db: Extract<Db, { dialect: 'pg' }>): Backend {
+  /** the statements sent in the commit in progress */
+  let current: { client: pg.PoolClient; sent: Promise<unknown>[] } | null = null;
+  return {
+    prepare: (query, order) => {
+      const st = pgStatement(query, order);
+      return {
+        run: (...args) => {
+          if (!current) throw new Error('a run-store statement was sent outside a commit');
+          current.sent.push(current.client.query(st.text, st.values(args)));
+        },
+      };
+    },
+    transaction: async (ids, fence, drain) => {
+      const client = await db.pool.connect();
+      try {
+        await client.query('BEGIN');
+        await fence(ids, db.q, client);
+        current = { client, sent: [] };
+        try {
+          drain();
+        } finally {
+          const sent = current.sent;
+          current = null;
+          await Promise.allSettled(sent).then((all) => {
+            const failed = all.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+            if (failed) throw failed.reason;
+          });
+        }
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    afterFailure: () => undefined,
+  };
 }
 
 export function runStore(db: Db): RunStore {
   const hit = cache.get(db);
   if (hit) return hit;
-  const c = db.$client;
+  const backend = db.dialect === 'sqlite' ? sqliteBackend(db) : pgBackend(db);
+  const { attempts, nodeRuns, rateLimitPauses, runs, streamChunks, transportTries } = db.t;
+  const q = db.q;
   // Typed statements over db/schema.ts (a renamed or removed column is a type error), prepared once
   // for this connection and run synchronously; each value is a placeholder named after its column.
   // They are bound by db/typed-sql.ts (drizzle's SQL, a binding planned once): run(...) takes the
   // values in the order the statement's columns are listed below.
   const P = sql.placeholder;
-  const w = <const K extends readonly string[]>(q: Parameters<typeof writeStatement>[1], order: K) => writeStatement(c, q, order);
+  const w = <const K extends readonly string[]>(query: BuiltQuery, order: K) => backend.prepare(query, order);
   const attemptStart = ['id', 'nodeRunId', 'runId', 'seq', 'model', 'chainIndex', 'answerNo', 'request', 'startedAt'] as const;
   const attemptResult = [
     'outcome',
@@ -107,37 +225,37 @@ export function runStore(db: Db): RunStore {
     'finishedAt',
   ] as const;
   // the columns each statement writes, in the order its run() takes them (the id of an update last)
-  const runStart = ['id', 'project', 'flow', 'input', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt', 'startedAt'] as const;
+  const runStart = ['id', 'project', 'flow', 'input', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt', 'snapshotId', 'startedAt'] as const;
   const runEnd = ['status', 'output', 'errorCode', 'errorNode', 'errorMessage', 'errorHint', 'turns', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
   const attemptCut = ['errorMessage', 'streamedText', 'inputTokens', 'outputTokens', 'costUsd', 'usageUnknown', 'finishedAt'] as const;
-  const nodeStart = ['id', 'runId', 'nodeId', 'agent', 'turn', 'status', 'policy', 'startedAt', 'finishedAt'] as const;
+  const nodeStart = ['id', 'runId', 'nodeId', 'agent', 'turn', 'ord', 'status', 'policy', 'startedAt', 'finishedAt'] as const;
   const nodeEnd = ['status', 'output', 'errorCode', 'errorMessage', 'hint', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
   const chunk = ['attemptId', 'seq', 'text'] as const;
   const tryRow = ['attemptId', 'tryNo', 'status', 'error', 'retryAfterMs', 'waitedMs', 'discardedText', 'startedAt', 'finishedAt'] as const;
   const pause = ['model', 'pausedUntil', 'reason', 'setAt', 'serverWait', 'askedMs', 'maxWaitMs'] as const;
   const s = {
-    insertRun: w(db.insert(runs).values({ ...placeholders(runs, runStart), status: 'running' }), runStart),
-    finishRun: w(db.update(runs).set(placeholders(runs, runEnd)).where(eq(runs.id, P('id'))), [...runEnd, 'id']),
-    setRunTurns: w(db.update(runs).set(placeholders(runs, ['turns'])).where(eq(runs.id, P('id'))), ['turns', 'id']),
+    insertRun: w(q.insert(runs).values({ ...placeholders(runs, runStart), status: 'running' }), runStart),
+    finishRun: w(q.update(runs).set(placeholders(runs, runEnd)).where(eq(runs.id, P('id'))), [...runEnd, 'id']),
+    setRunTurns: w(q.update(runs).set(placeholders(runs, ['turns'])).where(eq(runs.id, P('id'))), ['turns', 'id']),
     interruptAttempt: w(
-      db
+      q
         .update(attempts)
         .set({ ...placeholders(attempts, attemptCut), errorKind: 'transport', discarded: true })
         .where(and(eq(attempts.id, P('id')), isNull(attempts.outcome))),
       [...attemptCut, 'id'],
     ),
-    insertNode: w(db.insert(nodeRuns).values(placeholders(nodeRuns, nodeStart)), nodeStart),
-    finishNode: w(db.update(nodeRuns).set(placeholders(nodeRuns, nodeEnd)).where(eq(nodeRuns.id, P('id'))), [...nodeEnd, 'id']),
-    startAttempt: w(db.insert(attempts).values(placeholders(attempts, attemptStart)), attemptStart),
-    insertAttempt: w(db.insert(attempts).values(placeholders(attempts, [...attemptStart, ...attemptResult])), [...attemptStart, ...attemptResult]),
+    insertNode: w(q.insert(nodeRuns).values(placeholders(nodeRuns, nodeStart)), nodeStart),
+    finishNode: w(q.update(nodeRuns).set(placeholders(nodeRuns, nodeEnd)).where(eq(nodeRuns.id, P('id'))), [...nodeEnd, 'id']),
+    startAttempt: w(q.insert(attempts).values(placeholders(attempts, attemptStart)), attemptStart),
+    insertAttempt: w(q.insert(attempts).values(placeholders(attempts, [...attemptStart, ...attemptResult])), [...attemptStart, ...attemptResult]),
     // one row per batch: appending costs the batch, not the text so far (`streamed_text || ?` copied
     // the whole text on every batch: quadratic). Joined on read; gone when the attempt finishes.
-    appendStreamed: w(db.insert(streamChunks).values(placeholders(streamChunks, chunk)), chunk),
-    dropChunks: w(db.delete(streamChunks).where(eq(streamChunks.attemptId, P('attemptId'))), ['attemptId']),
-    insertTry: w(db.insert(transportTries).values(placeholders(transportTries, tryRow)), tryRow),
+    appendStreamed: w(q.insert(streamChunks).values(placeholders(streamChunks, chunk)), chunk),
+    dropChunks: w(q.delete(streamChunks).where(eq(streamChunks.attemptId, P('attemptId'))), ['attemptId']),
+    insertTry: w(q.insert(transportTries).values(placeholders(transportTries, tryRow)), tryRow),
     // `request` is rewritten only when one is given (undefined: NULL, and the stored one is kept)
     finishAttempt: w(
-      db
+      q
         .update(attempts)
         .set({ ...placeholders(attempts, attemptResult), request: sql`coalesce(${placeholders(attempts, ['request']).request}, ${attempts.request})` })
         .where(eq(attempts.id, P('id'))),
@@ -145,7 +263,7 @@ export function runStore(db: Db): RunStore {
     ),
     // a later pause wins: the row is replaced only by a pause that ends later
     setPause: w(
-      db
+      q
         .insert(rateLimitPauses)
         .values(placeholders(rateLimitPauses, pause))
         .onConflictDoUpdate({
@@ -162,8 +280,21 @@ export function runStore(db: Db): RunStore {
         }),
       pause,
     ),
-    getPause: valueStatement(c, db.select({ until: rateLimitPauses.pausedUntil }).from(rateLimitPauses).where(eq(rateLimitPauses.model, P('model'))), ['model']),
   };
+  // SQLite reads a pause from the database on every call; PostgreSQL keeps the pauses it knows of
+  // (its own, and those refreshPauses read), as a call cannot wait for the server here
+  const readPause =
+    db.dialect === 'sqlite'
+      ? (() => {
+          const st = valueStatement<number, readonly ['model']>(
+            db.$client,
+            db.q.select({ until: rateLimitPauses.pausedUntil }).from(rateLimitPauses).where(eq(rateLimitPauses.model, P('model'))),
+            ['model'],
+          );
+          return (model: string) => st.get(model) ?? null;
+        })()
+      : null;
+  const pauses = new Map<string, number>();
   const insertTry = (attemptId: string, t: TryRecord) =>
     s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.discardedText ?? null, t.startedAt, t.finishedAt);
 
@@ -181,9 +312,11 @@ export function runStore(db: Db): RunStore {
   let waiters: Waiter[] = [];
   let immediate: NodeJS.Immediate | null = null;
   const keeper = leaseKeeper(db);
-  const path = c.name;
+  const path = db.name;
   /** the lease each run of this store was started with, while it runs */
   const leases = new Map<string, Lease>();
+  /** runs whose first row is queued, not yet committed (PostgreSQL's fence check finds no row for them yet) */
+  const inserting = new Set<string>();
   /** who hears that a run's facts were refused or could not be written */
   const onLost = new Map<string, (err: Error) => void>();
   /** the run of each node run in progress (finishNode names only the node run) */
@@ -195,24 +328,50 @@ export function runStore(db: Db): RunStore {
   // per transaction: runs whose fence was checked (true = still ours), and runs refused
   let fenced = new Map<string, boolean>();
   let refused = new Set<string>();
+  // SQLite checks a run's fence when the transaction first meets one of its facts
+  const holds =
+    db.dialect === 'sqlite'
+      ? (() => {
+          const { runs: r } = db.t;
+          const P = sql.placeholder;
+          const st = valueStatement(
+            db.$client,
+            db.q.select({ id: r.id }).from(r).where(and(eq(r.id, P('runId')), eq(r.owner, P('owner')), eq(r.fence, P('fence')))),
+            ['runId', 'owner', 'fence'],
+          );
+          return (l: Lease) => st.get(l.runId, l.owner, l.fence) !== undefined;
+        })()
+      : () => false; // PostgreSQL checks every run of a commit before it writes (fencePg)
   const ours = (runId: string): boolean => {
     let ok = fenced.get(runId);
     if (ok === undefined) {
       const lease = leases.get(runId);
-      ok = !lost.has(runId) && (!lease || holdsLease(db, lease));
+      ok = !lost.has(runId) && (!lease || holds(lease));
       fenced.set(runId, ok);
     }
     return ok;
   };
-  const drain = () => {
-    const q = queue;
-    queue = [];
-    for (const f of q) {
+  /** PostgreSQL: the fences of a commit's runs, read and share-locked (a take-over waits for this commit) */
+  const fencePg = async (ids: string[], orm: Orm, client: pg.PoolClient) => {
+    const mine = ids.filter((id) => leases.has(id) && !lost.has(id));
+    for (const id of ids) if (lost.has(id)) fenced.set(id, false);
+    if (!mine.length) return;
+    const { runs: r } = db.t;
+    const built = orm.select({ id: r.id, owner: r.owner, fence: r.fence }).from(r).where(inArray(r.id, mine)).toSQL();
+    const rows = (await client.query<{ id: string; owner: string | null; fence: number }>(`${built.sql} for share`, built.params)).rows;
+    const found = new Map(rows.map((row) => [row.id, row]));
+    for (const id of mine) {
+      const lease = leases.get(id)!;
+      const row = found.get(id);
+      fenced.set(id, row ? row.owner === lease.owner && row.fence === lease.fence : inserting.has(id));
+    }
+  };
+  const drain = (batch: Fact[]) => {
+    for (const f of batch) {
       if (f.runId !== null && !ours(f.runId)) refused.add(f.runId);
       else f.write();
     }
   };
-  const flushNow = c.transaction(drain);
   /** tells a run its facts were refused (the lease is gone: stop renewing) or could not be written (kept: it may still finish) */
   const tell = (runId: string, err: Error) => {
     const f = onLost.get(runId);
@@ -224,31 +383,25 @@ export function runStore(db: Db): RunStore {
     }
     f?.(err);
   };
-  /** commits the queue now; throws only to a caller that waits for a durable fact */
-  const commit = () => {
+  const settle = (ws: Waiter[]) => ws.forEach((w) => (w.runId !== null && lost.has(w.runId) ? w.reject(new LeaseLostError(w.runId, path)) : w.resolve()));
+  /** commits what is queued when it starts; rejects nobody but the waiters of durable facts */
+  const commitOnce = (): void | Promise<void> => {
     if (timer) clearTimeout(timer);
     if (immediate) clearImmediate(immediate);
     timer = null;
     immediate = null;
     const ws = waiters;
     waiters = [];
-    if (!queue.length) return ws.forEach((w) => (w.runId !== null && lost.has(w.runId) ? w.reject(new LeaseLostError(w.runId, path)) : w.resolve()));
-    const runs = new Set(queue.map((f) => f.runId).filter((id): id is string => id !== null));
+    const batch = queue;
+    queue = [];
+    if (!batch.length) return settle(ws);
+    const runs = new Set(batch.map((f) => f.runId).filter((id): id is string => id !== null));
     fenced = new Map();
     refused = new Set();
-    try {
-      // IMMEDIATE: the write lock is taken first, so no sweep can slip between the fence checks and the writes
-      flushNow.immediate();
-    } catch (raw) {
-      queue = []; // rolled back: what was queued is lost, and its runs are told
+    const failed = (raw: unknown) => {
+      // rolled back: what was queued is lost, and its runs are told
       const err = asStorageError(raw, path) ?? raw;
-      // a full disk: what the WAL holds goes into the database file, so that the small write
-      // recording the run's failure may still fit (best effort)
-      try {
-        c.pragma('wal_checkpoint(TRUNCATE)');
-      } catch {
-        // the checkpoint needs room too
-      }
+      backend.afterFailure();
       // the runs whose facts were lost are told; facts of no run (a pause) concern every run in progress
       let mine = [...runs].filter((id) => onLost.has(id) || leases.has(id));
       if (!mine.length) mine = [...new Set([...onLost.keys(), ...leases.keys()])];
@@ -256,10 +409,35 @@ export function runStore(db: Db): RunStore {
       // nobody to tell: said here, once, as one line
       if (!ws.length && !mine.length && !toldStorage) console.error(`aqven: could not write queued run facts: ${err instanceof Error ? err.message : String(err)}`);
       toldStorage ||= mine.length > 0 || ws.length > 0;
-      return ws.forEach((w) => w.reject(err));
+      ws.forEach((w) => w.reject(err));
+    };
+    const committed = () => {
+      for (const id of runs) inserting.delete(id);
+      for (const id of refused) tell(id, new LeaseLostError(id, path));
+      settle(ws);
+    };
+    let pending: void | Promise<void>;
+    try {
+      pending = backend.transaction([...runs], fencePg, () => drain(batch));
+    } catch (raw) {
+      return failed(raw);
     }
-    for (const id of refused) tell(id, new LeaseLostError(id, path));
-    ws.forEach((w) => (w.runId !== null && lost.has(w.runId) ? w.reject(new LeaseLostError(w.runId, path)) : w.resolve()));
+    if (pending) return pending.then(committed, failed);
+    committed();
+  };
+  // SQLite commits synchronously, on the spot; PostgreSQL one commit at a time, in order
+  let tail: Promise<void> = Promise.resolve();
+  const commit = (): Promise<void> => {
+    if (db.dialect === 'sqlite') {
+      commitOnce();
+      return Promise.resolve();
+    }
+    if (timer) clearTimeout(timer);
+    if (immediate) clearImmediate(immediate);
+    timer = null;
+    immediate = null;
+    tail = tail.then(commitOnce).catch((err: unknown) => console.error(`aqven: a commit of run facts failed: ${String(err)}`));
+    return tail;
   };
   const later = (runId: string | null, write: () => void) => {
     queue.push({ runId, write });
@@ -332,7 +510,7 @@ export function runStore(db: Db): RunStore {
     (_r: InsertRunArgs) => null, // the lease's acquisition: nothing to check yet
     (r: InsertRunArgs) => {
       const { lease } = r;
-      s.insertRun.run(r.id, r.project, r.flow, r.input, process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt, r.startedAt);
+      s.insertRun.run(r.id, r.project, r.flow, r.input, process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt, r.snapshotId ?? null, r.startedAt);
       fenced.set(r.id, true); // the row was just written with our lease
     },
   );
@@ -346,16 +524,24 @@ export function runStore(db: Db): RunStore {
     insertRun: (r) => {
       const lease = r.lease ?? newLease(r.id, Date.now());
       leases.set(r.id, lease);
+      inserting.add(r.id);
       const lostHandler = r.onLost;
       if (lostHandler) onLost.set(r.id, lostHandler);
       return insertRun({ ...r, lease }).then(
         () => keeper.hold(lease, (err) => tell(r.id, err)),
         (err: unknown) => {
           leases.delete(r.id);
+          inserting.delete(r.id);
           onLost.delete(r.id);
           throw err;
         },
       );
+    },
+    adoptRun: (r) => {
+      leases.set(r.id, r.lease);
+      lost.delete(r.id);
+      if (r.onLost) onLost.set(r.id, r.onLost);
+      keeper.hold(r.lease, (err) => tell(r.id, err));
     },
     finishRun: (r) =>
       finishRun(r).finally(() => {
@@ -368,7 +554,7 @@ export function runStore(db: Db): RunStore {
     insertNode: (n) => {
       if (n.status === 'running') runOfNode.set(n.id, n.runId);
       later(n.runId, () =>
-        s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.status, n.policy, n.startedAt, n.status === 'skipped' ? n.startedAt : null),
+        s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.ord, n.status, n.policy, n.startedAt, n.status === 'skipped' ? n.startedAt : null),
       );
     },
     finishNode: (n) => {
@@ -428,9 +614,17 @@ export function runStore(db: Db): RunStore {
       later(null, () =>
         s.setPause.run(model, until, reason, origin?.setAt ?? null, origin?.serverWait ?? null, origin?.askedMs ?? null, origin?.maxWaitMs ?? null),
       );
-      commit();
+      if (db.dialect === 'pg' && until > (pauses.get(model) ?? -Infinity)) pauses.set(model, until);
+      void commit();
     },
-    getPause: (model) => s.getPause.get(model) ?? null,
+    getPause: (model) => (readPause ? readPause(model) : (pauses.get(model) ?? null)),
+    refreshPauses: async () => {
+      if (db.dialect !== 'pg') return;
+      const { rateLimitPauses: p } = db.t;
+      const rows = await db.q.select({ model: p.model, until: p.pausedUntil }).from(p);
+      pauses.clear();
+      for (const r of rows) pauses.set(r.model, r.until);
+    },
     flush: commit,
   };
   cache.set(db, store);
@@ -438,35 +632,28 @@ export function runStore(db: Db): RunStore {
 }
 
 /**
- * Recovery of the attempts a dead process cut off in run `runId` (DESIGN: Storage), before they are
- * closed: each is marked discarded (it produced no output), and its streamed text — the
- * stream_chunks rows, redacted as they were written, after any text a version before them stored
- * in streamed_text, raw — is joined, redacted, capped and put in streamed_text; the rows go.
- * Runs inside the caller's transaction.
+ * Closes the attempts a dead process cut off in run `runId` (DESIGN: Storage): each never got an
+ * outcome; it is marked discarded (it produced no output) with the interrupted error and `now` as
+ * its end, its usage as recorded kept, and its streamed text — the stream_chunks rows, redacted as
+ * they were written, after any text a version before them stored in streamed_text, raw — joined,
+ * redacted, capped and put in streamed_text; the rows go. Runs inside the caller's transaction
+ * (`q`): the sweep that marks a run interrupted (SQLite) and a worker's take-over (PostgreSQL).
  */
-export function closeCutOffStreams(db: Db, runId: string): void {
-  const cut = db
+export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, now: number): Promise<number> {
+  const { attempts, streamChunks } = db.t;
+  const cut = await q
     .select({ id: attempts.id, text: attempts.streamedText })
     .from(attempts)
-    .where(and(eq(attempts.runId, runId), isNull(attempts.outcome), isNull(attempts.finishedAt)))
-    .all();
-  if (cut.length === 0) return;
-  const P = sql.placeholder;
-  const chunks = db
-    .select({ text: streamChunks.text })
-    .from(streamChunks)
-    .where(eq(streamChunks.attemptId, P('attemptId')))
-    .orderBy(asc(streamChunks.seq))
-    .prepare();
-  const close = db
-    .update(attempts)
-    .set({ ...placeholders(attempts, ['streamedText']), discarded: true })
-    .where(eq(attempts.id, P('id')))
-    .prepare();
-  const drop = db.delete(streamChunks).where(eq(streamChunks.attemptId, P('attemptId'))).prepare();
+    .where(and(eq(attempts.runId, runId), isNull(attempts.outcome), isNull(attempts.finishedAt)));
+  const why = INTERRUPTED_ATTEMPT_ERROR;
   for (const a of cut) {
-    const text = (a.text ?? '') + chunks.all({ attemptId: a.id }).map((r) => r.text).join('');
-    close.run({ streamedText: text ? capFailureText(redact(text)) : null, id: a.id });
-    drop.run({ attemptId: a.id });
+    const chunks = await q.select({ text: streamChunks.text }).from(streamChunks).where(eq(streamChunks.attemptId, a.id)).orderBy(asc(streamChunks.seq));
+    const text = (a.text ?? '') + chunks.map((r) => r.text).join('');
+    await q
+      .update(attempts)
+      .set({ streamedText: text ? capFailureText(redact(text)) : null, discarded: true, errorKind: why.kind, errorMessage: why.message, finishedAt: now })
+      .where(eq(attempts.id, a.id));
+    await q.delete(streamChunks).where(eq(streamChunks.attemptId, a.id));
   }
+  return cut.length;
 }

@@ -22,7 +22,7 @@ export function placeholders<T extends SQLiteTable, K extends keyof T['_']['colu
 export const excluded = (col: AnySQLiteColumn) => sql`excluded.${sql.identifier(col.name)}`;
 
 /** A query built by drizzle's query builder, not yet prepared: its SQL text and its parameters. */
-interface BuiltQuery {
+export interface BuiltQuery {
   toSQL(): { sql: string; params: unknown[] };
 }
 
@@ -109,4 +109,13 @@ export function valueStatement<V, const K extends readonly string[]>(
   const { text, bind } = plan(query, order);
   const stmt = client.prepare(text).pluck();
   return { get: (...args) => stmt.get(bind(args)) as V | undefined };
+}
+
+/**
+ * The same statement for PostgreSQL (built over db/schema-pg.ts's tables, `$1`… parameters): its
+ * text, and `values(args)` — a fresh array per call, as node-postgres sends it later.
+ */
+export function pgStatement<const K extends readonly string[]>(query: BuiltQuery, order: K): { text: string; values(args: Args<K>): unknown[] } {
+  const { text, bind } = plan(query, order);
+  return { text, values: (args) => bind(args).slice() };
 }

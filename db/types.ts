@@ -25,7 +25,11 @@ interface DbCommon {
 }
 
 /** The embedded default: the project's SQLite file, one synchronous connection per process. */
-export type SqliteDb = Orm & DbCommon & { readonly dialect: 'sqlite'; readonly $client: Database.Database };
+export interface SqliteDb extends DbCommon {
+  readonly dialect: 'sqlite';
+  /** the connection itself, for what only SQLite has (pragmas, the hot path's prepared statements) */
+  readonly $client: Database.Database;
+}
 
 /** AQVEN_DATABASE_URL=postgres://…: a pool of connections to one PostgreSQL database. */
 export interface PgDb extends DbCommon {

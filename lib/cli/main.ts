@@ -6,6 +6,7 @@ import { version } from '../../package.json';
 type Register = (program: Command) => unknown;
 
 const loadRun = () => import('./run').then((m): Register => m.registerRun);
+const loadQueue = () => import('./queue').then((m): Register => m.registerQueue);
 // each subcommand's module is imported only when asked for: `aqven check` never loads SQLite or the simulator
 const COMMANDS: Record<string, () => Promise<Register>> = {
   check: () => import('./check').then((m): Register => (p) => m.registerCheck(p)),
@@ -14,6 +15,10 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   show: loadRun,
   sim: () => import('./sim').then((m): Register => m.registerSim),
   init: () => import('./init').then((m): Register => (p) => m.registerInit(p)),
+  project: () => import('./project').then((m): Register => m.registerProject),
+  db: () => import('./db').then((m): Register => m.registerDb),
+  worker: loadQueue,
+  cancel: loadQueue,
 };
 
 /** The modules the command line needs: its subcommand's; none for --version; all for help or an unknown command. */

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
-import { LeaseLostError } from '@/db/run-lease';
+import { LeaseLostError, type Lease } from '@/db/run-lease';
 import { runStore, type RunStore } from '@/db/run-store';
 import { StorageError } from '@/db/storage-error';
 import type { Db, NodeFacts, RunError, RunFacts } from '@/db/types';
@@ -94,6 +94,13 @@ export interface RunFlowOptions {
   onProgress?: (e: ProgressEvent) => void;
   /** aborting it interrupts the run: attempts in flight are closed, the run ends `interrupted` */
   signal?: AbortSignal;
+  /** the project snapshot the run runs under (PostgreSQL mode), recorded with the run */
+  snapshotId?: number | null;
+  /**
+   * The run's row exists already and this lease on it is committed (a worker claimed the queued
+   * run): the run carries on under the lease instead of inserting its row (`runId` names it).
+   */
+  lease?: Lease;
 }
 
 const ajv = createAjv('validate');
@@ -233,10 +240,14 @@ class FlowRun {
   start(): void {
     const { runId, flow, facts } = this;
     if (this.store) {
-      this.started = this.store.insertRun({
-        id: runId, project: this.project.name, flow: flow.name, input: this.opts.input, startedAt: facts.startedAt,
-        onLost: (err) => this.stop(err),
-      });
+      const onLost = (err: Error) => this.stop(err);
+      if (this.opts.lease) this.store.adoptRun({ id: runId, lease: this.opts.lease, onLost });
+      else {
+        this.started = this.store.insertRun({
+          id: runId, project: this.project.name, flow: flow.name, input: this.opts.input, startedAt: facts.startedAt,
+          snapshotId: this.opts.snapshotId ?? null, onLost,
+        });
+      }
     }
     this.emit({ type: 'run_start', runId, flow: flow.name });
   }
@@ -263,7 +274,7 @@ class FlowRun {
   interruptNow(why: string): void {
     this.stop(new RunInterruptedError(why));
     this.closeStopped(this.stopReason!);
-    this.store?.flush();
+    void this.store?.flush(); // SQLite commits before this returns
   }
 
   /** The nodes of the next turn: those whose needs all succeeded; none once the run has failed. */
@@ -420,7 +431,7 @@ class FlowRun {
     };
     this.state.set(id, n);
     this.facts.nodes.push(n);
-    this.store?.insertNode({ id: randomUUID(), runId: this.runId, nodeId: id, agent: node.agent, turn, status: 'skipped', policy, startedAt: n.startedAt });
+    this.store?.insertNode({ id: randomUUID(), runId: this.runId, nodeId: id, agent: node.agent, turn, ord: this.ids.indexOf(id), status: 'skipped', policy, startedAt: n.startedAt });
     this.emit({ type: 'node_skipped', node: id, reason });
   }
 
@@ -439,7 +450,7 @@ class FlowRun {
     };
     this.state.set(id, n);
     this.facts.nodes.push(n);
-    this.store?.insertNode({ id: nodeRunId, runId, nodeId: id, agent: agent.name, turn, status: 'running', policy, startedAt: n.startedAt });
+    this.store?.insertNode({ id: nodeRunId, runId, nodeId: id, agent: agent.name, turn, ord: this.ids.indexOf(id), status: 'running', policy, startedAt: n.startedAt });
     const recorder = this.store ? new NodeRecorder(this.store, runId, nodeRunId, this.now) : null;
     if (recorder) this.recorders.set(id, recorder);
     const prompt = renderTemplate(node.prompt, { input: opts.input, nodes: this.outputs });

@@ -4,20 +4,22 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeDb, openDb } from '@/db/client';
+import type { Db } from '@/db/types';
 import { routeToSimulator } from '@/lib/flow/simulate';
 import { runFlow, type RunFlowOptions } from '@/lib/flow/run-flow';
 import { loadProject, type Project } from '@/lib/project';
 import { startSimulator, type ScriptMap, type SimServer } from '@/lib/sim';
+import { openTestDb, type Dialect } from './dialects';
 
 export const SHOWCASE = join(process.cwd(), 'showcase');
 export const FLASH_LITE = 'google/gemini-2.5-flash-lite';
 export const GPT_OSS = 'openai/gpt-oss-20b';
 
-export interface World {
+export interface World<D extends Db = ReturnType<typeof openDb>> {
   dir: string;
   project: Project;
   sim: SimServer;
-  db: ReturnType<typeof openDb>;
+  db: D;
   run(flow: string, input: unknown, extra?: Partial<RunFlowOptions>): ReturnType<typeof runFlow>;
   close(): Promise<void>;
 }
@@ -43,6 +45,31 @@ export async function world(scripts: ScriptMap, dir = copyShowcase()): Promise<W
     close: async () => {
       await sim.close();
       await closeDb(project.databasePath);
+    },
+  };
+}
+
+/**
+ * The same world on either dialect (test/helpers/dialects.ts): the showcase, its simulator, and a
+ * fresh database — the project's SQLite file, or a new database in the throwaway PostgreSQL cluster.
+ */
+export async function worldOn(dialect: Dialect, scripts: ScriptMap, dir = copyShowcase()): Promise<World<Db>> {
+  if (dialect === 'sqlite') return world(scripts, dir);
+  const { project, diagnostics } = await loadProject(dir, { env: {} });
+  if (!project) throw new Error(`showcase copy invalid: ${JSON.stringify(diagnostics, null, 1)}`);
+  const test = await openTestDb('pg');
+  const sim = await startSimulator({ scripts });
+  const { providers, env } = routeToSimulator(project, sim);
+  const db = test.db;
+  return {
+    dir,
+    project,
+    sim,
+    db,
+    run: (flow, input, extra) => runFlow({ project, flow, input, providers, env, db, ...extra }),
+    close: async () => {
+      await sim.close();
+      await test.close();
     },
   };
 }
