@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import { closeDb, openDb, type Db } from '@/db/client';
+import { closeDb, openDb, type SqliteDb } from '@/db/client';
 import { FLUSH_MS, runStore, type RunStore } from '@/db/run-store';
 import { STREAM_SCAN_CHARS } from '@/lib/engine/call-node';
 import type { AttemptRecord, EngineEvent } from '@/lib/engine/types';
@@ -35,7 +35,7 @@ function streamText(chars: number): string {
 }
 
 /** A run, a node and the rows they need, written directly (the bench times only the stream). */
-function seedRun(db: Db): { runId: string; nodeRunId: string } {
+function seedRun(db: SqliteDb): { runId: string; nodeRunId: string } {
   const runId = randomUUID();
   const nodeRunId = randomUUID();
   db.$client.prepare(`INSERT INTO runs (id, project, flow, status, started_at) VALUES (?, 'bench', 'stream', 'running', ?)`).run(runId, Date.now());
@@ -55,7 +55,7 @@ function attemptEnd(text: string, startedAt: number): AttemptRecord {
  * The old store's streamed-text write, as it was: the same write-behind (a queue committed in one
  * transaction FLUSH_MS after its first fact), each batch appended with `||`.
  */
-function legacyStore(db: Db, real: RunStore): RunStore {
+function legacyStore(db: SqliteDb, real: RunStore): RunStore {
   const c = db.$client;
   const start = c.prepare(`INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, request, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const append = c.prepare(`UPDATE attempts SET streamed_text = coalesce(streamed_text, '') || ? WHERE id = ?`);
@@ -92,7 +92,7 @@ function legacyStore(db: Db, real: RunStore): RunStore {
  * Streams `text` in `deltaChars` pieces through a recorder on `store`: ms until the finished attempt
  * is committed, and the longest the event loop was held by one commit (a stall the whole process sees).
  */
-async function streamThrough(store: RunStore, db: Db, text: string, deltaChars: number): Promise<{ ms: number; stallMs: number }> {
+async function streamThrough(store: RunStore, db: SqliteDb, text: string, deltaChars: number): Promise<{ ms: number; stallMs: number }> {
   const { runId, nodeRunId } = seedRun(db);
   const rec = new NodeRecorder(store, runId, nodeRunId);
   const t0 = performance.now();
@@ -120,7 +120,7 @@ async function streamThrough(store: RunStore, db: Db, text: string, deltaChars: 
 }
 
 /** The floor: the whole text written once, in one statement and one commit. */
-function writeOnce(db: Db, text: string): number {
+function writeOnce(db: SqliteDb, text: string): number {
   const { runId, nodeRunId } = seedRun(db);
   const t0 = performance.now();
   db.$client

@@ -117,7 +117,7 @@ export async function openDatabase(target: string): Promise<Db> {
   return db;
 }
 
-/** Opens the SQLite file at `path` (once per process), migrated; see openDatabase. */
+/** Opens the SQLite file at `path` (once per process), migrated; openDatabase also sweeps the runs of dead processes. */
 export function openDb(path: string): SqliteDb {
   const abs = path === ':memory:' ? path : resolve(path);
   const hit = cache.get(abs);
@@ -147,7 +147,6 @@ export function openDb(path: string): SqliteDb {
   });
   const orm = drizzle(sqlite, { schema });
   const db: SqliteDb = { dialect: 'sqlite', name: abs, q: orm, t: schema, $client: sqlite };
-  void sweepBeforeRead(db); // runs of dead processes become interrupted (best effort: a read-only copy is still read)
   if (abs !== ':memory:') {
     // if the worker cannot run, SQLite's own auto-checkpoint takes over again
     const cp = startCheckpointer(abs, driverPath(), () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'));

@@ -34,7 +34,7 @@ describe('stream_chunks', () => {
     const { path, db } = freshDb();
     const s = runStore(db);
     await s.insertRun({ id: 'r', project: 'p', flow: 'f', input: {}, startedAt: 1 });
-    s.insertNode({ id: 'n', runId: 'r', nodeId: 'draft', agent: 'writer', turn: 1, status: 'running', policy: null, startedAt: 1 });
+    s.insertNode({ id: 'n', runId: 'r', nodeId: 'draft', agent: 'writer', turn: 1, ord: 0, status: 'running', policy: null, startedAt: 1 });
     s.startAttempt({ id: 'a', nodeRunId: 'n', runId: 'r', seq: 1, model: 'm:x', chainIndex: 0, answerNo: 1, request: [], startedAt: 1 });
     for (const t of ['Dear ', 'customer, ', 'thanks ']) s.appendStreamed('a', t);
     s.flush();
@@ -58,7 +58,7 @@ describe('stream_chunks', () => {
   it('the sweep closes a cut-off attempt discarded, its batches joined into streamed_text', async () => {
     const { path, db } = freshDb();
     orphan(db, null, ['Mail <EMAIL> ', 'about the <CARD>', ' today']);
-    expect(markInterrupted(db, Date.now() + LEASE_TTL_MS + 1)).toBe(1);
+    expect(await markInterrupted(db, Date.now() + LEASE_TTL_MS + 1)).toBe(1);
     expect(cutOff(db)).toMatchObject({ discarded: 1, text: 'Mail <EMAIL> about the <CARD> today' });
     expect(cutOff(db).f).not.toBeNull();
     expect(db.$client.prepare(`SELECT count(*) AS n FROM stream_chunks`).get()).toEqual({ n: 0 });
@@ -69,7 +69,7 @@ describe('stream_chunks', () => {
     const { path, db } = freshDb();
     const raw = `Write to anna@example.com. ${'more text '.repeat(FAILURE_TEXT_MAX_CHARS / 5)}`;
     orphan(db, raw, []);
-    markInterrupted(db, Date.now() + LEASE_TTL_MS + 1);
+    await markInterrupted(db, Date.now() + LEASE_TTL_MS + 1);
     const { discarded, text } = cutOff(db);
     expect(discarded).toBe(1);
     expect(text!.startsWith('Write to <EMAIL>. more text')).toBe(true);

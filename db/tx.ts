@@ -6,8 +6,8 @@ import type { Db, Orm } from './types';
  * Runs `fn` in one write transaction and resolves with its result (rolled back if it throws).
  * PostgreSQL: a transaction on one pooled connection. SQLite: BEGIN IMMEDIATE on the process's one
  * connection (the write lock first, so no other process slips in between a read and its write) —
- * the callback must await only queries of `q`, which SQLite runs synchronously, so nothing else of
- * this process runs inside the transaction; a transaction already open is joined.
+ * the callback must await only queries of `q`, which SQLite runs synchronously, so no timer or I/O
+ * of this process runs inside the transaction; two transactions of this process take turns.
  */
 export async function transaction<T>(db: Db, fn: (q: Orm) => Promise<T>): Promise<T> {
   if (db.dialect === 'pg') {
@@ -15,14 +15,26 @@ export async function transaction<T>(db: Db, fn: (q: Orm) => Promise<T>): Promis
     return (db.q as unknown as { transaction<R>(f: (tx: unknown) => Promise<R>): Promise<R> }).transaction((tx) => fn(tx as Orm));
   }
   const c = db.$client;
-  if (c.inTransaction) return fn(db.q);
-  c.exec('BEGIN IMMEDIATE');
+  const before = turns.get(c) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  turns.set(c, mine);
+  await before;
   try {
-    const out = await fn(db.q);
-    c.exec('COMMIT');
-    return out;
-  } catch (err) {
-    if (c.inTransaction) c.exec('ROLLBACK');
-    throw err;
+    c.exec('BEGIN IMMEDIATE');
+    try {
+      const out = await fn(db.q);
+      c.exec('COMMIT');
+      return out;
+    } catch (err) {
+      if (c.inTransaction) c.exec('ROLLBACK');
+      throw err;
+    }
+  } finally {
+    if (turns.get(c) === mine) turns.delete(c);
+    done();
   }
 }
+
+/** the last transaction to finish on each SQLite connection: the next one waits for it */
+const turns = new WeakMap<object, Promise<void>>();

@@ -55,7 +55,7 @@ describe('crash safety', () => {
     const db = openDb(dbPath);
     expect(getRunRecord(db, runId.id)!.status).toBe('running');
     // ...and the first sweep after it expired (the clock injected) marks the orphaned run interrupted
-    expect(markInterrupted(db, Date.now() + LEASE_TTL_MS + 1)).toBe(1);
+    expect(await markInterrupted(db, Date.now() + LEASE_TTL_MS + 1)).toBe(1);
     const rec = getRunRecord(db, runId.id)!;
     expect(rec.status).toBe('interrupted');
     expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: INTERRUPTED_NODE_ERROR });

@@ -50,7 +50,7 @@ describe('crash mid-stream', () => {
 
     // the next start, once the dead process's lease has expired, closes the cut-off attempt
     const db = openDb(dbPath);
-    markInterrupted(db, Date.now() + LEASE_TTL_MS + 1);
+    await markInterrupted(db, Date.now() + LEASE_TTL_MS + 1);
     const runId = (db.$client.prepare(`SELECT id FROM runs`).get() as { id: string }).id;
     const draft = getRunFacts(db, runId)!.nodes.find((n) => n.id === 'draft')!;
     const [cut] = draft.attempts;

@@ -1,17 +1,15 @@
 // Runs stopped before they end (issue 10): by their caller's signal, by a process about to exit,
 // by losing their lease. Each is recorded — the attempt in flight closed as interrupted, the run
 // interrupted — and no late write of a run that changed hands reaches the database.
-import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { markInterrupted } from '@/db/client';
 import { LEASE_TTL_MS, leaseKeeper, LeaseLostError, takeOver } from '@/db/run-lease';
-import * as schema from '@/db/schema';
-import type { Db } from '@/db/types';
+import type { SqliteDb } from '@/db/types';
 import { activeRuns, interruptAllNow } from '@/lib/flow/active-runs';
 import { beginRun, RunInterruptedError, RunNotRecordedError } from '@/lib/flow/run-flow';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { simCost } from '@/lib/sim';
+import { otherProcess } from '../helpers/dialects';
 import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
 import { until } from '../helpers/until';
 
@@ -123,10 +121,11 @@ describe('stopped runs', () => {
   it('a run whose lease is lost stops at once, and its late facts are refused', async () => {
     const { runId, done, db } = await stalledRun();
     // another process takes the run over after its lease expired (the clock injected)
-    const other = drizzle(new Database(db.$client.name), { schema }) as Db;
+    const o = otherProcess({ db, target: db.name, close: async () => undefined });
+    const other = o.db as SqliteDb;
     try {
-      expect(takeOver(other, { runId, fence: 1 }, Date.now() + LEASE_TTL_MS + 1, 'worker-2')).not.toBeNull();
-      leaseKeeper(db).tick(); // the owner's next heartbeat finds the run gone
+      expect(await takeOver(other, { runId, fence: 1 }, Date.now() + LEASE_TTL_MS + 1, 'worker-2')).not.toBeNull();
+      await leaseKeeper(db).tick(); // the owner's next heartbeat finds the run gone
       const err = await done.then(
         () => null,
         (e: unknown) => e,
@@ -138,13 +137,13 @@ describe('stopped runs', () => {
       expect(other.$client.prepare('SELECT status, owner, fence FROM runs WHERE id = ?').get(runId)).toEqual({ status: 'running', owner: 'worker-2', fence: 2 });
       expect(other.$client.prepare('SELECT count(*) AS n FROM attempts WHERE run_id = ? AND finished_at IS NOT NULL').get(runId)).toEqual({ n: 0 });
     } finally {
-      other.$client.close();
+      await o.close();
     }
   });
 
   it('a live run is not swept by its own process, however late the clock', async () => {
     const { runId, done, db } = await stalledRun();
-    expect(markInterrupted(db, Date.now() + 10 * LEASE_TTL_MS)).toBe(0);
+    expect(await markInterrupted(db, Date.now() + 10 * LEASE_TTL_MS)).toBe(0);
     expect(getRunRecord(db, runId)!.status).toBe('running');
     interruptAllNow('stopped by the test');
     await done;

@@ -25,7 +25,7 @@ describe('a stored run as its run record', () => {
     const db = openDb(path);
     const s = runStore(db);
     s.insertRun({ id: 'r', project: 'p', flow: 'triage', input: { x: 1 }, startedAt: 5000 });
-    s.insertNode({ id: 'r-n', runId: 'r', nodeId: 'classify', agent: 'classifier', turn: 1, status: 'running', policy: null, startedAt: 5000 });
+    s.insertNode({ id: 'r-n', runId: 'r', nodeId: 'classify', agent: 'classifier', turn: 1, ord: 0, status: 'running', policy: null, startedAt: 5000 });
     const atts = [attempt(1, { outcome: 'truncated', cause: 'truncated', action: 'retry', discarded: true }), attempt(2)];
     atts.forEach((a, i) => {
       s.startAttempt({ id: `r-a${i}`, nodeRunId: 'r-n', runId: 'r', seq: a.seq, model: a.model, chainIndex: a.chainIndex, answerNo: a.answerNo, request: a.request, startedAt: a.startedAt });

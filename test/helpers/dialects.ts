@@ -5,8 +5,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
 import { closeDb, openDatabase } from '@/db/client';
-import type { Db } from '@/db/types';
+import * as schema from '@/db/schema';
+import * as pgSchema from '@/db/schema-pg';
+import type { Db, Orm, Tables } from '@/db/types';
 import { testDatabase } from './pg-cluster';
 
 export const DIALECTS = ['sqlite', 'pg'] as const;
@@ -43,5 +49,24 @@ export async function openTestDb(dialect: Dialect): Promise<TestDb> {
       await closeDb(pg.url);
       await pg.stop();
     },
+  };
+}
+
+/**
+ * A second connection to the same database, standing for another process: its own SQLite
+ * connection to the file, or its own PostgreSQL pool. Close it with `close()`.
+ */
+export function otherProcess(t: TestDb): { db: Db; close(): Promise<void> } {
+  if (t.db.dialect === 'sqlite') {
+    const conn = new Database(t.target);
+    conn.pragma('busy_timeout = 5000');
+    const orm = drizzleSqlite(conn, { schema });
+    return { db: { dialect: 'sqlite', name: t.target, q: orm, t: schema, $client: conn }, close: async () => void conn.close() };
+  }
+  const pool = new pg.Pool({ connectionString: t.target, max: 4 });
+  const orm = drizzlePg(pool, { schema: pgSchema });
+  return {
+    db: { dialect: 'pg', name: t.db.name, url: t.target, pool, q: orm as unknown as Orm, t: pgSchema as unknown as Tables },
+    close: () => pool.end(),
   };
 }
