@@ -1,13 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+// Agent statistics on both dialects (PostgreSQL answers sums over bigint as strings: read as numbers).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '@/lib/engine/types';
+import { DIALECTS, openTestDb, type TestDb } from '../test/helpers/dialects';
 import { agentModelStats, agentStats, recentAgentFailures } from './agent-queries';
-import { openDb } from './client';
 import { runStore } from './run-store';
+import type { Db } from './types';
 
-const freshDb = () => openDb(join(mkdtempSync(join(tmpdir(), 'aqven-agent-q-')), 'aqven.db'));
 const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
 
 function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
@@ -19,31 +17,43 @@ function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord 
   };
 }
 
-function seedNode(db: ReturnType<typeof openDb>, runId: string, agent: string, status: 'succeeded' | 'failed', atts: AttemptRecord[], startedAt = 100) {
+async function seedNode(db: Db, runId: string, agent: string, status: 'succeeded' | 'failed', atts: AttemptRecord[], startedAt = 100) {
   const s = runStore(db);
-  s.insertRun({ id: runId, project: 'p', flow: 'triage', input: {}, startedAt });
+  await s.insertRun({ id: runId, project: 'p', flow: 'triage', input: {}, startedAt });
+  const durable: Promise<void>[] = [];
   const nr = `${runId}-${agent}`;
-  s.insertNode({ id: nr, runId, nodeId: 'classify', agent, turn: 1, status: 'running', policy: null, startedAt });
+  s.insertNode({ id: nr, runId, nodeId: 'classify', agent, turn: 1, ord: 0, status: 'running', policy: null, startedAt });
   atts.forEach((a, i) => {
     const id = `${nr}-${i}`;
     s.startAttempt({ id, nodeRunId: nr, runId, seq: a.seq, model: a.model, chainIndex: a.chainIndex, answerNo: a.answerNo, request: [], startedAt: a.startedAt });
-    void s.finishAttempt(id, a);
+    durable.push(s.finishAttempt(id, a));
   });
   const error = status === 'failed' ? { code: 'refusal', message: 'refused', hint: 'Set output.on_refusal' } : null;
   s.finishNode({ id: nr, status, output: null, error, usage, finishedAt: startedAt + 50 });
-  s.flush();
+  durable.push(s.finishRun({ id: runId, status, output: null, error: null, turns: 1, usage, finishedAt: startedAt + 60 }));
+  await s.flush();
+  await Promise.all(durable);
 }
 
-describe('agent statistics', () => {
-  it('counts node runs by status and attempts by outcome, cause and action', () => {
-    const db = freshDb();
-    seedNode(db, 'r1', 'classifier', 'succeeded', [
+describe.each(DIALECTS)('agent statistics on %s', (dialect) => {
+  let t: TestDb;
+  let db: Db;
+  beforeAll(async () => {
+    t = await openTestDb(dialect);
+    db = t.db;
+  }, 90_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('counts node runs by status and attempts by outcome, cause and action', async () => {
+    await seedNode(db, 'r1', 'classifier', 'succeeded', [
       attempt(1, { outcome: 'error', cause: 'provider_error', action: 'fallback', discarded: true }),
       attempt(2, { model: 'sim:b', chainIndex: 1, answerNo: 1 }),
     ]);
-    seedNode(db, 'r2', 'classifier', 'failed', [attempt(1, { outcome: 'refusal', cause: 'refusal', action: 'none' })], 200);
-    seedNode(db, 'r3', 'writer', 'succeeded', [attempt(1, { cause: 'invalid_output', action: 'repair' }), attempt(2)]);
-    const [classifier, writer] = agentStats(db);
+    await seedNode(db, 'r2', 'classifier', 'failed', [attempt(1, { outcome: 'refusal', cause: 'refusal', action: 'none' })], 200);
+    await seedNode(db, 'r3', 'writer', 'succeeded', [attempt(1, { cause: 'invalid_output', action: 'repair' }), attempt(2)]);
+    const [classifier, writer] = await agentStats(db);
     expect(classifier).toMatchObject({
       agent: 'classifier',
       nodes: { succeeded: 1, failed: 1 },
@@ -57,12 +67,13 @@ describe('agent statistics', () => {
       lastRunAt: 200,
     });
     expect(writer).toMatchObject({ agent: 'writer', byOutcome: { ok: 2 }, byCause: { invalid_output: 1 }, byAction: { repair: 1, none: 1 } });
-    expect(agentStats(db, { agent: 'writer' }).map((s) => s.agent)).toEqual(['writer']);
-    expect(agentModelStats(db, 'classifier')).toEqual([
+    expect((await agentStats(db, { agent: 'writer' })).map((s) => s.agent)).toEqual(['writer']);
+    expect(await agentModelStats(db, 'classifier')).toEqual([
       { model: 'sim:a', attempts: 2, byOutcome: { error: 1, refusal: 1 }, invalid: 0 },
       { model: 'sim:b', attempts: 1, byOutcome: { ok: 1 }, invalid: 0 },
     ]);
-    expect(recentAgentFailures(db, 'classifier')).toEqual([
+    expect(await agentModelStats(db, 'writer')).toEqual([{ model: 'sim:a', attempts: 2, byOutcome: { ok: 2 }, invalid: 1 }]);
+    expect(await recentAgentFailures(db, 'classifier')).toEqual([
       { runId: 'r2', flow: 'triage', nodeId: 'classify', errorCode: 'refusal', errorMessage: 'refused', startedAt: 200 },
     ]);
   });

@@ -3,7 +3,6 @@
 import { and, count, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import { roundCost } from '@/lib/engine/usage';
 import type { Db } from './types';
-import { attempts, nodeRuns, runs } from './schema';
 
 export interface AgentStats {
   agent: string;
@@ -28,7 +27,8 @@ function blank(agent: string): AgentStats {
 }
 
 /** Statistics of every agent that ran (or only `agent`), ordered by name. */
-export function agentStats(db: Db, opts: { agent?: string } = {}): AgentStats[] {
+export async function agentStats(db: Db, opts: { agent?: string } = {}): Promise<AgentStats[]> {
+  const { attempts, nodeRuns } = db.t;
   const only = opts.agent ? eq(nodeRuns.agent, opts.agent) : undefined;
   const out = new Map<string, AgentStats>();
   const get = (agent: string) => {
@@ -37,12 +37,12 @@ export function agentStats(db: Db, opts: { agent?: string } = {}): AgentStats[] 
     return s;
   };
 
-  const nodeRows = db
-    .select({ agent: nodeRuns.agent, status: nodeRuns.status, n: count(), last: sql<number | null>`max(${nodeRuns.startedAt})` })
+  // PostgreSQL answers max() and sum() over bigint as strings: each is mapped to a number
+  const nodeRows = await db.q
+    .select({ agent: nodeRuns.agent, status: nodeRuns.status, n: count(), last: sql<number | null>`max(${nodeRuns.startedAt})`.mapWith(Number) })
     .from(nodeRuns)
     .where(only)
-    .groupBy(nodeRuns.agent, nodeRuns.status)
-    .all();
+    .groupBy(nodeRuns.agent, nodeRuns.status);
   for (const r of nodeRows) {
     const s = get(r.agent);
     s.nodes[r.status] = r.n;
@@ -50,22 +50,21 @@ export function agentStats(db: Db, opts: { agent?: string } = {}): AgentStats[] 
     if (r.last != null) s.lastRunAt = Math.max(s.lastRunAt ?? 0, r.last);
   }
 
-  const attemptRows = db
+  const attemptRows = await db.q
     .select({
       agent: nodeRuns.agent,
       outcome: attempts.outcome,
       cause: attempts.cause,
       action: attempts.action,
       n: count(),
-      inputTokens: sql<number>`sum(${attempts.inputTokens})`,
-      outputTokens: sql<number>`sum(${attempts.outputTokens})`,
-      costUsd: sql<number>`sum(${attempts.costUsd})`,
+      inputTokens: sql<number>`sum(${attempts.inputTokens})`.mapWith(Number),
+      outputTokens: sql<number>`sum(${attempts.outputTokens})`.mapWith(Number),
+      costUsd: sql<number>`sum(${attempts.costUsd})`.mapWith(Number),
     })
     .from(attempts)
     .innerJoin(nodeRuns, eq(nodeRuns.id, attempts.nodeRunId))
     .where(and(only, isNotNull(attempts.outcome)))
-    .groupBy(nodeRuns.agent, attempts.outcome, attempts.cause, attempts.action)
-    .all();
+    .groupBy(nodeRuns.agent, attempts.outcome, attempts.cause, attempts.action);
   for (const r of attemptRows) {
     const s = get(r.agent);
     s.attempts += r.n;
@@ -89,14 +88,20 @@ export interface AgentModelStats {
 }
 
 /** Attempts of one agent per model: which model of the chain does the failing. */
-export function agentModelStats(db: Db, agent: string): AgentModelStats[] {
-  const rows = db
-    .select({ model: attempts.model, outcome: attempts.outcome, invalid: sql<number>`sum(${attempts.cause} = 'invalid_output')`, n: count() })
+export async function agentModelStats(db: Db, agent: string): Promise<AgentModelStats[]> {
+  const { attempts, nodeRuns } = db.t;
+  const rows = await db.q
+    .select({
+      model: attempts.model,
+      outcome: attempts.outcome,
+      // a comparison is no number on PostgreSQL: counted by case
+      invalid: sql<number>`sum(case when ${attempts.cause} = 'invalid_output' then 1 else 0 end)`.mapWith(Number),
+      n: count(),
+    })
     .from(attempts)
     .innerJoin(nodeRuns, eq(nodeRuns.id, attempts.nodeRunId))
     .where(and(eq(nodeRuns.agent, agent), isNotNull(attempts.outcome)))
-    .groupBy(attempts.model, attempts.outcome)
-    .all();
+    .groupBy(attempts.model, attempts.outcome);
   const out = new Map<string, AgentModelStats>();
   for (const r of rows) {
     let m = out.get(r.model);
@@ -118,8 +123,9 @@ export interface AgentFailure {
 }
 
 /** The agent's most recent failed node runs, newest first, to debug from. */
-export function recentAgentFailures(db: Db, agent: string, limit = 10): AgentFailure[] {
-  return db
+export async function recentAgentFailures(db: Db, agent: string, limit = 10): Promise<AgentFailure[]> {
+  const { nodeRuns, runs } = db.t;
+  return db.q
     .select({
       runId: nodeRuns.runId,
       flow: runs.flow,
@@ -131,7 +137,7 @@ export function recentAgentFailures(db: Db, agent: string, limit = 10): AgentFai
     .from(nodeRuns)
     .innerJoin(runs, eq(runs.id, nodeRuns.runId))
     .where(and(eq(nodeRuns.agent, agent), eq(nodeRuns.status, 'failed')))
-    .orderBy(desc(nodeRuns.startedAt))
-    .limit(limit)
-    .all();
+    // newest first on both dialects (PostgreSQL would put a NULL start first), the id breaking ties
+    .orderBy(sql`${nodeRuns.startedAt} desc nulls last`, desc(nodeRuns.id))
+    .limit(limit);
 }

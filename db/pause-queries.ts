@@ -3,7 +3,7 @@
 // writes them through the run store (db/run-store.ts, setPause), committed on the spot.
 import { asc, eq, gt } from 'drizzle-orm';
 import type { PauseOrigin } from '@/lib/engine/types';
-import { rateLimitPauses, type RateLimitPauseRow } from './schema';
+import type { RateLimitPauseRow } from './schema';
 import type { Db } from './types';
 
 export interface StoredPause {
@@ -21,11 +21,14 @@ function toPause(r: RateLimitPauseRow): StoredPause {
 }
 
 /** Pauses not over at `now`, by model. */
-export function activePauses(db: Db, now = Date.now()): StoredPause[] {
-  return db.select().from(rateLimitPauses).where(gt(rateLimitPauses.pausedUntil, now)).orderBy(asc(rateLimitPauses.model)).all().map(toPause);
+export async function activePauses(db: Db, now = Date.now()): Promise<StoredPause[]> {
+  const { rateLimitPauses } = db.t;
+  return (await db.q.select().from(rateLimitPauses).where(gt(rateLimitPauses.pausedUntil, now)).orderBy(asc(rateLimitPauses.model))).map(toPause);
 }
 
 /** Deletes the model's pause; returns whether there was one (over or not). */
-export function clearPause(db: Db, model: string): boolean {
-  return db.delete(rateLimitPauses).where(eq(rateLimitPauses.model, model)).run().changes > 0;
+export async function clearPause(db: Db, model: string): Promise<boolean> {
+  const { rateLimitPauses } = db.t;
+  const gone = await db.q.delete(rateLimitPauses).where(eq(rateLimitPauses.model, model)).returning({ model: rateLimitPauses.model });
+  return gone.length > 0;
 }

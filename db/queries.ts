@@ -3,7 +3,7 @@
 import { and, asc, count, desc, eq, exists, gte, inArray, isNotNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { AttemptRecord, NodePolicy } from '@/lib/engine/types';
-import { attempts, nodeRuns, runs, streamChunks, transportTries, type AttemptRow, type RunRow } from './schema';
+import type { AttemptRow, RunRow, TransportTryRow } from './schema';
 import type { AttemptFacts, Db, NodeFacts, RunFacts, RunStatus } from './types';
 
 // Map.groupBy arrives in Node 21; the machines run Node 20
@@ -18,26 +18,50 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   return out;
 }
 
-/** Every stored fact of one run, nodes in the order they started; null when there is no such run. */
-export function getRunFacts(db: Db, id: string): RunFacts | null {
-  const run = db.select().from(runs).where(eq(runs.id, id)).get();
+/**
+ * Every stored fact of one run, nodes in the order the run record lists them — by turn (turn 0,
+ * the nodes never reached, last), then their place in the flow (`ord`; 0 in rows written before it
+ * was kept), then start and id; null when there is no such run.
+ */
+export async function getRunFacts(db: Db, id: string): Promise<RunFacts | null> {
+  const { attempts, nodeRuns, runs, streamChunks, transportTries } = db.t;
+  const run = (await db.q.select().from(runs).where(eq(runs.id, id)).limit(1))[0];
   if (!run) return null;
-  const nodes = db.select().from(nodeRuns).where(eq(nodeRuns.runId, id)).orderBy(sql`rowid`).all();
-  const atts = db.select().from(attempts).where(eq(attempts.runId, id)).orderBy(asc(attempts.seq)).all();
+  const nodes = await db.q
+    .select()
+    .from(nodeRuns)
+    .where(eq(nodeRuns.runId, id))
+    // turn 0 (never reached) after every turn; a NULL start after the others on both dialects,
+    // whose NULLs sort apart
+    .orderBy(
+      sql`case when ${nodeRuns.turn} = 0 then 1 else 0 end`,
+      asc(nodeRuns.turn),
+      asc(nodeRuns.ord),
+      sql`${nodeRuns.startedAt} asc nulls last`,
+      asc(nodeRuns.id),
+    );
+  const atts = await db.q.select().from(attempts).where(eq(attempts.runId, id)).orderBy(asc(attempts.seq), asc(attempts.id));
   const tries = atts.length
-    ? db
+    ? await db.q
         .select()
         .from(transportTries)
         .where(inArray(transportTries.attemptId, atts.map((a) => a.id)))
-        .orderBy(asc(transportTries.tryNo))
-        .all()
+        .orderBy(asc(transportTries.tryNo), asc(transportTries.id))
     : [];
   const triesOf = groupBy(tries, (t) => t.attemptId);
   // an attempt in flight has its streamed text in stream_chunks (DESIGN: Storage), joined here
-  for (const a of atts) {
-    if (a.finishedAt != null || a.streamedText != null) continue;
-    const chunks = db.select({ text: streamChunks.text }).from(streamChunks).where(eq(streamChunks.attemptId, a.id)).orderBy(asc(streamChunks.seq)).all();
-    if (chunks.length) a.streamedText = chunks.map((c) => c.text).join('');
+  const inFlight = atts.filter((a) => a.finishedAt == null && a.streamedText == null);
+  if (inFlight.length) {
+    const chunks = await db.q
+      .select({ attemptId: streamChunks.attemptId, text: streamChunks.text })
+      .from(streamChunks)
+      .where(inArray(streamChunks.attemptId, inFlight.map((a) => a.id)))
+      .orderBy(asc(streamChunks.attemptId), asc(streamChunks.seq));
+    const textOf = groupBy(chunks, (c) => c.attemptId);
+    for (const a of inFlight) {
+      const parts = textOf.get(a.id);
+      if (parts) a.streamedText = parts.map((c) => c.text).join('');
+    }
   }
   const attemptsOf = groupBy(atts, (a) => a.nodeRunId);
   return {
@@ -67,7 +91,7 @@ export function getRunFacts(db: Db, id: string): RunFacts | null {
   };
 }
 
-function attemptFacts(a: AttemptRow, tries: (typeof transportTries.$inferSelect)[]): AttemptFacts {
+function attemptFacts(a: AttemptRow, tries: TransportTryRow[]): AttemptFacts {
   return {
     seq: a.seq,
     model: a.model,
@@ -150,10 +174,12 @@ export class InvalidCursorError extends Error {
   }
 }
 
-export function listRuns(
+/** One page of the run list, newest first: at most `limit` runs after `cursor` (keyset on (started_at, id)). */
+export async function listRuns(
   db: Db,
   opts: { filters?: RunFilters; limit?: number; cursor?: string | null } = {},
-): { items: RunListItem[]; nextCursor: string | null } {
+): Promise<{ items: RunListItem[]; nextCursor: string | null }> {
+  const { attempts, nodeRuns, runs } = db.t;
   const f = opts.filters ?? {};
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
   const where: (SQL | undefined)[] = [];
@@ -161,8 +187,8 @@ export function listRuns(
   if (f.flow) where.push(eq(runs.flow, f.flow));
   if (f.from != null) where.push(gte(runs.startedAt, f.from));
   if (f.to != null) where.push(lte(runs.startedAt, f.to));
-  if (f.agent) where.push(exists(db.select({ one: sql`1` }).from(nodeRuns).where(and(eq(nodeRuns.runId, runs.id), eq(nodeRuns.agent, f.agent)))));
-  const attemptWhere = (cond: SQL) => exists(db.select({ one: sql`1` }).from(attempts).where(and(eq(attempts.runId, runs.id), cond)));
+  if (f.agent) where.push(exists(db.q.select({ one: sql`1` }).from(nodeRuns).where(and(eq(nodeRuns.runId, runs.id), eq(nodeRuns.agent, f.agent)))));
+  const attemptWhere = (cond: SQL) => exists(db.q.select({ one: sql`1` }).from(attempts).where(and(eq(attempts.runId, runs.id), cond)));
   if (f.model) where.push(attemptWhere(eq(attempts.model, f.model)));
   if (f.cause) where.push(attemptWhere(eq(attempts.cause, f.cause)));
   if (f.retried) where.push(attemptWhere(inArray(attempts.action, ['retry', 'repair'])));
@@ -170,17 +196,16 @@ export function listRuns(
   const cur = opts.cursor ? decodeCursor(opts.cursor) : null;
   if (opts.cursor && !cur) throw new InvalidCursorError(opts.cursor);
   if (cur) where.push(or(lt(runs.startedAt, cur.startedAt), and(eq(runs.startedAt, cur.startedAt), lt(runs.id, cur.id))));
-  const rows = db
+  const rows = await db.q
     .select({
       run: runs,
       // $count renders its condition qualified ("attempts"."run_id" = "runs"."id") inside the subquery
-      attempts: db.$count(attempts, eq(attempts.runId, runs.id)),
+      attempts: db.q.$count(attempts, eq(attempts.runId, runs.id)),
     })
     .from(runs)
     .where(and(...where))
     .orderBy(desc(runs.startedAt), desc(runs.id))
-    .limit(limit + 1)
-    .all();
+    .limit(limit + 1);
   const page = rows.slice(0, limit).map(({ run, attempts: n }) => listItem(run, n));
   const last = page[page.length - 1];
   return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
@@ -203,19 +228,16 @@ function listItem(r: RunRow, attemptCount: number): RunListItem {
   };
 }
 
-export function countRuns(db: Db): number {
-  return db.select({ n: count() }).from(runs).get()?.n ?? 0;
+export async function countRuns(db: Db): Promise<number> {
+  const { runs } = db.t;
+  return (await db.q.select({ n: count() }).from(runs))[0]?.n ?? 0;
 }
 
 /** Distinct values for the run filters' dropdowns. */
-export function filterChoices(db: Db) {
-  const col = (c: AnySQLiteColumn<{ data: string }>) =>
-    db
-      .selectDistinct({ v: c })
-      .from(c.table)
-      .where(isNotNull(c))
-      .orderBy(asc(c))
-      .all()
-      .map((r) => r.v as string);
-  return { flows: col(runs.flow), agents: col(nodeRuns.agent), models: col(attempts.model), causes: col(attempts.cause) };
+export async function filterChoices(db: Db): Promise<{ flows: string[]; agents: string[]; models: string[]; causes: string[] }> {
+  const { attempts, nodeRuns, runs } = db.t;
+  const col = async (c: AnySQLiteColumn<{ data: string }>) =>
+    (await db.q.selectDistinct({ v: c }).from(c.table).where(isNotNull(c)).orderBy(asc(c))).map((r) => r.v as string);
+  const [flows, agents, models, causes] = await Promise.all([col(runs.flow), col(nodeRuns.agent), col(attempts.model), col(attempts.cause)]);
+  return { flows, agents, models, causes };
 }

@@ -23,10 +23,6 @@ export const runs = pgTable(
     flow: text('flow').notNull(),
     /** queued: waiting for a worker (PostgreSQL mode); cancelled: taken off the queue before it started */
     status: text('status', { enum: ['queued', 'running', 'succeeded', 'failed', 'interrupted', 'cancelled'] }).notNull(),
-    /** the project snapshot the run ran under (PostgreSQL mode); null when the project is a folder */
-    snapshotId: integer('snapshot_id'),
-    /** when the run was enqueued (PostgreSQL mode); null for a run started in-process */
-    queuedAt: big('queued_at'),
     input: json('input'),
     output: json('output'),
     errorCode: text('error_code'),
@@ -50,6 +46,10 @@ export const runs = pgTable(
     leaseExpiresAt: big('lease_expires_at'),
     startedAt: big('started_at').notNull(),
     finishedAt: big('finished_at'),
+    /** the project snapshot the run ran under (PostgreSQL mode); null when the project is a folder */
+    snapshotId: integer('snapshot_id'),
+    /** when the run was enqueued (PostgreSQL mode); null for a run started in-process */
+    queuedAt: big('queued_at'),
   },
   (t) => [
     index('runs_started_at_idx').on(t.startedAt),
@@ -69,8 +69,6 @@ export const nodeRuns = pgTable(
     nodeId: text('node_id').notNull(),
     agent: text('agent').notNull(),
     turn: integer('turn').notNull(),
-    /** the node's place in its flow: nodes of a run are listed by (turn, ord) */
-    ord: integer('ord').notNull().default(0),
     status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] }).notNull(),
     output: json('output'),
     errorCode: text('error_code'),
@@ -82,6 +80,8 @@ export const nodeRuns = pgTable(
     costUsd: doublePrecision('cost_usd').notNull().default(0),
     startedAt: big('started_at'),
     finishedAt: big('finished_at'),
+    /** the node's place in its flow: nodes of a run are listed by (turn, ord) */
+    ord: integer('ord').notNull().default(0),
   },
   (t) => [index('node_runs_run_idx').on(t.runId, t.turn), index('node_runs_agent_idx').on(t.agent, t.runId)],
 );
@@ -201,11 +201,11 @@ export const policyRevisions = pgTable(
     revision: integer('revision').notNull(),
     yaml: text('yaml').notNull(),
     diff: text('diff').notNull(),
+    createdAt: big('created_at').notNull(),
     /** who saved it: a user, a token's name, or cli:<login> */
     author: text('author'),
     /** the project snapshot this save created (PostgreSQL mode) */
     snapshotId: integer('snapshot_id'),
-    createdAt: big('created_at').notNull(),
   },
   (t) => [index('policy_revisions_agent_idx').on(t.agent, t.revision)],
 );

@@ -13,10 +13,6 @@ export const runs = sqliteTable(
     flow: text('flow').notNull(),
     /** queued: waiting for a worker (PostgreSQL mode); cancelled: taken off the queue before it started */
     status: text('status', { enum: ['queued', 'running', 'succeeded', 'failed', 'interrupted', 'cancelled'] }).notNull(),
-    /** the project snapshot the run ran under (PostgreSQL mode); null when the project is a folder */
-    snapshotId: integer('snapshot_id'),
-    /** when the run was enqueued (PostgreSQL mode); null for a run started in-process */
-    queuedAt: integer('queued_at'),
     input: text('input', { mode: 'json' }),
     output: text('output', { mode: 'json' }),
     errorCode: text('error_code'),
@@ -40,6 +36,10 @@ export const runs = sqliteTable(
     leaseExpiresAt: integer('lease_expires_at'),
     startedAt: integer('started_at').notNull(),
     finishedAt: integer('finished_at'),
+    /** the project snapshot the run ran under (PostgreSQL mode); null when the project is a folder */
+    snapshotId: integer('snapshot_id'),
+    /** when the run was enqueued (PostgreSQL mode); null for a run started in-process */
+    queuedAt: integer('queued_at'),
   },
   (t) => [
     index('runs_started_at_idx').on(t.startedAt),
@@ -59,8 +59,6 @@ export const nodeRuns = sqliteTable(
     nodeId: text('node_id').notNull(),
     agent: text('agent').notNull(),
     turn: integer('turn').notNull(),
-    /** the node's place in its flow: nodes of a run are listed by (turn, ord) */
-    ord: integer('ord').notNull().default(0),
     status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] }).notNull(),
     output: text('output', { mode: 'json' }),
     errorCode: text('error_code'),
@@ -72,6 +70,8 @@ export const nodeRuns = sqliteTable(
     costUsd: real('cost_usd').notNull().default(0),
     startedAt: integer('started_at'),
     finishedAt: integer('finished_at'),
+    /** the node's place in its flow: nodes of a run are listed by (turn, ord) */
+    ord: integer('ord').notNull().default(0),
   },
   (t) => [index('node_runs_run_idx').on(t.runId, t.turn), index('node_runs_agent_idx').on(t.agent, t.runId)],
 );
@@ -195,11 +195,11 @@ export const policyRevisions = sqliteTable(
     revision: integer('revision').notNull(),
     yaml: text('yaml').notNull(),
     diff: text('diff').notNull(),
+    createdAt: integer('created_at').notNull(),
     /** who saved it: a user, a token's name, or cli:<login> */
     author: text('author'),
     /** the project snapshot this save created (PostgreSQL mode) */
     snapshotId: integer('snapshot_id'),
-    createdAt: integer('created_at').notNull(),
   },
   (t) => [index('policy_revisions_agent_idx').on(t.agent, t.revision)],
 );

@@ -38,19 +38,19 @@ describe('stream_chunks', () => {
     s.startAttempt({ id: 'a', nodeRunId: 'n', runId: 'r', seq: 1, model: 'm:x', chainIndex: 0, answerNo: 1, request: [], startedAt: 1 });
     for (const t of ['Dear ', 'customer, ', 'thanks ']) s.appendStreamed('a', t);
     s.flush();
-    expect(getRunFacts(db, 'r')!.nodes[0]!.attempts[0]!.streamedText).toBe('Dear customer, thanks ');
+    expect((await getRunFacts(db, 'r'))!.nodes[0]!.attempts[0]!.streamedText).toBe('Dear customer, thanks ');
     // a transport re-try mid-stream: the text starts afresh
     s.resetStreamed('a');
     s.appendStreamed('a', 'Hello ');
     s.flush();
-    expect(getRunFacts(db, 'r')!.nodes[0]!.attempts[0]!.streamedText).toBe('Hello ');
+    expect((await getRunFacts(db, 'r'))!.nodes[0]!.attempts[0]!.streamedText).toBe('Hello ');
     const end: AttemptRecord = {
       seq: 1, model: 'm:x', chainIndex: 0, answerNo: 1, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none', request: [],
       responseText: 'Hello there.', error: null, validationErrors: [], discarded: false, streamedText: 'Hello there.',
       usage: { inputTokens: 1, outputTokens: 1, costUsd: 0 }, startedAt: 1, finishedAt: 2, tries: [],
     };
     await s.finishAttempt('a', end);
-    expect(getRunFacts(db, 'r')!.nodes[0]!.attempts[0]!.streamedText).toBe('Hello there.');
+    expect((await getRunFacts(db, 'r'))!.nodes[0]!.attempts[0]!.streamedText).toBe('Hello there.');
     expect(db.$client.prepare(`SELECT count(*) AS n FROM stream_chunks`).get()).toEqual({ n: 0 });
     await closeDb(path);
   });

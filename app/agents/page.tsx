@@ -17,7 +17,7 @@ export default async function AgentsPage() {
   }
   const { project, db } = s.session;
   const agents = Object.values(project.agents).sort((a, b) => a.name.localeCompare(b.name));
-  const stats = Object.fromEntries(agentStats(db).map((x) => [x.agent, x]));
+  const stats = Object.fromEntries((await agentStats(db)).map((x) => [x.agent, x]));
   return (
     <section>
       <h1>Agents</h1>

@@ -40,7 +40,7 @@ export default async function ProvidersPage() {
     // providers in use first: the built-in ones nobody calls are reference only
     .sort((a, b) => Number(b.usedBy.length > 0) - Number(a.usedBy.length > 0) || a.provider.name.localeCompare(b.provider.name));
   const now = Date.now();
-  const pauses: PauseView[] = activePauses(db, now).map((p) => {
+  const pauses: PauseView[] = (await activePauses(db, now)).map((p) => {
     const ref = parseModelString(p.model);
     const provider = ref?.provider ?? '';
     return { ...p, provider, providerKnown: Object.hasOwn(project.providers, provider), modelId: ref?.modelId ?? p.model, leftMs: p.pausedUntil - now };

@@ -20,9 +20,11 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
   const values = Object.fromEntries(new URLSearchParams(query)) as Record<(typeof RUN_FILTER_KEYS)[number], string>;
   const parsed = parseRunFilters(sp);
   const cursor = typeof sp.cursor === 'string' ? sp.cursor : null;
-  const choices = filterChoices(db);
   const renderedAt = Date.now();
-  const page = parsed.ok ? listRuns(db, { filters: parsed.filters, limit: parsed.limit, cursor }) : null;
+  const [choices, page] = await Promise.all([
+    filterChoices(db),
+    parsed.ok ? listRuns(db, { filters: parsed.filters, limit: parsed.limit, cursor }) : null,
+  ]);
   const pollQuery = [query, cursor ? `cursor=${encodeURIComponent(cursor)}` : ''].filter(Boolean).join('&');
   return (
     <section>

@@ -4,6 +4,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import type { FormEvent } from 'react';
+import { RUN_STATUSES } from '@/lib/dashboard/run-status';
 
 export interface FilterChoices {
   flows: string[];
@@ -12,7 +13,6 @@ export interface FilterChoices {
   causes: string[];
 }
 
-const STATUSES = ['running', 'succeeded', 'failed', 'interrupted'];
 const CAUSES = ['provider_error', 'refusal', 'truncated', 'invalid_output'];
 const RANGES: [string, string][] = [
   ['15m', 'last 15 minutes'],
@@ -55,7 +55,7 @@ export function RunFiltersForm({ choices, values }: { choices: FilterChoices; va
   const active = Object.entries(values).some(([k, v]) => k !== 'limit' && v);
   return (
     <form className="filters" method="get" action="/runs" onSubmit={onSubmit} onChange={(e) => go(e.currentTarget)} aria-label="Run filters">
-      <Select name="status" label="Status" value={values.status ?? ''} options={STATUSES} />
+      <Select name="status" label="Status" value={values.status ?? ''} options={[...RUN_STATUSES]} />
       <Select name="flow" label="Flow" value={values.flow ?? ''} options={choices.flows} />
       <Select name="agent" label="Agent" value={values.agent ?? ''} options={choices.agents} />
       <Select name="model" label="Model" value={values.model ?? ''} options={choices.models} />

@@ -6,31 +6,34 @@ import { runSpend } from '@/lib/dashboard/run-view';
 import { fmtCost, fmtMs, fmtTokens, pretty } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { StatusBadge } from '@/components/ui/status-badge';
+import { RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
 
 export function RunHeader({ run, now }: { run: RunFacts; now: number }) {
   const spend = runSpend(run);
   const attempts = run.nodes.reduce((n, x) => n + x.attempts.length, 0);
   const failedNode = run.error?.node ? run.nodes.find((n) => n.id === run.error!.node) : undefined;
+  // a queued run has not started: its time is when it was queued, and how long it has waited
+  const queued = run.status === 'queued';
   return (
     <header className="run-header panel">
       <div className="run-title">
         <h1>
           Run <span className="mono">{run.flow}</span>
         </h1>
-        <StatusBadge status={run.status} testId="run-status" />
+        <StatusBadge status={run.status} testId="run-status" title={RUN_STATUS_NOTES[run.status]} />
         <span className="mono muted" title="run id">
           {run.id}
         </span>
       </div>
       <dl className="facts">
         <div>
-          <dt>Started</dt>
+          <dt>{queued ? 'Queued' : 'Started'}</dt>
           <dd>
             <LocalTime ms={run.startedAt} withDate />
           </dd>
         </div>
         <div>
-          <dt>Duration</dt>
+          <dt>{queued ? 'Waiting' : 'Duration'}</dt>
           <dd className="mono">{fmtMs((run.finishedAt ?? now) - run.startedAt)}</dd>
         </div>
         <div>

@@ -1,19 +1,20 @@
 'use client';
 // The run history table (DESIGN: "The dashboard"): one row per run, newest first, live while any visible
-// run is running.
+// run is queued or running.
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import type { RunListResponse } from '@/lib/dashboard/api-types';
 import { fmtCost, fmtMs, fmtTokens, shortId } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { StatusBadge } from '@/components/ui/status-badge';
+import { isLiveRun, RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
 import { useRunList } from './use-runs';
 
 export function RunTable({ query, initial, renderedAt }: { query: string; initial: RunListResponse; renderedAt: number }) {
   const router = useRouter();
   const { data, dataUpdatedAt, isError } = useRunList(query, initial, renderedAt);
   const now = Math.max(dataUpdatedAt, renderedAt);
-  const live = data.items.some((r) => r.status === 'running');
+  const live = data.items.some((r) => isLiveRun(r.status));
   if (data.items.length === 0) {
     return <p className="empty">No runs match. Start one from <Link href="/flows">Flows</Link>.</p>;
   }
@@ -53,7 +54,7 @@ export function RunTable({ query, initial, renderedAt }: { query: string; initia
                   }}
                 >
                   <td>
-                    <StatusBadge status={r.status} />
+                    <StatusBadge status={r.status} title={RUN_STATUS_NOTES[r.status]} />
                   </td>
                   <td>
                     <Link href={href} className="run-link">
@@ -63,7 +64,10 @@ export function RunTable({ query, initial, renderedAt }: { query: string; initia
                   <td>
                     <LocalTime ms={r.startedAt} withDate />
                   </td>
-                  <td className="num">{fmtMs((r.finishedAt ?? now) - r.startedAt)}</td>
+                  <td className="num">
+                    {/* a queued run has not started: the time it has waited so far */}
+                    {r.status === 'queued' ? <span className="muted">waiting {fmtMs(now - r.startedAt)}</span> : fmtMs((r.finishedAt ?? now) - r.startedAt)}
+                  </td>
                   <td className="num">{r.attempts}</td>
                   <td className="num mono">
                     {fmtTokens(r.inputTokens)} / {fmtTokens(r.outputTokens)}

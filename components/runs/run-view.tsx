@@ -1,7 +1,8 @@
 'use client';
 // The run page's live body: header and timeline, re-read from /api every second while the run
-// is running.
+// is queued or running.
 import type { RunDetailResponse } from '@/lib/dashboard/api-types';
+import { runWithoutNodes } from '@/lib/dashboard/run-status';
 import { nodesByTurn, place, timeAxis } from '@/lib/dashboard/run-view';
 import { RunHeader } from './run-header';
 import { NodeRow } from './node-row';
@@ -47,7 +48,11 @@ export function RunView({ initial, renderedAt }: { initial: RunDetailResponse; r
             ))}
           </div>
         </div>
-        {run.nodes.length === 0 ? <p className="muted">No node has started yet.</p> : null}
+        {run.nodes.length === 0 ? (
+          <p className="muted" data-testid="no-nodes">
+            {runWithoutNodes(run.status)}
+          </p>
+        ) : null}
         {groups.map((g) => (
           <div key={g.turn} className="turn" data-turn={g.turn}>
             <div className="turn-label">{g.turn === 0 ? 'not reached' : `turn ${g.turn}`}</div>

@@ -1,7 +1,9 @@
 'use client';
-// Live data of the runs pages over /api: polled every second only while something is running.
+// Live data of the runs pages over /api: polled every second only while a run is queued or running
+// (it may still change; every other status is final).
 import { useQuery } from '@tanstack/react-query';
 import type { RunDetailResponse, RunListResponse } from '@/lib/dashboard/api-types';
+import { isLiveRun } from '@/lib/dashboard/run-status';
 
 const POLL_MS = 1000;
 
@@ -19,7 +21,7 @@ export function useRunList(query: string, initial: RunListResponse, renderedAt: 
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
     staleTime: POLL_MS,
-    refetchInterval: (q) => (q.state.data?.items.some((r) => r.status === 'running') ? POLL_MS : false),
+    refetchInterval: (q) => (q.state.data?.items.some((r) => isLiveRun(r.status)) ? POLL_MS : false),
   });
 }
 
@@ -30,6 +32,6 @@ export function useRunDetail(id: string, initial: RunDetailResponse, renderedAt:
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
     staleTime: POLL_MS,
-    refetchInterval: (q) => (q.state.data?.status === 'running' ? POLL_MS : false),
+    refetchInterval: (q) => (q.state.data && isLiveRun(q.state.data.status) ? POLL_MS : false),
   });
 }

@@ -1,7 +1,7 @@
 // Status of a run or a node, coloured the same way everywhere.
-export function StatusBadge({ status, testId }: { status: string; testId?: string }) {
+export function StatusBadge({ status, testId, title }: { status: string; testId?: string; title?: string }) {
   return (
-    <span className={`status status-${status}`} data-testid={testId}>
+    <span className={`status status-${status}`} data-testid={testId} title={title}>
       {status === 'running' ? <span className="pulse" aria-hidden /> : null}
       {status}
     </span>

@@ -61,7 +61,7 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
   if (problems.length) return { ok: false, errors: diagnosticErrors(problems) };
 
   await writeAgentFile(file.path, after);
-  const revision = recordPolicyRevision(s.db, { agent: name, yaml: after, diff: unifiedDiff(file.text, after, { fromFile: file.file }) });
+  const revision = await recordPolicyRevision(s.db, { agent: name, yaml: after, diff: unifiedDiff(file.text, after, { fromFile: file.file }) });
   const reload = await reloadProject();
   revalidatePath('/agents');
   revalidatePath(`/agents/${name}`);

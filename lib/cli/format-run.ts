@@ -10,7 +10,8 @@ const tokens = (u: { inputTokens: number; outputTokens: number }) => `${u.inputT
 
 export function formatRun(r: RunRecord): string {
   const out: string[] = [];
-  const dur = r.finishedAt ? `${Date.parse(r.finishedAt) - Date.parse(r.startedAt)}ms` : 'running';
+  // unfinished: running, or queued (no worker has taken it yet)
+  const dur = r.finishedAt ? `${Date.parse(r.finishedAt) - Date.parse(r.startedAt)}ms` : r.status === 'queued' ? 'waiting for a worker' : r.status === 'running' ? 'running' : '-';
   const unknown = r.usageUnknown ? ' (at least: some usage unknown)' : '';
   out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${tokens(r.usage)}  cost ${usd(r.usage.costUsd)}${unknown}`);
   for (const n of r.nodes) {

@@ -173,7 +173,7 @@ export function registerRun(program: Command): void {
         return;
       }
       try {
-        const { items } = listRuns(await projectDb(opts.project), { limit });
+        const { items } = await listRuns(await projectDb(opts.project), { limit });
         process.stdout.write(opts.json ? `${JSON.stringify(items, null, 2)}\n` : `${formatRunList(items)}\n`);
       } catch (err) {
         if (err instanceof StorageError) return cannotRecord('runs', err);
@@ -191,7 +191,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'print the run record as JSON')
     .action(async (runId: string, opts: { project?: string; json?: boolean }) => {
       try {
-        const record = getRunRecord(await projectDb(opts.project), runId);
+        const record = await getRunRecord(await projectDb(opts.project), runId);
         if (!record) {
           console.error(`aqven show: no run with id ${runId}`);
           process.exitCode = 1;

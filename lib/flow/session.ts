@@ -31,7 +31,7 @@ export async function openSession(dir: string, opts: { simulate?: boolean } = {}
   if (!project) throw new ProjectInvalidError(diagnostics);
   const db = openDb(project.databasePath);
   // each CLI process starts its own simulator: offset the chaos seed by the runs already stored
-  const simulated = opts.simulate ? await simulateProject(project, { seedOffset: countRuns(db) }) : null;
+  const simulated = opts.simulate ? await simulateProject(project, { seedOffset: await countRuns(db) }) : null;
   return {
     project,
     db,

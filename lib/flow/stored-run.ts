@@ -5,7 +5,7 @@ import type { Db } from '@/db/types';
 import { buildRunRecord, type RunRecord } from './run-record';
 
 /** The run record of run `id`, or null when there is no such run. */
-export function getRunRecord(db: Db, id: string): RunRecord | null {
-  const facts = getRunFacts(db, id);
+export async function getRunRecord(db: Db, id: string): Promise<RunRecord | null> {
+  const facts = await getRunFacts(db, id);
   return facts ? buildRunRecord(facts) : null;
 }

@@ -1,6 +1,7 @@
 // The run list's filters as URL query parameters (shared by /api/runs and the /runs page).
 import { z } from 'zod';
 import { InvalidCursorError, decodeCursor, type RunFilters } from '@/db/queries';
+import { RUN_STATUSES } from '@/lib/dashboard/run-status';
 
 const flag = z.enum(['1', 'true', '0', 'false']).transform((v) => v === '1' || v === 'true');
 const time = z.union([z.coerce.number().int().nonnegative(), z.iso.datetime().transform((s) => Date.parse(s))]);
@@ -14,7 +15,7 @@ export type RunRange = keyof typeof RUN_RANGES;
 export const RUN_FILTER_KEYS = ['status', 'flow', 'agent', 'model', 'cause', 'retried', 'fell_back', 'range', 'from', 'to', 'limit'] as const;
 
 const schema = z.object({
-  status: z.enum(['running', 'succeeded', 'failed', 'interrupted']).optional(),
+  status: z.enum(RUN_STATUSES).optional(),
   flow: z.string().min(1).optional(),
   agent: z.string().min(1).optional(),
   model: z.string().min(1).optional(),

@@ -56,7 +56,7 @@ describe('POST /api/runs with a name of Object.prototype', () => {
     expect(res.status).toBe(404);
     expect(res.body.error).toBe(`unknown flow "${flow}"; the project has: ask, toString`);
     const { serverSession } = await import('@/lib/server/session');
-    expect(listRuns((await serverSession()).db).items).toEqual([]);
+    expect((await listRuns((await serverSession()).db)).items).toEqual([]);
   });
 
   it('a flow named "toString" whose node and agent are named "constructor" runs like any other', async () => {
@@ -64,8 +64,8 @@ describe('POST /api/runs with a name of Object.prototype', () => {
     expect(res.status).toBe(202);
     const { serverSession } = await import('@/lib/server/session');
     const { db } = await serverSession();
-    await vi.waitFor(() => expect(getRunRecord(db, res.body.id!)?.status).toBe('succeeded'), { timeout: 15_000, interval: 20 });
-    const record = getRunRecord(db, res.body.id!)!;
+    await vi.waitFor(async () => expect((await getRunRecord(db, res.body.id!))?.status).toBe('succeeded'), { timeout: 15_000, interval: 20 });
+    const record = (await getRunRecord(db, res.body.id!))!;
     expect(record.flow).toBe('toString');
     expect(record.nodes.map((n) => [n.id, n.agent, n.status])).toEqual([['constructor', 'constructor', 'succeeded']]);
     expect(record.nodes[0]!.attempts.map((a) => a.model)).toEqual(['openrouter:constructor']);
@@ -94,7 +94,7 @@ describe('the agent policy form with a name of Object.prototype', () => {
     expect(state).toMatchObject({ ok: true, revision: 1 });
     const { serverSession } = await import('@/lib/server/session');
     const s = await serverSession();
-    expect(listPolicyRevisions(s.db, 'constructor')).toHaveLength(1);
+    expect(await listPolicyRevisions(s.db, 'constructor')).toHaveLength(1);
     expect(own(s.project.agents, 'constructor')?.output.retries).toBe(2);
   });
 });

@@ -94,7 +94,7 @@ describe('aqven run stopped by a signal', () => {
     expect(printed.status).toBe('interrupted');
     const db = openDb(dbPath);
     try {
-      const stored = getRunRecord(db, printed.id)!;
+      const stored = (await getRunRecord(db, printed.id))!;
       expect(stored).toMatchObject({ status: 'interrupted', error: { code: 'interrupted', node: 'draft', message: 'the run was stopped by SIGTERM' } });
       expect(stored.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: { code: 'interrupted' } });
       expect(stored.nodes[0]!.attempts).toHaveLength(1);
@@ -127,7 +127,7 @@ describe('aqven run stopped by a signal after the provider reported usage', () =
       expect(res.code, res.err).toBe(143);
       const printed = JSON.parse(res.out) as { id: string; status: string; usage: { inputTokens: number } };
       expect(printed.status).toBe('interrupted');
-      const stored = getRunRecord(db, printed.id)!;
+      const stored = (await getRunRecord(db, printed.id))!;
       const draft = stored.nodes.find((n) => n.id === 'draft')!;
       const cost = simCost(1200, 2000); // OpenRouter's own usage.cost
       expect(draft).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: 'the run was stopped by SIGTERM' } });
@@ -198,7 +198,7 @@ describe('aqven run on a database it cannot write: exit 3, one line, no provider
     // never silently lost: stored as failed, or (when even that did not fit) left to the next start
     const db = openDb(dbPath);
     try {
-      const stored = getRunRecord(db, printed.id)!;
+      const stored = (await getRunRecord(db, printed.id))!;
       if (res.err.includes('recorded as failed')) expect(stored).toMatchObject({ status: 'failed', error: { code: 'cannot_record' } });
       else {
         expect(res.err).toMatch(/the next start marks it interrupted\n$/);

@@ -53,10 +53,10 @@ describe('crash safety', () => {
 
     // the dead process's lease has not expired yet: the next start leaves the run alone...
     const db = openDb(dbPath);
-    expect(getRunRecord(db, runId.id)!.status).toBe('running');
+    expect((await getRunRecord(db, runId.id))!.status).toBe('running');
     // ...and the first sweep after it expired (the clock injected) marks the orphaned run interrupted
     expect(await markInterrupted(db, Date.now() + LEASE_TTL_MS + 1)).toBe(1);
-    const rec = getRunRecord(db, runId.id)!;
+    const rec = (await getRunRecord(db, runId.id))!;
     expect(rec.status).toBe('interrupted');
     expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: INTERRUPTED_NODE_ERROR });
     // the attempt the crash cut off is closed with the reason, and has no outcome

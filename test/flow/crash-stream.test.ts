@@ -52,7 +52,7 @@ describe('crash mid-stream', () => {
     const db = openDb(dbPath);
     await markInterrupted(db, Date.now() + LEASE_TTL_MS + 1);
     const runId = (db.$client.prepare(`SELECT id FROM runs`).get() as { id: string }).id;
-    const draft = getRunFacts(db, runId)!.nodes.find((n) => n.id === 'draft')!;
+    const draft = (await getRunFacts(db, runId))!.nodes.find((n) => n.id === 'draft')!;
     const [cut] = draft.attempts;
     expect(cut).toMatchObject({ outcome: null, discarded: true, error: INTERRUPTED_ATTEMPT_ERROR });
     expect(cut!.streamedText!.startsWith(written)).toBe(true);

@@ -22,7 +22,7 @@ describe('finish note', () => {
     expect(rec.status).toBe('succeeded');
     const rows = w.db.$client.prepare(`SELECT outcome, finish_reason AS f, finish_note AS n FROM attempts WHERE model = ? ORDER BY seq`).all(`openrouter:${GPT_OSS}`);
     expect(rows).toEqual([{ outcome: 'ok', f: 'eos', n: 'unrecognised finish reason `eos`' }]);
-    const stored = getRunRecord(w.db, rec.id)!;
+    const stored = (await getRunRecord(w.db, rec.id))!;
     const draft = stored.nodes.find((n) => n.id === 'draft')!;
     expect(draft.attempts.map((a) => [a.outcome, a.finishReason, a.finishNote])).toEqual([['ok', 'eos', 'unrecognised finish reason `eos`']]);
     // the other node's attempts carry none

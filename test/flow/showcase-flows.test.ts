@@ -29,7 +29,7 @@ describe('showcase flows over the simulator', () => {
     expect(classify.attempts[0]!.discarded).toBe(true);
     expect(classify.attempts[0]!.finishReason).toBe('error');
     // the upstream reason is kept in the history for debugging
-    const stored = getRunFacts(w.db, rec.id)!.nodes.find((n) => n.id === 'classify')!.attempts[0]!;
+    const stored = (await getRunFacts(w.db, rec.id))!.nodes.find((n) => n.id === 'classify')!.attempts[0]!;
     expect(stored.nativeFinishReason).toBe('MALFORMED_FUNCTION_CALL');
     // the fallback model starts with its own full budget: retries 3 → 4 answers
     expect(classify.budget).toEqual({
@@ -43,8 +43,8 @@ describe('showcase flows over the simulator', () => {
     expect(rec.nodes.find((n) => n.id === 'draft')!.status).toBe('succeeded');
     expect(rec.nodes.find((n) => n.id === 'manual_review')!.status).toBe('skipped');
     // the stored record is the live record, field for field
-    expect(getRunRecord(w.db, rec.id)).toEqual(rec);
-    expect(JSON.stringify(getRunRecord(w.db, rec.id))).toBe(JSON.stringify(rec));
+    expect(await getRunRecord(w.db, rec.id)).toEqual(rec);
+    expect(JSON.stringify(await getRunRecord(w.db, rec.id))).toBe(JSON.stringify(rec));
   });
 
   it('triage: a refusal fails the classifier and on_fail routes the run to manual_review', async () => {
@@ -59,7 +59,7 @@ describe('showcase flows over the simulator', () => {
     expect(rec.status).toBe('succeeded');
     expect(rec.error).toBeNull();
     expect(Object.keys(rec.output as object)).toEqual(['manual_review']);
-    expect(getRunRecord(w.db, rec.id)).toEqual(rec);
+    expect(await getRunRecord(w.db, rec.id)).toEqual(rec);
   });
 
   it('long-answer: a truncated answer that still parses fails the run with the hint naming output.on_truncated', async () => {
@@ -75,7 +75,7 @@ describe('showcase flows over the simulator', () => {
     // truncated JSON is never validated
     expect(draft.attempts[0]!.error!.validationErrors).toEqual([]);
     expect(rec.nodes.filter((n) => n.status === 'skipped').map((n) => n.id).sort()).toEqual(['critique', 'final', 'revise']);
-    const stored = listRuns(w.db).items[0]!;
+    const stored = (await listRuns(w.db)).items[0]!;
     expect(stored).toMatchObject({ id: rec.id, status: 'failed', errorCode: 'truncated', errorNode: 'draft' });
   });
 
@@ -114,13 +114,13 @@ describe('showcase flows over the simulator', () => {
     expect(rec.status).toBe('failed');
     expect(rec.error).toMatchObject({ code: 'internal_error', node: 'classify', message: expect.stringContaining('not configured') });
     expect(rec.nodes.find((n) => n.id === 'classify')!.status).toBe('failed');
-    expect(getRunRecord(w.db, rec.id)).toEqual(rec);
+    expect(await getRunRecord(w.db, rec.id)).toEqual(rec);
   });
 
   it('bad input is a clear error naming the field, and nothing is stored as running', async () => {
     w = await world({});
     await expect(w.run('triage', { ticket: 42 })).rejects.toThrow(RunInputError);
     await expect(w.run('triage', {})).rejects.toThrow(/input\.ticket is required/);
-    expect(listRuns(w.db).items).toEqual([]);
+    expect((await listRuns(w.db)).items).toEqual([]);
   });
 });

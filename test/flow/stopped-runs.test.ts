@@ -61,7 +61,7 @@ describe('stopped runs', () => {
       .get(runId, `openrouter:${GPT_OSS}`);
     // OpenRouter's own usage.cost is the price
     expect(row).toEqual({ i: 1200, o: 40, c: simCost(1200, 40), u: 0, outcome: null });
-    const stored = getRunRecord(db, runId)!;
+    const stored = (await getRunRecord(db, runId))!;
     const draft = stored.nodes.find((n) => n.id === 'draft')!;
     expect(draft).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
     expect(draft.attempts).toEqual([
@@ -87,7 +87,7 @@ describe('stopped runs', () => {
       .prepare(`SELECT input_tokens AS i, output_tokens AS o, cost_usd AS c, usage_unknown AS u FROM attempts WHERE run_id = ? AND model = ?`)
       .get(runId, `openrouter:${GPT_OSS}`);
     expect(row).toEqual({ i: 0, o: 0, c: 0, u: 1 });
-    const stored = getRunRecord(db, runId)!;
+    const stored = (await getRunRecord(db, runId))!;
     expect(stored.nodes.find((n) => n.id === 'draft')!.attempts[0]).toMatchObject({ usageUnknown: true, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } });
     expect(stored.usageUnknown).toBe(true);
   });
@@ -98,7 +98,7 @@ describe('stopped runs', () => {
     ac.abort(new RunInterruptedError('stopped by SIGTERM'));
     const record = await done;
     expect(record).toMatchObject({ id: runId, status: 'interrupted', error: { code: 'interrupted', node: 'draft', message: 'the run was stopped by SIGTERM' } });
-    const stored = getRunRecord(db, runId)!;
+    const stored = (await getRunRecord(db, runId))!;
     expect(stored.status).toBe('interrupted');
     expect(stored.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: { code: 'interrupted' } });
     expect(stored.nodes[0]!.attempts).toEqual([expect.objectContaining({ seq: 1, outcome: null, error: expect.objectContaining({ message: 'the run was stopped by SIGTERM' }) })]);
@@ -114,7 +114,7 @@ describe('stopped runs', () => {
     // written before anything else ran: read back at once
     const row = db.$client.prepare('SELECT status FROM runs WHERE id = ?').get(runId);
     expect(row).toEqual({ status: 'interrupted' });
-    expect(getRunRecord(db, runId)!.nodes[0]!.attempts[0]).toMatchObject({ outcome: null, error: { message: 'the run was stopped: the process exited' } });
+    expect((await getRunRecord(db, runId))!.nodes[0]!.attempts[0]).toMatchObject({ outcome: null, error: { message: 'the run was stopped: the process exited' } });
     expect((await done).status).toBe('interrupted');
   });
 
@@ -144,7 +144,7 @@ describe('stopped runs', () => {
   it('a live run is not swept by its own process, however late the clock', async () => {
     const { runId, done, db } = await stalledRun();
     expect(await markInterrupted(db, Date.now() + 10 * LEASE_TTL_MS)).toBe(0);
-    expect(getRunRecord(db, runId)!.status).toBe('running');
+    expect((await getRunRecord(db, runId))!.status).toBe('running');
     interruptAllNow('stopped by the test');
     await done;
   });

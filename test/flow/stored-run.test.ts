@@ -35,7 +35,7 @@ describe('a stored run as its run record', () => {
     void s.finishRun({ id: 'r', status: 'succeeded', output: null, error: null, turns: 1, usage, finishedAt: 5010 });
     s.flush();
 
-    const rec = getRunRecord(db, 'r')!;
+    const rec = (await getRunRecord(db, 'r'))!;
     expect(rec.nodes[0]!.attempts.map((a) => [a.seq, a.outcome, a.action, a.discarded])).toEqual([
       [1, 'truncated', 'retry', true],
       [2, 'ok', 'none', false],
@@ -43,7 +43,7 @@ describe('a stored run as its run record', () => {
     expect(rec.nodes[0]!.attempts[0]!.transport).toEqual([{ try: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0 }]);
     expect(rec.nodes[0]!.usage).toEqual({ inputTokens: 20, outputTokens: 10, costUsd: 0.002 });
     expect(rec.startedAt).toBe(new Date(5000).toISOString());
-    expect(getRunRecord(db, 'missing')).toBeNull();
+    expect(await getRunRecord(db, 'missing')).toBeNull();
     await closeDb(path);
   });
 });

@@ -17,7 +17,7 @@ describe('streamed text in the run history', () => {
     });
     const rec = await w.run('triage', { ticket: 'The export button crashes.' });
     expect(rec.status).toBe('succeeded');
-    const draft = getRunFacts(w.db, rec.id)!.nodes.find((n) => n.id === 'draft')!;
+    const draft = (await getRunFacts(w.db, rec.id))!.nodes.find((n) => n.id === 'draft')!;
     expect(draft.attempts).toHaveLength(1);
     const [a] = draft.attempts;
     expect(a!.tries.map((t) => [t.tryNo, t.status, t.error])).toEqual([
@@ -40,14 +40,14 @@ describe('streamed text in the run history', () => {
     });
     const running = w.run('triage', { ticket: 'The export button crashes.' });
     // read as the dashboard reads a run in progress (the text of an attempt in flight is in stream_chunks)
-    const draftAttempt = () => {
+    const draftAttempt = async () => {
       const runId = (w!.db.$client.prepare(`SELECT id FROM runs`).get() as { id: string } | undefined)?.id;
-      return runId ? getRunFacts(w!.db, runId)?.nodes.find((n) => n.id === 'draft')?.attempts[0] : undefined;
+      return runId ? (await getRunFacts(w!.db, runId))?.nodes.find((n) => n.id === 'draft')?.attempts[0] : undefined;
     };
     let partial: string | null = null;
     for (let i = 0; i < 400 && !partial; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      const a = draftAttempt();
+      const a = await draftAttempt();
       if (a?.streamedText && a.outcome === null) partial = a.streamedText;
     }
     const rec = await running;
@@ -56,7 +56,7 @@ describe('streamed text in the run history', () => {
     expect(partial).not.toBeNull();
     expect(partial!.length).toBeLessThan(text.length);
     expect(text.startsWith(partial!)).toBe(true);
-    expect(draftAttempt()).toMatchObject({ streamedText: text, outcome: 'ok' });
+    expect(await draftAttempt()).toMatchObject({ streamedText: text, outcome: 'ok' });
     // the batches are gone once the attempt holds its whole text
     expect(w.db.$client.prepare(`SELECT count(*) AS n FROM stream_chunks`).get()).toEqual({ n: 0 });
   });

@@ -20,7 +20,7 @@ describe('usage unknown', () => {
     const rec = await w.run('triage', { ticket: 'The export button crashes.' });
     const row = w.db.$client.prepare(`SELECT usage_unknown AS u, error_kind AS k FROM attempts WHERE model = ? ORDER BY seq`).all(`openrouter:${GPT_OSS}`);
     expect(row).toEqual([{ u: 1, k: 'client_error' }]); // not retried: the same request would bring the same body
-    const stored = getRunRecord(w.db, rec.id)!;
+    const stored = (await getRunRecord(w.db, rec.id))!;
     const draft = stored.nodes.find((n) => n.id === 'draft')!;
     expect(draft.attempts.map((a) => a.usageUnknown)).toEqual([true]);
     expect(draft.attempts[0]!.error?.message).toContain('transport.max_response_bytes (8 MiB)');

@@ -26,6 +26,12 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
   const current = (file && parseAgentYaml(file.text, file.file).agent) || agent;
   // every model of the project's catalogues, for the model inputs' suggestions
   const models = Object.values(project.providers).flatMap((p) => Object.keys(p.models).map((id) => `${p.name}:${id}`));
+  const [revisions, [stats], modelStats, failures] = await Promise.all([
+    listPolicyRevisions(db, agent.name),
+    agentStats(db, { agent: agent.name }),
+    agentModelStats(db, agent.name),
+    recentAgentFailures(db, agent.name),
+  ]);
   return (
     <section>
       <nav className="crumbs">
@@ -60,9 +66,9 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
             }}
           />
           <h2>Revisions</h2>
-          <RevisionHistory revisions={listPolicyRevisions(db, agent.name)} />
+          <RevisionHistory revisions={revisions} />
         </div>
-        <AgentStatsPanel stats={agentStats(db, { agent: agent.name })[0] ?? null} models={agentModelStats(db, agent.name)} failures={recentAgentFailures(db, agent.name)} />
+        <AgentStatsPanel stats={stats ?? null} models={modelStats} failures={failures} />
       </div>
     </section>
   );

@@ -10,7 +10,7 @@ export async function GET(req: NextRequest) {
   const parsed = parseRunFilters(q);
   if (!parsed.ok) return NextResponse.json({ error: parsed.error }, { status: 400 });
   const { db } = await serverSession();
-  return NextResponse.json(listRuns(db, { filters: parsed.filters, limit: parsed.limit, cursor: q.get('cursor') }));
+  return NextResponse.json(await listRuns(db, { filters: parsed.filters, limit: parsed.limit, cursor: q.get('cursor') }));
 }
 
 export async function POST(req: NextRequest) {

@@ -11,7 +11,7 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
   const { runId } = await params;
   const s = await pageSession();
   if (!s.ok) return <ProjectProblem {...s} />;
-  const facts = getRunFacts(s.session.db, runId);
+  const facts = await getRunFacts(s.session.db, runId);
   if (!facts) notFound();
   return (
     <section>

@@ -9,7 +9,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const { db } = await serverSession();
-  const facts = getRunFacts(db, id);
+  const facts = await getRunFacts(db, id);
   if (!facts) return NextResponse.json({ error: `no run with id ${id}` }, { status: 404 });
   return NextResponse.json(facts);
 }
