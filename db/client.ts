@@ -159,7 +159,12 @@ export function openDb(path: string): SqliteDb {
   return db;
 }
 
-/** Writes what is queued, stops the checkpoint worker, checkpoints and closes the connection. */
+/** Closes `db` as closeDb does, whichever dialect it is. */
+export function closeDatabase(db: Db): Promise<void> {
+  return closeDb(db.dialect === 'pg' ? db.url : db.name);
+}
+
+/** Writes what is queued, stops the checkpoint worker, checkpoints and closes the connection (or ends the PostgreSQL pool). */
 export async function closeDb(path: string): Promise<void> {
   if (isPostgresUrl(path)) {
     const pg = await openedPg(path.trim())?.catch(() => null);

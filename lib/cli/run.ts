@@ -3,7 +3,8 @@
 // run was stopped), 130/143 stopped by SIGINT/SIGTERM (the run is recorded interrupted).
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { closeDb, openDb } from '@/db/client';
+import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
+import type { Db } from '@/db/types';
 import { listRuns } from '@/db/queries';
 import { StorageError } from '@/db/storage-error';
 import { interruptAllNow } from '@/lib/flow/active-runs';
@@ -129,17 +130,23 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
   } finally {
     await session?.close();
     // the WAL is checkpointed and truncated: a finished command leaves only the database file
-    if (session) await closeDb(session.project.databasePath);
+    if (session) await closeDatabase(session.db);
   }
 }
 
-async function projectDb(dirOpt?: string) {
+/** Reads the project's run history with `read`, then closes the database (a PostgreSQL pool would keep the process alive). */
+async function withProjectDb<T>(dirOpt: string | undefined, read: (db: Db) => Promise<T>): Promise<T> {
   const { project, diagnostics } = await loadProject(resolveProjectDir(dirOpt));
   if (!project) {
     for (const d of diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
     throw new UsageError('the project fails aqven check');
   }
-  return openDb(project.databasePath);
+  const db = await openDatabase(databaseTarget(project.databasePath));
+  try {
+    return await read(db);
+  } finally {
+    await closeDatabase(db);
+  }
 }
 
 function cannotRecord(command: string, err: StorageError): void {
@@ -173,7 +180,7 @@ export function registerRun(program: Command): void {
         return;
       }
       try {
-        const { items } = await listRuns(await projectDb(opts.project), { limit });
+        const { items } = await withProjectDb(opts.project, (db) => listRuns(db, { limit }));
         process.stdout.write(opts.json ? `${JSON.stringify(items, null, 2)}\n` : `${formatRunList(items)}\n`);
       } catch (err) {
         if (err instanceof StorageError) return cannotRecord('runs', err);
@@ -191,7 +198,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'print the run record as JSON')
     .action(async (runId: string, opts: { project?: string; json?: boolean }) => {
       try {
-        const record = await getRunRecord(await projectDb(opts.project), runId);
+        const record = await withProjectDb(opts.project, (db) => getRunRecord(db, runId));
         if (!record) {
           console.error(`aqven show: no run with id ${runId}`);
           process.exitCode = 1;

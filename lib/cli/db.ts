@@ -1,0 +1,287 @@
+// `aqven db migrate`, `aqven db status [--json]`, `aqven db copy --from FILE` (DESIGN: CLI): the
+// operations commands of the run database — AQVEN_DATABASE_URL when set, else the project's SQLite
+// file. Exit statuses: 0 done, 1 a migration or a copy batch failed (db migrate, db copy), 2 bad
+// usage or config (a project failing check, a copy into something other than PostgreSQL, a source
+// that is not an AQVEN database), 3 the database cannot be opened or reached.
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { closeDb, databaseTarget, openDatabase, openDb } from '@/db/client';
+import { CopyBatchError, copySqliteHistory, CopySourceError, type CopyProgress, type TableCopied } from '@/db/copy';
+import { displayUrl, isPostgresUrl, migratePg } from '@/db/pg';
+import {
+  databaseStatus,
+  DatabaseUnreachableError,
+  describeVersion,
+  inspectDatabase,
+  pgReason,
+  queueSchemaVersion,
+  reachPg,
+  schemaVersion,
+  type DatabaseStatus,
+  type SchemaVersion,
+  type SeenWorker,
+} from '@/db/status-queries';
+import { asStorageError, StorageError } from '@/db/storage-error';
+import { formatDiagnostic, loadProject } from '@/lib/project';
+import { type CliIo, processIo } from './io';
+import { resolveProjectDir } from './project-dir';
+
+type Env = Record<string, string | undefined>;
+
+/** Exit 1: a migration or a batch of the copy failed. */
+export const EXIT_FAILED = 1;
+/** Exit 2: bad usage or config. */
+export const EXIT_USAGE = 2;
+/** Exit 3: the database cannot be opened or reached (DESIGN: CLI). */
+export const EXIT_CANNOT_OPEN = 3;
+
+class UsageError extends Error {}
+
+export interface DbOptions {
+  project?: string;
+  env?: Env;
+}
+
+const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+const dialectName = (target: string) => (isPostgresUrl(target) ? 'PostgreSQL' : 'SQLite');
+/** the target as it may be printed: the file's absolute path, or the URL without its password */
+const shown = (target: string) => (isPostgresUrl(target) ? displayUrl(target.trim()) : resolve(target));
+
+/** The database the commands work on: AQVEN_DATABASE_URL, else the SQLite file of the project (which must pass check). */
+async function targetOf(opts: DbOptions, io: CliIo): Promise<string> {
+  const env = opts.env ?? process.env;
+  const url = env.AQVEN_DATABASE_URL?.trim();
+  if (url) return url;
+  const dir = resolveProjectDir(opts.project, env);
+  const { project, diagnostics } = await loadProject(dir, { env });
+  if (!project) {
+    for (const d of diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
+    throw new UsageError(`the project ${dir} fails aqven check (its aqven.yaml names the database); fix it, or set AQVEN_DATABASE_URL`);
+  }
+  return databaseTarget(project.databasePath, env);
+}
+
+/** Maps what a command throws to its one line and exit status; anything else is a bug (exit 70 in main.ts). */
+function exitFor(command: string, err: unknown, io: CliIo): number {
+  const say = (text: string) => io.err(`aqven db ${command}: ${text}\n`);
+  if (err instanceof UsageError || err instanceof CopySourceError) {
+    say(err.message);
+    return EXIT_USAGE;
+  }
+  if (err instanceof StorageError || err instanceof DatabaseUnreachableError) {
+    say(err.message);
+    return EXIT_CANNOT_OPEN;
+  }
+  if (err instanceof CopyBatchError) {
+    say(err.message);
+    return EXIT_FAILED;
+  }
+  throw err;
+}
+
+/** "7 migrations, latest 0006_scale_out" / "no migrations applied" */
+function versionLine(v: SchemaVersion): string {
+  return v.applied === 0 ? 'no migrations applied' : `${plural(v.applied, 'migration')}, latest ${v.latest ?? '(unknown to this aqven)'}`;
+}
+
+/** Runs a read of `target`; a failure becomes the one line of exit 3 (a damaged file, a schema we may not read). */
+async function reading<T>(target: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof StorageError || err instanceof DatabaseUnreachableError) throw err;
+    if (!isPostgresUrl(target)) {
+      const storage = asStorageError(err, resolve(target));
+      if (storage) throw storage;
+    }
+    throw new DatabaseUnreachableError(`cannot read the database ${shown(target)}: ${pgReason((err as { cause?: unknown }).cause ?? err)}`, undefined, { cause: err });
+  }
+}
+
+async function versionOf(target: string, env: Env): Promise<{ schema: SchemaVersion | null; queue: number | null }> {
+  return reading(target, async () => {
+    const opened = inspectDatabase(target);
+    if (!opened) return { schema: null, queue: null };
+    try {
+      return { schema: await schemaVersion(opened.db), queue: await queueSchemaVersion(opened.db, env) };
+    } finally {
+      await opened.close();
+    }
+  });
+}
+
+// ---- aqven db migrate -----------------------------------------------------------------------
+
+/** Applies the migrations of the configured database (and graphile-worker's schema in PostgreSQL mode). */
+export async function runDbMigrate(opts: DbOptions, io: CliIo = processIo): Promise<number> {
+  const env = opts.env ?? process.env;
+  try {
+    const target = await targetOf(opts, io);
+    const pgMode = isPostgresUrl(target);
+    if (pgMode) await reachPg(target);
+    const before = await versionOf(target, env);
+    try {
+      if (pgMode) {
+        await migratePg(target);
+        // the job queue's own schema (graphile_worker), in the same database
+        const { runMigrations } = await import('graphile-worker');
+        await runMigrations({ connectionString: target });
+      } else {
+        openDb(target);
+        await closeDb(target);
+      }
+    } catch (err) {
+      if (err instanceof StorageError) throw err;
+      io.err(`aqven db migrate: migrating the ${dialectName(target)} database ${shown(target)} failed: ${pgReason((err as { cause?: unknown }).cause ?? err)}\n`);
+      return EXIT_FAILED;
+    }
+    const after = await versionOf(target, env);
+    const schema = after.schema!;
+    io.out(`database  ${shown(target)} (${dialectName(target)})\n`);
+    const was = before.schema ? versionLine(before.schema) : 'no database yet';
+    const applied = schema.applied - (before.schema?.applied ?? 0);
+    const state = describeVersion(schema);
+    io.out(
+      applied > 0
+        ? `schema    ${was} → ${versionLine(schema)}: ${state}\n`
+        : `schema    ${versionLine(schema)}: ${state === 'up to date' ? 'already up to date' : state}\n`,
+    );
+    if (pgMode) {
+      const q = after.queue;
+      io.out(
+        before.queue === null
+          ? `queue     graphile-worker schema installed (migration ${q})\n`
+          : before.queue === q
+            ? `queue     graphile-worker schema up to date (migration ${q})\n`
+            : `queue     graphile-worker schema updated (migration ${before.queue} → ${q})\n`,
+      );
+    }
+    return 0;
+  } catch (err) {
+    return exitFor('migrate', err, io);
+  }
+}
+
+// ---- aqven db status ------------------------------------------------------------------------
+
+function ago(ms: number): string {
+  if (ms < 1_000) return 'just now';
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s ago`;
+  return `${Math.round(ms / 60_000)} min ago`;
+}
+
+function workerLine(w: SeenWorker): string {
+  return `          ${w.id}  ${w.host}  pid ${w.pid}  ${w.running}/${w.concurrency} running  seen ${ago(w.seenAgoMs)}`;
+}
+
+export function formatStatus(s: DatabaseStatus): string {
+  const lines = [`database  ${s.target} (${s.dialect === 'pg' ? 'PostgreSQL' : 'SQLite'})`];
+  if (!s.exists) {
+    lines.push(`schema    no database yet: the first run or \`aqven db migrate\` creates it (${plural(s.schema.known, 'migration')} to apply)`);
+    return lines.join('\n');
+  }
+  const v = s.schema;
+  const latest = v.latest ? `, latest ${v.latest}` : v.applied > 0 ? ', latest unknown to this aqven' : '';
+  const newest = v.behind > 0 && v.applied > 0 ? ` (newest ${v.newest})` : '';
+  lines.push(`schema    ${v.applied} of ${v.known} migrations applied${latest}${newest}: ${v.state}${v.behind > 0 && v.ahead === 0 ? '; run `aqven db migrate`' : ''}`);
+  if (s.runs) {
+    const parts = Object.entries(s.runs.byStatus).map(([status, n]) => `${n.toLocaleString('en-US')} ${status}`);
+    lines.push(`runs      ${s.runs.total.toLocaleString('en-US')}${parts.length ? `: ${parts.join(', ')}` : ''}`);
+  } else lines.push('runs      no runs table yet');
+  if (s.queue) lines.push(`queue     ${s.queue.waiting} waiting, ${s.queue.running} running, ${s.queue.failed} failed`);
+  else lines.push(`queue     no queue${s.dialect === 'sqlite' ? ' (SQLite: a run runs in the process that starts it)' : ' (graphile-worker schema not installed: `aqven db migrate`)'}`);
+  if (s.workers.length === 0) lines.push('workers   none seen in the last minute');
+  else {
+    lines.push(`workers   ${s.workers.length} seen in the last minute:`);
+    for (const w of s.workers) lines.push(workerLine(w));
+  }
+  return lines.join('\n');
+}
+
+export async function runDbStatus(opts: DbOptions & { json?: boolean; now?: number }, io: CliIo = processIo): Promise<number> {
+  try {
+    const target = await targetOf(opts, io);
+    if (isPostgresUrl(target)) await reachPg(target);
+    // a SQLite file that is not a database, a PostgreSQL schema we may not read…: exit 3
+    const status = await reading(target, () => databaseStatus(target, opts.now ?? Date.now(), opts.env ?? process.env));
+    io.out(`${opts.json ? JSON.stringify(status, null, 2) : formatStatus(status)}\n`);
+    return 0;
+  } catch (err) {
+    return exitFor('status', err, io);
+  }
+}
+
+// ---- aqven db copy --------------------------------------------------------------------------
+
+function tableLine(t: TableCopied): string {
+  return `${t.table.padEnd(18)} ${plural(t.copied, 'row')} copied, ${t.existing.toLocaleString('en-US')} already there`;
+}
+
+export async function runDbCopy(
+  opts: DbOptions & { from: string; batchRows?: number; progress?: (text: string) => void },
+  io: CliIo = processIo,
+): Promise<number> {
+  const env = opts.env ?? process.env;
+  const url = env.AQVEN_DATABASE_URL?.trim();
+  let opened: string | null = null;
+  try {
+    if (!url || !isPostgresUrl(url)) {
+      throw new UsageError(
+        url
+          ? 'AQVEN_DATABASE_URL must be a postgres:// URL to copy into; it names something else'
+          : 'set AQVEN_DATABASE_URL to the PostgreSQL database to copy into (postgres://user:password@host/database)',
+      );
+    }
+    await reachPg(url);
+    const db = await openDatabase(url); // migrated: the copy needs the tables
+    opened = url;
+    const progress = opts.progress;
+    const clear = () => progress?.('\r\x1b[K');
+    const tables = await copySqliteHistory(opts.from, db, {
+      batchRows: opts.batchRows,
+      onNote: (text) => io.err(`aqven db copy: ${text}\n`),
+      onProgress: progress && ((p: CopyProgress) => progress(`\r\x1b[Kcopying ${p.table} ${p.done.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')}`)),
+      onTable: (t) => {
+        clear();
+        io.out(`${tableLine(t)}\n`);
+      },
+    });
+    clear();
+    const copied = tables.reduce((n, t) => n + t.copied, 0);
+    const existing = tables.reduce((n, t) => n + t.existing, 0);
+    io.out(`copied ${plural(copied, 'row')} from ${resolve(opts.from)} into ${db.name}; ${existing.toLocaleString('en-US')} already there\n`);
+    return 0;
+  } catch (err) {
+    opts.progress?.('\r\x1b[K');
+    return exitFor('copy', err, io);
+  } finally {
+    if (opened) await closeDb(opened);
+  }
+}
+
+// ---- registration ---------------------------------------------------------------------------
+
+export function registerDb(program: Command, io: CliIo = processIo): Command {
+  const db = program.command('db').description('the run database: migrate it, show its state, copy a SQLite history into PostgreSQL');
+  const projectOption = 'project folder naming the SQLite database (default $AQVEN_PROJECT, then ./showcase); AQVEN_DATABASE_URL wins';
+
+  db.command('migrate')
+    .description('apply the migrations of the database (and the job queue schema in PostgreSQL mode); print the version before and after')
+    .option('--project <dir>', projectOption)
+    .action(async (opts: { project?: string }) => io.exit(await runDbMigrate(opts, io)));
+
+  db.command('status')
+    .description('dialect, schema version, runs by status, queue depth and the workers seen in the last minute')
+    .option('--project <dir>', projectOption)
+    .option('--json', 'print JSON')
+    .action(async (opts: { project?: string; json?: boolean }) => io.exit(await runDbStatus(opts, io)));
+
+  db.command('copy')
+    .description('copy a SQLite history into the PostgreSQL database of AQVEN_DATABASE_URL (again: copies only what is new)')
+    .requiredOption('--from <file>', 'the SQLite database file (opened read-only)')
+    .action(async (opts: { from: string }) => {
+      const progress = process.stderr.isTTY ? (text: string) => void process.stderr.write(text) : undefined;
+      io.exit(await runDbCopy({ ...opts, progress }, io));
+    });
+  return db;
+}
