@@ -3,17 +3,24 @@
 // (E_OUTCOME_FALLBACK included), written into the agent file through lib/project's
 // updateAgentYaml (comments and keys the form does not know survive), checked again as a whole
 // agent file against the project's providers (E_PROVIDER, E_STRICT), recorded as a policy
-// revision, and picked up by the session so the next run uses it.
+// revision, and picked up by the session so the next run uses it. PostgreSQL mode: the file is
+// saved as a new project snapshot (DESIGN: Storage, "The project in the database"), which the
+// revision names.
 import { revalidatePath } from 'next/cache';
 import { recordPolicyRevision } from '@/db/policy-queries';
 import { unifiedDiff } from '@/lib/dashboard/line-diff';
 import { agentPolicyFormSchema, diagnosticErrors, policyErrors, policyInput, type AgentPolicyForm, type SaveAgentPolicyState } from '@/lib/forms/agent-policy';
 import { AgentYamlError, parseAgentYaml, updateAgentYaml, type AgentDef, type AgentYamlChanges } from '@/lib/project';
-import { readAgentFile, textHash, writeAgentFile } from '@/lib/server/agent-file';
+import { readAgentFile, saveAgentFile, textHash } from '@/lib/server/agent-file';
 import { reloadProject } from '@/lib/server/project-reload';
 import { serverSession } from '@/lib/server/session';
 
 const formError = (code: string, message: string): SaveAgentPolicyState => ({ ok: false, errors: { form: [{ code, message }] } });
+/** the file is not the one the form was opened on: `what` says how ("was changed on disk") */
+const conflict = (file: string, what: string) => formError('E_CONFLICT', `${file} ${what} after this form was opened; reload the page to edit the file as it is now`);
+
+/** who saves through the dashboard (there are no user accounts yet) */
+const DASHBOARD_AUTHOR = 'dashboard';
 
 /** Only what the form changed, so a field the file leaves to its default stays unwritten. */
 function changesFrom(current: AgentDef | null, next: AgentPolicyForm): AgentYamlChanges {
@@ -42,9 +49,7 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
   const file = await readAgentFile(s.project, name);
   if (!file) return formError('E_AGENT', `the project has no agent "${name}"`);
   const base = String(fd.get('base') ?? '');
-  if (base && base !== file.hash) {
-    return formError('E_CONFLICT', `${file.file} was changed on disk after this form was opened; reload the page to edit the file as it is now`);
-  }
+  if (base && base !== file.hash) return conflict(file.file, s.snapshotId === null ? 'was changed on disk' : 'was changed in the project');
 
   let after: string;
   try {
@@ -60,8 +65,18 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
   // each diagnostic carries the field it is about (d.path): the form places it there
   if (problems.length) return { ok: false, errors: diagnosticErrors(problems) };
 
-  await writeAgentFile(file.path, after);
-  const revision = await recordPolicyRevision(s.db, { agent: name, yaml: after, diff: unifiedDiff(file.text, after, { fromFile: file.file }) });
+  const saved = await saveAgentFile(s, file, after, { author: DASHBOARD_AUTHOR, note: `policy ${name}` });
+  if (!saved.ok) {
+    const where = saved.snapshotId === null ? 'the project' : `the project (snapshot ${saved.snapshotId})`;
+    return conflict(file.file, saved.conflict === 'removed' ? `was removed from ${where}` : `was changed in ${where}`);
+  }
+  const pg = saved.snapshotId !== null;
+  const revision = await recordPolicyRevision(s.db, {
+    agent: name,
+    yaml: after,
+    diff: unifiedDiff(file.text, after, { fromFile: file.file }),
+    ...(pg && { author: DASHBOARD_AUTHOR, snapshotId: saved.snapshotId }),
+  });
   const reload = await reloadProject();
   revalidatePath('/agents');
   revalidatePath(`/agents/${name}`);

@@ -101,6 +101,7 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
         providers: s.providers,
         env: s.env,
         db: s.db,
+        snapshotId: s.snapshotId,
         onProgress: live?.onProgress,
         signal: ac.signal,
       }),

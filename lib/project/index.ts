@@ -27,3 +27,16 @@ export { formatDuration, parseDuration } from './duration';
 export { expandEnv } from './env';
 export type { Env } from './env';
 export { BUILT_IN_PROVIDER_NAMES, builtInProvider, PROVIDER_DEFAULTS } from './builtin-providers';
+export {
+  checkProjectFiles,
+  materializeProject,
+  PROJECT_FILE,
+  PROJECT_FOLDERS,
+  projectFilesHash,
+  ProjectFilesError,
+  projectPathProblem,
+  readProjectFiles,
+  snapshotCacheDir,
+  writeProjectFiles,
+} from './project-files';
+export type { ProjectFiles, WriteOptions, WriteResult } from './project-files';

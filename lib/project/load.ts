@@ -2,7 +2,6 @@
 // parsed with its positions and validated against its zod schema (parse-file.ts), then checked
 // across files (providers of model strings here, flows in check-flows.ts). All problems are
 // collected, so one `aqven check` shows them all.
-import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { ResolvedProvider } from '../engine/types';
 import { BUILT_IN_PROVIDER_NAMES, builtInProvider, builtInProviderBase, PROVIDER_DEFAULTS } from './builtin-providers';
@@ -13,6 +12,7 @@ import { listNames, quote } from './limits';
 import type { Env } from './env';
 import { parseModelString } from '../engine/model-string';
 import { fileStem, nameDiagnostic, parseFile } from './parse-file';
+import { projectYamlFiles as yamlFiles } from './project-files';
 import { readProjectText } from './read-text';
 import { type AgentFile, agentFileSchema, type FlowFile, flowFileSchema, type ProjectFile, projectFileSchema, type ProviderFile, providerFileSchema } from './schema';
 import type { AgentDef, FlowDef, FlowNodeDef, LoadResult, Project } from './types';
@@ -194,24 +194,6 @@ export function parseFlowYaml(text: string, file: string, ctx: FlowContext = {})
 
 // ---------------------------------------------------------------------------------------------
 // the project: read the files, parse and check each kind, then resolve
-
-async function isDir(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** The YAML files of a project sub-folder, as paths relative to the project. */
-async function yamlFiles(dir: string, sub: string): Promise<string[]> {
-  if (!(await isDir(join(dir, sub)))) return [];
-  const entries = await readdir(join(dir, sub), { withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
-    .map((e) => `${sub}/${e.name}`)
-    .sort();
-}
 
 /** Duplicate names (a.yaml and a.yml) are an error on the second file. */
 function duplicates(files: string[]): { unique: string[]; diagnostics: Diagnostic[] } {

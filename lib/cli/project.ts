@@ -1,0 +1,166 @@
+// `aqven project push DIR`, `aqven project pull DIR [--force]`, `aqven project log [--limit N]
+// [--json]` (DESIGN: CLI; Storage, "The project in the database"): the project's files as
+// snapshots in the PostgreSQL database of AQVEN_DATABASE_URL, which every worker and the
+// dashboard run. Exit statuses: 0 done; 1 push refused (the project fails check, or its files
+// cannot be stored), pull refused (files differ without --force, a path or link refused, nothing
+// pushed yet); 2 bad usage (AQVEN_DATABASE_URL unset or not postgres://); 3 the database cannot
+// be reached or opened.
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { closeDb, openDatabase } from '@/db/client';
+import { isPostgresUrl, openedPg } from '@/db/pg';
+import { cliAuthor, latestSnapshot, listSnapshots, pushSnapshot } from '@/db/snapshot-queries';
+import { DatabaseUnreachableError, pgReason, reachPg } from '@/db/status-queries';
+import { StorageError } from '@/db/storage-error';
+import type { Db } from '@/db/types';
+import { ProjectFilesError, readProjectFiles, writeProjectFiles } from '@/lib/project';
+import { runCheck } from './check';
+import { type CliIo, processIo } from './io';
+
+type Env = Record<string, string | undefined>;
+
+export const EXIT_REFUSED = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_CANNOT_OPEN = 3;
+
+class UsageError extends Error {}
+/** exit 1 with this one line */
+class Refused extends Error {}
+
+export interface ProjectCommandOptions {
+  env?: Env;
+  /** default `cli:<login>` */
+  author?: string;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** AQVEN_DATABASE_URL, which every project command needs: a postgres:// URL. */
+function databaseUrl(env: Env): string {
+  const url = env.AQVEN_DATABASE_URL?.trim();
+  if (!url) throw new UsageError('AQVEN_DATABASE_URL is not set: the project lives in a PostgreSQL database (postgres://user:password@host/database)');
+  if (!isPostgresUrl(url)) throw new UsageError('AQVEN_DATABASE_URL must be a postgres:// URL: the project lives in a PostgreSQL database');
+  return url;
+}
+
+/** Opens the database of AQVEN_DATABASE_URL (migrated), runs `f`, closes it; failures become one line and an exit status. */
+async function withDatabase(command: string, env: Env, io: CliIo, f: (db: Db) => Promise<number>): Promise<number> {
+  const say = (text: string) => io.err(`aqven project ${command}: ${text}\n`);
+  let opened: string | null = null;
+  try {
+    const url = databaseUrl(env);
+    await reachPg(url);
+    // closed at the end only when this command opened it (a test's process may hold it open)
+    if (!openedPg(url)) opened = url;
+    let db: Db;
+    try {
+      db = await openDatabase(url);
+    } catch (err) {
+      throw new DatabaseUnreachableError(`cannot open the PostgreSQL database: ${pgReason((err as { cause?: unknown }).cause ?? err)}`, undefined, { cause: err });
+    }
+    return await f(db);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      say(err.message);
+      return EXIT_USAGE;
+    }
+    if (err instanceof Refused || err instanceof ProjectFilesError) {
+      say(err.message);
+      return EXIT_REFUSED;
+    }
+    if (err instanceof DatabaseUnreachableError || err instanceof StorageError) {
+      say(err.message);
+      return EXIT_CANNOT_OPEN;
+    }
+    throw err;
+  } finally {
+    if (opened) await closeDb(opened);
+  }
+}
+
+/** `aqven project push DIR`: `aqven check` first (its report printed), then the files as a snapshot. */
+export async function runProjectPush(dir: string, opts: ProjectCommandOptions = {}, io: CliIo = processIo): Promise<number> {
+  const env = opts.env ?? process.env;
+  const root = resolve(dir);
+  try {
+    databaseUrl(env); // before the check: a missing URL is the first thing to say
+  } catch (err) {
+    io.err(`aqven project push: ${(err as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  if ((await runCheck({ project: root, env }, io)) !== 0) {
+    io.err(`aqven project push: ${root} fails aqven check; nothing was pushed\n`);
+    return EXIT_REFUSED;
+  }
+  return withDatabase('push', env, io, async (db) => {
+    const files = await readProjectFiles(root);
+    const pushed = await pushSnapshot(db, { files, author: opts.author ?? cliAuthor(), note: 'push' });
+    io.out(`snapshot ${pushed.id} (${pushed.created ? 'new' : 'unchanged'}), ${plural(Object.keys(files).length, 'file')}\n`);
+    return 0;
+  });
+}
+
+/** `aqven project pull DIR [--force]`: the newest snapshot's files into DIR, byte for byte; never deletes. */
+export async function runProjectPull(dir: string, opts: ProjectCommandOptions & { force?: boolean } = {}, io: CliIo = processIo): Promise<number> {
+  const env = opts.env ?? process.env;
+  const root = resolve(dir);
+  return withDatabase('pull', env, io, async (db) => {
+    const snapshot = await latestSnapshot(db);
+    if (!snapshot) throw new Refused('the database holds no project yet: run `aqven project push DIR` first');
+    const result = await writeProjectFiles(root, snapshot.files, { force: opts.force, origin: `snapshot ${snapshot.id}` });
+    if (result.differing.length && !opts.force) {
+      for (const f of result.differing) io.err(`  ${f} differs from snapshot ${snapshot.id}\n`);
+      throw new Refused(`${plural(result.differing.length, 'file')} in ${root} differ from snapshot ${snapshot.id}; nothing was written (--force overwrites them)`);
+    }
+    const total = result.written.length + result.unchanged.length;
+    io.out(`snapshot ${snapshot.id}: ${plural(total, 'file')} into ${root} (${result.written.length} written, ${result.unchanged.length} unchanged)\n`);
+    return 0;
+  });
+}
+
+/** `aqven project log [--limit N] [--json]`: the snapshots, newest first. */
+export async function runProjectLog(opts: ProjectCommandOptions & { limit?: number; json?: boolean } = {}, io: CliIo = processIo): Promise<number> {
+  const env = opts.env ?? process.env;
+  return withDatabase('log', env, io, async (db) => {
+    const snapshots = await listSnapshots(db, opts.limit ?? 20);
+    if (opts.json) {
+      io.out(`${JSON.stringify(snapshots.map((s) => ({ ...s, createdAt: new Date(s.createdAt).toISOString() })), null, 2)}\n`);
+      return 0;
+    }
+    if (snapshots.length === 0) io.out('no snapshots yet: run `aqven project push DIR`\n');
+    for (const s of snapshots) io.out(`${String(s.id).padStart(5)}  ${new Date(s.createdAt).toISOString()}  ${s.author ?? '-'}  ${s.note ?? ''}`.trimEnd() + '\n');
+    return 0;
+  });
+}
+
+export function registerProject(program: Command, io: CliIo = processIo): Command {
+  const project = program.command('project').description('the project in the PostgreSQL database of AQVEN_DATABASE_URL: push, pull, log');
+
+  project
+    .command('push')
+    .description('check a project folder, then store its files as the newest snapshot (unchanged files store nothing)')
+    .argument('<dir>', 'the project folder')
+    .action(async (dir: string) => io.exit(await runProjectPush(dir, {}, io)));
+
+  project
+    .command('pull')
+    .description("write the newest snapshot's files into a folder, byte for byte (never deletes)")
+    .argument('<dir>', 'the folder (created if missing)')
+    .option('--force', 'overwrite files that differ from the snapshot')
+    .action(async (dir: string, opts: { force?: boolean }) => io.exit(await runProjectPull(dir, opts, io)));
+
+  project
+    .command('log')
+    .description('list the snapshots, newest first: id, when, who, what')
+    .option('--limit <n>', 'how many', '20')
+    .option('--json', 'print JSON')
+    .action(async (opts: { limit: string; json?: boolean }) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1) {
+        io.err(`aqven project log: --limit must be a positive whole number, got "${opts.limit}"\n`);
+        return io.exit(EXIT_USAGE);
+      }
+      io.exit(await runProjectLog({ limit, json: opts.json }, io));
+    });
+  return project;
+}
