@@ -11,6 +11,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrationsFolder } from './migrations-folder';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
+import { stopClusterGate } from './cluster-gate';
 import { INTERRUPTED_NODE_ERROR } from './interrupted-error';
 import { closePg, isPostgresUrl, openedPg, openPg } from './pg';
 import { expiredBefore, expiredLeases, leaseKeeper, READ_SWEEP_MS } from './run-lease';
@@ -168,7 +169,10 @@ export function closeDatabase(db: Db): Promise<void> {
 export async function closeDb(path: string): Promise<void> {
   if (isPostgresUrl(path)) {
     const pg = await openedPg(path.trim())?.catch(() => null);
-    if (pg) await flushRunStore(pg);
+    if (pg) {
+      await flushRunStore(pg);
+      await stopClusterGate(pg);
+    }
     return closePg(path.trim());
   }
   const abs = path === ':memory:' ? path : resolve(path);

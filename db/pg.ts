@@ -47,7 +47,7 @@ export async function migratePg(url: string): Promise<void> {
 
 const cache: Map<string, Promise<PgDb>> = ((globalThis as { __aqvenPgDbs?: Map<string, Promise<PgDb>> }).__aqvenPgDbs ??= new Map());
 
-/** pool size per process: the run store's writer, the lease keeper, the gate's listener, reads */
+/** pool size per process: the run store's commits, the lease keeper, reads (the gate's LISTEN connection is one more, outside the pool) */
 const POOL_MAX = Number(process.env.AQVEN_PG_POOL_MAX) || 10;
 
 /** The database at `url`, migrated, its pool shared by every caller of this process. */

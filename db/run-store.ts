@@ -10,12 +10,13 @@
 //
 // Both dialects (DESIGN: Storage, "One data layer, two dialects"): the statements are built once
 // with drizzle over `db.t`. SQLite runs them synchronously on its one connection and commits the
-// queue in one synchronous transaction; PostgreSQL sends the same statements, pipelined, on one
+// queue in one synchronous transaction; PostgreSQL sends the same statements, in order, on one
 // pooled connection per commit, the fence checks first (`FOR SHARE`: a take-over waits for the
 // commit), and commits one queue at a time — whatever arrives meanwhile shares the next commit.
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type pg from 'pg';
-import type { AttemptRecord, NodePolicy, PauseOrigin, TryRecord, UsageTotals } from '@/lib/engine/types';
+import type { AttemptRecord, ClusterPauses, NodePolicy, PauseOrigin, TryRecord, UsageTotals } from '@/lib/engine/types';
+import { clusterGate } from './cluster-gate';
 import { LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, type Lease } from './run-lease';
 import { INTERRUPTED_ATTEMPT_ERROR } from './interrupted-error';
 import { asStorageError } from './storage-error';
@@ -92,12 +93,20 @@ export interface RunStore {
    * (`usageUnknown`: it may have billed more); resolves once committed.
    */
   interruptAttempt(attemptId: string, a: { message: string; streamedText: string | null; usage: UsageTotals; usageUnknown: boolean; finishedAt: number }): Promise<void>;
-  /** a later pause wins, and brings its origin; an earlier or equal one changes nothing */
+  /**
+   * A later pause wins, and brings its origin (and frees the probe claim of the pause it replaces);
+   * an earlier or equal one changes nothing. PostgreSQL: announced (NOTIFY) once committed.
+   */
   setPause(model: string, pausedUntil: number, reason: string, origin?: PauseOrigin): void;
-  /** SQLite: read from the database; PostgreSQL: the last pause this process wrote or heard of (refreshPauses) */
+  /**
+   * SQLite: read from the database; PostgreSQL: the pause as this process knows it — its own at
+   * once, other processes' as their notices arrive (db/cluster-gate.ts; a poll every second too)
+   */
   getPause(model: string): number | null;
-  /** PostgreSQL: re-reads the pauses other processes set (SQLite reads them on every getPause) */
+  /** PostgreSQL: re-reads every stored pause now (SQLite reads them on every getPause) */
   refreshPauses(): Promise<void>;
+  /** PostgreSQL: the gate's cluster hooks (the probe claimed cluster-wide, waiters woken by notices); absent on SQLite */
+  clusterPauses?: ClusterPauses;
   /** commits every queued fact now (and settles the durable facts waiting for it); SQLite commits before it returns */
   flush(): Promise<void>;
 }
@@ -119,8 +128,8 @@ interface Stmt<K extends readonly string[]> {
 
 /**
  * How a dialect prepares and commits the store's statements. SQLite: prepared once, run at once,
- * the commit synchronous. PostgreSQL: each run() sends its statement on the commit's connection
- * (they are pipelined in order); the commit awaits them all, then COMMIT.
+ * the commit synchronous. PostgreSQL: each run() adds its statement to the commit's batch, sent in
+ * order on the commit's connection once the queue is drained, then COMMIT.
  */
 interface Backend {
   prepare<const K extends readonly string[]>(query: BuiltQuery, order: K): Stmt<K>;
@@ -151,15 +160,15 @@ function sqliteBackend(db: Extract<Db, { dialect: 'sqlite' }>): Backend {
 }
 
 function pgBackend(db: Extract<Db, { dialect: 'pg' }>): Backend {
-  /** the statements sent in the commit in progress */
-  let current: { client: pg.PoolClient; sent: Promise<unknown>[] } | null = null;
+  /** the statements of the commit in progress, sent once the batch is drained */
+  let current: { text: string; values: unknown[] }[] | null = null;
   return {
     prepare: (query, order) => {
       const st = pgStatement(query, order);
       return {
         run: (...args) => {
-          if (!current) throw new Error('a run-store statement was sent outside a commit');
-          current.sent.push(current.client.query(st.text, st.values(args)));
+          if (!current) throw new Error('a run-store statement was queued outside a commit');
+          current.push({ text: st.text, values: st.values(args) });
         },
       };
     },
@@ -168,17 +177,14 @@ function pgBackend(db: Extract<Db, { dialect: 'pg' }>): Backend {
       try {
         await client.query('BEGIN');
         await fence(ids, db.q, client);
-        current = { client, sent: [] };
+        const batch: { text: string; values: unknown[] }[] = (current = []);
         try {
           drain();
         } finally {
-          const sent = current.sent;
           current = null;
-          await Promise.allSettled(sent).then((all) => {
-            const failed = all.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-            if (failed) throw failed.reason;
-          });
         }
+        // one after another on this connection (node-postgres sends a client's queries in order)
+        for (const st of batch) await client.query(st.text, st.values);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -275,6 +281,9 @@ export function runStore(db: Db): RunStore {
             serverWait: excluded(rateLimitPauses.serverWait),
             askedMs: excluded(rateLimitPauses.askedMs),
             maxWaitMs: excluded(rateLimitPauses.maxWaitMs),
+            // a new pause is probed afresh: a claim on the one it replaces is void
+            probeOwner: null,
+            probeUntil: null,
           },
           setWhere: sql`${excluded(rateLimitPauses.pausedUntil)} > ${rateLimitPauses.pausedUntil}`,
         }),
@@ -282,7 +291,8 @@ export function runStore(db: Db): RunStore {
     ),
   };
   // SQLite reads a pause from the database on every call; PostgreSQL keeps the pauses it knows of
-  // (its own, and those refreshPauses read), as a call cannot wait for the server here
+  // (its own, and those other processes announced or the poll read: db/cluster-gate.ts), as a
+  // call cannot wait for the server here
   const readPause =
     db.dialect === 'sqlite'
       ? (() => {
@@ -294,7 +304,7 @@ export function runStore(db: Db): RunStore {
           return (model: string) => st.get(model) ?? null;
         })()
       : null;
-  const pauses = new Map<string, number>();
+  const cluster = db.dialect === 'pg' ? clusterGate(db) : null;
   const insertTry = (attemptId: string, t: TryRecord) =>
     s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.discardedText ?? null, t.startedAt, t.finishedAt);
 
@@ -614,17 +624,14 @@ export function runStore(db: Db): RunStore {
       later(null, () =>
         s.setPause.run(model, until, reason, origin?.setAt ?? null, origin?.serverWait ?? null, origin?.askedMs ?? null, origin?.maxWaitMs ?? null),
       );
-      if (db.dialect === 'pg' && until > (pauses.get(model) ?? -Infinity)) pauses.set(model, until);
-      void commit();
+      const committed = commit();
+      cluster?.noteOwnPause(model, until, committed);
     },
-    getPause: (model) => (readPause ? readPause(model) : (pauses.get(model) ?? null)),
+    getPause: (model) => (readPause ? readPause(model) : (cluster?.get(model) ?? null)),
     refreshPauses: async () => {
-      if (db.dialect !== 'pg') return;
-      const { rateLimitPauses: p } = db.t;
-      const rows = await db.q.select({ model: p.model, until: p.pausedUntil }).from(p);
-      pauses.clear();
-      for (const r of rows) pauses.set(r.model, r.until);
+      await cluster?.refresh();
     },
+    ...(cluster && { clusterPauses: cluster }),
     flush: commit,
   };
   cache.set(db, store);

@@ -2,8 +2,10 @@
 // Clears a model's rate-limit pause from /providers (DESIGN: The dashboard): the model string is
 // validated with zod, the editor check runs, the rate_limit_pauses row is deleted (so no process
 // reads it again), the dashboard's in-process gate forgets the pause (its calls waiting it out go
-// on at once, one first as the probe), and /providers is rendered afresh.
+// on at once, one first as the probe), and /providers is rendered afresh. On PostgreSQL the
+// deletion is announced, so every process's waiters go on too (db/cluster-gate.ts).
 import { revalidatePath } from 'next/cache';
+import { announcePauseChange } from '@/db/cluster-gate';
 import { clearPause } from '@/db/pause-queries';
 import { defaultRateGate } from '@/lib/engine/rate-gate';
 import { clearPauseFormSchema, type ClearPauseState } from '@/lib/forms/clear-rate-limit-pause';
@@ -31,7 +33,9 @@ export async function clearRateLimitPause(_prev: ClearPauseState, fd: FormData):
     return { status: 'error', code: 'E_PROJECT', message: `the project does not load: ${err instanceof Error ? err.message : String(err)}` };
   }
   // the row first: a gate that synced it back in between would pause the model again
-  const hadRow = clearPause(db, model);
+  const hadRow = await clearPause(db, model);
+  // a notice lost here is made up by every process's poll of the table within a second
+  if (hadRow) await announcePauseChange(db, model).catch(() => undefined);
   const hadPause = defaultRateGate.clear(model);
   revalidatePath('/providers');
   return { status: 'cleared', model, cleared: hadRow || hadPause };

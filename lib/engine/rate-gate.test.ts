@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, harness, node, until } from '@/test/engine/helpers';
 import { createRateGate, pauseFor429, type AcquireOptions, type GateLease } from './rate-gate';
-import type { PauseOrigin, SharedPauses } from './types';
+import type { ClusterPauses, PauseOrigin, ProbeOutcome, SharedPauses } from './types';
 import { createManualClock, createVirtualClock } from './virtual-clock';
 
 const flush = () => new Promise((r) => setImmediate(r));
@@ -219,6 +219,263 @@ describe('clearing a pause', () => {
     // nothing to forget the second time, nor for a model never paused
     expect(gate.clear('p:m')).toBe(false);
     expect(gate.clear('p:other')).toBe(false);
+  });
+});
+
+/**
+ * A cluster store in memory, with the claim rules of db/cluster-gate.ts (a row per model: the
+ * pause, the probe's owner and when its claim lapses): each `process(name)` is the SharedPauses of
+ * one process, and every process sees a change at once (the notices of PostgreSQL take ~1 ms).
+ */
+function fakeCluster(ttl = 10_000) {
+  const rows = new Map<string, { until: number; owner: string | null; probeUntil: number | null }>();
+  const watchers = new Map<string, Set<() => void>>();
+  const log: string[] = [];
+  const changed = (m: string) => [...(watchers.get(m) ?? [])].forEach((f) => f());
+  let loaded: Promise<void> = Promise.resolve();
+  /** runs as a claim reaches the store */
+  const hooks: { onClaim?: () => void } = {};
+  const process = (name: string): SharedPauses & { cluster: ClusterPauses } => ({
+    get: (m) => rows.get(m)?.until ?? null,
+    set: (m, until) => {
+      const r = rows.get(m);
+      if (r && until <= r.until) return;
+      rows.set(m, { until, owner: null, probeUntil: null }); // a new pause frees the claim
+      changed(m);
+    },
+    cluster: {
+      ready: () => loaded,
+      claimProbe: async (m, now) => {
+        hooks.onClaim?.();
+        const r = rows.get(m);
+        if (!r) return { kind: 'none' };
+        if (r.until > now) return { kind: 'taken', retryAt: r.until };
+        if (r.owner !== null && r.probeUntil! >= now) return { kind: 'taken', retryAt: r.probeUntil! + 1 };
+        Object.assign(r, { owner: name, probeUntil: now + ttl });
+        log.push(`${name} claims`);
+        return { kind: 'won' };
+      },
+      probeDone: (m, outcome: ProbeOutcome) => {
+        log.push(`${name} ${outcome}`);
+        const r = rows.get(m);
+        if (!r || r.owner !== name) return;
+        if (outcome === 'ok') rows.delete(m);
+        else Object.assign(r, { owner: null, probeUntil: null });
+        changed(m);
+      },
+      watch: (m, f) => {
+        if (!watchers.has(m)) watchers.set(m, new Set());
+        watchers.get(m)!.add(f);
+        return () => void watchers.get(m)!.delete(f);
+      },
+    },
+  });
+  return {
+    rows,
+    log,
+    hooks,
+    process,
+    /** an editor cleared the pause on /providers: the row is gone, and every process hears it */
+    clear: (m: string) => {
+      rows.delete(m);
+      changed(m);
+    },
+    /** the first read of the stored pauses is still on its way */
+    loading: () => {
+      let done!: () => void;
+      loaded = new Promise((r) => (done = r));
+      return done;
+    },
+  };
+}
+
+describe('one gate across the cluster (SharedPauses.cluster)', () => {
+  /** two processes, each with its own gate, over one cluster store and one clock */
+  function twoProcesses() {
+    const clock = createManualClock(0);
+    const store = fakeCluster();
+    const procs = (['A', 'B'] as const).map((name) => {
+      const gate = createRateGate();
+      const shared = store.process(name);
+      const leases: { name: string; lease: GateLease }[] = [];
+      const refused: unknown[] = [];
+      const call = (n: string, over: Partial<AcquireOptions> = {}) =>
+        gate
+          .acquire('p:m', { clock, maxConcurrency: 16, maxWaitMs: 60_000, deadline: Number.MAX_SAFE_INTEGER, shared, ...over })
+          .then((a) => (a.ok ? leases.push({ name: `${name}${n}`, lease: a.lease }) : refused.push(a)));
+      /** a 429 seen here: the model paused in this gate and in the store, as the transport does */
+      const rateLimited = (until: number) => {
+        if (gate.pause('p:m', until, 'HTTP 429 from p:m')) shared.set('p:m', until, 'HTTP 429 from p:m');
+      };
+      return { gate, shared, leases, refused, call, rateLimited };
+    });
+    const [a, b] = procs as [(typeof procs)[0], (typeof procs)[0]];
+    const sent = () => [...a.leases, ...b.leases].map((l) => (l.lease.probe ? `${l.name}(probe)` : l.name));
+    return { clock, store, a, b, sent };
+  }
+
+  it('a 429 in one process pauses the model in the other; when it ends one probe goes out in the whole cluster', async () => {
+    const { clock, store, a, b, sent } = twoProcesses();
+    a.rateLimited(1000);
+    for (const n of ['1', '2']) void a.call(n);
+    for (const n of ['1', '2']) void b.call(n);
+    await flush();
+    expect(sent()).toEqual([]); // B never saw the 429: it is paused by the stored pause
+    expect(b.gate.pausedUntil('p:m')).toBe(1000);
+    clock.advance(1000);
+    await flush();
+    expect(sent()).toEqual(['A1(probe)']);
+    expect(store.log).toEqual(['A claims']);
+    // B lost the claim: its calls wait for the probe's answer
+    clock.advance(5000);
+    await flush();
+    expect(sent()).toEqual(['A1(probe)']);
+    a.leases[0]!.lease.release({ rateLimited: false });
+    await flush();
+    expect(sent().sort()).toEqual(['A1(probe)', 'A2', 'B1', 'B2']);
+    expect(store.rows.has('p:m')).toBe(false); // the probe came back: the pause is over for everyone
+    expect(store.log).toEqual(['A claims', 'A ok']);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a probe that gets another 429 keeps every process paused until the new wait is over, then one probes again', async () => {
+    const { clock, store, a, b, sent } = twoProcesses();
+    b.rateLimited(1000);
+    void a.call('1');
+    void b.call('1');
+    void b.call('2');
+    clock.advance(1000);
+    await flush();
+    expect(sent()).toEqual(['A1(probe)']);
+    // the probe's 429 sets a new pause (which frees the claim), then its lease is released
+    a.rateLimited(4000);
+    a.leases[0]!.lease.release({ rateLimited: true });
+    await flush();
+    expect(store.rows.get('p:m')).toMatchObject({ until: 4000, owner: null });
+    clock.advance(2999);
+    await flush();
+    expect(sent()).toEqual(['A1(probe)']);
+    clock.advance(1);
+    await flush();
+    expect(sent()).toEqual(['A1(probe)', 'B1(probe)']);
+    b.leases[0]!.lease.release({ rateLimited: false });
+    await flush();
+    expect(sent()).toEqual(['A1(probe)', 'B1(probe)', 'B2']);
+    expect(store.log).toEqual(['A claims', 'A rate_limited', 'B claims', 'B ok']);
+  });
+
+  it('a call sleeping out a pause learns of a longer one from another process, and waits that out too', async () => {
+    const { clock, a, b, sent } = twoProcesses();
+    a.rateLimited(1000);
+    void b.call('1');
+    await flush();
+    clock.advance(500);
+    a.rateLimited(3000); // A got another 429 meanwhile
+    clock.advance(500);
+    await flush();
+    expect(sent()).toEqual([]);
+    clock.advance(2000);
+    await flush();
+    expect(sent()).toEqual(['B1(probe)']);
+    expect(b.leases[0]!.lease.waitedMs).toBe(3000);
+  });
+
+  it('without cluster hooks (SQLite), a call re-reads the stored pause when it wakes and sleeps out a longer one', async () => {
+    const { clock, gate, lease } = setup();
+    const store = new Map<string, number>([['p:m', 1000]]);
+    const shared: SharedPauses = { get: (m) => store.get(m) ?? null, set: (m, u) => void store.set(m, u) };
+    let got: GateLease | null = null;
+    void lease('p:m', { shared }).then((l) => (got = l));
+    await flush();
+    store.set('p:m', 2500); // another process's longer pause, written while this call sleeps
+    clock.advance(1000);
+    await flush();
+    expect(got).toBeNull();
+    clock.advance(1500);
+    await flush();
+    expect(got!.waitedMs).toBe(2500);
+    expect(gate.pausedUntil('p:m')).toBe(2500);
+  });
+
+  it('a prober that died holds the others back only until its claim lapses', async () => {
+    const { clock, a, b, sent } = twoProcesses();
+    a.rateLimited(1000);
+    void a.call('1');
+    clock.advance(1000);
+    await flush();
+    expect(sent()).toEqual(['A1(probe)']); // …and process A dies with it in flight: no release, no renewal
+    void b.call('1');
+    await flush();
+    clock.advance(9999); // the claim is good until 1000 + 10 s
+    await flush();
+    expect(sent()).toEqual(['A1(probe)']);
+    clock.advance(2);
+    await flush();
+    expect(sent()).toEqual(['A1(probe)', 'B1(probe)']);
+  });
+
+  it('a call waiting for another process\'s probe gives up when its transport budget runs out', async () => {
+    const { clock, a, b, sent } = twoProcesses();
+    a.rateLimited(1000);
+    void a.call('1');
+    clock.advance(1000);
+    await flush();
+    void b.call('1', { deadline: 4000 });
+    void b.call('2', { deadline: 6000 });
+    await flush();
+    clock.advance(3000);
+    await flush();
+    expect(b.refused).toEqual([{ ok: false, limit: 'budget', waitingFor: 'probe', pausedUntil: null, waitedMs: 3000 }]);
+    clock.advance(1000);
+    await flush();
+    a.leases[0]!.lease.release({ rateLimited: false });
+    await flush();
+    expect(sent()).toEqual(['A1(probe)', 'B2']);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a pause cleared on /providers lets the waiters of every process go on at once, none as a probe', async () => {
+    const { clock, store, a, b, sent } = twoProcesses();
+    a.rateLimited(30_000);
+    void a.call('1');
+    void b.call('1');
+    void b.call('2');
+    await flush();
+    clock.advance(1000);
+    store.clear('p:m');
+    await flush();
+    expect(sent().sort()).toEqual(['A1', 'B1', 'B2']);
+    expect(a.gate.pausedUntil('p:m')).toBeNull();
+    expect(b.leases[0]!.lease.waitedMs).toBe(1000);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a process that starts mid-pause reads the stored pauses before its first call goes', async () => {
+    const { clock, store, b, sent } = twoProcesses();
+    const loaded = store.loading();
+    store.process('A').set('p:m', 1000, '429');
+    void b.call('1');
+    await flush();
+    loaded();
+    await flush();
+    expect(sent()).toEqual([]);
+    clock.advance(1000);
+    await flush();
+    expect(sent()).toEqual(['B1(probe)']);
+  });
+
+  it('a call stopped while it claims the probe hands the claim back', async () => {
+    const { clock, store, a, b, sent } = twoProcesses();
+    a.rateLimited(1000);
+    clock.advance(1000);
+    const ac = new AbortController();
+    store.hooks.onClaim = () => ac.abort(new Error('stop')); // while the claim is on its way
+    await expect(a.call('1', { signal: ac.signal })).rejects.toThrow('stop');
+    store.hooks.onClaim = undefined;
+    expect(store.log).toEqual(['A claims', 'A not_sent']);
+    await b.call('1');
+    expect(sent()).toEqual(['B1(probe)']);
+    expect(a.gate.snapshot(clock.now())).toEqual([]);
   });
 });
 

@@ -4,9 +4,11 @@
 // and `max_concurrency` slots. Every wait here is bounded: a pause by on_rate_limit.max_wait (a
 // 429 never pauses longer, `pauseFor429`), and every wait of a call — a pause, the probe, a slot —
 // by the call's own transport budget (`deadline`). This is the engine's only process-wide state:
-// `defaultRateGate`; tests make their own.
+// `defaultRateGate`; tests make their own. Over a cluster store (`SharedPauses.cluster`,
+// PostgreSQL) the stored pause is the truth and the probe is claimed cluster-wide: one probe per
+// model across every process, not one per process (DESIGN: "One gate across the cluster").
 import { MAX_TIMER_MS } from './clock';
-import type { Clock, PauseOrigin, SharedPauses } from './types';
+import type { Clock, ClusterPauses, PauseOrigin, ProbeClaim, SharedPauses } from './types';
 
 export interface AcquireOptions {
   clock: Clock;
@@ -93,11 +95,16 @@ interface ModelState {
   waiting: number;
   /** the sleeps of calls waiting out the pause, woken early when it is cleared */
   sleepers: Set<AbortController>;
+  /** the pause the shared store gave at the last look (cluster: a pause it no longer has was cleared) */
+  sharedUntil: number | null;
 }
 
 /** abort reasons of the gate's own waits */
 const CLEARED = Symbol('pause cleared');
+const CHANGED = Symbol('the stored pause changed');
 const DEADLINE = Symbol('transport budget spent');
+/** a call that lost the cluster's probe claim asks again no sooner than this (a guard against a busy loop) */
+const MIN_CLAIM_RETRY_MS = 10;
 
 function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
@@ -172,6 +179,7 @@ export function createRateGate(): RateGate {
         slotQueue: [],
         waiting: 0,
         sleepers: new Set(),
+        sharedUntil: null,
       };
       models.set(model, s);
     }
@@ -188,35 +196,65 @@ export function createRateGate(): RateGate {
     return true;
   };
 
+  /** Sets the pause to `until` (0: none) whatever it was, and wakes the calls sleeping it out. */
+  const forget = (s: ModelState, until: number) => {
+    s.pausedUntil = until;
+    if (until === 0) {
+      s.reason = '';
+      s.origin = null;
+    }
+    // probeNeeded stays: as when a pause runs out, one call goes first
+    for (const sleeper of s.sleepers) sleeper.abort(CLEARED);
+  };
+
   const clear = (model: string): boolean => {
     const s = models.get(model);
     if (!s || s.pausedUntil === 0) return false;
-    s.pausedUntil = 0;
-    s.reason = '';
-    s.origin = null;
-    // probeNeeded stays: as when a pause runs out, one call goes first
-    for (const sleeper of s.sleepers) sleeper.abort(CLEARED);
+    forget(s, 0);
     return true;
   };
 
-  /** A pause another process wrote is a pause here too. */
+  /**
+   * A pause another process wrote is a pause here too. Over a cluster store the stored pause is
+   * the truth: one this process had from the store and the store no longer has (cleared on
+   * /providers, lifted by another process's probe, replaced by a shorter one) is gone here too.
+   */
   const syncShared = (model: string, s: ModelState, shared?: SharedPauses) => {
     const until = shared?.get(model) ?? null;
     if (until !== null && until > s.pausedUntil) pause(model, until, 'rate limited in another process');
+    else if (shared?.cluster && s.sharedUntil !== null && s.sharedUntil >= s.pausedUntil && (until ?? 0) < s.pausedUntil) forget(s, until ?? 0);
+    s.sharedUntil = until;
   };
 
-  /** Sleeps out (part of) a pause; returns early when the pause is cleared, rejects on abort. */
-  const sleepOutPause = async (s: ModelState, ms: number, clock: Clock, signal?: AbortSignal) => {
+  /**
+   * Sleeps out (part of) a pause; returns early when the pause is cleared or the cluster's stored
+   * pause changes (the caller looks again: a longer pause from another process is waited out too),
+   * rejects on abort.
+   */
+  const sleepOutPause = async (model: string, s: ModelState, ms: number, clock: Clock, signal?: AbortSignal, cluster?: ClusterPauses) => {
     const { ac, unlink } = linked(signal);
     s.sleepers.add(ac);
+    const unwatch = cluster?.watch(model, () => ac.abort(CHANGED));
     try {
       await clock.sleep(Math.min(ms, MAX_TIMER_MS), ac.signal);
     } catch (err) {
-      if (ac.signal.reason !== CLEARED) throw err;
+      if (ac.signal.reason !== CLEARED && ac.signal.reason !== CHANGED) throw err;
     } finally {
+      unwatch?.();
       s.sleepers.delete(ac);
       unlink();
     }
+  };
+
+  /** The probe of this process is over: the waiters behind it go on (first probing again when it got a 429). */
+  const endProbe = (s: ModelState, rateLimited: boolean) => {
+    s.probeInFlight = false;
+    // a 429 has already set a new pause (and left probeNeeded on): the next waiter probes again
+    if (!rateLimited) s.probeNeeded = false;
+    const done = s.resolveProbe;
+    s.resolveProbe = null;
+    s.probeDone = null;
+    done?.();
   };
 
   const releaseSlot = (s: ModelState) => {
@@ -263,8 +301,67 @@ export function createRateGate(): RateGate {
     }
   };
 
+  /**
+   * Waits while another process probes: until the model's stored pause or claim changes (the probe
+   * came back, a new pause began), the claim lapses (`retryAt`: its owner died) or the deadline;
+   * false when the deadline passed.
+   */
+  const awaitClusterProbe = async (model: string, cluster: ClusterPauses, retryAt: number, opts: AcquireOptions): Promise<boolean> => {
+    const { clock } = opts;
+    const { ac, unlink } = linked(opts.signal);
+    const unwatch = cluster.watch(model, () => ac.abort(CHANGED));
+    try {
+      const now = clock.now();
+      const ms = Math.min(Math.max(retryAt, now + MIN_CLAIM_RETRY_MS), opts.deadline) - now;
+      if (ms > 0) await clock.sleep(Math.min(ms, MAX_TIMER_MS), ac.signal);
+    } catch (err) {
+      if (ac.signal.reason !== CHANGED) throw err;
+    } finally {
+      unwatch();
+      unlink();
+    }
+    return clock.now() < opts.deadline;
+  };
+
+  /**
+   * Over a cluster store this process's probe must first win the cluster's claim: `won` — it goes
+   * as the probe; `none` — nothing is paused in the cluster, it goes as an ordinary call and so do
+   * the others; `again` — another process probes (or a new pause began): the slot and the local
+   * probe were handed back after a wait, look again; `budget` — the deadline passed meanwhile.
+   * Holds the slot and the local probe (probeInFlight) on entry.
+   */
+  const claimClusterProbe = async (model: string, s: ModelState, cluster: ClusterPauses, opts: AcquireOptions): Promise<'won' | 'none' | 'again' | 'budget'> => {
+    let claim: ProbeClaim;
+    try {
+      claim = await cluster.claimProbe(model, opts.clock.now());
+    } catch {
+      claim = { kind: 'won' }; // the store could not be asked: the probe stays one per process
+    }
+    if (opts.signal?.aborted) {
+      if (claim.kind === 'won') cluster.probeDone(model, 'not_sent');
+      releaseSlot(s);
+      endProbe(s, true);
+      throw abortError(opts.signal);
+    }
+    if (claim.kind === 'won') return 'won';
+    if (claim.kind === 'none') {
+      endProbe(s, false);
+      return 'none';
+    }
+    releaseSlot(s);
+    try {
+      // a new pause the claim read is waited out at the top of the loop
+      syncShared(model, s, opts.shared);
+      if (s.pausedUntil > opts.clock.now()) return 'again';
+      return (await awaitClusterProbe(model, cluster, claim.retryAt, opts)) ? 'again' : 'budget';
+    } finally {
+      endProbe(s, true); // hand the local probe over: the next waiter of this process claims
+    }
+  };
+
   const acquire = async (model: string, opts: AcquireOptions): Promise<Acquired> => {
     const { clock, signal } = opts;
+    const cluster = opts.shared?.cluster;
     const s = stateOf(model);
     const start = clock.now();
     const refuse = (limit: 'max_wait' | 'budget', waitingFor: GateWait): Acquired => ({
@@ -276,6 +373,8 @@ export function createRateGate(): RateGate {
     });
     s.waiting++;
     try {
+      // a process that starts mid-pause knows of it before its first call goes
+      if (cluster) await untilAborted(cluster.ready(), signal);
       for (;;) {
         if (signal?.aborted) throw abortError(signal);
         syncShared(model, s, opts.shared);
@@ -285,7 +384,7 @@ export function createRateGate(): RateGate {
           const left = s.pausedUntil - now;
           if (left > opts.maxWaitMs) return refuse('max_wait', 'pause');
           if (s.pausedUntil > opts.deadline) return refuse('budget', 'pause');
-          await sleepOutPause(s, left, clock, signal);
+          await sleepOutPause(model, s, left, clock, signal, cluster);
           continue;
         }
         if (s.probeNeeded && s.probeInFlight) {
@@ -298,11 +397,16 @@ export function createRateGate(): RateGate {
           releaseSlot(s);
           continue;
         }
-        const probe = s.probeNeeded;
+        let probe = s.probeNeeded;
         if (probe) {
           s.probeInFlight = true;
           s.probeDone = new Promise<void>((r) => (s.resolveProbe = r));
         }
+        // one probe per model across the cluster, not one per process
+        const claimed = probe && cluster ? await claimClusterProbe(model, s, cluster, opts) : null;
+        if (claimed === 'again') continue;
+        if (claimed === 'budget') return refuse('budget', 'probe');
+        if (claimed === 'none') probe = false;
         let released = false;
         const lease: GateLease = {
           waitedMs: clock.now() - start,
@@ -312,13 +416,8 @@ export function createRateGate(): RateGate {
             released = true;
             releaseSlot(s);
             if (!probe) return;
-            s.probeInFlight = false;
-            // a 429 has already set a new pause (and left probeNeeded on): the next waiter probes again
-            if (!rateLimited) s.probeNeeded = false;
-            const done = s.resolveProbe;
-            s.resolveProbe = null;
-            s.probeDone = null;
-            done?.();
+            if (claimed === 'won') cluster!.probeDone(model, rateLimited ? 'rate_limited' : 'ok');
+            endProbe(s, rateLimited);
           },
         };
         return { ok: true, lease };

@@ -179,4 +179,36 @@ export interface PauseOrigin {
 export interface SharedPauses {
   get(model: string): number | null; // paused_until in ms, or null
   set(model: string, pausedUntil: number, reason: string, origin?: PauseOrigin): void;
+  /**
+   * The cluster's gate (PostgreSQL; DESIGN: Transport retry and rate limits, "One gate across the
+   * cluster"): the stored pause is the truth, the store says when it changes, and the one probe
+   * after a pause is claimed cluster-wide. Absent (SQLite): the probe is per process.
+   */
+  cluster?: ClusterPauses;
+}
+
+/** What a cluster-wide claim of the probe after a pause found. */
+export type ProbeClaim =
+  /** this process sends the probe, and reports how it ended (probeDone) */
+  | { kind: 'won' }
+  /** another process's probe is out, or a new pause began: wait for a change, at most until `retryAt` (its claim lapses) */
+  | { kind: 'taken'; retryAt: number }
+  /** no pause is stored for the model (a probe came back, or an editor cleared it): the calls go, none as a probe */
+  | { kind: 'none' };
+
+/**
+ * How a claimed probe ended: `ok` came back without a 429 (the pause is over for everyone),
+ * `rate_limited` got one (its new pause is set), `not_sent` never went out (the claim is handed back).
+ */
+export type ProbeOutcome = 'ok' | 'rate_limited' | 'not_sent';
+
+/** The hooks of a shared store that gates one model across processes (SharedPauses.cluster). */
+export interface ClusterPauses {
+  /** resolves once the stored pauses have been read (a process starting mid-pause waits it out); never rejects */
+  ready(): Promise<void>;
+  /** claims the probe after the model's pause, at `now` (the gate's clock); never rejects */
+  claimProbe(model: string, now: number): Promise<ProbeClaim>;
+  probeDone(model: string, outcome: ProbeOutcome): void;
+  /** calls `onChange` when the model's stored pause or probe claim changes; returns the unsubscribe */
+  watch(model: string, onChange: () => void): () => void;
 }

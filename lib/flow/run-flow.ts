@@ -122,8 +122,12 @@ export function validateRunInput(flow: FlowDef, input: unknown): void {
   throw new RunInputError(`${field} ${what} (flow ${flow.name}, ${flow.file})`, field);
 }
 
+/** The store's pauses as the gate reads them; PostgreSQL adds the cluster's hooks (one probe per model across processes). */
 function pausesOf(store: RunStore | null): SharedPauses | undefined {
-  return store ? { get: (m) => store.getPause(m), set: (m, until, reason, origin) => store.setPause(m, until, reason, origin) } : undefined;
+  if (!store) return undefined;
+  const shared: SharedPauses = { get: (m) => store.getPause(m), set: (m, until, reason, origin) => store.setPause(m, until, reason, origin) };
+  if (store.clusterPauses) shared.cluster = store.clusterPauses;
+  return shared;
 }
 
 /**
