@@ -17,7 +17,7 @@ import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { AttemptRecord, ClusterPauses, NodePolicy, PauseOrigin, TryRecord, UsageTotals } from '@/lib/engine/types';
 import { clusterGate } from './cluster-gate';
-import { LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, type Lease } from './run-lease';
+import { LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, releaseLease, type Lease } from './run-lease';
 import { INTERRUPTED_ATTEMPT_ERROR } from './interrupted-error';
 import { asStorageError } from './storage-error';
 import { capFailureText, redact } from '@/lib/redact';
@@ -45,9 +45,16 @@ export interface RunStore {
   /**
    * A run whose row exists already — a queued run a worker claimed, or a run taken over from a dead
    * worker — carries on with `lease` (already committed by the claim): its facts are fenced by it
-   * and the lease renewed from now on, as insertRun's are.
+   * and the lease renewed from now on, as insertRun's are. `nodeRunIds`: node runs of the run that
+   * were written before (a run taken over restarts them), so that their end is fenced too.
    */
-  adoptRun(r: { id: string; lease: Lease; onLost?: (err: Error) => void }): void;
+  adoptRun(r: { id: string; lease: Lease; onLost?: (err: Error) => void; nodeRunIds?: readonly string[] }): void;
+  /**
+   * Hands a running run back without finishing it (DESIGN: Storage, "Leases"): commits everything
+   * queued, then stops renewing its lease and releases it (releaseLease), so another process may
+   * take it over at once. Resolves with whether the lease was still ours to release.
+   */
+  releaseRun(id: string, now: number): Promise<boolean>;
   /** resolves once committed; the run's lease is released */
   finishRun(r: {
     id: string;
@@ -551,7 +558,20 @@ export function runStore(db: Db): RunStore {
       leases.set(r.id, r.lease);
       lost.delete(r.id);
       if (r.onLost) onLost.set(r.id, r.onLost);
+      for (const n of r.nodeRunIds ?? []) runOfNode.set(n, r.id);
       keeper.hold(r.lease, (err) => tell(r.id, err));
+    },
+    releaseRun: async (id, now) => {
+      // the closing facts first: the next owner must find them committed
+      await commit();
+      const lease = leases.get(id);
+      leases.delete(id);
+      onLost.delete(id);
+      keeper.drop(id);
+      for (const [node, run] of runOfNode) if (run === id) runOfNode.delete(node);
+      const ours = !!lease && !lost.has(id);
+      lost.add(id); // a late fact of the run is refused, not written unfenced
+      return ours && releaseLease(db, lease, now);
     },
     finishRun: (r) =>
       finishRun(r).finally(() => {

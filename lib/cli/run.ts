@@ -1,11 +1,14 @@
 // `aqven run`, `aqven runs`, `aqven show` (DESIGN: CLI). Exit statuses: 0 succeeded, 1 failed,
 // 2 bad usage/config, 3 cannot record (the database cannot be written: nothing was called, or the
-// run was stopped), 130/143 stopped by SIGINT/SIGTERM (the run is recorded interrupted).
+// run was stopped), 130/143 stopped by SIGINT/SIGTERM (the run is recorded interrupted). With
+// `--queue` (PostgreSQL mode): 0 queued, 2 not PostgreSQL mode or bad input, 3 database unreachable.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
 import type { Db } from '@/db/types';
 import { listRuns } from '@/db/queries';
+import { isPostgresUrl } from '@/db/pg';
+import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import { StorageError } from '@/db/storage-error';
 import { interruptAllNow } from '@/lib/flow/active-runs';
 import { RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
@@ -82,11 +85,24 @@ function readFileOrThrow(path: string): string {
   }
 }
 
-async function runCommand(flow: string, opts: { project?: string; input?: string; inputFile?: string; json?: boolean; simulate?: boolean }) {
+async function runCommand(flow: string, opts: { project?: string; input?: string; inputFile?: string; json?: boolean; simulate?: boolean; queue?: boolean }) {
   const dir = resolveProjectDir(opts.project);
   let session;
   try {
     const input = parseInput(opts);
+    if (opts.queue) {
+      // PostgreSQL mode: the run becomes a job for `aqven worker`; its id is printed at once (DESIGN: CLI)
+      const url = databaseTarget('');
+      if (!isPostgresUrl(url)) throw new UsageError('--queue needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode');
+      await reachPg(url);
+      session = await openSession(dir, {});
+      const { enqueueRun } = await import('@/lib/queue/enqueue');
+      if (session.db.dialect !== 'pg') throw new UsageError('--queue needs AQVEN_DATABASE_URL=postgres://…');
+      const id = await enqueueRun({ db: session.db, project: session.project, snapshotId: session.snapshotId, flow, input });
+      process.stdout.write(opts.json ? `${JSON.stringify({ id, status: 'queued' })}\n` : `run ${id} queued\n`);
+      process.exitCode = 0;
+      return;
+    }
     session = await openSession(dir, { simulate: simulateRequested(opts.simulate) });
     // a missing key fails every call only after the transport's tries: say so before the run
     for (const d of session.warnings) console.error(formatDiagnostic(d));
@@ -118,6 +134,11 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
     }
     if (err instanceof StorageError) {
       console.error(`aqven run: ${err.message}; no provider was called`);
+      process.exitCode = EXIT_CANNOT_RECORD;
+      return;
+    }
+    if (err instanceof DatabaseUnreachableError) {
+      console.error(`aqven run: ${err.message}; nothing was queued`);
       process.exitCode = EXIT_CANNOT_RECORD;
       return;
     }
@@ -165,6 +186,7 @@ export function registerRun(program: Command): void {
     .option('--input-file <file>', 'run input from a JSON file')
     .option('--json', 'print the run record as JSON')
     .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')
+    .option('--queue', 'PostgreSQL mode: queue the run for `aqven worker` and print its id at once')
     .action(runCommand);
 
   program

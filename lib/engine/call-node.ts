@@ -8,10 +8,11 @@ import { systemClock } from './clock';
 import { initialMessages, repairMessage } from './messages';
 import { parseModelString } from './model-string';
 import { answerLimit, beginAttempt, computeBudget, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type PolicyState, type Verdict } from './policy';
+import { notSentFactsOf, priorAnswersOf, resumePoint } from './prior-answers';
 import { defaultRateGate, type RateGate } from './rate-gate';
 import { KEY_MARK, scrubSecret, type ScrubOptions } from './secrets';
 import { runTransport, TransportAborted, type TransportResult } from './transport';
-import type { AttemptRecord, Clock, EngineEvent, Message, ModelPrice, NodeCall, NodePolicy, NodeResult, Outcome, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
+import type { AttemptRecord, Clock, EngineEvent, Message, ModelPrice, NodeCall, NodePolicy, NodeResult, Outcome, PriorAttempt, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
 import { priceUsage, sumUsage } from './usage';
 import { validateOutput } from './validate';
 
@@ -252,7 +253,7 @@ function attemptRecord(f: AttemptFacts): AttemptRecord {
   return record;
 }
 
-function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: AttemptRecord, policy: NodePolicy): string {
+function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: Pick<AttemptRecord, 'error' | 'model' | 'outcome'>, policy: NodePolicy): string {
   const what = a.error?.message ?? `${a.model} answered with outcome ${a.outcome}`;
   switch (d.reason) {
     case 'policy':
@@ -277,6 +278,8 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
   };
   const links = resolveChain(call.policy.chain, deps.providers, deps.adapters);
   const stream = call.stream === true;
+  const strictAllowed = links.every(strictPossible);
+  const { prior } = call;
 
   // Step 1: the request. `sent` is what the model sees; `recorded` is what we store: the same,
   // except that a failed answer quoted back in a repair is stored redacted, like everywhere else.
@@ -286,11 +289,19 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
   let state = INITIAL_STATE;
   const attempts: AttemptRecord[] = [];
 
+  // a node restarted after its process died: its models' answers so far count (DESIGN: Storage, "Leases")
+  if (prior) {
+    const linkOf = (model: string) => links[call.policy.chain.indexOf(model)] ?? links[0]!;
+    const point = resumePoint(prior, { ...call, facts: { strictAllowed }, notSent: (a) => notSentFactsOf(a, linkOf(a.model).provider) });
+    if (point.kind === 'end') return endFromPrior(point.decision, point.last, point.value);
+    state = point.state;
+  }
+
   for (;;) {
     if (deps.signal?.aborted) throw deps.signal.reason;
     state = beginAttempt(state);
     const link = links[state.chainIndex]!;
-    const seq = attempts.length + 1;
+    const seq = (prior?.lastSeq ?? 0) + attempts.length + 1;
     const startedAt = clock.now();
     await emit({ type: 'attempt_start', nodeId: call.nodeId, seq, model: link.model, chainIndex: state.chainIndex, answerNo: state.answers, request: recorded, startedAt });
 
@@ -368,7 +379,7 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
     }
 
     // Step 6: the agent's policy
-    const decision = decide(call.policy, call.agentFile, state, judged.verdict, { strictAllowed: links.every(strictPossible) });
+    const decision = decide(call.policy, call.agentFile, state, judged.verdict, { strictAllowed });
 
     // Step 7: the recorder commits the attempt before the engine acts on it (DESIGN: Storage)
     const record = attemptRecord({ seq, link, state, request: recorded, tr, judged, decision, stream, full: !!full, scrub, startedAt, finishedAt: clock.now() });
@@ -393,10 +404,19 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
         recorded = original;
         break;
     }
-    state = decision.next;
+    // the next model starts with the answers it gave before a restart, if any
+    state = decision.kind === 'fallback' ? { ...decision.next, answers: priorAnswersOf(prior, call.policy.chain[decision.next.chainIndex]!) } : decision.next;
+  }
+
+  /** The last stored answer of a restarted node ended it (its end was not stored): it ends so again, nothing sent. */
+  function endFromPrior(decision: Extract<Decision, { kind: 'succeed' | 'fail' }>, last: PriorAttempt, value: unknown): NodeResult {
+    if (decision.kind === 'succeed') return finish('succeeded', value, null);
+    return finish('failed', null, { code: decision.code, message: capFailureText(failMessage(decision, last, call.policy)), hint: decision.hint });
   }
 
   function finish(status: NodeResult['status'], output: unknown, error: NodeResult['error']): NodeResult {
-    return { status, output, error, usage: sumUsage(attempts.map((a) => a.usage)), attempts, budget: computeBudget(call.policy, attempts) };
+    // a restarted node's earlier answers count in its budget, by model
+    const earlier = (prior?.attempts ?? []).map((a) => ({ chainIndex: call.policy.chain.indexOf(a.model), error: a.error })).filter((a) => a.chainIndex >= 0);
+    return { status, output, error, usage: sumUsage(attempts.map((a) => a.usage)), attempts, budget: computeBudget(call.policy, [...earlier, ...attempts]) };
   }
 }

@@ -168,6 +168,12 @@ describe('a call the rate-limit gate never sent is no answer, and never resent t
     const b = computeBudget(pol(), [{ chainIndex: 0, error: { kind: 'not_sent' } }, { chainIndex: 1, error: null }]);
     expect(b.models.map((m) => m.answers)).toEqual([0, 1]);
   });
+  it('nor is an attempt cut off without an outcome (its run stopped, its process died); one in flight counts', () => {
+    const cut = { chainIndex: 0, outcome: null, finishedAt: 5, error: { kind: 'transport' } };
+    const inFlight = { chainIndex: 1, outcome: null, finishedAt: null, error: null };
+    const b = computeBudget(pol(), [cut, { chainIndex: 0, outcome: 'ok' as const, finishedAt: 4, error: null }, inFlight]);
+    expect(b.models.map((m) => m.answers)).toEqual([1, 1]);
+  });
 });
 
 // -------------------------------------------------------------------------------------------

@@ -199,15 +199,17 @@ function hintText(fixes: Fix[], policy: NodePolicy, agentFile: string, continued
 
 /**
  * Answers used per model of the chain against the `retries + 1` limit (the budget gauge). An
- * attempt the rate-limit gate never sent (`error.kind` `not_sent`) is no answer.
+ * attempt the rate-limit gate never sent (`error.kind` `not_sent`) is no answer, nor is one cut off
+ * (closed without an outcome: its run stopped, or its process died). One in flight counts.
  */
 export function computeBudget(
   policy: Pick<NodePolicy, 'chain' | 'retries'>,
-  attempts: readonly (Pick<AttemptRecord, 'chainIndex'> & { error?: { kind: string } | null })[],
+  attempts: readonly (Pick<AttemptRecord, 'chainIndex'> & { error?: { kind: string } | null; outcome?: Outcome | null; finishedAt?: number | null })[],
 ): NodeBudget {
   const limit = answerLimit(policy);
+  const answer = (a: (typeof attempts)[number]) => a.error?.kind !== 'not_sent' && !(a.outcome === null && a.finishedAt != null);
   return {
     retries: policy.retries,
-    models: policy.chain.map((model, i) => ({ model, answers: attempts.filter((a) => a.chainIndex === i && a.error?.kind !== 'not_sent').length, limit })),
+    models: policy.chain.map((model, i) => ({ model, answers: attempts.filter((a) => a.chainIndex === i && answer(a)).length, limit })),
   };
 }

@@ -77,6 +77,22 @@ export interface NodeCall {
   /** JSON Schema of the node's output; absent = text output */
   outputSchema?: Record<string, unknown>;
   stream?: boolean;
+  /** a node restarted after its process died: what it had done before (DESIGN: Storage, "Leases") */
+  prior?: PriorAnswers;
+}
+
+/** An attempt a node stored before its process died, as far as the policy reads it again. */
+export type PriorAttempt = Pick<AttemptRecord, 'model' | 'outcome' | 'error' | 'responseText' | 'tries'>;
+
+/**
+ * What a restarted node had done before (DESIGN: Storage, "Leases"): the answers its models gave
+ * count against their `retries + 1`, and the node goes on from the decision its last answer calls for.
+ */
+export interface PriorAnswers {
+  /** the node's stored attempts that got an outcome, in seq order (an attempt cut off has none: it is no answer) */
+  attempts: readonly PriorAttempt[];
+  /** the highest seq the node stored, cut-off attempts included: new attempts are numbered after it */
+  lastSeq: number;
 }
 
 export interface TryRecord {
@@ -128,8 +144,11 @@ export interface NodeResult {
   status: 'succeeded' | 'failed';
   output: unknown; // validated JSON value, or text
   error: { code: NodeErrorCode; message: string; hint: string } | null;
+  /** of `attempts` */
   usage: UsageTotals;
+  /** the attempts of this call (a restarted node's earlier ones are its caller's) */
   attempts: AttemptRecord[];
+  /** answers per model, a restarted node's earlier answers (NodeCall.prior) included */
   budget: { retries: number; models: { model: string; answers: number; limit: number }[] };
 }
 

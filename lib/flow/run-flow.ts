@@ -3,18 +3,21 @@
 // nodes through `on_fail`, and recording every fact as it happens when a database is given.
 // A run is recorded or not run: its first row is committed before any provider is called, and a
 // run whose facts can no longer be written (StorageError) or are refused (its lease was lost) is
-// stopped at once. A stop from outside (a signal: `signal`, or interruptAll) ends it `interrupted`.
+// stopped at once. A stop from outside (a signal: `signal`, or interruptAll) ends it `interrupted`;
+// a hand-back (a worker draining) stops it without ending it, for another worker to resume
+// (DESIGN: Storage, "Leases"), and a run taken over from a dead worker carries on from its facts
+// (`resume`, lib/flow/resume.ts).
 import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
 import { LeaseLostError, type Lease } from '@/db/run-lease';
 import { runStore, type RunStore } from '@/db/run-store';
 import { StorageError } from '@/db/storage-error';
-import type { Db, NodeFacts, RunError, RunFacts } from '@/db/types';
+import type { AttemptFacts, Db, NodeFacts, RunError, RunFacts } from '@/db/types';
 import { callNode } from '@/lib/engine/call-node';
 import type { RateGate } from '@/lib/engine/rate-gate';
-import type { Clock, EngineEvent, NodeResult, ResolvedProvider, SharedPauses } from '@/lib/engine/types';
-import { sumUsageRounded } from '@/lib/engine/usage';
+import type { Clock, EngineEvent, NodeResult, PriorAnswers, ResolvedProvider, SharedPauses } from '@/lib/engine/types';
+import { sumUsage, sumUsageRounded } from '@/lib/engine/usage';
 import { agentPolicy, renderTemplate, type FlowDef, type Project } from '@/lib/project';
 import { builtinAdapters } from '@/lib/providers';
 import { capFailureText, redact } from '@/lib/redact';
@@ -101,6 +104,33 @@ export interface RunFlowOptions {
    * run): the run carries on under the lease instead of inserting its row (`runId` names it).
    */
   lease?: Lease;
+  /** the run's stored facts to carry on from (a run taken over under `lease`: lib/flow/resume.ts) */
+  resume?: ResumeFrom;
+}
+
+/**
+ * A run taken over after its owner died (DESIGN: Storage, "Leases"): its facts as stored (the
+ * attempts the owner cut off already closed), and the node_runs row of each node that has one.
+ * Nodes that succeeded, failed or were skipped keep their state; running (or pending) ones restart
+ * on their own row, their models' answers so far counted.
+ */
+export interface ResumeFrom {
+  facts: RunFacts;
+  nodeRunIds: ReadonlyMap<string, string>;
+}
+
+/** A run started (its first row committed), as beginRun hands it out. */
+export interface StartedRun {
+  runId: string;
+  /** the rest of the run: its record once it ended — or, handed back, as this process left it (status `running`) */
+  done: Promise<RunRecord>;
+  /**
+   * Stops the run without ending it (a worker draining; DESIGN: Storage, "Leases"): the attempts in
+   * flight are closed as interrupted (discarded, their usage kept), no new turn starts, the run and
+   * its running nodes stay `running`; once that is committed the lease is released, so another
+   * worker takes the run over at once and resumes it. Resolves then (at once if the run had ended).
+   */
+  handBack(reason: string): Promise<void>;
 }
 
 const ajv = createAjv('validate');
@@ -144,12 +174,12 @@ export async function runFlow(opts: RunFlowOptions): Promise<RunRecord> {
  * Starts a run and returns once its first row is committed (a StorageError when it cannot be: no
  * provider is called); `done` is the rest of the run, as runFlow's result.
  */
-export async function beginRun(opts: RunFlowOptions): Promise<{ runId: string; done: Promise<RunRecord> }> {
+export async function beginRun(opts: RunFlowOptions): Promise<StartedRun> {
   const run = startRun(opts);
   await run.started;
   const done = run.loop();
   trackRun({ runId: run.runId, interrupt: (why) => run.stop(new RunInterruptedError(why)), interruptNow: (why) => run.interruptNow(why), done });
-  return { runId: run.runId, done };
+  return { runId: run.runId, done, handBack: (why) => run.handBack(why, done) };
 }
 
 /** Checks the flow and its input, then records the run's start (queued before the first await). */
@@ -161,6 +191,19 @@ function startRun(opts: RunFlowOptions): FlowRun {
   const run = new FlowRun(opts, flow);
   run.start();
   return run;
+}
+
+/** A stop that hands the run back (StartedRun.handBack): the run is not ended. */
+class RunHandedBack extends RunInterruptedError {
+  constructor(reason: string) {
+    super(`handed back (${reason}); another worker resumes it`);
+  }
+}
+
+/** What a restarted node had done (DESIGN: Storage, "Leases"): its answers, and the seq its new attempts follow. */
+function priorAnswers(stored: readonly AttemptFacts[]): PriorAnswers {
+  const answered = stored.flatMap((a) => (a.outcome === null ? [] : [{ model: a.model, outcome: a.outcome, error: a.error, responseText: a.responseText, tries: a.tries }]));
+  return { attempts: answered, lastSeq: stored.reduce((m, a) => Math.max(m, a.seq), 0) };
 }
 
 /** The words of a stop, for the nodes and attempts it cut off. */
@@ -189,6 +232,8 @@ class FlowRun {
   private stopReason: Error | null = null;
   /** the run as closed after a stop, and the commit of that (set once) */
   private closing: { record: RunRecord; written: Promise<boolean> } | null = null;
+  /** the closing writes were refused: the run had changed hands meanwhile */
+  private closingLost: LeaseLostError | null = null;
   private readonly recorders = new Map<string, NodeRecorder>();
   private readonly facts: RunFacts;
   /** the flow's node ids, in file order */
@@ -203,6 +248,14 @@ class FlowRun {
   private readonly outputs: Record<string, { output: unknown }> = {};
   /** the first node that failed with no on_fail to route around it: no new turn starts */
   private failedNode: NodeFacts | null = null;
+  /** a taken-over run's nodes that were running (or pending): they restart on their own row */
+  private readonly restarting = new Map<string, NodeFacts>();
+  /** a taken-over run's running nodes that the flow no longer has: failed when the run is adopted */
+  private readonly orphans: NodeFacts[] = [];
+  /** the run is being settled: a hand-back comes too late */
+  private settling = false;
+  /** handBack() stopped the run: it is not ended, its lease is released */
+  private handedBack = false;
   /** what the engine threw, if it did */
   internal: unknown = null;
 
@@ -226,18 +279,51 @@ class FlowRun {
       if (outer.aborted) fromOuter();
       else outer.addEventListener('abort', fromOuter, { once: true });
     }
-    this.facts = {
-      id: this.runId,
-      flow: flow.name,
-      status: 'running',
-      input: opts.input,
-      output: null,
-      error: null,
-      turns: 0,
-      startedAt: this.now(),
-      finishedAt: null,
-      nodes: [],
-    };
+    const stored = opts.resume?.facts;
+    this.facts = stored
+      ? { ...stored, id: this.runId, status: 'running', output: null, error: null, finishedAt: null, nodes: [...stored.nodes] }
+      : {
+          id: this.runId,
+          flow: flow.name,
+          status: 'running',
+          input: opts.input,
+          output: null,
+          error: null,
+          turns: 0,
+          startedAt: this.now(),
+          finishedAt: null,
+          nodes: [],
+        };
+    if (opts.resume) this.restore(opts.resume);
+  }
+
+  /**
+   * A taken-over run's stored nodes (DESIGN: Storage, "Leases"): those that succeeded, failed or
+   * were skipped keep their state (outputs feed the templates, on_fail routes are set again as
+   * runTurn set them); running or pending ones restart in the turn they were in.
+   */
+  private restore({ facts, nodeRunIds }: ResumeFrom): void {
+    for (const n of facts.nodes) {
+      // every stored node has its row (the facts are read from the rows)
+      this.nodeRunIds.set(n.id, nodeRunIds.get(n.id)!);
+      const unfinished = n.status === 'running' || n.status === 'pending';
+      if (!own(this.flow.nodes, n.id)) {
+        if (unfinished) this.orphans.push(n);
+        continue;
+      }
+      this.state.set(n.id, n);
+      if (unfinished) this.restarting.set(n.id, n);
+      else if (n.status === 'succeeded') this.outputs[n.id] = { output: n.output };
+    }
+    const stored = new Map(facts.nodes.map((n) => [n.id, n]));
+    for (const n of facts.nodes) {
+      if (n.status !== 'failed' || !own(this.flow.nodes, n.id)) continue;
+      // the route was activated unless it had been skipped before the failure (a turn earlier)
+      const route = this.flow.nodes[n.id]!.onFail;
+      const r = route ? stored.get(route) : undefined;
+      if (route && (!r || r.turn >= n.turn)) this.activated.add(route);
+      else this.failedNode ??= n;
+    }
   }
 
   /** Records the run's start; queued before runFlow's first await, so a caller can flush it at once. */
@@ -245,8 +331,11 @@ class FlowRun {
     const { runId, flow, facts } = this;
     if (this.store) {
       const onLost = (err: Error) => this.stop(err);
-      if (this.opts.lease) this.store.adoptRun({ id: runId, lease: this.opts.lease, onLost });
-      else {
+      if (this.opts.lease) {
+        const nodeRunIds = [...this.restarting.values(), ...this.orphans].map((n) => this.nodeRunIds.get(n.id)!);
+        this.store.adoptRun({ id: runId, lease: this.opts.lease, onLost, nodeRunIds });
+        this.failOrphans();
+      } else {
         this.started = this.store.insertRun({
           id: runId, project: this.project.name, flow: flow.name, input: this.opts.input, startedAt: facts.startedAt,
           snapshotId: this.opts.snapshotId ?? null, onLost,
@@ -263,9 +352,42 @@ class FlowRun {
     this.ac.abort(reason);
   }
 
+  /** A taken-over run's running nodes that its flow no longer has (a newer snapshot): they fail, with the reason. */
+  private failOrphans(): void {
+    const at = this.now();
+    for (const n of this.orphans) {
+      n.status = 'failed';
+      n.error = {
+        code: INTERRUPTED_NODE_ERROR.code,
+        message: `the run was taken over under a project whose flow ${this.flow.name} has no node ${n.id}`,
+        hint: INTERRUPTED_NODE_ERROR.hint,
+      };
+      n.finishedAt = at;
+      const usage = sumUsageRounded(n.attempts.map((a) => a.usage));
+      this.store?.finishNode({ id: this.nodeRunIds.get(n.id)!, status: 'failed', output: null, error: n.error, usage, finishedAt: at });
+    }
+  }
+
+  /**
+   * Stops the run without ending it (StartedRun.handBack): resolves once `done` has settled — the
+   * attempts in flight closed and committed, then the lease released (settleHandedBack).
+   */
+  async handBack(why: string, done: Promise<RunRecord>): Promise<void> {
+    if (!this.settling && !this.stopReason) {
+      this.handedBack = true;
+      this.stop(new RunHandedBack(why));
+    }
+    await done.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
   /** The turns, then the settling; never throws for an engine failure (the run is failed with it). */
   async loop(): Promise<RunRecord> {
     try {
+      const resumed = this.resumedTurn();
+      if (resumed.length > 0) await this.runTurn(resumed, this.facts.turns);
       for (let ready = this.nextTurn(); ready.length > 0; ready = this.nextTurn()) await this.runTurn(ready);
     } catch (err) {
       // the run still ends and is recorded: settle() fails it with internal_error
@@ -293,10 +415,23 @@ class FlowRun {
     );
   }
 
-  /** Runs `ready` concurrently as one turn, then routes each failed node through its on_fail. */
-  async runTurn(ready: string[]): Promise<void> {
-    const turn = ++this.facts.turns;
-    this.store?.setRunTurns(this.runId, turn);
+  /**
+   * A taken-over run's unfinished turn (the turn counter goes on from it): the nodes that restart,
+   * and those of the same turn whose rows were never written (all their needs done in earlier turns).
+   */
+  private resumedTurn(): string[] {
+    if (this.restarting.size === 0) return [];
+    const turn = this.facts.turns;
+    const unstarted = new Set(
+      this.nextTurn().filter((id) => !this.onFailTargets.has(id) && this.flow.nodes[id]!.needs.every((d) => this.state.get(d)!.turn < turn)),
+    );
+    return this.ids.filter((id) => this.restarting.has(id) || unstarted.has(id));
+  }
+
+  /** Runs `ready` concurrently as one turn (a new one, or `resumed`: a taken-over run's), then routes each failed node through its on_fail. */
+  async runTurn(ready: string[], resumed?: number): Promise<void> {
+    const turn = resumed ?? ++this.facts.turns;
+    if (resumed === undefined) this.store?.setRunTurns(this.runId, turn);
     this.emit({ type: 'turn_start', turn, nodes: ready });
     // allSettled: a node that throws must not leave its siblings writing after the run is closed
     const settledTurn = await Promise.allSettled(ready.map((id) => this.runNode(id, turn)));
@@ -313,6 +448,8 @@ class FlowRun {
 
   /** Skips the nodes never reached, decides the run's status, error and output, and records its end. */
   async settle(): Promise<RunRecord> {
+    this.settling = true;
+    if (this.handedBack) return this.settleHandedBack();
     const { facts } = this;
     const internal = this.internal;
     if (!this.stopReason && (internal instanceof StorageError || internal instanceof LeaseLostError)) this.stop(internal);
@@ -344,12 +481,35 @@ class FlowRun {
     return record;
   }
 
+  /**
+   * A handed-back run: the attempts in flight are closed as interrupted (discarded, their usage
+   * kept) and committed with everything queued, then the lease is released. The run and its running
+   * nodes stay `running`: the record is the run as this process leaves it.
+   */
+  private async settleHandedBack(): Promise<RunRecord> {
+    const { message } = stopWords(this.stopReason!);
+    const writes: Promise<void>[] = [];
+    for (const n of this.facts.nodes.filter((x) => x.status === 'running')) {
+      const cut = this.recorders.get(n.id)?.interrupt(message);
+      if (!cut) continue;
+      n.attempts.push(...cut.attempts);
+      writes.push(cut.written);
+    }
+    this.recorders.clear();
+    await Promise.allSettled(writes);
+    // releaseRun commits what is still queued before it releases: the next owner finds it all
+    await this.store?.releaseRun(this.runId, this.now()).catch(() => false);
+    return buildRunRecord(this.facts);
+  }
+
   /** A stopped run: its facts closed (closeStopped) and committed; throws when it could not be recorded. */
   private async settleStopped(reason: Error): Promise<RunRecord> {
     const { record, written } = this.closeStopped(reason);
     const recorded = await written;
     this.emit({ type: 'run_end', record });
     if (reason instanceof StorageError || reason instanceof LeaseLostError) throw new RunNotRecordedError(reason, record, recorded && reason instanceof StorageError);
+    // stopped, and found out while closing that another process had taken the run over
+    if (this.closingLost) throw new RunNotRecordedError(this.closingLost, record, false);
     return record;
   }
 
@@ -393,7 +553,10 @@ class FlowRun {
     }
     const written = Promise.all(writes).then(
       () => true,
-      () => false,
+      (err: unknown) => {
+        if (err instanceof LeaseLostError) this.closingLost = err;
+        return false;
+      },
     );
     this.closing = { record, written };
     return this.closing;
@@ -446,15 +609,22 @@ class FlowRun {
     const node = this.flow.nodes[id]!;
     const agent = this.project.agents[node.agent]!;
     const policy = agentPolicy(agent);
-    const nodeRunId = randomUUID();
+    // a node of a taken-over run restarts on its own row, after its stored attempts
+    const restarted = this.restarting.get(id);
+    this.restarting.delete(id);
+    const earlier = restarted ? [...restarted.attempts] : [];
+    const nodeRunId = restarted ? this.nodeRunIds.get(id)! : randomUUID();
     this.nodeRunIds.set(id, nodeRunId);
-    const n: NodeFacts = {
+    const n: NodeFacts = restarted ?? {
       id, agent: agent.name, turn, status: 'running', output: null, error: null, policy, attempts: [],
       startedAt: this.now(), finishedAt: null,
     };
-    this.state.set(id, n);
-    this.facts.nodes.push(n);
-    this.store?.insertNode({ id: nodeRunId, runId, nodeId: id, agent: agent.name, turn, ord: this.ids.indexOf(id), status: 'running', policy, startedAt: n.startedAt });
+    n.policy = policy;
+    if (!restarted) {
+      this.state.set(id, n);
+      this.facts.nodes.push(n);
+      this.store?.insertNode({ id: nodeRunId, runId, nodeId: id, agent: agent.name, turn, ord: this.ids.indexOf(id), status: 'running', policy, startedAt: n.startedAt });
+    }
     const recorder = this.store ? new NodeRecorder(this.store, runId, nodeRunId, this.now) : null;
     if (recorder) this.recorders.set(id, recorder);
     const prompt = renderTemplate(node.prompt, { input: opts.input, nodes: this.outputs });
@@ -469,6 +639,7 @@ class FlowRun {
         prompt,
         outputSchema: node.output,
         stream: node.stream,
+        ...(restarted && { prior: priorAnswers(earlier) }),
       },
       {
         providers,
@@ -493,10 +664,12 @@ class FlowRun {
     n.status = result.status;
     n.output = result.status === 'succeeded' ? result.output : null;
     n.error = result.error;
-    n.attempts = result.attempts;
+    n.attempts = [...earlier, ...result.attempts];
     n.finishedAt = this.now();
     if (result.status === 'succeeded') this.outputs[id] = { output: result.output };
-    this.store?.finishNode({ id: nodeRunId, status: result.status, output: n.output, error: result.error, usage: result.usage, finishedAt: n.finishedAt });
+    // a restarted node's usage counts its earlier attempts too (the cut-off one's as recorded)
+    const usage = restarted ? sumUsage(n.attempts.map((a) => a.usage)) : result.usage;
+    this.store?.finishNode({ id: nodeRunId, status: result.status, output: n.output, error: result.error, usage, finishedAt: n.finishedAt });
     emit({ type: 'node_end', node: id, result });
   }
 

@@ -63,7 +63,7 @@ export interface RunRecord {
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
 
 /** Answers used per model of the chain, against the `retries + 1` limit (the budget gauge). */
-export function nodeBudget(policy: NodePolicy | null, attempts: readonly { chainIndex: number; error?: { kind: string } | null }[]): NodeJson['budget'] {
+export function nodeBudget(policy: NodePolicy | null, attempts: Parameters<typeof computeBudget>[1]): NodeJson['budget'] {
   return policy ? computeBudget(policy, attempts) : { retries: 0, models: [] };
 }
 

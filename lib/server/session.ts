@@ -1,7 +1,9 @@
 // The dashboard server's one session over its project (cached across requests and hot reloads),
-// and the runs it starts in the background. Runs of dead processes are swept (DESIGN: Storage,
-// leases): before every read through serverSession() (at most every READ_SWEEP_MS) and every
-// LEASE_SWEEP_MS in the background. SIGINT/SIGTERM interrupt this process's runs and record them.
+// and the runs it starts: in the background in SQLite mode, as jobs for `aqven worker` in
+// PostgreSQL mode (DESIGN: Storage, "Workers and the queue"). SQLite mode: runs of dead processes
+// are swept (DESIGN: Storage, leases) before every read through serverSession() (at most every
+// READ_SWEEP_MS) and every LEASE_SWEEP_MS in the background; on PostgreSQL the workers take dead
+// runs over instead. SIGINT/SIGTERM interrupt this process's runs and record them.
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { sweepBeforeRead, sweepExpiredRuns } from '@/db/client';
@@ -9,21 +11,26 @@ import { LEASE_SWEEP_MS } from '@/db/run-lease';
 import { StorageError } from '@/db/storage-error';
 import { interruptAll, interruptAllNow } from '@/lib/flow/active-runs';
 import { beginRun, RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
-import { openSession, type Session } from '@/lib/flow/session';
+import { openSession, ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
+import { cancelQueuedRun, type CancelResult } from '@/lib/queue/cancel';
+import { enqueueRun } from '@/lib/queue/enqueue';
 import { own } from '@/lib/shared/own';
 import { dashboardContext } from './context';
 
 const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenSweeper?: NodeJS.Timeout; __aqvenSignals?: boolean };
 
-/** The background sweep: a dead run is marked interrupted within LEASE_TTL_MS + LEASE_SWEEP_MS, even with nobody looking. */
+/**
+ * The background sweep (SQLite mode): a dead run is marked interrupted within LEASE_TTL_MS +
+ * LEASE_SWEEP_MS, even with nobody looking. Not on PostgreSQL: there a worker takes a dead run over
+ * and resumes it, and marking it interrupted would race that.
+ */
 function startSweeper(s: Session): void {
   if (g.__aqvenSweeper) clearInterval(g.__aqvenSweeper);
+  if (s.db.dialect !== 'sqlite') return;
   g.__aqvenSweeper = setInterval(() => {
-    try {
-      sweepExpiredRuns(s.db);
-    } catch (err) {
+    sweepExpiredRuns(s.db).catch((err: unknown) => {
       console.error(`aqven: the sweep of dead runs failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    });
   }, LEASE_SWEEP_MS);
   g.__aqvenSweeper.unref();
 }
@@ -74,12 +81,17 @@ export async function serverSession(): Promise<Session> {
 export type StartRunResult = { ok: true; id: string } | { ok: false; status: 400 | 404 | 503; error: string; field?: string };
 
 /**
- * Validates and starts a run; it continues in this process after the response is sent. The run's
- * row is committed first: the id handed out answers at once (GET /api/runs/:id, the run page), and
- * a run that cannot be recorded is refused (503) before any provider is called.
+ * Validates and starts a run; the id answers at once (GET /api/runs/:id, the run page). SQLite
+ * mode: the run continues in this process after the response is sent; its row is committed first,
+ * and a run that cannot be recorded is refused (503) before any provider is called. PostgreSQL
+ * mode: the run and its job are committed, queued for `aqven worker`, checked against the newest
+ * snapshot (the one the workers run). Bad input is refused (400, naming the field), never queued.
  */
 export async function startRun(flowName: string, input: unknown): Promise<StartRunResult> {
   const s = await serverSession();
+  if (s.db.dialect === 'pg') await refreshSession(s).catch((err: unknown) => {
+    if (!(err instanceof ProjectInvalidError)) throw err; // a newer snapshot failing check: the current one stays
+  });
   const flow = own(s.project.flows, flowName); // never a member of Object.prototype ("constructor")
   if (!flow) return { ok: false, status: 404, error: new UnknownFlowError(flowName, Object.keys(s.project.flows)).message };
   try {
@@ -88,13 +100,33 @@ export async function startRun(flowName: string, input: unknown): Promise<StartR
     if (err instanceof RunInputError) return { ok: false, status: 400, error: err.message, field: err.field };
     throw err;
   }
+  if (s.db.dialect === 'pg') {
+    try {
+      return { ok: true, id: await enqueueRun({ db: s.db, project: s.project, snapshotId: s.snapshotId, flow: flowName, input }) };
+    } catch (err) {
+      return { ok: false, status: 503, error: `the run could not be queued: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
   const id = randomUUID();
   try {
-    const { done } = await beginRun({ project: s.project, flow: flowName, input, providers: s.providers, env: s.env, db: s.db, runId: id });
+    const { done } = await beginRun({ project: s.project, flow: flowName, input, providers: s.providers, env: s.env, db: s.db, runId: id, snapshotId: s.snapshotId });
     void done.catch((err) => console.error(`aqven: run ${id} stopped: ${err instanceof Error ? err.message : String(err)}`));
   } catch (err) {
     if (err instanceof StorageError) return { ok: false, status: 503, error: err.message };
     throw err;
   }
   return { ok: true, id };
+}
+
+export type CancelRunResult = CancelResult | { cancelled: false; status: null; sqlite: true };
+
+/**
+ * Cancels a queued run (PostgreSQL mode): its row `queued` → `cancelled` and its job removed, in
+ * one transaction; a run a worker has started, or one already over, is left alone and its status
+ * answered. SQLite mode queues nothing.
+ */
+export async function cancelRun(runId: string): Promise<CancelRunResult> {
+  const s = await serverSession();
+  if (s.db.dialect !== 'pg') return { cancelled: false, status: null, sqlite: true };
+  return cancelQueuedRun(s.db, runId);
 }

@@ -1,5 +1,5 @@
 // The provider simulator (DESIGN: The provider simulator). See README.md in this folder.
-export { startSimulator } from './server';
+export { simBaseUrl, startSimulator } from './server';
 export { SIM_PRICE, simCost } from './render-openai';
 export { sampleFromSchema } from './schema-json';
 // the strict:false instruction the engine appends to the last user message (DESIGN: One model call, in order, step 1)

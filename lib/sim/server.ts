@@ -30,6 +30,11 @@ const BASE_PATHS: Record<Dialect, string> = {
   gemini: '/gemini/v1beta',
 };
 
+/** The base_url of `dialect` on the simulator at `url` (in this process or another: `aqven sim`, AQVEN_SIM_URL). */
+export function simBaseUrl(url: string, dialect: Dialect): string {
+  return url.replace(/\/+$/, '') + BASE_PATHS[dialect];
+}
+
 const ROUTES = new Map<string, Dialect>([
   ['/openai/v1/chat/completions', 'openai'],
   ['/openrouter/api/v1/chat/completions', 'openrouter'],
@@ -423,7 +428,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<SimServer> 
   return {
     url,
     port,
-    baseUrl: (dialect) => url + BASE_PATHS[dialect],
+    baseUrl: (dialect) => simBaseUrl(url, dialect),
     loadScripts: (scripts) => sim.loadScripts(scripts),
     setChaos: (chaos) => sim.setChaos(chaos),
     requests: () => sim.log.slice(),

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { getRunFacts } from '@/db/queries';
+import { CancelRunButton } from '@/components/runs/cancel-run-button';
 import { RunView } from '@/components/runs/run-view';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { pageSession } from '@/lib/server/page-session';
@@ -18,6 +19,7 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
       <nav className="crumbs">
         <Link href="/runs">← Runs</Link>
       </nav>
+      {facts.status === 'queued' ? <CancelRunButton runId={runId} /> : null}
       <RunView initial={facts} renderedAt={Date.now()} />
     </section>
   );

@@ -1,0 +1,38 @@
+'use server';
+// Cancels a queued run from its page (DESIGN: The dashboard; Storage, "Workers and the queue"): the
+// editor check runs, the run id is validated with zod, and the server cancels the run only if it
+// is still queued — re-checked there, in the compare-and-set that cancels it and removes its job,
+// whatever the page showed. A run a worker has started, or one already over, is left alone.
+import { revalidatePath } from 'next/cache';
+import { cancelRunFormSchema, type CancelRunState } from '@/lib/forms/cancel-run';
+import { cancelRun } from '@/lib/server/session';
+
+/**
+ * Who may cancel a run. There are no user accounts yet, so anyone who can reach the dashboard is an
+ * editor (as for clearing a pause); the role check goes here. Answers why not, or null.
+ */
+async function editorRefusal(): Promise<string | null> {
+  return null;
+}
+
+export async function cancelRunAction(_prev: CancelRunState, fd: FormData): Promise<CancelRunState> {
+  const refusal = await editorRefusal();
+  if (refusal) return { status: 'error', code: 'E_FORBIDDEN', message: refusal };
+  const parsed = cancelRunFormSchema.safeParse({ runId: fd.get('runId') ?? undefined });
+  if (!parsed.success) return { status: 'error', code: 'E_RUN', message: parsed.error.issues[0]?.message ?? 'invalid run id' };
+  const { runId } = parsed.data;
+  let res;
+  try {
+    res = await cancelRun(runId);
+  } catch (err) {
+    return { status: 'error', code: 'E_PROJECT', message: `the run could not be cancelled: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (res.cancelled) {
+    revalidatePath(`/runs/${runId}`);
+    revalidatePath('/runs');
+    return { status: 'cancelled', runId };
+  }
+  if ('sqlite' in res) return { status: 'error', code: 'E_NOT_QUEUED', message: 'nothing is queued in SQLite mode: a run runs in the process that starts it' };
+  if (res.status === null) return { status: 'error', code: 'E_RUN', message: `no run with id ${runId}` };
+  return { status: 'error', code: 'E_NOT_QUEUED', message: `the run is ${res.status}, not queued: not cancelled` };
+}

@@ -1,0 +1,251 @@
+// `aqven worker [--concurrency N] [--simulate] [--project DIR] [--drain-timeout S]` and
+// `aqven cancel RUN_ID` (DESIGN: CLI; Storage, "Workers and the queue"). PostgreSQL mode only
+// (AQVEN_DATABASE_URL=postgres://…). The worker prints one line per run it ended on stdout, its
+// own news on stderr, and on a terminal a progress line on stderr, redrawn in place.
+// Exit statuses — worker: 0 stopped by SIGINT/SIGTERM after draining, 1 the queue failed, 2 bad
+// usage or config, 3 the database cannot be reached, 130/143 a second signal cut the drain short;
+// cancel: 0 cancelled, 1 not cancelled (not queued, no such run, or SQLite mode), 2 bad usage, 3.
+import type { Command } from 'commander';
+import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
+import { isPostgresUrl } from '@/db/pg';
+import { DatabaseUnreachableError, pgReason, reachPg } from '@/db/status-queries';
+import { StorageError } from '@/db/storage-error';
+import { fmtDuration } from '@/lib/engine/duration-text';
+import { interruptAllNow } from '@/lib/flow/active-runs';
+import { NoSnapshotError, openSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
+import { sharedSimulatorUrl, simulateRequested, SimUrlError } from '@/lib/flow/simulate';
+import { formatDiagnostic } from '@/lib/project';
+import { cancelQueuedRun } from '@/lib/queue/cancel';
+import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
+import { type CliIo, processIo } from './io';
+import { resolveProjectDir } from './project-dir';
+
+export const EXIT_NOT_CANCELLED = 1;
+export const EXIT_QUEUE_FAILED = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_CANNOT_OPEN = 3;
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+export const DEFAULT_CONCURRENCY = 4;
+export const DEFAULT_DRAIN_TIMEOUT_S = 30;
+/** after the drain, the longest wait for the handed-back runs to record themselves before the process exits anyway */
+const HAND_BACK_EXIT_MS = 10_000;
+
+type Env = Record<string, string | undefined>;
+class UsageError extends Error {}
+
+/** AQVEN_DATABASE_URL as a postgres:// URL, or null (SQLite mode). */
+function queueUrl(env: Env): string | null {
+  const target = databaseTarget('', env);
+  return isPostgresUrl(target) ? target : null;
+}
+
+function positiveInt(name: string, raw: string, max: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`${name} must be a whole number from 1 to ${max}, got "${raw}"`);
+  return n;
+}
+
+function seconds(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || n > 86_400) throw new UsageError(`${name} must be a number of seconds from 0 to 86400, got "${raw}"`);
+  return n;
+}
+
+/** `run <id> <flow> <status> <n> attempts <duration>`, and why when it did not end on its own. */
+export function runEndLine(r: RunEnd): string {
+  const why = r.note && r.status !== 'succeeded' ? ` (${r.note.split('\n')[0]!.slice(0, 200)})` : '';
+  return `run ${r.runId} ${r.flow || '-'} ${r.status} ${r.attempts} attempt${r.attempts === 1 ? '' : 's'} ${fmtDuration(r.durationMs)}${r.resumed ? ' taken over' : ''}${why}`;
+}
+
+function statsLine(id: string, s: WorkerStats): string {
+  const by = Object.entries(s.byStatus)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
+  return `worker ${id.slice(0, 8)}${s.draining ? ' draining' : ''}: ${s.running}/${s.concurrency} running, ${s.ended} ended${by ? ` (${by})` : ''}`;
+}
+
+/** One status line on a terminal's stderr, redrawn in place; cleared before any other line is written. */
+class StatusLine {
+  private shown = false;
+  private last = '';
+  constructor(private readonly stream: NodeJS.WriteStream) {}
+  draw(text = this.last): void {
+    this.last = text;
+    if (!text) return;
+    this.stream.write(`\r\x1b[2K${text.slice(0, (this.stream.columns || 120) - 1)}`);
+    this.shown = true;
+  }
+  clear(): void {
+    if (this.shown) this.stream.write('\r\x1b[2K');
+    this.shown = false;
+  }
+}
+
+export interface WorkerCommandOptions {
+  concurrency?: string;
+  simulate?: boolean;
+  project?: string;
+  drainTimeout?: string;
+}
+
+/** `aqven worker`: takes queued runs until SIGINT/SIGTERM, then drains. Resolves with the exit status. */
+export async function runWorkerCommand(opts: WorkerCommandOptions, env: Env = process.env, io: CliIo = processIo): Promise<number> {
+  const say = (text: string) => io.err(`aqven worker: ${text}\n`);
+  let session: Session | undefined;
+  try {
+    const url = queueUrl(env);
+    if (!url) throw new UsageError('needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode (in SQLite mode a run runs in the process that starts it)');
+    const concurrency = positiveInt('--concurrency', opts.concurrency ?? String(DEFAULT_CONCURRENCY), 1000);
+    const drainMs = seconds('--drain-timeout', opts.drainTimeout ?? String(DEFAULT_DRAIN_TIMEOUT_S)) * 1000;
+    const simulate = simulateRequested(opts.simulate);
+    const simUrl = simulate ? sharedSimulatorUrl(env) : null;
+    await reachPg(url);
+    session = await openSession(resolveProjectDir(opts.project, env), { simulate, env });
+    return await serve(session, { concurrency, drainMs, simUrl }, io);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof SimUrlError || err instanceof NoSnapshotError) {
+      say(err.message);
+      return EXIT_USAGE;
+    }
+    if (err instanceof ProjectInvalidError) {
+      for (const d of err.diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
+      say(err.message);
+      return EXIT_USAGE;
+    }
+    if (err instanceof DatabaseUnreachableError || err instanceof StorageError) {
+      say(err.message);
+      return EXIT_CANNOT_OPEN;
+    }
+    throw err;
+  } finally {
+    await session?.close();
+    if (session) await closeDatabase(session.db);
+  }
+}
+
+async function serve(session: Session, o: { concurrency: number; drainMs: number; simUrl: string | null }, io: CliIo): Promise<number> {
+  const say = (text: string) => {
+    status?.clear();
+    io.err(`aqven worker: ${text}\n`);
+    status?.draw();
+  };
+  const status = process.stderr.isTTY ? new StatusLine(process.stderr) : null;
+  // a missing key fails every call only after the transport's tries: say so before the first run
+  for (const d of session.warnings) io.err(`${formatDiagnostic(d)}\n`);
+  let id = '';
+  const worker = await QueueWorker.start({
+    session,
+    concurrency: o.concurrency,
+    onRunEnd: (r) => {
+      status?.clear();
+      io.out(`${runEndLine(r)}\n`);
+      status?.draw();
+    },
+    onChange: (s) => status?.draw(statsLine(id, s)),
+    onWarning: say,
+  });
+  id = worker.id;
+  const sim = session.simulated ? `; providers simulated${o.simUrl ? ` by ${o.simUrl}` : ' in this process'}` : '';
+  say(`${id} on ${session.db.name}, snapshot ${session.snapshotId}, concurrency ${o.concurrency}${sim}; waiting for runs`);
+  status?.draw(statsLine(id, worker.stats()));
+
+  // until a signal, or the queue fails
+  let second: 'SIGINT' | 'SIGTERM' | null = null;
+  let first: 'SIGINT' | 'SIGTERM' | null = null;
+  let stop!: (why: 'SIGINT' | 'SIGTERM' | Error) => void;
+  const stopped = new Promise<'SIGINT' | 'SIGTERM' | Error>((resolve) => (stop = resolve));
+  const onSignal = (sig: 'SIGINT' | 'SIGTERM') => {
+    if (first) {
+      // a second signal: no more waiting for the runs in progress
+      second ??= sig;
+      say(`${sig} again: handing the runs in progress back now`);
+      worker.cutDrainShort();
+      setTimeout(() => {
+        interruptAllNow(`stopped by ${sig}`);
+        process.exit(SIGNAL_EXIT[sig]);
+      }, HAND_BACK_EXIT_MS).unref();
+      return;
+    }
+    first = sig;
+    stop(sig);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  worker.queueDone.then(
+    () => stop(new Error('graphile-worker stopped')),
+    (err: unknown) => stop(err instanceof Error ? err : new Error(String(err))),
+  );
+  try {
+    const why = await stopped;
+    const reason = why instanceof Error ? `the queue failed: ${pgReason(why)}` : `stopped by ${why}`;
+    const running = worker.stats().running;
+    say(
+      `${why instanceof Error ? reason : why}: draining — no new runs${running ? `; ${running} in progress may finish within ${fmtDuration(o.drainMs)}, then are handed back` : ''}`,
+    );
+    const drained = await worker.drain(o.drainMs, reason);
+    status?.clear();
+    say(`stopped: ${drained.finished} finished while draining, ${drained.handedBack} handed back`);
+    if (why instanceof Error) return EXIT_QUEUE_FAILED;
+    return second ? SIGNAL_EXIT[second] : 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** `aqven cancel RUN_ID`: a queued run is cancelled and its job removed; anything else is said and left alone. */
+export async function runCancelCommand(runId: string, env: Env = process.env, io: CliIo = processIo): Promise<number> {
+  const say = (text: string) => io.err(`aqven cancel: ${text}\n`);
+  const url = queueUrl(env);
+  if (!url) {
+    say('nothing is queued in SQLite mode: a run runs in the process that starts it (set AQVEN_DATABASE_URL=postgres://… to queue runs)');
+    return EXIT_NOT_CANCELLED;
+  }
+  try {
+    await reachPg(url);
+    const db = await openDatabase(url);
+    if (db.dialect !== 'pg') throw new UsageError('AQVEN_DATABASE_URL is not a postgres:// URL');
+    try {
+      const res = await cancelQueuedRun(db, runId);
+      if (res.cancelled) {
+        io.out(`run ${runId} cancelled\n`);
+        return 0;
+      }
+      say(res.status === null ? `no run with id ${runId}` : `run ${runId} is ${res.status}, not queued: not cancelled`);
+      return EXIT_NOT_CANCELLED;
+    } finally {
+      await closeDatabase(db);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      say(err.message);
+      return EXIT_USAGE;
+    }
+    if (err instanceof DatabaseUnreachableError || err instanceof StorageError) {
+      say(err.message);
+      return EXIT_CANNOT_OPEN;
+    }
+    throw err;
+  }
+}
+
+export function registerQueue(program: Command): void {
+  program
+    .command('worker')
+    .description('PostgreSQL mode: take queued runs and run them, until SIGINT/SIGTERM (then drain)')
+    .option('--concurrency <n>', `runs at once (default ${DEFAULT_CONCURRENCY})`)
+    .option('--simulate', 'route every provider to a simulator: AQVEN_SIM_URL when set, else one in this process (also AQVEN_SIMULATE=1)')
+    .option('--project <dir>', 'project folder, pushed as the first snapshot when the database has none')
+    .option('--drain-timeout <s>', `after a stop signal, how long the runs in progress may take before they are handed back (default ${DEFAULT_DRAIN_TIMEOUT_S})`)
+    .action(async (opts: WorkerCommandOptions) => {
+      process.exitCode = await runWorkerCommand(opts);
+    });
+
+  program
+    .command('cancel')
+    .description('PostgreSQL mode: cancel a queued run (one no worker has started)')
+    .argument('<runId>', 'run id')
+    .action(async (runId: string) => {
+      process.exitCode = await runCancelCommand(runId);
+    });
+}

@@ -1,0 +1,52 @@
+// A run becomes a job (DESIGN: Storage, "Workers and the queue"): checked first — an unknown flow or
+// an input its schema refuses is an error for the caller, never a queued job — then its row
+// (status `queued`, fence 0, no owner) and its graphile-worker job are committed in one transaction.
+import { randomUUID } from 'node:crypto';
+import { transaction } from '@/db/tx';
+import type { PgDb } from '@/db/types';
+import { UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
+import type { Project } from '@/lib/project';
+import { own } from '@/lib/shared/own';
+import { addRunJob, ensureQueueSchema } from './jobs';
+
+export interface EnqueueOptions {
+  db: PgDb;
+  /** the project the run is checked against: the snapshot the caller's session runs */
+  project: Project;
+  snapshotId: number | null;
+  flow: string;
+  input: unknown;
+  runId?: string;
+  now?: number;
+}
+
+/**
+ * Checks the flow and its input against `project` (UnknownFlowError, RunInputError naming the
+ * field), then commits the queued run and its job together. Resolves with the run id once both
+ * are committed: a worker may pick the run up from then on.
+ */
+export async function enqueueRun(o: EnqueueOptions): Promise<string> {
+  const flow = own(o.project.flows, o.flow);
+  if (!flow) throw new UnknownFlowError(o.flow, Object.keys(o.project.flows));
+  validateRunInput(flow, o.input);
+  await ensureQueueSchema(o.db);
+  const id = o.runId ?? randomUUID();
+  const now = o.now ?? Date.now();
+  const { runs } = o.db.t;
+  await transaction(o.db, async (q) => {
+    await q.insert(runs).values({
+      id,
+      project: o.project.name,
+      flow: flow.name,
+      status: 'queued',
+      input: o.input,
+      fence: 0,
+      // a queued run has not started: started_at becomes the claim's time; until then the list sorts it by when it was queued
+      startedAt: now,
+      queuedAt: now,
+      snapshotId: o.snapshotId,
+    });
+    await addRunJob(q, id);
+  });
+  return id;
+}

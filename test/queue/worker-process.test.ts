@@ -1,0 +1,139 @@
+// `aqven run --queue`, `aqven worker` and `aqven cancel` as a user meets them (DESIGN: CLI; Storage,
+// "Workers and the queue"): the real bin, a real PostgreSQL, the simulator on loopback shared by the
+// workers through AQVEN_SIM_URL.
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDb, openDatabase } from '@/db/client';
+import type { Db } from '@/db/types';
+import { startSimulator, type SimServer } from '@/lib/sim';
+import { aqven, ensureCliBuilt } from '../cli/aqven-process';
+import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
+import { copyShowcase } from '../helpers/showcase';
+import { eventually, lockTrouble, startWorker, unfinished, workerEnv } from './workers';
+
+describe('aqven run --queue, aqven worker, aqven cancel', () => {
+  let tdb: TestDatabase;
+  let db: Db;
+  let sim: SimServer;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    ensureCliBuilt();
+    tdb = await testDatabase();
+    db = await openDatabase(tdb.url);
+    sim = await startSimulator({});
+    dir = copyShowcase();
+    env = workerEnv(tdb.url, sim.url);
+  }, 120_000);
+  afterAll(async () => {
+    await sim?.close();
+    await closeDb(tdb.url);
+    await tdb?.stop();
+  });
+
+  const queue = (input: string, extra: string[] = []) => aqven(['run', 'triage', '--queue', '--project', dir, '--input', input, ...extra], env);
+  const row = async (id: string) => (await db.q.select().from(db.t.runs).where(eq(db.t.runs.id, id)))[0];
+
+  it('--queue refuses bad input and a SQLite project, and prints the id of a queued run', async () => {
+    const bad = queue('{"ticket": 7}');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/input\.ticket/);
+    const sqlite = aqven(['run', 'triage', '--queue', '--project', dir], { AQVEN_DATABASE_URL: undefined });
+    expect(sqlite).toMatchObject({ code: 2, out: '' });
+    expect(sqlite.err.trim()).toBe('aqven run: --queue needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode');
+
+    const ok = queue('{"ticket": "My invoice is wrong"}', ['--json']);
+    expect(ok.code).toBe(0);
+    const { id, status } = JSON.parse(ok.out) as { id: string; status: string };
+    expect(status).toBe('queued');
+    expect(await row(id)).toMatchObject({ status: 'queued', flow: 'triage' });
+    expect(await db.q.select().from(db.t.runs)).toHaveLength(1); // the bad input queued nothing
+  });
+
+  it('cancel: a queued run is cancelled once; anything else is left alone, with its status', async () => {
+    const id = /^run (\S+) queued$/.exec(queue('{"ticket": "cancel me"}').out.trim())![1]!;
+    const first = aqven(['cancel', id], env);
+    expect(first).toMatchObject({ code: 0, out: `run ${id} cancelled\n` });
+    expect(await row(id)).toMatchObject({ status: 'cancelled' });
+    const again = aqven(['cancel', id], env);
+    expect(again.code).toBe(1);
+    expect(again.err.trim()).toBe(`aqven cancel: run ${id} is cancelled, not queued: not cancelled`);
+    expect(aqven(['cancel', 'no-such-run'], env)).toMatchObject({ code: 1, err: 'aqven cancel: no run with id no-such-run\n' });
+    const sqlite = aqven(['cancel', id], { AQVEN_DATABASE_URL: undefined });
+    expect(sqlite.code).toBe(1);
+    expect(sqlite.err).toMatch(/^aqven cancel: nothing is queued in SQLite mode/);
+  });
+
+  it('a worker runs the queued run, prints one line for it, and drains on SIGTERM (exit 0)', async () => {
+    const [queued] = await db.q.select().from(db.t.runs).where(eq(db.t.runs.status, 'queued'));
+    const w = await startWorker({ url: tdb.url, simUrl: sim.url, project: dir, concurrency: 2 });
+    await eventually('the run to finish', async () => (await unfinished(db)) === 0);
+    const done = (await row(queued!.id))!;
+    expect(['succeeded', 'failed']).toContain(done.status);
+    expect(done.owner).toBe(w.id);
+    expect(done.fence).toBe(1);
+    // the providers went to the test's simulator, not to one of the worker's own
+    expect(sim.requests().length).toBeGreaterThan(0);
+    const workers = await db.q.select().from(db.t.workers).where(eq(db.t.workers.id, w.id));
+    expect(workers[0]).toMatchObject({ concurrency: 2, stoppedAt: null });
+
+    w.child.kill('SIGTERM');
+    const exit = await w.exited;
+    expect(exit.code).toBe(0);
+    const lines = w.out().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^run ${queued!.id} triage ${done.status} \\d+ attempts? \\d+(\\.\\d)? m?s`));
+    expect(w.err()).toMatch(/SIGTERM: draining/);
+    expect(lockTrouble(w.out() + w.err())).toEqual([]);
+    const [stopped] = await db.q.select().from(db.t.workers).where(eq(db.t.workers.id, w.id));
+    expect(stopped!.stoppedAt).toBeGreaterThan(0);
+  });
+
+  it('drain: runs still going when the drain time is up are handed back, and another worker finishes them', async () => {
+    // a slow provider: the runs are in flight when the worker is stopped
+    const slow = await startSimulator({ latency: { first_token_ms: 1500, tokens_per_s: 1000 } });
+    try {
+      const ids = await Promise.all([1, 2, 3].map((i) => /^run (\S+) queued$/.exec(queue(`{"ticket": "slow ${i}"}`).out.trim())![1]!));
+      const a = await startWorker({ url: tdb.url, simUrl: slow.url, project: dir, concurrency: 3, drainTimeout: 0.2 });
+      const { runs, attempts } = db.t;
+      await eventually('worker A to run the three runs', async () => {
+        const held = await db.q.select({ id: runs.id }).from(runs).where(and(eq(runs.owner, a.id), eq(runs.status, 'running')));
+        return held.length === 3;
+      });
+      a.child.kill('SIGTERM');
+      expect((await a.exited).code).toBe(0);
+      const lines = a.out().trim().split('\n');
+      expect(lines.map((l) => l.split(' ').slice(0, 5).join(' ')).sort()).toEqual(ids.map((id) => `run ${id} triage handed back`).sort());
+      expect(a.err()).toMatch(/stopped: 0 finished while draining, 3 handed back/);
+      // left running, their leases released: no worker holds them; the attempts cut off are recorded, none open
+      const left = await db.q.select().from(runs).where(inArray(runs.id, ids));
+      for (const r of left) expect(r.status).toBe('running');
+      for (const r of left) expect(r.leaseExpiresAt!).toBeLessThan(Date.now());
+      expect(await db.q.select({ id: attempts.id }).from(attempts).where(and(inArray(attempts.runId, ids), isNull(attempts.finishedAt)))).toEqual([]);
+
+      const b = await startWorker({ url: tdb.url, simUrl: slow.url, project: dir, concurrency: 3 });
+      await eventually('worker B to finish them', async () => (await unfinished(db)) === 0, 60_000);
+      for (const r of await db.q.select().from(runs).where(inArray(runs.id, ids))) {
+        expect(['succeeded', 'failed']).toContain(r.status);
+        expect(r.owner).toBe(b.id);
+        expect(r.fence).toBe(2);
+      }
+      b.child.kill('SIGTERM');
+      expect((await b.exited).code).toBe(0);
+      expect(b.out().trim().split('\n').filter((l) => / taken over/.test(l))).toHaveLength(3);
+      expect(lockTrouble(a.err() + b.err())).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  }, 90_000);
+
+  it('without PostgreSQL, aqven worker says so (exit 2)', () => {
+    const res = aqven(['worker', '--project', dir], { AQVEN_DATABASE_URL: undefined });
+    expect(res.code).toBe(2);
+    expect(res.err.trim()).toMatch(/^aqven worker: needs AQVEN_DATABASE_URL=postgres:\/\//);
+    const simUrl = aqven(['worker', '--simulate', '--project', dir], { ...env, AQVEN_SIM_URL: 'localhost:4010' });
+    expect(simUrl.code).toBe(2);
+    expect(simUrl.err).toMatch(/AQVEN_SIM_URL must be the http:\/\/ URL/);
+  });
+});

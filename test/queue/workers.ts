@@ -1,0 +1,68 @@
+// Real `aqven worker` processes for the queue's tests: the bin as a user starts it, against the
+// test's PostgreSQL database and the test's simulator (AQVEN_SIM_URL), its output collected.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { inArray } from 'drizzle-orm';
+import type { Db } from '@/db/types';
+import { BIN } from '../cli/aqven-process';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** the worker's id (its PROCESS_OWNER, the owner its leases name), once it said it is up */
+  id: string;
+  out(): string;
+  err(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** The environment of a worker: the database, the shared simulator, nothing of the test's own. */
+export function workerEnv(url: string, simUrl: string | null): NodeJS.ProcessEnv {
+  return { ...process.env, AQVEN_DATABASE_URL: url, AQVEN_SIM_URL: simUrl ?? undefined, AQVEN_SIMULATE: undefined, AQVEN_PROJECT: undefined };
+}
+
+/** Starts `aqven worker --simulate` and resolves once it is taking jobs. */
+export async function startWorker(o: { url: string; simUrl: string | null; project: string; concurrency: number; drainTimeout?: number }): Promise<WorkerProcess> {
+  const args = ['worker', '--simulate', '--concurrency', String(o.concurrency), '--project', o.project];
+  if (o.drainTimeout !== undefined) args.push('--drain-timeout', String(o.drainTimeout));
+  const child = spawn(process.execPath, [BIN, ...args], { env: workerEnv(o.url, o.simUrl) });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const id = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the worker did not start within 60 s:\n${err}`)), 60_000);
+    const look = () => {
+      const m = /aqven worker: ([0-9a-f-]{36}) on .* waiting for runs/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        child.stderr!.off('data', look);
+        resolve(m[1]!);
+      }
+    };
+    child.stderr!.on('data', look);
+    void exited.then(({ code }) => reject(new Error(`the worker exited (${code}) before it started:\n${err}`)));
+  });
+  return { child, id, out: () => out, err: () => err, exited };
+}
+
+/** Polls `f` (a read of the database) until it answers truthy; the bound is a hang guard. */
+export async function eventually<T>(what: string, f: () => Promise<T | null | undefined | false>, ms = 90_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** How many runs are not over yet (queued or running). */
+export async function unfinished(db: Db): Promise<number> {
+  const { runs } = db.t;
+  return (await db.q.select({ id: runs.id }).from(runs).where(inArray(runs.status, ['queued', 'running']))).length;
+}
+
+/** The lines a worker printed that say a lock or serialization went wrong. */
+export function lockTrouble(text: string): string[] {
+  return text.split('\n').filter((l) => /deadlock|could not serialize|serialization failure|lock timeout|could not obtain lock|lock not available/i.test(l));
+}
