@@ -5,15 +5,8 @@
 // whatever the page showed. A run a worker has started, or one already over, is left alone.
 import { revalidatePath } from 'next/cache';
 import { cancelRunFormSchema, type CancelRunState } from '@/lib/forms/cancel-run';
+import { editorRefusal } from '@/lib/server/access';
 import { cancelRun } from '@/lib/server/session';
-
-/**
- * Who may cancel a run. There are no user accounts yet, so anyone who can reach the dashboard is an
- * editor (as for clearing a pause); the role check goes here. Answers why not, or null.
- */
-async function editorRefusal(): Promise<string | null> {
-  return null;
-}
 
 export async function cancelRunAction(_prev: CancelRunState, fd: FormData): Promise<CancelRunState> {
   const refusal = await editorRefusal();

@@ -9,15 +9,8 @@ import { announcePauseChange } from '@/db/cluster-gate';
 import { clearPause } from '@/db/pause-queries';
 import { defaultRateGate } from '@/lib/engine/rate-gate';
 import { clearPauseFormSchema, type ClearPauseState } from '@/lib/forms/clear-rate-limit-pause';
+import { editorRefusal } from '@/lib/server/access';
 import { serverSession } from '@/lib/server/session';
-
-/**
- * Who may clear a pause. There are no user accounts yet, so anyone who can reach the dashboard is an
- * editor; the role check of the issue that adds roles goes here, and only here. Answers why not, or null.
- */
-async function editorRefusal(): Promise<string | null> {
-  return null;
-}
 
 export async function clearRateLimitPause(_prev: ClearPauseState, fd: FormData): Promise<ClearPauseState> {
   const refusal = await editorRefusal();

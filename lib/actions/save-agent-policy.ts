@@ -13,6 +13,7 @@ import { agentPolicyFormSchema, diagnosticErrors, policyErrors, policyInput, typ
 import { AgentYamlError, parseAgentYaml, updateAgentYaml, type AgentDef, type AgentYamlChanges } from '@/lib/project';
 import { readAgentFile, saveAgentFile, textHash } from '@/lib/server/agent-file';
 import { reloadProject } from '@/lib/server/project-reload';
+import { editorRefusal } from '@/lib/server/access';
 import { serverSession } from '@/lib/server/session';
 
 const formError = (code: string, message: string): SaveAgentPolicyState => ({ ok: false, errors: { form: [{ code, message }] } });
@@ -41,6 +42,8 @@ function changesFrom(current: AgentDef | null, next: AgentPolicyForm): AgentYaml
 }
 
 export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData): Promise<SaveAgentPolicyState> {
+  const refusal = await editorRefusal();
+  if (refusal) return formError('E_FORBIDDEN', refusal);
   const name = String(fd.get('agent') ?? '');
   const parsed = agentPolicyFormSchema.safeParse(policyInput(fd));
   if (!parsed.success) return { ok: false, errors: policyErrors(parsed.error) };
