@@ -38,21 +38,23 @@ export function RunView({ initial, renderedAt }: { initial: RunDetailResponse; r
             </span>
           </span>
         </div>
-        <div className="axis">
-          <div className="axis-label muted">node</div>
-          <div className="axis-track">
-            {axis.ticks.map((t) => (
-              <span key={t.at} className="tick" style={{ left: `${place(axis, t.at, t.at).left}%` }}>
-                {t.label}
-              </span>
-            ))}
-          </div>
-        </div>
         {run.nodes.length === 0 ? (
+          // no node to place on a time axis yet (a queued run): no axis either
           <p className="muted" data-testid="no-nodes">
             {runWithoutNodes(run.status)}
           </p>
-        ) : null}
+        ) : (
+          <div className="axis">
+            <div className="axis-label muted">node</div>
+            <div className="axis-track">
+              {axis.ticks.map((t) => (
+                <span key={t.at} className="tick" style={{ left: `${place(axis, t.at, t.at).left}%` }}>
+                  {t.label}
+                </span>
+              ))}
+            </div>
+          </div>
+        )}
         {groups.map((g) => (
           <div key={g.turn} className="turn" data-turn={g.turn}>
             <div className="turn-label">{g.turn === 0 ? 'not reached' : `turn ${g.turn}`}</div>

@@ -16,10 +16,12 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
   if (!facts) notFound();
   return (
     <section>
-      <nav className="crumbs">
-        <Link href="/runs">← Runs</Link>
-      </nav>
-      {facts.status === 'queued' ? <CancelRunButton runId={runId} /> : null}
+      <div className="page-actions">
+        <nav className="crumbs">
+          <Link href="/runs">← Runs</Link>
+        </nav>
+        {facts.status === 'queued' ? <CancelRunButton runId={runId} /> : null}
+      </div>
       <RunView initial={facts} renderedAt={Date.now()} />
     </section>
   );
