@@ -3,6 +3,7 @@ import { runCliStartBench } from './cli-start.bench';
 import { runEngineBench } from './engine.bench';
 import { runRedactBench } from './redact.bench';
 import { runRunsBench } from './runs.bench';
+import { runScaleOutBench } from './scale-out.bench';
 import { runStreamStoreBench } from './stream-store.bench';
 
 const r = runRedactBench();
@@ -22,5 +23,10 @@ const cli = await runCliStartBench();
 console.log(
   `cli start: --version ×${cli.version.ratioMedian} bare node (target ≤ ×${cli.version.targetRatio}); ` +
     `first provider request ${cli.firstRequest.medianMs} ms after spawn (p90 ${cli.firstRequest.p90Ms}, target ≤ ${cli.firstRequest.targetMs}); check ${cli.check.medianMs} ms`,
+);
+const scale = await runScaleOutBench();
+console.log(
+  `scale-out: ${scale.workers.map((w) => `${w.workers} worker(s) ${w.runsPerSec} runs/s (×${w.ratioToOne})`).join(', ')}; ` +
+    `SQLite in one process ${scale.sqliteInProcess.runsPerSec} runs/s; queue latency median ${scale.queueLatency?.medianMs} ms, p95 ${scale.queueLatency?.p95Ms} ms`,
 );
 console.log('results in bench/results/');
