@@ -166,16 +166,21 @@ function sqliteBackend(db: Extract<Db, { dialect: 'sqlite' }>): Backend {
   };
 }
 
+/** names of the run store's PostgreSQL statements: the same text always gets the same name in a process */
+let statementNo = 0;
+
 function pgBackend(db: Extract<Db, { dialect: 'pg' }>): Backend {
   /** the statements of the commit in progress, sent once the batch is drained */
-  let current: { text: string; values: unknown[] }[] | null = null;
+  let current: { name: string; text: string; values: unknown[] }[] | null = null;
   return {
     prepare: (query, order) => {
       const st = pgStatement(query, order);
+      // a named statement: each connection parses and plans it once, then only binds
+      const name = `aqven_store_${++statementNo}`;
       return {
         run: (...args) => {
           if (!current) throw new Error('a run-store statement was queued outside a commit');
-          current.push({ text: st.text, values: st.values(args) });
+          current.push({ name, text: st.text, values: st.values(args) });
         },
       };
     },
@@ -184,14 +189,14 @@ function pgBackend(db: Extract<Db, { dialect: 'pg' }>): Backend {
       try {
         await client.query('BEGIN');
         await fence(ids, db.q, client);
-        const batch: { text: string; values: unknown[] }[] = (current = []);
+        const batch: { name: string; text: string; values: unknown[] }[] = (current = []);
         try {
           drain();
         } finally {
           current = null;
         }
         // one after another on this connection (node-postgres sends a client's queries in order)
-        for (const st of batch) await client.query(st.text, st.values);
+        for (const st of batch) await client.query(st);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
