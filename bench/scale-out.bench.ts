@@ -72,8 +72,19 @@ async function until(what: string, cond: () => Promise<boolean>, ms = 120_000): 
   const end = Date.now() + ms;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`bench: timed out waiting for ${what}`);
-    await sleep(20);
+    await sleep(50);
   }
+}
+
+/** The database's own counters (pg_stat_database: the bench's polling reads included, a few per poll) and its connections now. */
+async function dbStats(db: PgDb): Promise<{ commits: number; rowsWritten: number; connections: number }> {
+  // the statistics views are PostgreSQL's own, not tables of the schema
+  const r = await db.pool.query<{ commits: string; written: string; connections: string }>(
+    `SELECT xact_commit AS commits, tup_inserted + tup_updated + tup_deleted AS written, numbackends AS connections
+       FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  const row = r.rows[0]!;
+  return { commits: Number(row.commits), rowsWritten: Number(row.written), connections: Number(row.connections) };
 }
 
 async function finishedCount(db: PgDb, ids: string[]): Promise<number> {
@@ -104,7 +115,19 @@ export async function runScaleOutBench(opts: { runs?: number; workers?: number[]
   }
   const cluster = await startPgCluster();
   const sim = await startSimulator();
-  const perWorkers: { workers: number; runs: number; seconds: number; runsPerSec: number; attemptsPerSec: number; ratioToOne: number }[] = [];
+  const perWorkers: {
+    workers: number;
+    runs: number;
+    seconds: number;
+    runsPerSec: number;
+    attemptsPerSec: number;
+    ratioToOne: number;
+    /** committed transactions and rows written in the database per run (pg_stat_database), queue included */
+    commitsPerRun: number;
+    rowsWrittenPerRun: number;
+    /** connections to the database while the workers ran, at the most */
+    peakConnections: number;
+  }[] = [];
   let latency: { runs: number; medianMs: number; p95Ms: number; maxMs: number } | null = null;
   try {
     for (const n of workerCounts) {
@@ -122,9 +145,16 @@ export async function runScaleOutBench(opts: { runs?: number; workers?: number[]
           while (made++ < total) ids.push(await enqueueRun({ db, project: session.project, snapshotId: session.snapshotId, flow: 'one', input: INPUT }));
         }),
       );
+      const stats0 = await dbStats(db);
       const workers = startWorkers(n, env, dir);
+      let peakConnections = 0;
       try {
-        await until(`${total} runs to finish`, async () => (await finishedCount(db, ids)) === total, 600_000);
+        await until(`${total} runs to finish`, async () => {
+          peakConnections = Math.max(peakConnections, (await dbStats(db)).connections);
+          return (await finishedCount(db, ids)) === total;
+        }, 600_000);
+        await sleep(1_500); // the server publishes its counters about once a second
+        const stats1 = await dbStats(db);
         const { runs, attempts } = db.t;
         const [span] = await db.q.select({ from: min(runs.startedAt), to: max(runs.finishedAt) }).from(runs).where(inArray(runs.id, ids));
         const seconds = (Number(span!.to) - Number(span!.from)) / 1000;
@@ -140,6 +170,9 @@ export async function runScaleOutBench(opts: { runs?: number; workers?: number[]
           runsPerSec: Math.round(total / seconds),
           attemptsPerSec: Math.round(attemptCount / seconds),
           ratioToOne: 0,
+          commitsPerRun: +((stats1.commits - stats0.commits) / total).toFixed(1),
+          rowsWrittenPerRun: +((stats1.rowsWritten - stats0.rowsWritten) / total).toFixed(1),
+          peakConnections,
         });
         if (n === 1) {
           // the queue's latency: one run at a time, each enqueued once the last has finished, the worker idle
