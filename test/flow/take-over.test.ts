@@ -218,6 +218,22 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
     expect(sim.requests().filter((r) => r.model === FLASH_LITE)).toHaveLength(4);
   });
 
+  it('a run whose flow the newer project no longer has ends failed (unknown_flow), its running node with it', async () => {
+    const { project, providers, env, db } = await open(dialect, { [GPT_OSS]: [{ kind: 'ok' }, { kind: 'stall' }] });
+    const { runId } = await dyingRun('long-answer', { question: 'q' }, 2);
+    const without = { ...project, flows: { triage: project.flows.triage! } };
+    const started = (await takeOverRun({ db, runId, fence: 1, project: without, providers, env, now: later(), owner: 'worker-2' }))!;
+    const record = await started.done;
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'unknown_flow' } });
+    const stored = (await getRunRecord(db, runId))!;
+    expect(stored.status).toBe('failed');
+    expect(stored.nodes.map((n) => [n.id, n.status, n.error?.code ?? null])).toEqual([
+      ['draft', 'succeeded', null],
+      ['critique', 'failed', 'unknown_flow'],
+    ]);
+    expect(await runRow(db, runId)).toMatchObject({ status: 'failed', owner: 'worker-2', fence: 2 });
+  });
+
   it('two workers taking the same run over at once: exactly one wins', async () => {
     const { project, providers, env, db } = await open(dialect, { [GPT_OSS]: [{ kind: 'ok' }, { kind: 'stall' }, { kind: 'ok' }] });
     const { runId } = await dyingRun('long-answer', { question: 'q' }, 2);
