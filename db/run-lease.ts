@@ -176,7 +176,8 @@ export class LeaseKeeper {
   /** One heartbeat: renews every held lease; resolves with the run ids whose lease was lost. */
   async tick(now = this.now()): Promise<string[]> {
     const lost: string[] = [];
-    const held = [...this.held.values()].map((h) => h.lease);
+    // in id order, as the run store locks them (db/run-store.ts): no two transactions wait on each other in a circle
+    const held = [...this.held.values()].map((h) => h.lease).sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
     if (!held.length) return lost;
     try {
       await transaction(this.db, async (q) => {

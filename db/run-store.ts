@@ -141,7 +141,7 @@ interface Stmt<K extends readonly string[]> {
 interface Backend {
   prepare<const K extends readonly string[]>(query: BuiltQuery, order: K): Stmt<K>;
   /** runs `drain` in one write transaction; `fence(runIds)` first tells which runs are still ours (PostgreSQL) */
-  transaction(runIds: string[], fence: (ids: string[], q: Orm, client: pg.PoolClient) => Promise<void>, drain: () => void): void | Promise<void>;
+  transaction(runIds: string[], fence: (ids: string[], q: Orm, client: pg.PoolClient) => Promise<Map<string, boolean>>, drain: () => void): void | Promise<void>;
   /** a failed commit: make room for the next (SQLite: checkpoint the WAL into the file) */
   afterFailure(): void;
 }
@@ -166,6 +166,10 @@ function sqliteBackend(db: Extract<Db, { dialect: 'sqlite' }>): Backend {
   };
 }
 
+/** PostgreSQL's deadlock_detected and serialization_failure: the commit is tried again */
+const RETRYABLE = new Set(['40P01', '40001']);
+const COMMIT_TRIES = 3;
+
 /** names of the run store's PostgreSQL statements: the same text always gets the same name in a process */
 let statementNo = 0;
 
@@ -188,16 +192,29 @@ function pgBackend(db: Extract<Db, { dialect: 'pg' }>): Backend {
       const client = await db.pool.connect();
       try {
         await client.query('BEGIN');
-        await fence(ids, db.q, client);
+        const fences = await fence(ids, db.q, client);
         const batch: { name: string; text: string; values: unknown[] }[] = (current = []);
         try {
           drain();
         } finally {
           current = null;
         }
-        // one after another on this connection (node-postgres sends a client's queries in order)
-        for (const st of batch) await client.query(st);
-        await client.query('COMMIT');
+        for (let tries = 1; ; tries++) {
+          try {
+            // one after another on this connection (node-postgres sends a client's queries in order)
+            for (const st of batch) await client.query(st);
+            await client.query('COMMIT');
+            return;
+          } catch (err) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            // a deadlock or a serialization failure rolled the batch back: the same batch is sent
+            // again, as long as the fences it was drained under still hold
+            if (tries >= COMMIT_TRIES || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+            await client.query('BEGIN');
+            const again = await fence(ids, db.q, client);
+            if ([...fences].some(([id, ok]) => again.get(id) !== ok)) throw err;
+          }
+        }
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
@@ -374,19 +391,25 @@ export function runStore(db: Db): RunStore {
     return ok;
   };
   /** PostgreSQL: the fences of a commit's runs, read and share-locked (a take-over waits for this commit) */
-  const fencePg = async (ids: string[], orm: Orm, client: pg.PoolClient) => {
+  const fencePg = async (ids: string[], orm: Orm, client: pg.PoolClient): Promise<Map<string, boolean>> => {
+    const seen = new Map<string, boolean>();
     const mine = ids.filter((id) => leases.has(id) && !lost.has(id));
-    for (const id of ids) if (lost.has(id)) fenced.set(id, false);
-    if (!mine.length) return;
-    const { runs: r } = db.t;
-    const built = orm.select({ id: r.id, owner: r.owner, fence: r.fence }).from(r).where(inArray(r.id, mine)).toSQL();
-    const rows = (await client.query<{ id: string; owner: string | null; fence: number }>(`${built.sql} for share`, built.params)).rows;
-    const found = new Map(rows.map((row) => [row.id, row]));
-    for (const id of mine) {
-      const lease = leases.get(id)!;
-      const row = found.get(id);
-      fenced.set(id, row ? row.owner === lease.owner && row.fence === lease.fence : inserting.has(id));
+    for (const id of ids) if (lost.has(id)) seen.set(id, false);
+    if (mine.length) {
+      const { runs: r } = db.t;
+      // locked in id order (bytewise, as JavaScript sorts), as the lease keeper renews them: two
+      // transactions never wait on each other in a circle
+      const built = orm.select({ id: r.id, owner: r.owner, fence: r.fence }).from(r).where(inArray(r.id, mine)).orderBy(sql`${r.id} collate "C"`).toSQL();
+      const rows = (await client.query<{ id: string; owner: string | null; fence: number }>(`${built.sql} for share`, built.params)).rows;
+      const found = new Map(rows.map((row) => [row.id, row]));
+      for (const id of mine) {
+        const lease = leases.get(id)!;
+        const row = found.get(id);
+        seen.set(id, row ? row.owner === lease.owner && row.fence === lease.fence : inserting.has(id));
+      }
     }
+    for (const [id, ok] of seen) fenced.set(id, ok);
+    return seen;
   };
   const drain = (batch: Fact[]) => {
     for (const f of batch) {
