@@ -305,14 +305,17 @@ export function createClusterGate(db: PgDb, opts: ClusterGateOptions = {}): Clus
         fire(model);
       }
       const done: Promise<void> = committed
+        .finally(() => {
+          // committed (or not at all): the row answers from here on, not the pause noted here — a
+          // read that started before the commit may still land, and no longer answers for the model
+          if (pendingCommit.get(model) !== done) return;
+          pendingOwn.delete(model);
+          answered.set(model, ++readSeq);
+        })
         .then(() => notify(model))
         .catch(() => undefined)
         .finally(() => {
-          if (pendingCommit.get(model) !== done) return;
-          pendingCommit.delete(model);
-          pendingOwn.delete(model);
-          // a read that started before the commit may still land: it no longer answers for the model
-          answered.set(model, ++readSeq);
+          if (pendingCommit.get(model) === done) pendingCommit.delete(model);
         });
       pendingCommit.set(model, done);
     },
