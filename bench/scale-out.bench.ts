@@ -8,7 +8,7 @@
 // Everything shares this machine: the PostgreSQL server, the workers, the simulator and the bench
 // process itself. The figures say what one machine does, and the result records its core count.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -76,6 +76,41 @@ async function until(what: string, cond: () => Promise<boolean>, ms = 120_000): 
   }
 }
 
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+/** CPU time of a live process from /proc (user + system), ms; null where there is no /proc. */
+function processCpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_MS; // utime, stime (fields 14 and 15)
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time of every PostgreSQL process alive now, with what their ended children used (the postmaster's cutime/cstime), ms. */
+function postgresCpuMs(): number | null {
+  try {
+    let ms = 0;
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // gone meanwhile
+      }
+      if (!stat.includes('(postgres)')) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ms += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
+    }
+    return ms;
+  } catch {
+    return null;
+  }
+}
+
 /** The database's own counters (pg_stat_database: the bench's polling reads included, a few per poll) and its connections now. */
 async function dbStats(db: PgDb): Promise<{ commits: number; rowsWritten: number; connections: number }> {
   // the statistics views are PostgreSQL's own, not tables of the schema
@@ -127,6 +162,8 @@ export async function runScaleOutBench(opts: { runs?: number; workers?: number[]
     rowsWrittenPerRun: number;
     /** connections to the database while the workers ran, at the most */
     peakConnections: number;
+    /** CPU ms per run while draining the backlog: the workers, the PostgreSQL server, this process (the simulator and the polling) */
+    cpuMsPerRun: { workers: number; postgres: number; benchAndSimulator: number } | null;
   }[] = [];
   let latency: { runs: number; medianMs: number; p95Ms: number; maxMs: number } | null = null;
   try {
@@ -146,6 +183,8 @@ export async function runScaleOutBench(opts: { runs?: number; workers?: number[]
         }),
       );
       const stats0 = await dbStats(db);
+      const pg0 = postgresCpuMs();
+      const self0 = process.cpuUsage();
       const workers = startWorkers(n, env, dir);
       let peakConnections = 0;
       try {
@@ -153,6 +192,9 @@ export async function runScaleOutBench(opts: { runs?: number; workers?: number[]
           peakConnections = Math.max(peakConnections, (await dbStats(db)).connections);
           return (await finishedCount(db, ids)) === total;
         }, 600_000);
+        const workerCpu = workers.reduce((sum, w) => sum + (processCpuMs(w.pid) ?? NaN), 0);
+        const pg1 = postgresCpuMs();
+        const self = process.cpuUsage(self0);
         await sleep(1_500); // the server publishes its counters about once a second
         const stats1 = await dbStats(db);
         const { runs, attempts } = db.t;
@@ -173,6 +215,15 @@ export async function runScaleOutBench(opts: { runs?: number; workers?: number[]
           commitsPerRun: +((stats1.commits - stats0.commits) / total).toFixed(1),
           rowsWrittenPerRun: +((stats1.rowsWritten - stats0.rowsWritten) / total).toFixed(1),
           peakConnections,
+          cpuMsPerRun:
+            pg0 === null || pg1 === null || Number.isNaN(workerCpu)
+              ? null
+              : {
+                  // the workers' whole life (start-up included, a few hundred ms each), spread over the runs
+                  workers: +(workerCpu / total).toFixed(2),
+                  postgres: +((pg1 - pg0) / total).toFixed(2),
+                  benchAndSimulator: +((self.user + self.system) / 1000 / total).toFixed(2),
+                },
         });
         if (n === 1) {
           // the queue's latency: one run at a time, each enqueued once the last has finished, the worker idle
