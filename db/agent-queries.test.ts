@@ -1,7 +1,7 @@
 // Agent statistics on both dialects (PostgreSQL answers sums over bigint as strings: read as numbers).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '@/lib/engine/types';
-import { DIALECTS, openTestDb, type TestDb } from '../test/helpers/dialects';
+import { DIALECTS, withTestDb } from '../test/helpers/dialects';
 import { agentModelStats, agentStats, recentAgentFailures } from './agent-queries';
 import { runStore } from './run-store';
 import type { Db } from './types';
@@ -36,15 +36,8 @@ async function seedNode(db: Db, runId: string, agent: string, status: 'succeeded
 }
 
 describe.each(DIALECTS)('agent statistics on %s', (dialect) => {
-  let t: TestDb;
   let db: Db;
-  beforeAll(async () => {
-    t = await openTestDb(dialect);
-    db = t.db;
-  }, 90_000);
-  afterAll(async () => {
-    await t?.close();
-  });
+  withTestDb(dialect, (opened) => (db = opened.db));
 
   it('counts node runs by status and attempts by outcome, cause and action', async () => {
     await seedNode(db, 'r1', 'classifier', 'succeeded', [

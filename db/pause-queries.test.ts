@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PauseOrigin } from '@/lib/engine/types';
-import { DIALECTS, openTestDb, type TestDb } from '../test/helpers/dialects';
+import { DIALECTS, openTestDb, withTestDb, type TestDb } from '../test/helpers/dialects';
 import { activePauses, clearPause } from './pause-queries';
 import { runStore } from './run-store';
 import type { Db } from './types';
@@ -15,15 +15,8 @@ const FAR = Date.UTC(9999, 11, 31, 23, 59, 59);
 const capped: PauseOrigin = { setAt: T0, serverWait: 'retry-after: Fri, 31 Dec 9999 23:59:59 GMT', askedMs: FAR - T0, maxWaitMs: 60_000 };
 
 describe.each(DIALECTS)('rate-limit pauses on %s', (dialect) => {
-  let t: TestDb;
   let db: Db;
-  beforeAll(async () => {
-    t = await openTestDb(dialect);
-    db = t.db;
-  }, 90_000);
-  afterAll(async () => {
-    await t?.close();
-  });
+  withTestDb(dialect, (opened) => (db = opened.db));
   beforeEach(async () => {
     await db.q.delete(db.t.rateLimitPauses);
     await runStore(db).refreshPauses(); // PostgreSQL: forget the pauses of the test before

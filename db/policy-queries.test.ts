@@ -1,18 +1,15 @@
 // Policy revisions on both dialects: numbered per agent, never sharing a number.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, openTestDb, otherProcess, type TestDb } from '../test/helpers/dialects';
+import { describe, expect, it } from 'vitest';
+import { DIALECTS, otherProcess, withTestDb, type TestDb } from '../test/helpers/dialects';
 import { listPolicyRevisions, recordPolicyRevision } from './policy-queries';
 import type { Db } from './types';
 
 describe.each(DIALECTS)('policy revisions on %s', (dialect) => {
   let t: TestDb;
   let db: Db;
-  beforeAll(async () => {
-    t = await openTestDb(dialect);
-    db = t.db;
-  }, 90_000);
-  afterAll(async () => {
-    await t?.close();
+  withTestDb(dialect, (opened) => {
+    t = opened;
+    db = opened.db;
   });
 
   it('numbers revisions per agent and lists them newest first', async () => {

@@ -1,10 +1,10 @@
 // The run history reads (listRuns, getRunFacts) on both dialects: one database per dialect,
 // emptied before each test so every list is the test's own.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '@/lib/engine/types';
 import { parseRunFilters } from '@/lib/server/run-filters';
-import { DIALECTS, openTestDb, type TestDb } from '../test/helpers/dialects';
+import { DIALECTS, withTestDb } from '../test/helpers/dialects';
 import { markInterrupted } from './client';
 import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from './interrupted-error';
 import { encodeCursor, getRunFacts, InvalidCursorError, listRuns, type RunFilters } from './queries';
@@ -42,15 +42,8 @@ async function seedRun(db: Db, id: string, startedAt: number, flow: string, atts
 }
 
 describe.each(DIALECTS)('run history queries on %s', (dialect) => {
-  let t: TestDb;
   let db: Db;
-  beforeAll(async () => {
-    t = await openTestDb(dialect);
-    db = t.db;
-  }, 90_000);
-  afterAll(async () => {
-    await t?.close();
-  });
+  withTestDb(dialect, (opened) => (db = opened.db));
   beforeEach(async () => {
     await db.q.delete(db.t.runs); // their nodes, attempts and tries go with them (ON DELETE CASCADE)
   });

@@ -1,7 +1,7 @@
 // Project snapshots on both dialects: an unchanged push stores nothing, pushes at once take turns,
 // a change based on an older snapshot is refused, and the files come back as pushed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, openTestDb, otherProcess, type TestDb } from '../test/helpers/dialects';
+import { describe, expect, it } from 'vitest';
+import { DIALECTS, otherProcess, withTestDb, type TestDb } from '../test/helpers/dialects';
 import { projectFilesHash } from '@/lib/project/project-files';
 import { getSnapshot, latestSnapshot, latestSnapshotId, listSnapshots, pushSnapshot, SnapshotMovedError } from './snapshot-queries';
 import type { Db } from './types';
@@ -11,12 +11,9 @@ const PROJECT = 'apiVersion: "aqven/v1"\r\nkind: "Project"\r\nname: "crlf"\r\n';
 describe.each(DIALECTS)('project snapshots on %s', (dialect) => {
   let t: TestDb;
   let db: Db;
-  beforeAll(async () => {
-    t = await openTestDb(dialect);
-    db = t.db;
-  }, 90_000);
-  afterAll(async () => {
-    await t?.close();
+  withTestDb(dialect, (opened) => {
+    t = opened;
+    db = opened.db;
   });
 
   it('is empty at first', async () => {

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { closeDb, openDatabase } from '@/db/client';
 import * as schema from '@/db/schema';
 import * as pgSchema from '@/db/schema-pg';
@@ -69,4 +70,19 @@ export function otherProcess(t: TestDb): { db: Db; close(): Promise<void> } {
     db: { dialect: 'pg', name: t.db.name, url: t.target, pool, q: orm as unknown as Orm, t: pgSchema as unknown as Tables },
     close: () => pool.end(),
   };
+}
+
+/**
+ * A fresh database of `dialect` for the tests of one describe block: opened before them, closed
+ * after; `opened` hears it once open (to keep the db in a variable of the block).
+ */
+export function withTestDb(dialect: Dialect, opened: (t: TestDb) => void): void {
+  let t: TestDb | undefined;
+  beforeAll(async () => {
+    t = await openTestDb(dialect);
+    opened(t);
+  }, 90_000);
+  afterAll(async () => {
+    await t?.close();
+  });
 }

@@ -30,12 +30,14 @@ export function copyShowcase(): string {
   return dir;
 }
 
-export async function world(scripts: ScriptMap, dir = copyShowcase()): Promise<World> {
+/** The showcase in `dir`, its simulator playing `scripts`, and the database `open` gives (closed with the world). */
+async function assemble<D extends Db>(scripts: ScriptMap, dir: string, open: (project: Project) => Promise<{ db: D; close(): Promise<void> }>): Promise<World<D>> {
   const { project, diagnostics } = await loadProject(dir, { env: {} });
   if (!project) throw new Error(`showcase copy invalid: ${JSON.stringify(diagnostics, null, 1)}`);
+  const store = await open(project);
   const sim = await startSimulator({ scripts });
   const { providers, env } = routeToSimulator(project, sim);
-  const db = openDb(project.databasePath);
+  const db = store.db;
   return {
     dir,
     project,
@@ -44,32 +46,20 @@ export async function world(scripts: ScriptMap, dir = copyShowcase()): Promise<W
     run: (flow, input, extra) => runFlow({ project, flow, input, providers, env, db, ...extra }),
     close: async () => {
       await sim.close();
-      await closeDb(project.databasePath);
+      await store.close();
     },
   };
+}
+
+export function world(scripts: ScriptMap, dir = copyShowcase()): Promise<World> {
+  return assemble(scripts, dir, async (project) => ({ db: openDb(project.databasePath), close: () => closeDb(project.databasePath) }));
 }
 
 /**
  * The same world on either dialect (test/helpers/dialects.ts): the showcase, its simulator, and a
  * fresh database — the project's SQLite file, or a new database in the throwaway PostgreSQL cluster.
  */
-export async function worldOn(dialect: Dialect, scripts: ScriptMap, dir = copyShowcase()): Promise<World<Db>> {
+export function worldOn(dialect: Dialect, scripts: ScriptMap, dir = copyShowcase()): Promise<World<Db>> {
   if (dialect === 'sqlite') return world(scripts, dir);
-  const { project, diagnostics } = await loadProject(dir, { env: {} });
-  if (!project) throw new Error(`showcase copy invalid: ${JSON.stringify(diagnostics, null, 1)}`);
-  const test = await openTestDb('pg');
-  const sim = await startSimulator({ scripts });
-  const { providers, env } = routeToSimulator(project, sim);
-  const db = test.db;
-  return {
-    dir,
-    project,
-    sim,
-    db,
-    run: (flow, input, extra) => runFlow({ project, flow, input, providers, env, db, ...extra }),
-    close: async () => {
-      await sim.close();
-      await test.close();
-    },
-  };
+  return assemble<Db>(scripts, dir, () => openTestDb('pg'));
 }
