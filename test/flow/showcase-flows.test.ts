@@ -2,9 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { getRunFacts, listRuns } from '@/db/queries';
 import { RunInputError } from '@/lib/flow/run-flow';
 import { getRunRecord } from '@/lib/flow/stored-run';
-import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
+import type { Db } from '@/db/types';
+import { DIALECTS } from '../helpers/dialects';
+import { FLASH_LITE, GPT_OSS, worldOn, type World } from '../helpers/showcase';
 
-let w: World | null = null;
+let w: World<Db> | null = null;
 afterEach(async () => {
   await w?.close();
   w = null;
@@ -13,9 +15,10 @@ afterEach(async () => {
 const ticket = { ticket: 'I was charged twice for my subscription this month.' };
 const question = { question: 'How should a small team roll out feature flags?' };
 
-describe('showcase flows over the simulator', () => {
+// the run loop recording into either dialect: the stored run is the live one on both
+describe.each(DIALECTS)('showcase flows over the simulator, recorded on %s', (dialect) => {
   it('triage: the classifier ends with MALFORMED_FUNCTION_CALL and falls back to gpt-oss-20b', async () => {
-    w = await world({
+    w = await worldOn(dialect, {
       [FLASH_LITE]: [{ kind: 'provider_error', variant: 'finish_error', native_finish_reason: 'MALFORMED_FUNCTION_CALL' }],
       [GPT_OSS]: [{ kind: 'ok' }],
     });
@@ -48,7 +51,7 @@ describe('showcase flows over the simulator', () => {
   });
 
   it('triage: a refusal fails the classifier and on_fail routes the run to manual_review', async () => {
-    w = await world({ [FLASH_LITE]: [{ kind: 'refusal' }], [GPT_OSS]: [{ kind: 'ok' }] });
+    w = await worldOn(dialect, { [FLASH_LITE]: [{ kind: 'refusal' }], [GPT_OSS]: [{ kind: 'ok' }] });
     const rec = await w.run('triage', ticket);
     const status = Object.fromEntries(rec.nodes.map((n) => [n.id, n.status]));
     expect(status).toEqual({ classify: 'failed', manual_review: 'succeeded', draft: 'skipped' });
@@ -63,7 +66,7 @@ describe('showcase flows over the simulator', () => {
   });
 
   it('long-answer: a truncated answer that still parses fails the run with the hint naming output.on_truncated', async () => {
-    w = await world({ [GPT_OSS]: [{ kind: 'truncated', parses: true }] });
+    w = await worldOn(dialect, { [GPT_OSS]: [{ kind: 'truncated', parses: true }] });
     const rec = await w.run('long-answer', question);
     expect(rec.status).toBe('failed');
     expect(rec.error).toMatchObject({ code: 'truncated', node: 'draft' });
@@ -80,7 +83,7 @@ describe('showcase flows over the simulator', () => {
   });
 
   it('long-answer: gpt repairs its draft four times (output.retries: 4) and the run succeeds', async () => {
-    w = await world({
+    w = await worldOn(dialect, {
       [GPT_OSS]: [{ kind: 'invalid' }, { kind: 'invalid' }, { kind: 'invalid', mode: 'not_json' }, { kind: 'invalid' }, { kind: 'ok' }],
     });
     const rec = await w.run('long-answer', question);
@@ -109,7 +112,7 @@ describe('showcase flows over the simulator', () => {
   });
 
   it('an engine that cannot call a node fails the run and the node, and the stored run says so', async () => {
-    w = await world({});
+    w = await worldOn(dialect, {});
     const rec = await w.run('triage', ticket, { providers: {} });
     expect(rec.status).toBe('failed');
     expect(rec.error).toMatchObject({ code: 'internal_error', node: 'classify', message: expect.stringContaining('not configured') });
@@ -118,7 +121,7 @@ describe('showcase flows over the simulator', () => {
   });
 
   it('bad input is a clear error naming the field, and nothing is stored as running', async () => {
-    w = await world({});
+    w = await worldOn(dialect, {});
     await expect(w.run('triage', { ticket: 42 })).rejects.toThrow(RunInputError);
     await expect(w.run('triage', {})).rejects.toThrow(/input\.ticket is required/);
     expect((await listRuns(w.db)).items).toEqual([]);

@@ -1,17 +1,20 @@
+import { count } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getRunFacts } from '@/db/queries';
 import { STREAM_HOLD_CHARS } from '@/lib/redact';
-import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
+import type { Db } from '@/db/types';
+import { DIALECTS } from '../helpers/dialects';
+import { FLASH_LITE, GPT_OSS, worldOn, type World } from '../helpers/showcase';
 
-let w: World | null = null;
+let w: World<Db> | null = null;
 afterEach(async () => {
   await w?.close();
   w = null;
 });
 
-describe('streamed text in the run history', () => {
+describe.each(DIALECTS)('streamed text in the run history on %s', (dialect) => {
   it('a stream dropped mid-way keeps its text on the broken try, and the attempt text starts afresh', async () => {
-    w = await world({
+    w = await worldOn(dialect, {
       [FLASH_LITE]: [{ kind: 'ok' }],
       [GPT_OSS]: [{ kind: 'drop', when: 'mid_stream', text: 'First try, cut off before the end. anna@example.com wrote in.' }, { kind: 'ok', text: 'Second try, complete.' }],
     });
@@ -34,14 +37,15 @@ describe('streamed text in the run history', () => {
     // longer than the tail the engine holds back before any of it may be stored (STREAM_HOLD_CHARS)
     const text = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
     expect(text.length).toBeGreaterThan(STREAM_HOLD_CHARS * 4);
-    w = await world({
+    w = await worldOn(dialect, {
       [FLASH_LITE]: [{ kind: 'ok' }],
       [GPT_OSS]: [{ kind: 'ok', text, latency: { first_token_ms: 0, tokens_per_s: 400 } }],
     });
     const running = w.run('triage', { ticket: 'The export button crashes.' });
     // read as the dashboard reads a run in progress (the text of an attempt in flight is in stream_chunks)
     const draftAttempt = async () => {
-      const runId = (w!.db.$client.prepare(`SELECT id FROM runs`).get() as { id: string } | undefined)?.id;
+      const db = w!.db;
+      const runId = (await db.q.select({ id: db.t.runs.id }).from(db.t.runs).limit(1))[0]?.id;
       return runId ? (await getRunFacts(w!.db, runId))?.nodes.find((n) => n.id === 'draft')?.attempts[0] : undefined;
     };
     let partial: string | null = null;
@@ -58,6 +62,6 @@ describe('streamed text in the run history', () => {
     expect(text.startsWith(partial!)).toBe(true);
     expect(await draftAttempt()).toMatchObject({ streamedText: text, outcome: 'ok' });
     // the batches are gone once the attempt holds its whole text
-    expect(w.db.$client.prepare(`SELECT count(*) AS n FROM stream_chunks`).get()).toEqual({ n: 0 });
+    expect(await w.db.q.select({ n: count() }).from(w.db.t.streamChunks)).toEqual([{ n: 0 }]);
   });
 });
