@@ -1,6 +1,6 @@
 // Start-up of the `aqven` command as a user meets it: real processes spawned through bin/aqven.mjs,
 // interleaved with a bare `node -e 0` in every round so each figure is also a ratio against node's
-// own start on the same machine at the same moment. Targets (issue 9): `aqven --version` ≤ 4× bare
+// own start on the same machine at the same moment. Targets (DESIGN: CLI): `aqven --version` ≤ 4× bare
 // node; the first provider request of a one-node `aqven run` ≤ 0.5 s after the process is spawned.
 // The old launcher (tsx transpiling lib/cli/main.ts at every start) is measured beside it for reference.
 import { spawn } from 'node:child_process';

@@ -2,7 +2,7 @@
 // Run: npm run bench:redact. Writes bench/results/redact.json.
 //
 // 1. Quality: per-kind recall and precision on the labelled corpus (bench/corpus, 4000 messages in
-//    13 locales, fixed seed), BEFORE (the detectors as they were before issue 11, frozen in
+//    13 locales, fixed seed), BEFORE (the detectors as they were before the recall work, frozen in
 //    bench/redact-baseline) and AFTER (lib/redact today), and how many negatives each touched.
 // 2. Throughput on 10 MB of realistic, deterministic text (prose, JSON logs, stack traces, URLs,
 //    timestamps, UUIDs, versions, sprinkled PII), before and after, runs interleaved so both see

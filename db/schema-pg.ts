@@ -139,7 +139,7 @@ export type AttemptRow = typeof attempts.$inferSelect;
 export const transportTries = pgTable(
   'transport_tries',
   {
-    // by default, not always: `aqven db copy` (issue 12) inserts SQLite's ids as they are
+    // by default, not always: `aqven db copy` inserts SQLite's ids as they are
     id: big('id').primaryKey().generatedByDefaultAsIdentity(),
     attemptId: text('attempt_id')
       .notNull()

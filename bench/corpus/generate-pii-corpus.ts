@@ -1,4 +1,4 @@
-// A labelled PII corpus for the redactor (DESIGN: "Redaction", issue 11): customer-support-like
+// A labelled PII corpus for the redactor (DESIGN: "Redaction"): customer-support-like
 // messages in 13 locales (9 languages) embedding @faker-js/faker's emails, IBANs, card numbers of
 // several issuers, phone numbers in every style faker has for the locale, IPv4/IPv6 addresses, and
 // hand-picked negatives (dates, times, versions, amounts, UUIDs, ISBNs, coordinates, order, invoice,

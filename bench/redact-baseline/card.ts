@@ -1,4 +1,4 @@
-// FROZEN: lib/redact/card.ts as it was before issue 11 (commit 803635d), kept only so that
+// FROZEN: lib/redact/card.ts as it was before the recall work (commit 803635d), kept only so that
 // bench/redact.bench.ts can measure the detectors BEFORE and AFTER on the same corpus and machine.
 // Do not edit; do not import from production code.
 // Payment-card detector (DESIGN: "Redaction"): 12–19 digits, a known issuer prefix with a length that

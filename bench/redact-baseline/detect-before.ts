@@ -1,4 +1,4 @@
-// The redactor as it was before issue 11: today's email, IBAN and IP detectors (unchanged by that
+// The redactor as it was before the recall work: today's email, IBAN and IP detectors (unchanged by that
 // issue) with the frozen card and phone detectors beside this file, overlaps settled as in
 // lib/redact/detect.ts. Only bench/redact.bench.ts uses it, to print BEFORE next to AFTER.
 import { findEmails } from '../../lib/redact/email';

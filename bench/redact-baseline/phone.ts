@@ -1,4 +1,4 @@
-// FROZEN: lib/redact/phone.ts as it was before issue 11 (commit 803635d), kept only so that
+// FROZEN: lib/redact/phone.ts as it was before the recall work (commit 803635d), kept only so that
 // bench/redact.bench.ts can measure the detectors BEFORE and AFTER on the same corpus and machine.
 // Do not edit; do not import from production code.
 // Phone-number detector (DESIGN: "Redaction"). Phone numbers have no checksum, so this is the weakest

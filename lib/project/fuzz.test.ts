@@ -1,4 +1,4 @@
-// Fuzz test of the loader (issue 10, "Hardening"): 1,000 project files made from the showcase's by
+// Fuzz test of the loader (DESIGN: Limits): 1,000 project files made from the showcase's by
 // a small seeded mutator — wrong types, huge numbers, deep nesting, alias bombs, bytes that are
 // not UTF-8, duplicate keys, tabs, names of Object.prototype members, truncation, random bytes —
 // each loaded as part of a project. Every one must be answered without an exception, with every

@@ -1,4 +1,4 @@
-// Hostile and broken project files (issue 10, "Hardening"): each is answered with positioned
+// Hostile and broken project files (DESIGN: Limits): each is answered with positioned
 // diagnostics — never an exception, never a hang, never 100,000 lines of output — and the small
 // gaps (durations, credentials in URLs, unprintable model ids, hex integers, names that are
 // members of Object.prototype) are closed.

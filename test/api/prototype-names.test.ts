@@ -1,4 +1,4 @@
-// Names that are members of Object.prototype, through the dashboard's server (issue 10,
+// Names that are members of Object.prototype, through the dashboard's server (DESIGN: Limits,
 // "Hardening"): `POST /api/runs {"flow": "constructor"}` used to answer 202 and leave a run
 // "running" forever, and saving the policy of agent "constructor" ended in an HTTP 500. A name
 // the project does not have is now unknown (404, nothing stored); a project file that is named

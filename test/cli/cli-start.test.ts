@@ -1,4 +1,4 @@
-// How the `aqven` command starts (issue 9): the compiled CLI in the bin's own process, from any
+// How the `aqven` command starts (DESIGN: CLI): the compiled CLI in the bin's own process, from any
 // folder, rebuilt when a source is newer than the build.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// `aqven run` stopped by a signal, and `aqven run` on a database it cannot write (issue 10), as a
+// `aqven run` stopped by a signal, and `aqven run` on a database it cannot write (DESIGN: Limits), as a
 // user meets them: the real bin, a real process, the simulator on loopback as the only provider.
 // Read-only files are made with chmod, or — for root, whom modes do not stop — chattr +i.
 import { execFileSync, spawn } from 'node:child_process';

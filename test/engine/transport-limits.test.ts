@@ -1,4 +1,4 @@
-// Hardening of the transport (issue 10), over the real simulator: redirects are never followed,
+// Hardening of the transport (DESIGN: Limits), over the real simulator: redirects are never followed,
 // credentials never reach a stored message, every wait and every size is bounded. The watchdog runs
 // on real timers by design (lib/engine/README.md), so the timeout tests use short real limits and
 // assert on what was recorded, never on how long anything took.

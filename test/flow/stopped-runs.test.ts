@@ -1,4 +1,4 @@
-// Runs stopped before they end (issue 10): by their caller's signal, by a process about to exit,
+// Runs stopped before they end (DESIGN: Limits): by their caller's signal, by a process about to exit,
 // by losing their lease. Each is recorded — the attempt in flight closed as interrupted, the run
 // interrupted — and no late write of a run that changed hands reaches the database.
 import { afterEach, describe, expect, it } from 'vitest';
