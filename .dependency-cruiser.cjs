@@ -11,7 +11,7 @@ const LAYERS = [
   ['lib/flow'], // the run loop, the recorder, the run record
   ['lib/dashboard', 'lib/forms', 'lib/queue'], // view models and form schemas; runs as jobs, the worker
   ['lib/actions', 'lib/server', 'lib/cli'], // server actions, the dashboard's server glue, the command
-  ['components', 'app'], // React and routes
+  ['components', 'app'], // React and routes; proxy.ts at the root stands with them (rule nothing-imports-proxy)
 ];
 
 // Tests stand above every layer (a unit test beside its module may bring in what it needs to
@@ -68,8 +68,15 @@ module.exports = {
       name: 'production-not-to-tests',
       comment: 'production code never imports tests, test helpers, e2e specs or benchmarks',
       severity: 'error',
-      from: { path: '^(app|components|lib|db)/', pathNot: TESTS },
+      from: { path: '^((app|components|lib|db)/|proxy\\.ts$)', pathNot: TESTS },
       to: { path: '(^(test|e2e|bench)/)|\\.test\\.tsx?$' },
+    },
+    {
+      name: 'nothing-imports-proxy',
+      comment: 'proxy.ts (the request checks, run by Next.js before every route) is top layer: no module imports it',
+      severity: 'error',
+      from: {},
+      to: { path: '^proxy\\.ts$' },
     },
     {
       name: 'not-to-unresolvable',

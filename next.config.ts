@@ -2,6 +2,12 @@ import type { NextConfig } from 'next';
 
 const nextConfig: NextConfig = {
   serverExternalPackages: ['better-sqlite3'],
+  poweredByHeader: false,
+  experimental: {
+    // the same 1 MiB as DEFAULT_MAX_BODY_BYTES (lib/server/request-guard.ts); proxy.ts refuses a
+    // larger declared Content-Length first, this caps a server action's body however it is sent
+    serverActions: { bodySizeLimit: '1mb' },
+  },
 };
 
 export default nextConfig;

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+import { E2E_ORIGIN, GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
 
 test.afterEach(async ({ request }) => resetScripts(request));
 
@@ -34,7 +34,7 @@ test('the runs API: 202 with a location, the run record, filters and cursor page
   expect(bad.status()).toBe(400);
   expect((await bad.json()).error).toContain('status');
   expect((await request.get('/api/runs/no-such-run')).status()).toBe(404);
-  const badInput = await request.post('/api/runs', { data: { flow: 'triage', input: { ticket: 7 } } });
+  const badInput = await request.post('/api/runs', { data: { flow: 'triage', input: { ticket: 7 } }, headers: { Origin: E2E_ORIGIN } });
   expect(badInput.status()).toBe(400);
   expect((await badInput.json()).field).toBe('input.ticket');
 });

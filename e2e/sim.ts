@@ -3,6 +3,11 @@
 // the chaos profile for the models they name; `{}` gives every model back to the chaos.
 import type { APIRequestContext } from '@playwright/test';
 import { expect } from '@playwright/test';
+import { E2E_PORT } from './project-dir';
+
+/** The e2e server's origin: the dashboard refuses a state-changing request without it (proxy.ts);
+ * a browser sends it, Playwright's API client does not. */
+export const E2E_ORIGIN = `http://127.0.0.1:${E2E_PORT}`;
 
 export const GEMINI = 'google/gemini-2.5-flash-lite';
 export const GPT = 'openai/gpt-oss-20b';
@@ -10,7 +15,7 @@ export const GPT = 'openai/gpt-oss-20b';
 export type Step = Record<string, unknown> & { kind: string };
 
 export async function loadScripts(request: APIRequestContext, scripts: Record<string, Step[]>): Promise<void> {
-  const res = await request.post('/api/sim/scripts', { data: { scripts } });
+  const res = await request.post('/api/sim/scripts', { data: { scripts }, headers: { Origin: E2E_ORIGIN } });
   expect(res.status(), await res.text()).toBe(200);
 }
 
@@ -22,9 +27,14 @@ const FINISHED = ['succeeded', 'failed', 'interrupted'];
 
 /** Starts a run through the API and waits until it has finished; returns its id and status. */
 export async function runToEnd(request: APIRequestContext, flow: string, input: unknown): Promise<{ id: string; status: string }> {
-  const res = await request.post('/api/runs', { data: { flow, input } });
+  const res = await request.post('/api/runs', { data: { flow, input }, headers: { Origin: E2E_ORIGIN } });
   expect(res.status(), await res.text()).toBe(202);
   const { id } = (await res.json()) as { id: string };
+  return { id, status: await waitForRun(request, id) };
+}
+
+/** Waits until a run has finished (a spec leaves no run in flight to eat the next spec's scripts). */
+export async function waitForRun(request: APIRequestContext, id: string): Promise<string> {
   let status = 'running';
   // the run is stored before the 202 is sent
   expect((await request.get(`/api/runs/${id}`)).status()).toBe(200);
@@ -38,5 +48,5 @@ export async function runToEnd(request: APIRequestContext, flow: string, input: 
       { timeout: 30_000 },
     )
     .toBe(true);
-  return { id, status };
+  return status;
 }

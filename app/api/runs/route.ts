@@ -1,5 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { listRuns } from '@/db/queries';
+import { readBodyCapped } from '@/lib/server/read-body';
+import { guardSettings } from '@/lib/server/request-guard';
 import { parseRunFilters } from '@/lib/server/run-filters';
 import { serverSession, startRun } from '@/lib/server/session';
 
@@ -14,9 +16,12 @@ export async function GET(req: NextRequest) {
 }
 
 export async function POST(req: NextRequest) {
+  // the proxy refused a declared length over the cap; this catches a chunked body without one
+  const read = await readBodyCapped(req, guardSettings(process.env).maxBodyBytes);
+  if (!read.ok) return NextResponse.json({ error: read.reason }, { status: 413 });
   let body: { flow?: unknown; input?: unknown };
   try {
-    body = await req.json();
+    body = JSON.parse(read.text);
   } catch {
     return NextResponse.json({ error: 'request body must be JSON: {"flow": "...", "input": {...}}' }, { status: 400 });
   }
