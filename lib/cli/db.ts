@@ -25,15 +25,14 @@ import { asStorageError, StorageError } from '@/db/storage-error';
 import { formatDiagnostic, loadProject } from '@/lib/project';
 import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
+import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
 
 type Env = Record<string, string | undefined>;
 
 /** Exit 1: a migration or a batch of the copy failed. */
 export const EXIT_FAILED = 1;
-/** Exit 2: bad usage or config. */
-export const EXIT_USAGE = 2;
-/** Exit 3: the database cannot be opened or reached (DESIGN: CLI). */
-export const EXIT_CANNOT_OPEN = 3;
+
+export { EXIT_CANNOT_OPEN, EXIT_USAGE };
 
 class UsageError extends Error {}
 
@@ -62,21 +61,11 @@ async function targetOf(opts: DbOptions, io: CliIo): Promise<string> {
 }
 
 /** Maps what a command throws to its one line and exit status; anything else is a bug (exit 70 in main.ts). */
-function exitFor(command: string, err: unknown, io: CliIo): number {
-  const say = (text: string) => io.err(`aqven db ${command}: ${text}\n`);
-  if (err instanceof UsageError || err instanceof CopySourceError) {
-    say(err.message);
-    return EXIT_USAGE;
-  }
-  if (err instanceof StorageError || err instanceof DatabaseUnreachableError) {
-    say(err.message);
-    return EXIT_CANNOT_OPEN;
-  }
-  if (err instanceof CopyBatchError) {
-    say(err.message);
-    return EXIT_FAILED;
-  }
-  throw err;
+function failed(command: string, err: unknown, io: CliIo): number {
+  return exitFor(err, (text) => io.err(`aqven db ${command}: ${text}\n`), [
+    [[UsageError, CopySourceError], EXIT_USAGE],
+    [[CopyBatchError], EXIT_FAILED],
+  ]);
 }
 
 /** "7 migrations, latest 0006_scale_out" / "no migrations applied" */
@@ -158,7 +147,7 @@ export async function runDbMigrate(opts: DbOptions, io: CliIo = processIo): Prom
     }
     return 0;
   } catch (err) {
-    return exitFor('migrate', err, io);
+    return failed('migrate', err, io);
   }
 }
 
@@ -207,7 +196,7 @@ export async function runDbStatus(opts: DbOptions & { json?: boolean; now?: numb
     io.out(`${opts.json ? JSON.stringify(status, null, 2) : formatStatus(status)}\n`);
     return 0;
   } catch (err) {
-    return exitFor('status', err, io);
+    return failed('status', err, io);
   }
 }
 
@@ -253,7 +242,7 @@ export async function runDbCopy(
     return 0;
   } catch (err) {
     opts.progress?.('\r\x1b[K');
-    return exitFor('copy', err, io);
+    return failed('copy', err, io);
   } finally {
     if (opened) await closeDb(opened);
   }

@@ -11,17 +11,17 @@ import { closeDb, openDatabase } from '@/db/client';
 import { isPostgresUrl, openedPg } from '@/db/pg';
 import { cliAuthor, latestSnapshot, listSnapshots, pushSnapshot } from '@/db/snapshot-queries';
 import { DatabaseUnreachableError, pgReason, reachPg } from '@/db/status-queries';
-import { StorageError } from '@/db/storage-error';
 import type { Db } from '@/db/types';
 import { ProjectFilesError, readProjectFiles, writeProjectFiles } from '@/lib/project';
 import { runCheck } from './check';
 import { type CliIo, processIo } from './io';
+import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
 
 type Env = Record<string, string | undefined>;
 
 export const EXIT_REFUSED = 1;
-export const EXIT_USAGE = 2;
-export const EXIT_CANNOT_OPEN = 3;
+
+export { EXIT_CANNOT_OPEN, EXIT_USAGE };
 
 class UsageError extends Error {}
 /** exit 1 with this one line */
@@ -60,19 +60,10 @@ async function withDatabase(command: string, env: Env, io: CliIo, f: (db: Db) =>
     }
     return await f(db);
   } catch (err) {
-    if (err instanceof UsageError) {
-      say(err.message);
-      return EXIT_USAGE;
-    }
-    if (err instanceof Refused || err instanceof ProjectFilesError) {
-      say(err.message);
-      return EXIT_REFUSED;
-    }
-    if (err instanceof DatabaseUnreachableError || err instanceof StorageError) {
-      say(err.message);
-      return EXIT_CANNOT_OPEN;
-    }
-    throw err;
+    return exitFor(err, say, [
+      [[UsageError], EXIT_USAGE],
+      [[Refused, ProjectFilesError], EXIT_REFUSED],
+    ]);
   } finally {
     if (opened) await closeDb(opened);
   }

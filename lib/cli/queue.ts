@@ -8,8 +8,7 @@
 import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
 import { isPostgresUrl } from '@/db/pg';
-import { DatabaseUnreachableError, pgReason, reachPg } from '@/db/status-queries';
-import { StorageError } from '@/db/storage-error';
+import { pgReason, reachPg } from '@/db/status-queries';
 import { fmtDuration } from '@/lib/engine/duration-text';
 import { interruptAllNow } from '@/lib/flow/active-runs';
 import { NoSnapshotError, openSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
@@ -19,11 +18,10 @@ import { cancelQueuedRun } from '@/lib/queue/cancel';
 import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
 import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
+import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
 
 export const EXIT_NOT_CANCELLED = 1;
 export const EXIT_QUEUE_FAILED = 1;
-export const EXIT_USAGE = 2;
-export const EXIT_CANNOT_OPEN = 3;
 const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_DRAIN_TIMEOUT_S = 30;
@@ -31,6 +29,8 @@ export const DEFAULT_DRAIN_TIMEOUT_S = 30;
 const HAND_BACK_EXIT_MS = 10_000;
 
 type Env = Record<string, string | undefined>;
+export { EXIT_CANNOT_OPEN, EXIT_USAGE };
+
 class UsageError extends Error {}
 
 /** AQVEN_DATABASE_URL as a postgres:// URL, or null (SQLite mode). */
@@ -103,20 +103,8 @@ export async function runWorkerCommand(opts: WorkerCommandOptions, env: Env = pr
     session = await openSession(resolveProjectDir(opts.project, env), { simulate, env });
     return await serve(session, { concurrency, drainMs, simUrl }, io);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof SimUrlError || err instanceof NoSnapshotError) {
-      say(err.message);
-      return EXIT_USAGE;
-    }
-    if (err instanceof ProjectInvalidError) {
-      for (const d of err.diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
-      say(err.message);
-      return EXIT_USAGE;
-    }
-    if (err instanceof DatabaseUnreachableError || err instanceof StorageError) {
-      say(err.message);
-      return EXIT_CANNOT_OPEN;
-    }
-    throw err;
+    if (err instanceof ProjectInvalidError) for (const d of err.diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
+    return exitFor(err, say, [[[UsageError, SimUrlError, NoSnapshotError, ProjectInvalidError], EXIT_USAGE]]);
   } finally {
     await session?.close();
     if (session) await closeDatabase(session.db);
@@ -217,15 +205,7 @@ export async function runCancelCommand(runId: string, env: Env = process.env, io
       await closeDatabase(db);
     }
   } catch (err) {
-    if (err instanceof UsageError) {
-      say(err.message);
-      return EXIT_USAGE;
-    }
-    if (err instanceof DatabaseUnreachableError || err instanceof StorageError) {
-      say(err.message);
-      return EXIT_CANNOT_OPEN;
-    }
-    throw err;
+    return exitFor(err, say, [[[UsageError], EXIT_USAGE]]);
   }
 }
 

@@ -7,12 +7,12 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openTestDb, type TestDb } from '../helpers/dialects';
 import { copyShowcase } from '../helpers/showcase';
+import { saveEnv } from '../helpers/saved-env';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
-const SAVED = ['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL'] as const;
-const before = Object.fromEntries(SAVED.map((k) => [k, process.env[k]]));
+const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 let t: TestDb;
 
 beforeAll(async () => {
@@ -26,10 +26,7 @@ afterAll(async () => {
   const { serverSession } = await import('@/lib/server/session');
   await (await serverSession()).close();
   await t?.close();
-  for (const k of SAVED) {
-    if (before[k] === undefined) delete process.env[k];
-    else process.env[k] = before[k];
-  }
+  restoreEnv();
 });
 
 const post = async (body: unknown) => {

@@ -10,13 +10,13 @@ import { ensureCliBuilt } from '../cli/aqven-process';
 import { openTestDb, type TestDb } from '../helpers/dialects';
 import { copyShowcase } from '../helpers/showcase';
 import { eventually, startWorker, type WorkerProcess } from './workers';
+import { saveEnv } from '../helpers/saved-env';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 vi.mock('next/navigation', () => ({ redirect: () => {} }));
 
-const SAVED = ['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_SIM_URL'] as const;
-const before = Object.fromEntries(SAVED.map((k) => [k, process.env[k]]));
+const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_SIM_URL']);
 let t: TestDb;
 let sim: SimServer;
 let worker: WorkerProcess;
@@ -39,10 +39,7 @@ afterAll(async () => {
   await (await serverSession()).close();
   await sim?.close();
   await t?.close();
-  for (const k of SAVED) {
-    if (before[k] === undefined) delete process.env[k];
-    else process.env[k] = before[k];
-  }
+  restoreEnv();
 });
 
 /** starts a run as the dashboard's POST /api/runs does (queued in PostgreSQL mode) and waits for the worker to finish it */
