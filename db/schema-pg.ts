@@ -10,7 +10,7 @@
 // `json`, not `jsonb`: it keeps the text as written (key order, as the request was sent), and
 // nothing queries inside it.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, doublePrecision, index, integer, json, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, doublePrecision, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** integer ms since epoch, or a duration / count that may pass 2^31 */
 const big = (name: string) => bigint(name, { mode: 'number' });
@@ -50,6 +50,10 @@ export const runs = pgTable(
     snapshotId: integer('snapshot_id'),
     /** when the run was enqueued (PostgreSQL mode); null for a run started in-process */
     queuedAt: big('queued_at'),
+    /** who started it: a user's name, `token:<name>`, or `cli:<login>`; null in runs recorded before */
+    startedBy: text('started_by'),
+    /** sha256 of the project's files as the run loaded them (DESIGN: Storage): which policy it ran under */
+    projectHash: text('project_hash'),
   },
   (t) => [
     index('runs_started_at_idx').on(t.startedAt),
@@ -246,3 +250,112 @@ export const workers = pgTable('workers', {
   stoppedAt: big('stopped_at'),
 });
 export type WorkerRow = typeof workers.$inferSelect;
+
+// ── Team access (DESIGN: The dashboard, "Accounts, roles and tokens") ───────────────────────────
+// better-auth's four tables in its field names. Its times are Dates: stored as bigint ms like every
+// other time here, converted at the driver edge.
+
+/** integer ms since epoch, read and written as a Date (better-auth's tables); SQLite: timestamp_ms */
+const at = customType<{ data: Date; driverData: string | number }>({
+  dataType: () => 'bigint',
+  toDriver: (d) => d.getTime(),
+  fromDriver: (v) => new Date(Number(v)),
+});
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    email: text('email').notNull(),
+    emailVerified: boolean('email_verified').notNull().default(false),
+    image: text('image'),
+    role: text('role', { enum: ['viewer', 'editor', 'admin'] }).notNull().default('viewer'),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('users_name_idx').on(t.name), uniqueIndex('users_email_idx').on(t.email)],
+);
+export type UserRow = typeof users.$inferSelect;
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    token: text('token').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: at('expires_at').notNull(),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('sessions_token_idx').on(t.token), index('sessions_user_idx').on(t.userId)],
+);
+export type SessionRow = typeof sessions.$inferSelect;
+
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    providerId: text('provider_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    accessToken: text('access_token'),
+    refreshToken: text('refresh_token'),
+    idToken: text('id_token'),
+    accessTokenExpiresAt: at('access_token_expires_at'),
+    refreshTokenExpiresAt: at('refresh_token_expires_at'),
+    scope: text('scope'),
+    password: text('password'),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [index('accounts_user_idx').on(t.userId)],
+);
+export type AccountRow = typeof accounts.$inferSelect;
+
+export const verifications = pgTable(
+  'verifications',
+  {
+    id: text('id').primaryKey(),
+    identifier: text('identifier').notNull(),
+    value: text('value').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [index('verifications_identifier_idx').on(t.identifier)],
+);
+
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    role: text('role', { enum: ['viewer', 'editor', 'admin'] }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdBy: text('created_by'),
+    createdAt: big('created_at').notNull(),
+    lastUsedAt: big('last_used_at'),
+    revokedAt: big('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_tokens_name_idx').on(t.name), uniqueIndex('api_tokens_hash_idx').on(t.tokenHash)],
+);
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
+
+export const requestLimits = pgTable('request_limits', {
+  key: text('key').primaryKey(),
+  windowStart: big('window_start').notNull(),
+  count: integer('count').notNull(),
+});
+export type RequestLimitRow = typeof requestLimits.$inferSelect;
+
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});

@@ -3,7 +3,7 @@
 // The same schema for PostgreSQL is db/schema-pg.ts: change both (db/schema-dialects.test.ts checks
 // they match), then `npm run db:generate` (SQLite → drizzle/, PostgreSQL → drizzle/pg/).
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const runs = sqliteTable(
   'runs',
@@ -40,6 +40,10 @@ export const runs = sqliteTable(
     snapshotId: integer('snapshot_id'),
     /** when the run was enqueued (PostgreSQL mode); null for a run started in-process */
     queuedAt: integer('queued_at'),
+    /** who started it: a user's name, `token:<name>`, or `cli:<login>`; null in runs recorded before */
+    startedBy: text('started_by'),
+    /** sha256 of the project's files as the run loaded them (DESIGN: Storage): which policy it ran under */
+    projectHash: text('project_hash'),
   },
   (t) => [
     index('runs_started_at_idx').on(t.startedAt),
@@ -240,3 +244,120 @@ export const workers = sqliteTable('workers', {
   stoppedAt: integer('stopped_at'),
 });
 export type WorkerRow = typeof workers.$inferSelect;
+
+// ── Team access (DESIGN: The dashboard, "Accounts, roles and tokens") ───────────────────────────
+// users, sessions, accounts and verifications are better-auth's four tables, in its field names
+// (camelCase properties, snake_case columns). Its times are Dates: stored as integer ms like every
+// other time here (`mode: 'timestamp_ms'`).
+
+/** integer ms since epoch, read and written as a Date (better-auth's tables) */
+const at = (name: string) => integer(name, { mode: 'timestamp_ms' });
+
+/** A person who signs in to the dashboard. `name` is the login (lowercase, unique). */
+export const users = sqliteTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    /** better-auth signs in by email: a user's is `<name>@users.aqven.invalid`, never shown */
+    email: text('email').notNull(),
+    emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
+    image: text('image'),
+    role: text('role', { enum: ['viewer', 'editor', 'admin'] }).notNull().default('viewer'),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('users_name_idx').on(t.name), uniqueIndex('users_email_idx').on(t.email)],
+);
+export type UserRow = typeof users.$inferSelect;
+
+/** A signed-in browser: the cookie carries `token` (signed); deleting the row signs it out. */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    token: text('token').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: at('expires_at').notNull(),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('sessions_token_idx').on(t.token), index('sessions_user_idx').on(t.userId)],
+);
+export type SessionRow = typeof sessions.$inferSelect;
+
+/** A user's credential: providerId 'credential' holds the scrypt password hash. */
+export const accounts = sqliteTable(
+  'accounts',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    providerId: text('provider_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    accessToken: text('access_token'),
+    refreshToken: text('refresh_token'),
+    idToken: text('id_token'),
+    accessTokenExpiresAt: at('access_token_expires_at'),
+    refreshTokenExpiresAt: at('refresh_token_expires_at'),
+    scope: text('scope'),
+    password: text('password'),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [index('accounts_user_idx').on(t.userId)],
+);
+export type AccountRow = typeof accounts.$inferSelect;
+
+/** better-auth's one-time values (unused by AQVEN's flows; the library expects the table). */
+export const verifications = sqliteTable(
+  'verifications',
+  {
+    id: text('id').primaryKey(),
+    identifier: text('identifier').notNull(),
+    value: text('value').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [index('verifications_identifier_idx').on(t.identifier)],
+);
+
+/** A service's key to `POST /api/runs`: only the sha256 of the token is kept. */
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    role: text('role', { enum: ['viewer', 'editor', 'admin'] }).notNull(),
+    /** sha256 (hex) of the token: the token itself is shown once and never stored */
+    tokenHash: text('token_hash').notNull(),
+    /** who created it: a user's name or cli:<login> */
+    createdBy: text('created_by'),
+    createdAt: integer('created_at').notNull(),
+    lastUsedAt: integer('last_used_at'),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_tokens_name_idx').on(t.name), uniqueIndex('api_tokens_hash_idx').on(t.tokenHash)],
+);
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
+
+/** Fixed-window counters shared by every server process: login attempts, runs started per caller. */
+export const requestLimits = sqliteTable('request_limits', {
+  /** what is counted, e.g. `login:user:ana`, `login:addr:10.0.0.7`, `runs:token:<id>` */
+  key: text('key').primaryKey(),
+  windowStart: integer('window_start').notNull(),
+  count: integer('count').notNull(),
+});
+export type RequestLimitRow = typeof requestLimits.$inferSelect;
+
+/** Server settings kept with the data: `auth_secret` signs session cookies (generated once). */
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});

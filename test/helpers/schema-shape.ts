@@ -119,6 +119,11 @@ const PG_FOR_SQLITE: Record<string, string[]> = {
   real: ['double precision'],
 };
 
+/** SQLite's `integer({ mode: 'timestamp_ms' })` and PostgreSQL's bigint custom type both read a Date. */
+function isDateAsMs(s: ColumnShape, p: ColumnShape): boolean {
+  return s.dataType === 'date' && s.sqlType === 'integer' && p.dataType === 'custom' && p.sqlType === 'bigint';
+}
+
 /**
  * Every difference between two descriptions of one table, one line each; empty when they match:
  * same columns (name, compatible type, same JS type the app reads, nullability, default, key,
@@ -137,6 +142,7 @@ export function differences(sqlite: TableShape, pg: TableShape): string[] {
     const where = `${t}.${s.name}`;
     if (!(PG_FOR_SQLITE[s.sqlType] ?? []).includes(p.sqlType)) out.push(`${where}: SQLite ${s.sqlType} vs PostgreSQL ${p.sqlType}`);
     for (const key of ['dataType', 'notNull', 'primary', 'generated'] as const) {
+      if (key === 'dataType' && isDateAsMs(s, p)) continue;
       if (s[key] !== p[key]) out.push(`${where}: ${key} ${String(s[key])} vs ${String(p[key])}`);
     }
     if (JSON.stringify(s.default) !== JSON.stringify(p.default)) out.push(`${where}: default ${JSON.stringify(s.default)} vs ${JSON.stringify(p.default)}`);
