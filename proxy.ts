@@ -1,16 +1,23 @@
 // Next.js 16's proxy (the renamed middleware): runs before every route. Thin on purpose: the rules
 // live in lib/server/request-guard.ts (DESIGN: The dashboard, "Request checks").
 import { NextResponse, type NextRequest } from 'next/server';
-import { SECURITY_HEADERS, checkRequest, guardSettings } from '@/lib/server/request-guard';
+import { NONCE_HEADER, checkRequest, guardSettings, newNonce, securityHeaders } from '@/lib/server/request-guard';
 
 export function proxy(req: NextRequest): NextResponse {
-  const verdict = checkRequest(
-    { method: req.method, pathname: req.nextUrl.pathname, proto: req.nextUrl.protocol, headers: req.headers },
-    guardSettings(process.env),
-  );
-  const res = verdict.ok
-    ? NextResponse.next()
-    : new NextResponse(`${verdict.reason}\n`, { status: verdict.status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.headers.set(name, value);
+  const settings = guardSettings(process.env);
+  const verdict = checkRequest({ method: req.method, pathname: req.nextUrl.pathname, proto: req.nextUrl.protocol, headers: req.headers }, settings);
+  const nonce = newNonce();
+  const headers = securityHeaders(nonce, settings.development);
+  let res: NextResponse;
+  if (verdict.ok) {
+    // Next.js takes the nonce for its own scripts from the policy on the request it renders
+    const forwarded = new Headers(req.headers);
+    forwarded.set(NONCE_HEADER, nonce);
+    forwarded.set('Content-Security-Policy', headers['Content-Security-Policy']);
+    res = NextResponse.next({ request: { headers: forwarded } });
+  } else {
+    res = new NextResponse(`${verdict.reason}\n`, { status: verdict.status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  }
+  for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
   return res;
 }

@@ -19,11 +19,23 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
 }
 
 /**
+ * Who started a run and the project it ran under (DESIGN: Storage, The run record): `runs.started_by`
+ * (a user's name, `token:<name>`, `cli:<login>`), `runs.project_hash` (sha256 of the project's
+ * files) and `runs.snapshot_id` (PostgreSQL mode); null in rows written before they were kept, or
+ * when nobody is known (a dashboard without accounts).
+ */
+export interface RunOrigin {
+  startedBy: string | null;
+  projectHash: string | null;
+  snapshotId: number | null;
+}
+
+/**
  * Every stored fact of one run, nodes in the order the run record lists them — by turn (turn 0,
  * the nodes never reached, last), then their place in the flow (`ord`; 0 in rows written before it
  * was kept), then start and id; null when there is no such run.
  */
-export async function getRunFacts(db: Db, id: string): Promise<RunFacts | null> {
+export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOrigin) | null> {
   const { attempts, nodeRuns, runs, streamChunks, transportTries } = db.t;
   const run = (await db.q.select().from(runs).where(eq(runs.id, id)).limit(1))[0];
   if (!run) return null;
@@ -74,6 +86,9 @@ export async function getRunFacts(db: Db, id: string): Promise<RunFacts | null> 
     turns: run.turns,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
+    startedBy: run.startedBy,
+    projectHash: run.projectHash,
+    snapshotId: run.snapshotId,
     nodes: nodes.map(
       (n): NodeFacts => ({
         id: n.nodeId,

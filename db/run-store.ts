@@ -41,6 +41,10 @@ export interface RunStore {
     onLost?: (err: Error) => void;
     /** the project snapshot the run runs under (PostgreSQL mode) */
     snapshotId?: number | null;
+    /** sha256 of the project's files the run runs under (Session.projectHash) */
+    projectHash?: string | null;
+    /** who started the run: a user's name, `token:<name>`, `cli:<login>` */
+    startedBy?: string | null;
   }): Promise<void>;
   /**
    * A run whose row exists already — a queued run a worker claimed, or a run taken over from a dead
@@ -260,7 +264,7 @@ export function runStore(db: Db): RunStore {
     'finishedAt',
   ] as const;
   // the columns each statement writes, in the order its run() takes them (the id of an update last)
-  const runStart = ['id', 'project', 'flow', 'input', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt', 'snapshotId', 'startedAt'] as const;
+  const runStart = ['id', 'project', 'flow', 'input', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt', 'snapshotId', 'projectHash', 'startedBy', 'startedAt'] as const;
   const runEnd = ['status', 'output', 'errorCode', 'errorNode', 'errorMessage', 'errorHint', 'turns', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
   const attemptCut = ['errorMessage', 'streamedText', 'inputTokens', 'outputTokens', 'costUsd', 'usageUnknown', 'finishedAt'] as const;
   const nodeStart = ['id', 'runId', 'nodeId', 'agent', 'turn', 'ord', 'status', 'policy', 'startedAt', 'finishedAt'] as const;
@@ -555,7 +559,7 @@ export function runStore(db: Db): RunStore {
     (_r: InsertRunArgs) => null, // the lease's acquisition: nothing to check yet
     (r: InsertRunArgs) => {
       const { lease } = r;
-      s.insertRun.run(r.id, r.project, r.flow, r.input, process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt, r.snapshotId ?? null, r.startedAt);
+      s.insertRun.run(r.id, r.project, r.flow, r.input, process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt, r.snapshotId ?? null, r.projectHash ?? null, r.startedBy ?? null, r.startedAt);
       fenced.set(r.id, true); // the row was just written with our lease
     },
   );

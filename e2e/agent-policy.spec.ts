@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { EDITOR } from './accounts';
 import { AgentPage } from './pages/agent-page';
 import { e2eProjectDir } from './project-dir';
 
@@ -32,6 +33,8 @@ test('the classifier policy form rejects fallback without fallback models, then 
   await expect(agent.revisions()).toHaveCount(1);
   await expect(agent.revisions().first()).toContainText('-  retries: 3');
   await expect(agent.revisions().first()).toContainText('+  retries: 2');
+  // who saved it: the signed-in editor
+  await expect(agent.revisions().first().getByTestId('revision-author')).toHaveText(EDITOR);
 
   const after = readFileSync(classifierFile(), 'utf8');
   expect(after).toMatch(/^ {2}retries: 2$/m);

@@ -34,14 +34,14 @@ export async function runToEnd(request: APIRequestContext, flow: string, input: 
 }
 
 /** Waits until a run has finished (a spec leaves no run in flight to eat the next spec's scripts). */
-export async function waitForRun(request: APIRequestContext, id: string): Promise<string> {
+export async function waitForRun(request: APIRequestContext, id: string, headers?: Record<string, string>): Promise<string> {
   let status = 'running';
   // the run is stored before the 202 is sent
-  expect((await request.get(`/api/runs/${id}`)).status()).toBe(200);
+  expect((await request.get(`/api/runs/${id}`, { headers })).status()).toBe(200);
   await expect
     .poll(
       async () => {
-        const got = await request.get(`/api/runs/${id}`);
+        const got = await request.get(`/api/runs/${id}`, { headers });
         status = got.ok() ? ((await got.json()) as { status: string }).status : 'unknown';
         return FINISHED.includes(status);
       },

@@ -1,5 +1,6 @@
 // `npm run demo`: the showcase with simulated providers (no key needed). Seeds a few runs through
-// the CLI so the dashboard has history, then builds and serves the dashboard on port 3000.
+// the CLI so the dashboard has history, builds the dashboard, then serves it on loopback with
+// `aqven serve --simulate` (port $PORT, default 3000).
 import { spawnSync, spawn } from 'node:child_process';
 
 const env = { ...process.env, AQVEN_PROJECT: process.env.AQVEN_PROJECT ?? 'showcase', AQVEN_SIMULATE: '1', NEXT_TELEMETRY_DISABLED: '1' };
@@ -16,6 +17,10 @@ for (const [flow, input] of seeds) run(['run', flow, '--simulate', '--input', JS
 
 const build = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env });
 if (build.status !== 0) process.exit(build.status ?? 1);
-console.log(`\nAQVEN dashboard: http://localhost:${port}/runs  (simulated providers)\n`);
-const server = spawn('npx', ['next', 'start', '-p', port], { stdio: 'inherit', env });
-server.on('exit', (code) => process.exit(code ?? 0));
+// the server prints its URL once it listens
+const server = spawn(process.execPath, ['bin/aqven.mjs', 'serve', '--simulate', '--port', port], { stdio: 'inherit', env });
+// Ctrl+C reaches the server from the terminal itself (one process group); a SIGTERM sent to this
+// script alone is passed on. Either way the server records its runs and this script exits with it.
+process.on('SIGINT', () => undefined);
+process.on('SIGTERM', () => server.kill('SIGTERM'));
+server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,6 +1,7 @@
 import { FlowCard } from '@/components/flows/flow-card';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { pageSession } from '@/lib/server/page-session';
+import { roleAllows } from '@/lib/shared/roles';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,7 +14,7 @@ export default async function FlowsPage() {
       {!s.ok ? <ProjectProblem {...s} /> : null}
       {s.ok && flows.length === 0 ? <p className="empty">This project has no flows yet: add one under flows/.</p> : null}
       {flows.map((f) => (
-        <FlowCard key={f.name} flow={f} />
+        <FlowCard key={f.name} flow={f} canRun={s.ok && roleAllows(s.caller.role, 'editor')} />
       ))}
     </section>
   );

@@ -4,6 +4,7 @@ import { RateLimitPauses, type PauseView } from '@/components/providers/rate-lim
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { parseModelString } from '@/lib/engine/model-string';
 import { pageSession } from '@/lib/server/page-session';
+import { roleAllows } from '@/lib/shared/roles';
 
 export const dynamic = 'force-dynamic';
 
@@ -60,7 +61,7 @@ export default async function ProvidersPage() {
           A 429 pauses every call of its model, in every run and process, until the wait it asked for is over — never longer than the
           provider&apos;s on_rate_limit.max_wait. Clearing a pause lets the calls go now; the next one goes first, as a probe.
         </p>
-        <RateLimitPauses pauses={pauses} />
+        <RateLimitPauses pauses={pauses} canClear={roleAllows(s.caller.role, 'editor')} />
       </section>
       {views.map((v) => (
         <ProviderCard key={v.provider.name} view={v} />

@@ -54,7 +54,22 @@ function Errors({ list, id }: { list: FieldError[] | undefined; id?: string }) {
   );
 }
 
-export function AgentPolicyForm({ agent, file, initial, base, models }: { agent: string; file: string; initial: PolicyValues; base: string; models: string[] }) {
+export function AgentPolicyForm({
+  agent,
+  file,
+  initial,
+  base,
+  models,
+  readOnly = false,
+}: {
+  agent: string;
+  file: string;
+  initial: PolicyValues;
+  base: string;
+  models: string[];
+  /** the viewer may not change policies: the form shows the policy, disabled, without its buttons */
+  readOnly?: boolean;
+}) {
   const [state, formAction, pending] = useActionState(saveAgentPolicy, {} as SaveAgentPolicyState);
   const [v, setV] = useState<PolicyValues>(initial);
   const [touched, setTouched] = useState(false);
@@ -121,6 +136,7 @@ export function AgentPolicyForm({ agent, file, initial, base, models }: { agent:
     >
       <input type="hidden" name="agent" value={agent} />
       <input type="hidden" name="base" value={currentBase} />
+      <fieldset className="plain-fieldset" disabled={readOnly}>
       <datalist id="known-models">
         {models.map((m) => (
           <option key={m} value={m} />
@@ -243,7 +259,13 @@ export function AgentPolicyForm({ agent, file, initial, base, models }: { agent:
         ))}
       </div>
 
+      </fieldset>
       <Errors list={err('form')} />
+      {readOnly ? (
+        <p className="hint" data-testid="read-only">
+          Viewers see the policy; an editor may change it.
+        </p>
+      ) : (
       <div className="form-actions">
         <button type="submit" disabled={pending}>
           {pending ? 'Saving…' : 'Save policy'}
@@ -268,6 +290,7 @@ export function AgentPolicyForm({ agent, file, initial, base, models }: { agent:
           </span>
         ) : null}
       </div>
+      )}
     </form>
   );
 }

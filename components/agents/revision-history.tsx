@@ -25,6 +25,12 @@ export function RevisionHistory({ revisions }: { revisions: PolicyRevisionView[]
           <details open={i === 0}>
             <summary>
               <strong>Revision {r.revision}</strong> <span className="muted">·</span> <LocalTime ms={r.createdAt} withDate />
+              {r.author ? (
+                <>
+                  {' '}
+                  <span className="muted">by</span> <span data-testid="revision-author">{r.author}</span>
+                </>
+              ) : null}
             </summary>
             <Diff text={r.diff} />
             <details className="io">

@@ -5,7 +5,7 @@ import type { FlowDef } from '@/lib/project/types';
 import { exampleInputText } from '@/lib/dashboard/example-input';
 import { StartRunForm } from './start-run-form';
 
-export function FlowCard({ flow }: { flow: FlowDef }) {
+export function FlowCard({ flow, canRun = true }: { flow: FlowDef; canRun?: boolean }) {
   const nodes = Object.values(flow.nodes);
   const onFailTargets = new Set(nodes.map((n) => n.onFail).filter(Boolean));
   return (
@@ -58,7 +58,13 @@ export function FlowCard({ flow }: { flow: FlowDef }) {
             <pre>{JSON.stringify(flow.inputSchema ?? {}, null, 2)}</pre>
           </details>
         </div>
-        <StartRunForm flow={flow.name} example={exampleInputText(flow.inputSchema)} />
+        {canRun ? (
+          <StartRunForm flow={flow.name} example={exampleInputText(flow.inputSchema)} />
+        ) : (
+          <p className="hint" data-testid="read-only">
+            Viewers see the flow; an editor may start a run.
+          </p>
+        )}
       </div>
     </article>
   );

@@ -66,7 +66,7 @@ function Why({ p }: { p: PauseView }) {
   );
 }
 
-export function RateLimitPauses({ pauses }: { pauses: PauseView[] }) {
+export function RateLimitPauses({ pauses, canClear = true }: { pauses: PauseView[]; canClear?: boolean }) {
   const [state, formAction, pending] = useActionState(clearRateLimitPause, { status: 'idle' } as ClearPauseState);
   const [clearing, setClearing] = useState<string | null>(null);
   return (
@@ -99,12 +99,14 @@ export function RateLimitPauses({ pauses }: { pauses: PauseView[] }) {
                 ) : (
                   <span className="tag">{p.provider}</span>
                 )}
+                {canClear ? (
                 <form action={formAction} onSubmit={() => setClearing(p.model)} className="pause-clear">
                   <input type="hidden" name="model" value={p.model} />
                   <button type="submit" className="small secondary" data-testid="clear-pause" disabled={pending} aria-label={`Clear pause of ${p.model}`}>
                     {pending && clearing === p.model ? 'Clearing…' : 'Clear pause'}
                   </button>
                 </form>
+                ) : null}
               </div>
               <dl className="kvlist pause-facts">
                 <dt>paused until</dt>

@@ -1,15 +1,20 @@
-// The top of a run page: status, totals with the spend on dropped attempts apart, and the error
-// with its hint (DESIGN: "The dashboard").
+// The top of a run page: status, totals with the spend on dropped attempts apart, who started the
+// run and the project version it ran under, and the error with its hint (DESIGN: "The dashboard").
 import Link from 'next/link';
-import type { RunFacts } from '@/lib/flow/run-record';
+import type { RunDetailResponse } from '@/lib/dashboard/api-types';
+import { projectVersion } from '@/lib/dashboard/run-origin';
 import { runSpend } from '@/lib/dashboard/run-view';
 import { fmtCost, fmtMs, fmtTokens, pretty } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
 
-export function RunHeader({ run, now }: { run: RunFacts; now: number }) {
+/** long names and hashes wrap anywhere rather than widen the header past a phone's 390 px */
+const WRAP = { overflowWrap: 'anywhere' } as const;
+
+export function RunHeader({ run, now }: { run: RunDetailResponse; now: number }) {
   const spend = runSpend(run);
+  const version = projectVersion(run);
   const attempts = run.nodes.reduce((n, x) => n + x.attempts.length, 0);
   const failedNode = run.error?.node ? run.nodes.find((n) => n.id === run.error!.node) : undefined;
   // a queued run has not started: its time is when it was queued, and how long it has waited
@@ -32,6 +37,22 @@ export function RunHeader({ run, now }: { run: RunFacts; now: number }) {
             <LocalTime ms={run.startedAt} withDate />
           </dd>
         </div>
+        {run.startedBy ? (
+          <div>
+            <dt>{queued ? 'Queued by' : 'Started by'}</dt>
+            <dd className="mono" data-testid="run-started-by" style={WRAP}>
+              {run.startedBy}
+            </dd>
+          </div>
+        ) : null}
+        {version ? (
+          <div>
+            <dt>Project</dt>
+            <dd className="mono" data-testid="run-project-version" title={version.hash ?? undefined} style={WRAP}>
+              {version.label}
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>{queued ? 'Waiting' : 'Duration'}</dt>
           <dd className="mono">{fmtMs((run.finishedAt ?? now) - run.startedAt)}</dd>

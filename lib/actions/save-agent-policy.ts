@@ -13,7 +13,7 @@ import { agentPolicyFormSchema, diagnosticErrors, policyErrors, policyInput, typ
 import { AgentYamlError, parseAgentYaml, updateAgentYaml, type AgentDef, type AgentYamlChanges } from '@/lib/project';
 import { readAgentFile, saveAgentFile, textHash } from '@/lib/server/agent-file';
 import { reloadProject } from '@/lib/server/project-reload';
-import { editorRefusal } from '@/lib/server/access';
+import { actionCaller } from '@/lib/server/access';
 import { serverSession } from '@/lib/server/session';
 
 const formError = (code: string, message: string): SaveAgentPolicyState => ({ ok: false, errors: { form: [{ code, message }] } });
@@ -21,7 +21,8 @@ const formError = (code: string, message: string): SaveAgentPolicyState => ({ ok
 const conflict = (file: string, what: string) => formError('E_CONFLICT', `${file} ${what} after this form was opened; reload the page to edit the file as it is now`);
 
 /** who saves through the dashboard (there are no user accounts yet) */
-const DASHBOARD_AUTHOR = 'dashboard';
+/** the author of a save while the dashboard is open (no account exists yet) */
+const OPEN_AUTHOR = 'dashboard';
 
 /** Only what the form changed, so a field the file leaves to its default stays unwritten. */
 function changesFrom(current: AgentDef | null, next: AgentPolicyForm): AgentYamlChanges {
@@ -42,8 +43,9 @@ function changesFrom(current: AgentDef | null, next: AgentPolicyForm): AgentYaml
 }
 
 export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData): Promise<SaveAgentPolicyState> {
-  const refusal = await editorRefusal();
-  if (refusal) return formError('E_FORBIDDEN', refusal);
+  const who = await actionCaller('editor');
+  if (!who.ok) return formError('E_FORBIDDEN', who.error);
+  const author = who.caller.author ?? OPEN_AUTHOR;
   const name = String(fd.get('agent') ?? '');
   const parsed = agentPolicyFormSchema.safeParse(policyInput(fd));
   if (!parsed.success) return { ok: false, errors: policyErrors(parsed.error) };
@@ -68,7 +70,7 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
   // each diagnostic carries the field it is about (d.path): the form places it there
   if (problems.length) return { ok: false, errors: diagnosticErrors(problems) };
 
-  const saved = await saveAgentFile(s, file, after, { author: DASHBOARD_AUTHOR, note: `policy ${name}` });
+  const saved = await saveAgentFile(s, file, after, { author, note: `policy ${name}` });
   if (!saved.ok) {
     const where = saved.snapshotId === null ? 'the project' : `the project (snapshot ${saved.snapshotId})`;
     return conflict(file.file, saved.conflict === 'removed' ? `was removed from ${where}` : `was changed in ${where}`);
@@ -78,7 +80,8 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
     agent: name,
     yaml: after,
     diff: unifiedDiff(file.text, after, { fromFile: file.file }),
-    ...(pg && { author: DASHBOARD_AUTHOR, snapshotId: saved.snapshotId }),
+    author,
+    ...(pg && { snapshotId: saved.snapshotId }),
   });
   const reload = await reloadProject();
   revalidatePath('/agents');

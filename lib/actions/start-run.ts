@@ -3,15 +3,15 @@
 // (checked by startRun); on success the browser goes to the new run's page.
 import { redirect } from 'next/navigation';
 import { startRunFieldErrors, startRunFormSchema, type StartRunFormState } from '@/lib/forms/start-run';
-import { editorRefusal } from '@/lib/server/access';
+import { actionCaller } from '@/lib/server/access';
 import { startRun } from '@/lib/server/session';
 
 export async function startRunAction(_prev: StartRunFormState, formData: FormData): Promise<StartRunFormState> {
-  const refusal = await editorRefusal();
-  if (refusal) return { fieldErrors: { flow: refusal } };
+  const who = await actionCaller('editor');
+  if (!who.ok) return { fieldErrors: { flow: who.error } };
   const parsed = startRunFormSchema.safeParse({ flow: formData.get('flow'), input: formData.get('input') ?? '' });
   if (!parsed.success) return { fieldErrors: startRunFieldErrors(parsed.error) };
-  const res = await startRun(parsed.data.flow, parsed.data.input);
+  const res = await startRun(parsed.data.flow, parsed.data.input, who.caller.author);
   if (!res.ok) return { fieldErrors: res.status === 404 ? { flow: res.error } : { input: res.error }, inputField: res.field };
   redirect(`/runs/${res.id}`);
 }

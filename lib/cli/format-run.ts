@@ -4,6 +4,7 @@ import type { RunListItem } from '@/db/queries';
 import type { EngineEvent } from '@/lib/engine/types';
 import type { ProgressEvent } from '@/lib/flow/run-flow';
 import type { RunRecord } from '@/lib/flow/run-record';
+import { originLine } from '@/lib/dashboard/run-origin';
 
 const usd = (n: number) => `$${n.toFixed(6)}`;
 const tokens = (u: { inputTokens: number; outputTokens: number }) => `${u.inputTokens} in / ${u.outputTokens} out`;
@@ -14,6 +15,9 @@ export function formatRun(r: RunRecord): string {
   const dur = r.finishedAt ? `${Date.parse(r.finishedAt) - Date.parse(r.startedAt)}ms` : r.status === 'queued' ? 'waiting for a worker' : r.status === 'running' ? 'running' : '-';
   const unknown = r.usageUnknown ? ' (at least: some usage unknown)' : '';
   out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${tokens(r.usage)}  cost ${usd(r.usage.costUsd)}${unknown}`);
+  // who started it and the project version (the hash's first 12 characters; `--json` has it whole)
+  const origin = originLine(r);
+  if (origin) out.push(origin);
   for (const n of r.nodes) {
     const err = n.error ? `  ${n.error.code}` : '';
     out.push(`  ${n.turn ? `turn ${n.turn}` : 'never ran'}  ${n.id} (${n.agent})  ${n.status}${err}`);

@@ -19,6 +19,10 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   db: () => import('./db').then((m): Register => m.registerDb),
   worker: loadQueue,
   cancel: loadQueue,
+  user: () => import('./users').then((m): Register => (p) => m.registerUsers(p)),
+  token: () => import('./tokens').then((m): Register => (p) => m.registerTokens(p)),
+  // only `aqven serve` loads Next.js, and only once it starts the dashboard
+  serve: () => import('./serve').then((m): Register => (p) => m.registerServe(p)),
 };
 
 /** The modules the command line needs: its subcommand's; none for --version; all for help or an unknown command. */

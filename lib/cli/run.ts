@@ -2,6 +2,7 @@
 // 2 bad usage/config, 3 cannot record (the database cannot be written: nothing was called, or the
 // run was stopped), 130/143 stopped by SIGINT/SIGTERM (the run is recorded interrupted). With
 // `--queue` (PostgreSQL mode): 0 queued, 2 not PostgreSQL mode or bad input, 3 database unreachable.
+// A run records who started it: `cli:<login>` (the OS login; USER, else `unknown`).
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
@@ -9,6 +10,7 @@ import type { Db } from '@/db/types';
 import { listRuns } from '@/db/queries';
 import { isPostgresUrl } from '@/db/pg';
 import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
+import { cliAuthor } from '@/db/snapshot-queries';
 import { StorageError } from '@/db/storage-error';
 import { interruptAllNow } from '@/lib/flow/active-runs';
 import { RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
@@ -98,11 +100,14 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
       session = await openSession(dir, {});
       const { enqueueRun } = await import('@/lib/queue/enqueue');
       if (session.db.dialect !== 'pg') throw new UsageError('--queue needs AQVEN_DATABASE_URL=postgres://…');
-      const id = await enqueueRun({ db: session.db, project: session.project, snapshotId: session.snapshotId, flow, input });
+      const { db, project, snapshotId, projectHash } = session;
+      const id = await enqueueRun({ db, project, snapshotId, projectHash, startedBy: cliAuthor(), flow, input });
       process.stdout.write(opts.json ? `${JSON.stringify({ id, status: 'queued' })}\n` : `run ${id} queued\n`);
       process.exitCode = 0;
       return;
     }
+    // the session loads the folder (or the newest snapshot) now, and the run starts right after:
+    // a command holds no session long enough to go stale, so it records the hash it loaded
     session = await openSession(dir, { simulate: simulateRequested(opts.simulate) });
     // a missing key fails every call only after the transport's tries: say so before the run
     for (const d of session.warnings) console.error(formatDiagnostic(d));
@@ -118,6 +123,8 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
         env: s.env,
         db: s.db,
         snapshotId: s.snapshotId,
+        projectHash: s.projectHash,
+        startedBy: cliAuthor(),
         onProgress: live?.onProgress,
         signal: ac.signal,
       }),

@@ -3,7 +3,7 @@
 // run carries on from its stored facts under the new lease — finished nodes are not run again, and
 // an unfinished node restarts from its original request with its models' answers counted. The old
 // owner's late writes are refused from the claim on (the run store's fencing).
-import { getRunFacts } from '@/db/queries';
+import { getRunFacts, type RunOrigin } from '@/db/queries';
 import { nodeRunIdsOf } from '@/db/resume-queries';
 import { takeOver, type Lease } from '@/db/run-lease';
 import { closeCutOffAttempts, runStore } from '@/db/run-store';
@@ -27,7 +27,9 @@ export interface TakeOverOptions extends Pick<RunFlowOptions, 'project' | 'provi
 /**
  * Takes the run over and resumes it under `project` (the worker's newest snapshot), or resolves
  * null when another process was first (or the run was renewed or ended meanwhile). A run whose
- * flow or input no longer fits the project is ended `failed` (unknown_flow, invalid_input).
+ * flow or input no longer fits the project is ended `failed` (unknown_flow, invalid_input). The run
+ * keeps who started it and the project hash and snapshot it was recorded with (its row is not
+ * rewritten: the facts carry them on).
  */
 export async function takeOverRun(o: TakeOverOptions): Promise<StartedRun | null> {
   const { db, runId } = o;
@@ -62,7 +64,7 @@ function unfit(err: unknown): RunError | null {
 }
 
 /** Ends a taken-over run that cannot go on: its unfinished nodes and the run fail with `error`. */
-async function failUnfit(db: Db, lease: Lease, facts: RunFacts, nodeRunIds: ReadonlyMap<string, string>, error: RunError, now: number): Promise<StartedRun> {
+async function failUnfit(db: Db, lease: Lease, facts: RunFacts & RunOrigin, nodeRunIds: ReadonlyMap<string, string>, error: RunError, now: number): Promise<StartedRun> {
   const store = runStore(db);
   const open = facts.nodes.filter((n) => (n.status === 'running' || n.status === 'pending') && nodeRunIds.has(n.id));
   store.adoptRun({ id: facts.id, lease, nodeRunIds: open.map((n) => nodeRunIds.get(n.id)!) });

@@ -13,12 +13,14 @@ import { INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
 import { LeaseLostError, type Lease } from '@/db/run-lease';
 import { runStore, type RunStore } from '@/db/run-store';
 import { StorageError } from '@/db/storage-error';
+import type { RunOrigin } from '@/db/queries';
 import type { AttemptFacts, Db, NodeFacts, RunError, RunFacts } from '@/db/types';
 import { callNode } from '@/lib/engine/call-node';
 import type { RateGate } from '@/lib/engine/rate-gate';
 import type { Clock, EngineEvent, NodeResult, PriorAnswers, ResolvedProvider, SharedPauses } from '@/lib/engine/types';
 import { sumUsage, sumUsageRounded } from '@/lib/engine/usage';
 import { agentPolicy, renderTemplate, type FlowDef, type Project } from '@/lib/project';
+import { formatBytes } from '@/lib/project/limits';
 import { builtinAdapters } from '@/lib/providers';
 import { capFailureText, redact } from '@/lib/redact';
 import { createAjv } from '@/lib/shared/ajv';
@@ -99,6 +101,10 @@ export interface RunFlowOptions {
   signal?: AbortSignal;
   /** the project snapshot the run runs under (PostgreSQL mode), recorded with the run */
   snapshotId?: number | null;
+  /** sha256 of the project's files the run runs under (Session.projectHash), recorded with the run */
+  projectHash?: string | null;
+  /** who starts the run: a user's name, `token:<name>`, `cli:<login>`; recorded with the run */
+  startedBy?: string | null;
   /**
    * The run's row exists already and this lease on it is committed (a worker claimed the queued
    * run): the run carries on under the lease instead of inserting its row (`runId` names it).
@@ -115,7 +121,8 @@ export interface RunFlowOptions {
  * on their own row, their models' answers so far counted.
  */
 export interface ResumeFrom {
-  facts: RunFacts;
+  /** with who started the run and under which project, as first recorded: a take-over keeps them */
+  facts: RunFacts & Partial<RunOrigin>;
   nodeRunIds: ReadonlyMap<string, string>;
 }
 
@@ -136,8 +143,41 @@ export interface StartedRun {
 const ajv = createAjv('validate');
 const inputValidators = new WeakMap<FlowDef, ValidateFunction>();
 
-/** Checks a run input against the flow's input schema; throws RunInputError naming the field. */
-export function validateRunInput(flow: FlowDef, input: unknown): void {
+/** The largest run input stored, as JSON text in UTF-8, unless AQVEN_MAX_INPUT_BYTES says otherwise (DESIGN: Storage, "A run's input is bounded before it is stored"). */
+export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024;
+
+/** AQVEN_MAX_INPUT_BYTES: a positive whole number of bytes; anything else (unset, "1mb", 0) keeps the default. */
+export function maxInputBytes(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const raw = env.AQVEN_MAX_INPUT_BYTES?.trim();
+  if (!raw || !/^\d+$/.test(raw)) return DEFAULT_MAX_INPUT_BYTES;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_MAX_INPUT_BYTES;
+}
+
+export interface InputCheckOptions {
+  /**
+   * the size bound in bytes (default maxInputBytes()); Infinity for an input stored already (a
+   * claimed or taken-over run), which a bound lowered since must not strand
+   */
+  maxBytes?: number;
+}
+
+/**
+ * Checks a run input before anything of it is stored, for every way a run starts (API, form, CLI,
+ * queue): its JSON text is at most `maxBytes` (RunInputError naming the size and the limit), then
+ * it matches the flow's input schema (RunInputError naming the field).
+ */
+export function validateRunInput(flow: FlowDef, input: unknown, opts: InputCheckOptions = {}): void {
+  const limit = opts.maxBytes ?? maxInputBytes();
+  if (Number.isFinite(limit)) {
+    const bytes = Buffer.byteLength(JSON.stringify(input) ?? '', 'utf8');
+    if (bytes > limit) {
+      throw new RunInputError(
+        `input is ${bytes.toLocaleString('en-US')} bytes as JSON; a run input may be at most ${limit.toLocaleString('en-US')} bytes (${formatBytes(limit)}, AQVEN_MAX_INPUT_BYTES) — nothing was stored`,
+        'input',
+      );
+    }
+  }
   if (!flow.inputSchema) return;
   let validate = inputValidators.get(flow);
   if (!validate) {
@@ -187,7 +227,8 @@ function startRun(opts: RunFlowOptions): FlowRun {
   // own entries only: a flow named "constructor" or "__proto__" is not Object.prototype's
   const flow = own(opts.project.flows, opts.flow);
   if (!flow) throw new UnknownFlowError(opts.flow, Object.keys(opts.project.flows));
-  validateRunInput(flow, opts.input);
+  // a run under a lease was stored (queued, or taken over) already: its input is not bounded again
+  validateRunInput(flow, opts.input, opts.lease ? { maxBytes: Infinity } : {});
   const run = new FlowRun(opts, flow);
   run.start();
   return run;
@@ -235,7 +276,7 @@ class FlowRun {
   /** the closing writes were refused: the run had changed hands meanwhile */
   private closingLost: LeaseLostError | null = null;
   private readonly recorders = new Map<string, NodeRecorder>();
-  private readonly facts: RunFacts;
+  private readonly facts: RunFacts & RunOrigin;
   /** the flow's node ids, in file order */
   private readonly ids: string[];
   /** every node that ran, runs or was skipped */
@@ -281,7 +322,19 @@ class FlowRun {
     }
     const stored = opts.resume?.facts;
     this.facts = stored
-      ? { ...stored, id: this.runId, status: 'running', output: null, error: null, finishedAt: null, nodes: [...stored.nodes] }
+      ? {
+          ...stored,
+          // a take-over keeps who started the run and the project it was recorded under
+          startedBy: stored.startedBy ?? null,
+          projectHash: stored.projectHash ?? null,
+          snapshotId: stored.snapshotId ?? null,
+          id: this.runId,
+          status: 'running',
+          output: null,
+          error: null,
+          finishedAt: null,
+          nodes: [...stored.nodes],
+        }
       : {
           id: this.runId,
           flow: flow.name,
@@ -293,6 +346,9 @@ class FlowRun {
           startedAt: this.now(),
           finishedAt: null,
           nodes: [],
+          startedBy: opts.startedBy ?? null,
+          projectHash: opts.projectHash ?? null,
+          snapshotId: opts.snapshotId ?? null,
         };
     if (opts.resume) this.restore(opts.resume);
   }
@@ -338,7 +394,7 @@ class FlowRun {
       } else {
         this.started = this.store.insertRun({
           id: runId, project: this.project.name, flow: flow.name, input: this.opts.input, startedAt: facts.startedAt,
-          snapshotId: this.opts.snapshotId ?? null, onLost,
+          snapshotId: facts.snapshotId, projectHash: facts.projectHash, startedBy: facts.startedBy, onLost,
         });
       }
     }

@@ -1,13 +1,14 @@
 // The run record (DESIGN: The run record): one shape for `aqven run --json`, `aqven show --json`,
 // `GET /api/runs/:id` and the dashboard. Built by one function from the same facts, whether they
 // come from a live run or from the database, so the two can never drift apart.
+import type { RunOrigin } from '@/db/queries';
 import type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunStatus } from '@/db/types';
 import { computeBudget } from '@/lib/engine/policy';
 import type { NodePolicy } from '@/lib/engine/types';
 import { roundCost, sumUsageRounded } from '@/lib/engine/usage';
 
 // the facts are db's types (what is stored); re-exported for the readers of the record
-export type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunStatus };
+export type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunOrigin, RunStatus };
 
 export interface UsageJson {
   inputTokens: number;
@@ -57,6 +58,12 @@ export interface RunRecord {
   usageUnknown: boolean;
   startedAt: string;
   finishedAt: string | null;
+  /** who started the run: a user's name, `token:<name>`, `cli:<login>`; null when not known */
+  startedBy: string | null;
+  /** sha256 (hex) of the project's files the run ran under; null in runs recorded before it was kept */
+  projectHash: string | null;
+  /** the project snapshot the run ran under (PostgreSQL mode); null when the project is a folder */
+  snapshotId: number | null;
   nodes: NodeJson[];
 }
 
@@ -87,7 +94,7 @@ function attemptJson(a: AttemptFacts): AttemptJson {
   };
 }
 
-export function buildRunRecord(run: RunFacts): RunRecord {
+export function buildRunRecord(run: RunFacts & Partial<RunOrigin>): RunRecord {
   const nodes: NodeJson[] = run.nodes.map((n) => ({
     id: n.id,
     agent: n.agent,
@@ -110,6 +117,9 @@ export function buildRunRecord(run: RunFacts): RunRecord {
     usageUnknown: nodes.some((n) => n.attempts.some((a) => a.usageUnknown)),
     startedAt: iso(run.startedAt)!,
     finishedAt: iso(run.finishedAt),
+    startedBy: run.startedBy ?? null,
+    projectHash: run.projectHash ?? null,
+    snapshotId: run.snapshotId ?? null,
     nodes,
   };
 }

@@ -1,7 +1,7 @@
 // The project as files: what a folder holds of a project, written back byte for byte, never
 // through a link or outside the folder; snapshots materialized into a private cache folder.
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,8 +10,11 @@ import { LIMITS } from './limits';
 import { loadProject } from './load';
 import {
   checkProjectFiles,
+  folderUnchanged,
   materializeProject,
+  MTIME_STEP_MS,
   projectFilesHash,
+  projectFolderFingerprint,
   ProjectFilesError,
   projectPathProblem,
   readProjectFiles,
@@ -166,5 +169,43 @@ describe('materializeProject', () => {
     const link = join(await temp(), 'cache');
     await symlink(await temp(), link);
     await expect(materializeProject(files, { cacheDir: link })).rejects.toThrow(/refusing the snapshot cache .*: it is not a folder of this user closed to others/);
+  });
+});
+
+describe('projectFolderFingerprint and folderUnchanged', () => {
+  const old = () => Date.now() / 1000 - 3600;
+
+  it('looks at exactly the files readProjectFiles reads, and changes with each of them, never with anything else', async () => {
+    const dir = await writeProject({ 'agents/.draft.yaml': 'a dotfile', 'agents/notes.txt': 'notes' });
+    const first = await projectFolderFingerprint(dir);
+    expect(first.key.split('\n').map((l) => l.split('\t')[0])).toEqual(['aqven.yaml', 'agents/helper.yaml', 'flows/ask.yaml']);
+    expect((await projectFolderFingerprint(dir)).key).toBe(first.key);
+    await writeFile(join(dir, 'agents/notes.txt'), 'other notes');
+    await mkdir(join(dir, '.aqven'), { recursive: true });
+    await writeFile(join(dir, '.aqven/aqven.db'), 'the database');
+    expect((await projectFolderFingerprint(dir)).key).toBe(first.key);
+    await writeFile(join(dir, 'agents/second.yaml'), 'x');
+    const added = await projectFolderFingerprint(dir);
+    expect(added.key).not.toBe(first.key);
+    await writeFile(join(dir, 'agents/second.yaml'), 'y'); // same size, written again
+    expect((await projectFolderFingerprint(dir)).key).not.toBe(added.key);
+    const bare = await writeProject({ 'aqven.yaml': null });
+    expect((await projectFolderFingerprint(bare)).key).toMatch(/^aqven\.yaml\t-\n/);
+  });
+
+  it('trusts equal stats only when they were taken more than the timestamp step after the newest write', async () => {
+    const dir = await writeProject();
+    for (const f of ['aqven.yaml', 'agents/helper.yaml', 'flows/ask.yaml']) await utimes(join(dir, f), old(), old());
+    const settled = await projectFolderFingerprint(dir);
+    expect(folderUnchanged(settled, await projectFolderFingerprint(dir))).toBe(true);
+    // a file written just now: a second write within its timestamp step could leave every stat equal
+    await writeFile(join(dir, 'agents/helper.yaml'), (await readFile(join(dir, 'agents/helper.yaml'), 'utf8')) + '# x\n');
+    const fresh = await projectFolderFingerprint(dir);
+    expect(folderUnchanged(settled, fresh)).toBe(false);
+    expect(folderUnchanged(fresh, await projectFolderFingerprint(dir))).toBe(false);
+    // the same stats looked at later than the step: trusted
+    const later = await projectFolderFingerprint(dir, () => Date.now() + MTIME_STEP_MS + 1);
+    expect(later.key).toBe(fresh.key);
+    expect(folderUnchanged(later, await projectFolderFingerprint(dir))).toBe(true);
   });
 });

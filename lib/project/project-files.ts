@@ -93,6 +93,13 @@ export function projectFilesHash(files: ProjectFiles): string {
   return createHash('sha256').update(JSON.stringify(entries)).digest('hex');
 }
 
+/** The paths of the project files in the folder `root`: aqven.yaml (listed even when missing), then each sub-folder's YAML files, without dotfiles. */
+async function projectFilePaths(root: string): Promise<string[]> {
+  const paths = [PROJECT_FILE];
+  for (const sub of PROJECT_FOLDERS) paths.push(...(await projectYamlFiles(root, sub)).filter((p) => !basename(p).startsWith('.')));
+  return paths;
+}
+
 /**
  * The files of the project folder `dir`: aqven.yaml and the YAML files of providers/, agents/ and
  * flows/ — what the loader reads — without dotfiles. Anything else of the folder (its database,
@@ -101,8 +108,7 @@ export function projectFilesHash(files: ProjectFiles): string {
  */
 export async function readProjectFiles(dir: string): Promise<ProjectFiles> {
   const root = resolve(dir);
-  const paths = [PROJECT_FILE];
-  for (const sub of PROJECT_FOLDERS) paths.push(...(await projectYamlFiles(root, sub)).filter((p) => !basename(p).startsWith('.')));
+  const paths = await projectFilePaths(root);
   const files: ProjectFiles = {};
   const problems: Diagnostic[] = [];
   for (const path of paths) {
@@ -122,6 +128,55 @@ export async function readProjectFiles(dir: string): Promise<ProjectFiles> {
     throw new ProjectFilesError(`${problems.length} file(s) of ${root} cannot be stored, e.g. ${d.file}: ${d.message}`, problems);
   }
   return checkProjectFiles(files, root);
+}
+
+/**
+ * A cheap look at a project folder (DESIGN: Storage, "The project folder in a long-lived
+ * process"): the files readProjectFiles would read, each with its size, modification and change
+ * times (ns) and inode, stat'ed but not read. Equal keys mean unchanged files — once the stats are
+ * older than a file system's timestamp step: see folderUnchanged.
+ */
+export interface FolderFingerprint {
+  key: string;
+  /** the newest modification time among the files, ms since epoch (0 without files) */
+  newestMtimeMs: number;
+  /** when the files were stat'ed, ms since epoch */
+  takenAt: number;
+}
+
+/**
+ * The coarsest timestamp step of the file systems a project may live on (FAT's 2 s; ext4 and APFS
+ * keep nanoseconds, HFS+ seconds): a file written within this of a fingerprint may be written
+ * again with the same size and times.
+ */
+export const MTIME_STEP_MS = 2_000;
+
+export async function projectFolderFingerprint(dir: string, now: () => number = Date.now): Promise<FolderFingerprint> {
+  const root = resolve(dir);
+  const takenAt = now();
+  const parts: string[] = [];
+  let newest = 0;
+  for (const path of await projectFilePaths(root)) {
+    try {
+      const info = await stat(join(root, path), { bigint: true });
+      parts.push(`${path}\t${info.size}\t${info.mtimeNs}\t${info.ctimeNs}\t${info.ino}`);
+      newest = Math.max(newest, Number(info.mtimeMs));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      parts.push(`${path}\t-`); // aqven.yaml missing, or a file removed since it was listed
+    }
+  }
+  return { key: parts.join('\n'), newestMtimeMs: newest, takenAt };
+}
+
+/**
+ * Whether the folder is as it was at `before` (its files were not read again): the same stats, and
+ * `before` taken more than MTIME_STEP_MS after its newest file was written — else a write within
+ * the same timestamp step could leave the stats as they were, and the files must be read (as
+ * git's "racily clean" entries are).
+ */
+export function folderUnchanged(before: FolderFingerprint, now: FolderFingerprint): boolean {
+  return before.key === now.key && before.newestMtimeMs + MTIME_STEP_MS < before.takenAt;
 }
 
 export interface WriteResult {

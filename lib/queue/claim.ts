@@ -27,6 +27,8 @@ export interface ClaimOptions {
   /** the project the run will run under (the worker's newest snapshot): the flow and input are checked against it */
   project: Project;
   snapshotId: number | null;
+  /** the hash of that project's files (runs.project_hash) */
+  projectHash?: string | null;
   now?: number;
   owner?: string;
 }
@@ -36,7 +38,8 @@ function unfit(project: Project, flowName: string, input: unknown): RunError | n
   const flow = own(project.flows, flowName);
   try {
     if (!flow) throw new UnknownFlowError(flowName, Object.keys(project.flows));
-    validateRunInput(flow, input);
+    // its size was bounded when it was queued: a worker with a lower AQVEN_MAX_INPUT_BYTES does not refuse it now
+    validateRunInput(flow, input, { maxBytes: Infinity });
     return null;
   } catch (err) {
     if (err instanceof UnknownFlowError) {
@@ -86,6 +89,7 @@ export async function claimRun(db: Db, runId: string, o: ClaimOptions): Promise<
       .set({
         status: 'running', owner, fence: sql`${r.fence} + 1`, heartbeatAt: now, leaseExpiresAt: expiresAt,
         startedAt: now, pid: process.pid, snapshotId: o.snapshotId,
+        ...(o.projectHash !== undefined && { projectHash: o.projectHash }),
       })
       .where(and(eq(r.id, runId), eq(r.status, 'queued')))
       .returning({ fence: r.fence });

@@ -14,6 +14,10 @@ export interface EnqueueOptions {
   /** the project the run is checked against: the snapshot the caller's session runs */
   project: Project;
   snapshotId: number | null;
+  /** sha256 of the project's files (Session.projectHash), recorded with the run */
+  projectHash?: string | null;
+  /** who queues the run: a user's name, `token:<name>`, `cli:<login>`; recorded with the run */
+  startedBy?: string | null;
   flow: string;
   input: unknown;
   runId?: string;
@@ -22,7 +26,8 @@ export interface EnqueueOptions {
 
 /**
  * Checks the flow and its input against `project` (UnknownFlowError, RunInputError naming the
- * field), then commits the queued run and its job together. Resolves with the run id once both
+ * field or the size bound), then commits the queued run — with who queued it and the project's
+ * hash — and its job together. Resolves with the run id once both
  * are committed: a worker may pick the run up from then on.
  */
 export async function enqueueRun(o: EnqueueOptions): Promise<string> {
@@ -45,6 +50,8 @@ export async function enqueueRun(o: EnqueueOptions): Promise<string> {
       startedAt: now,
       queuedAt: now,
       snapshotId: o.snapshotId,
+      projectHash: o.projectHash ?? null,
+      startedBy: o.startedBy ?? null,
     });
     await addRunJob(q, id);
   });

@@ -172,7 +172,7 @@ export class QueueWorker {
     await this.slots.take(); // refused while draining: the job goes back to the queue
     try {
       const s = await this.fresh();
-      const claim = await claimRun(this.db, runId, { project: s.project, snapshotId: s.snapshotId });
+      const claim = await claimRun(this.db, runId, { project: s.project, snapshotId: s.snapshotId, projectHash: s.projectHash });
       if (claim.kind === 'claimed') await this.runClaimed(s, runId, claim.flow, claim.input, claim.lease);
       else if (claim.kind === 'refused') this.end({ runId, flow: claim.flow, status: 'failed', attempts: 0, durationMs: 0, resumed: false, note: claim.error.code });
       else if (claim.kind === 'expired') await this.takeOver(s, runId, claim.fence);
@@ -202,7 +202,7 @@ export class QueueWorker {
   private async runClaimed(s: Session, runId: string, flow: string, input: unknown, lease: Parameters<typeof failClaimedRun>[1]): Promise<void> {
     let started: StartedRun;
     try {
-      started = await beginRun({ project: s.project, flow, input, providers: s.providers, env: s.env, db: s.db, runId, lease, snapshotId: s.snapshotId });
+      started = await beginRun({ project: s.project, flow, input, providers: s.providers, env: s.env, db: s.db, runId, lease, snapshotId: s.snapshotId, projectHash: s.projectHash });
     } catch (err) {
       // the claim checked flow and input against this very project, so this is a bug: the run must not stay claimed
       const error = { code: 'internal_error', node: null, message: message(err), hint: 'The worker could not start the run; it is recorded as failed.' };

@@ -1,30 +1,148 @@
 // Who may do what (DESIGN: The dashboard, "Accounts, roles and tokens"): the one home of the role
-// check. Every page, route handler and server action asks here first.
+// check. Every page, route handler and server action asks here before it reads or changes
+// anything. While no user exists the dashboard is open, to requests from this machine only (the
+// demo); once one exists, every request needs a session (a browser) or an API token (a service).
 import 'server-only';
+import { headers as requestHeaders } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { NextResponse } from 'next/server';
+import { anyUser, tokenCaller } from '@/db/account-queries';
+import type { Db } from '@/db/types';
+import { isLoopback } from '@/lib/shared/loopback';
+import { roleAllows, type Role } from '@/lib/shared/roles';
+import { sessionUser } from './auth';
+import { guardSettings, parseHost, requestHost } from './request-guard';
+import { serverSession } from './session';
 
-export type Role = 'viewer' | 'editor' | 'admin';
+export type { Role };
 
-/** Who is asking: a signed-in user, a service's API token, or anyone (no account exists yet, loopback only). */
+/** Who is asking: a signed-in user, a service's API token, or anyone (no account exists yet, this machine only). */
 export interface Caller {
   kind: 'open' | 'user' | 'token';
   /** what authorship records: the user's name, `token:<name>`, or null when the dashboard is open */
   author: string | null;
+  /** the user's or token's name, for the page header; null when open */
+  name: string | null;
   role: Role;
+  /** the signed-in session (kind 'user') */
+  sessionId?: string;
 }
 
-const OPEN: Caller = { kind: 'open', author: null, role: 'admin' };
+const OPEN: Caller = { kind: 'open', author: null, name: null, role: 'admin' };
 
-/** Why the caller may not act as an editor, or null when they may. */
-export async function editorRefusal(): Promise<string | null> {
+/** Why nobody is let in: no session, or no account exists and the request is not from this machine. */
+export type Unknown = { why: 'sign-in' | 'no-account-remote' };
+
+/**
+ * The address the request came from, when it can be trusted: behind a trusted proxy
+ * (AQVEN_TRUST_PROXY=1) the last X-Forwarded-For entry (the one that proxy added); under
+ * `aqven serve` (AQVEN_PEER_HEADER=1) the socket's address it wrote into `x-aqven-peer`; else null
+ * (plain `next start` tells the app nothing it can trust).
+ */
+export function peerAddress(h: Headers, env: Readonly<Record<string, string | undefined>> = process.env): string | null {
+  if (guardSettings(env).trustProxy) {
+    const hops = h.get('x-forwarded-for')?.split(',').map((s) => s.trim()).filter(Boolean);
+    if (hops?.length) return hops[hops.length - 1]!;
+  }
+  if (env.AQVEN_PEER_HEADER === '1') return h.get('x-aqven-peer') || null;
   return null;
 }
 
-/** The caller of a server action, or why they may not act with `role`. */
-export async function actionCaller(_role: Role): Promise<{ ok: true; caller: Caller } | { ok: false; error: string }> {
-  return { ok: true, caller: OPEN };
+/**
+ * Whether the request comes from this machine: its Host is loopback (so a page elsewhere cannot
+ * drive it by rebinding a name) and so is its peer, when the peer is known. Plain `next start`
+ * listening on every interface cannot tell a remote client that writes `Host: localhost`: serve
+ * through `aqven serve`, which refuses a non-loopback address while no account exists.
+ */
+export function fromThisMachine(h: Headers, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  const s = guardSettings(env);
+  const { raw, proto } = requestHost({ method: 'GET', pathname: '/', proto: 'http', headers: h }, s);
+  const host = raw ? parseHost(raw, proto) : null;
+  if (!host || !isLoopback(host.hostname)) return false;
+  const peer = peerAddress(h, env);
+  return peer === null || isLoopback(peer);
 }
 
-/** The caller of a route handler with at least `role`, or the response refusing them (401/403). */
-export async function routeCaller(_req: Request, _role: Role): Promise<Caller | Response> {
-  return OPEN;
+/** The caller behind a request's headers (cookie or `Authorization: Bearer`), or why there is none. */
+export async function callerOf(db: Db, h: Headers, now = Date.now()): Promise<Caller | Unknown> {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(h.get('authorization') ?? '')?.[1];
+  if (bearer) {
+    const token = await tokenCaller(db, bearer, now);
+    return token ? { kind: 'token', author: `token:${token.name}`, name: token.name, role: token.role } : { why: 'sign-in' };
+  }
+  if (!(await anyUser(db))) return fromThisMachine(h) ? OPEN : { why: 'no-account-remote' };
+  const user = await sessionUser(db, h);
+  return user ? { kind: 'user', author: user.name, name: user.name, role: user.role, sessionId: user.sessionId } : { why: 'sign-in' };
+}
+
+function isCaller(c: Caller | Unknown): c is Caller {
+  return 'role' in c;
+}
+
+/** What a refusal says. */
+function refusalText(c: Caller | Unknown, role: Role): string {
+  if (isCaller(c)) return `your role (${c.role}) may not do this: it needs ${role}`;
+  return c.why === 'no-account-remote'
+    ? 'no account exists yet: the dashboard answers this machine only (create one: aqven user add NAME --role admin)'
+    : 'sign in first';
+}
+
+/**
+ * A page's caller with at least `role`. Nobody signed in: to the login page. Signed in without
+ * the role: to the runs (every user may view them).
+ */
+export async function pageCaller(role: Role = 'viewer'): Promise<Caller> {
+  const { db } = await serverSession();
+  const c = await callerOf(db, await requestHeaders());
+  if (!isCaller(c)) redirect('/login');
+  if (!roleAllows(c.role, role)) redirect('/runs');
+  return c;
+}
+
+/** The caller of the request a server component renders, or null (nobody, or the project cannot be opened). */
+export async function viewer(): Promise<Caller | null> {
+  const h = await requestHeaders();
+  try {
+    const { db } = await serverSession();
+    const c = await callerOf(db, h);
+    return isCaller(c) ? c : null;
+  } catch {
+    return fromThisMachine(h) ? OPEN : null; // the page itself shows the project's problem
+  }
+}
+
+/** What the login page shows: the form, or why not (already in, no account yet and not this machine, no database). */
+export async function loginPage(): Promise<'form' | 'signed-in' | 'no-account-remote' | 'unavailable'> {
+  let db: Db;
+  try {
+    db = (await serverSession()).db;
+  } catch {
+    return 'unavailable';
+  }
+  const c = await callerOf(db, await requestHeaders());
+  if (isCaller(c)) return 'signed-in';
+  return c.why === 'no-account-remote' ? 'no-account-remote' : 'form';
+}
+
+/** The caller of a server action with at least `role`, or why they may not act. */
+export async function actionCaller(role: Role): Promise<{ ok: true; caller: Caller } | { ok: false; error: string }> {
+  const { db } = await serverSession();
+  const c = await callerOf(db, await requestHeaders());
+  if (isCaller(c) && roleAllows(c.role, role)) return { ok: true, caller: c };
+  return { ok: false, error: refusalText(c, role) };
+}
+
+/** Why the caller of a server action may not act as an editor, or null when they may. */
+export async function editorRefusal(): Promise<string | null> {
+  const r = await actionCaller('editor');
+  return r.ok ? null : r.error;
+}
+
+/** The caller of a route handler with at least `role`, or the JSON response refusing them: 401 unknown, 403 without the role. */
+export async function routeCaller(req: Request, role: Role): Promise<Caller | NextResponse> {
+  const { db } = await serverSession();
+  const c = await callerOf(db, req.headers);
+  if (isCaller(c) && roleAllows(c.role, role)) return c;
+  const status = isCaller(c) ? 403 : 401;
+  return NextResponse.json({ error: refusalText(c, role) }, { status, headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined });
 }

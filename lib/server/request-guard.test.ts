@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_BODY_BYTES, checkRequest, guardSettings, parseMaxBodyBytes, type RequestFacts } from './request-guard';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  SECURITY_HEADERS,
+  checkRequest,
+  contentSecurityPolicy,
+  guardSettings,
+  newNonce,
+  parseMaxBodyBytes,
+  securityHeaders,
+  type RequestFacts,
+} from './request-guard';
 
 function req(method: string, headers: Record<string, string>, pathname = '/api/runs', proto = 'http:'): RequestFacts {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -139,5 +149,68 @@ describe('the body size', () => {
     expect(parseMaxBodyBytes('2048')).toBe(2048);
     expect(parseMaxBodyBytes(' 2048 ')).toBe(2048);
     for (const raw of [undefined, '', '0', '1mb', '-5', '1.5', '1e6', '99999999999999999999']) expect(parseMaxBodyBytes(raw), String(raw)).toBe(DEFAULT_MAX_BODY_BYTES);
+  });
+});
+
+/** The policy's directives by name: `script-src` → its sources. */
+function directives(policy: string): Map<string, string[]> {
+  return new Map(
+    policy.split(';').map((d) => {
+      const [name, ...sources] = d.trim().split(/\s+/);
+      return [name, sources] as const;
+    }),
+  );
+}
+
+describe('the Content-Security-Policy', () => {
+  const nonce = 'q83vEjRWeJCrze8SNFZ4kA==';
+
+  it("lets scripts run only with this request's nonce (and what they load): no inline script", () => {
+    const script = directives(contentSecurityPolicy(nonce, false)).get('script-src');
+    expect(script).toEqual(["'self'", `'nonce-${nonce}'`, "'strict-dynamic'"]);
+    expect(script).not.toContain("'unsafe-inline'");
+    expect(script).not.toContain("'unsafe-eval'");
+  });
+
+  it("adds 'unsafe-eval' for scripts only under next dev", () => {
+    const dev = directives(contentSecurityPolicy(nonce, true));
+    expect(dev.get('script-src')).toEqual(["'self'", `'nonce-${nonce}'`, "'strict-dynamic'", "'unsafe-eval'"]);
+    expect([...dev].filter(([name]) => name !== 'script-src')).toEqual([...directives(contentSecurityPolicy(nonce, false))].filter(([name]) => name !== 'script-src'));
+    expect(guardSettings({ NODE_ENV: 'development' }).development).toBe(true);
+    expect(guardSettings({ NODE_ENV: 'production' }).development).toBe(false);
+    expect(guardSettings({}).development).toBe(false);
+  });
+
+  it('allows inline styles without a nonce (style attributes cannot carry one), and nothing from elsewhere', () => {
+    const d = directives(contentSecurityPolicy(nonce, false));
+    expect(d.get('style-src')).toEqual(["'self'", "'unsafe-inline'"]);
+    expect(Object.fromEntries([...d].filter(([name]) => name !== 'script-src'))).toEqual({
+      'default-src': ["'self'"],
+      'style-src': ["'self'", "'unsafe-inline'"],
+      'img-src': ["'self'", 'data:'],
+      'font-src': ["'self'"],
+      'connect-src': ["'self'"],
+      'object-src': ["'none'"],
+      'base-uri': ["'self'"],
+      'form-action': ["'self'"],
+      'frame-ancestors': ["'none'"],
+    });
+    for (const sources of d.values()) for (const s of sources) expect(s).not.toMatch(/^(\*|https?:|http:\/\/|blob:)/);
+  });
+
+  it('refuses a nonce that is not base64 (it could end the directive or the header)', () => {
+    for (const bad of ['', "abc'", 'abc; script-src *', 'a b', 'abc\r\nSet-Cookie: x=1']) expect(() => contentSecurityPolicy(bad, false), bad).toThrow(/base64/);
+  });
+
+  it('a nonce is 16 random bytes in base64, fresh for every call', () => {
+    expect(newNonce((b) => b.fill(0xff))).toBe('/////////////////////w==');
+    const seen = new Set(Array.from({ length: 100 }, () => newNonce()));
+    expect(seen.size).toBe(100);
+    for (const n of seen) expect(Buffer.from(n, 'base64')).toHaveLength(16);
+  });
+
+  it('every response carries the policy beside the static headers', () => {
+    expect(securityHeaders(nonce, false)).toEqual({ ...SECURITY_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(nonce, false) });
+    expect(SECURITY_HEADERS).toEqual({ 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'same-origin', 'X-Content-Type-Options': 'nosniff' });
   });
 });

@@ -1,18 +1,63 @@
 // The dashboard's request checks (DESIGN: The dashboard, "Request checks"): which Host a request may
 // name (DNS rebinding), which Origin a state-changing request must carry (cross-site forms and
-// fetches), how large a body may be, and the security headers of every response. Pure: the proxy
-// (proxy.ts) hands in the request's facts and the environment; no Next.js, no globals.
+// fetches), how large a body may be, and the security headers of every response, its
+// Content-Security-Policy with a nonce per request. Pure: the proxy (proxy.ts) hands in the
+// request's facts, the environment and the nonce's random bytes; no Next.js, no globals.
 
 /** Largest request body the dashboard reads, unless AQVEN_MAX_BODY_BYTES says otherwise (DESIGN: Limits). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** Set on every response: no framing, no cross-origin referrer, no content sniffing. */
+/** Set on every response beside its Content-Security-Policy: no framing, no cross-origin referrer, no content sniffing. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "frame-ancestors 'none'",
   'Referrer-Policy': 'same-origin',
   'X-Content-Type-Options': 'nosniff',
 };
+
+/** The request header that hands the nonce to server components (`headers().get('x-nonce')`). */
+export const NONCE_HEADER = 'x-nonce';
+
+const NONCE_BYTES = 16;
+// what a CSP nonce-source may hold (base64 or base64url); anything else could break out of the header
+const NONCE_RE = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+/** A fresh nonce: 16 random bytes (128 bits, unguessable), base64. `fill` is Web Crypto's by default. */
+export function newNonce(fill: (bytes: Uint8Array) => Uint8Array = (b) => globalThis.crypto.getRandomValues(b)): string {
+  const bytes = fill(new Uint8Array(NONCE_BYTES));
+  return btoa(String.fromCharCode(...bytes));
+}
+
+/**
+ * The dashboard's Content-Security-Policy for one response. Scripts run only with this request's
+ * nonce (Next.js reads it from the forwarded request's policy and puts it on its own scripts), and
+ * what they load ('strict-dynamic'); no inline script. `next dev` also needs 'unsafe-eval' (React
+ * rebuilds server error stacks with eval); a production build never evals.
+ */
+export function contentSecurityPolicy(nonce: string, development: boolean): string {
+  if (!NONCE_RE.test(nonce)) throw new Error('a CSP nonce must be base64');
+  const directives = [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ''}`,
+    // Inline styles stay allowed, and without the nonce (a nonce would void 'unsafe-inline'): the
+    // timeline's and outcome bars' positions are style="…" attributes, which no nonce covers, and
+    // Next.js's own 404, notFound() and error pages render a <style> without it. Styles cannot run
+    // script, and img-src/font-src keep injected CSS from loading anything from elsewhere.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ];
+  return directives.join('; ');
+}
+
+/** Every security header of a response, its policy built around `nonce`. */
+export function securityHeaders(nonce: string, development: boolean): Record<string, string> {
+  return { ...SECURITY_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(nonce, development) };
+}
 
 export interface GuardSettings {
   /** hostname and port of AQVEN_PUBLIC_URL, or null when unset or unreadable */
@@ -22,6 +67,8 @@ export interface GuardSettings {
   /** AQVEN_TRUST_PROXY=1: X-Forwarded-Host and X-Forwarded-Proto name the request's host */
   trustProxy: boolean;
   maxBodyBytes: number;
+  /** NODE_ENV=development (`next dev`): the script policy also allows eval */
+  development: boolean;
 }
 
 export interface HostPort {
@@ -55,6 +102,7 @@ export function guardSettings(env: Readonly<Record<string, string | undefined>>)
     publicUrlInvalid: Boolean(raw) && publicHost === null,
     trustProxy: env.AQVEN_TRUST_PROXY === '1',
     maxBodyBytes: parseMaxBodyBytes(env.AQVEN_MAX_BODY_BYTES),
+    development: env.NODE_ENV === 'development',
   };
 }
 

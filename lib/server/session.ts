@@ -3,7 +3,10 @@
 // PostgreSQL mode (DESIGN: Storage, "Workers and the queue"). SQLite mode: runs of dead processes
 // are swept (DESIGN: Storage, leases) before every read through serverSession() (at most every
 // READ_SWEEP_MS) and every LEASE_SWEEP_MS in the background; on PostgreSQL the workers take dead
-// runs over instead. SIGINT/SIGTERM interrupt this process's runs and record them.
+// runs over instead. SIGINT/SIGTERM interrupt this process's runs and record them. Each run starts
+// under the project as it is then (refreshSession: the folder's files, or the newest snapshot): no
+// run uses a policy that another dashboard process or a hand edit has replaced (DESIGN: Storage,
+// "The project folder in a long-lived process").
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { sweepBeforeRead, sweepExpiredRuns } from '@/db/client';
@@ -81,35 +84,55 @@ export async function serverSession(): Promise<Session> {
 export type StartRunResult = { ok: true; id: string } | { ok: false; status: 400 | 404 | 503; error: string; field?: string };
 
 /**
- * Validates and starts a run; the id answers at once (GET /api/runs/:id, the run page). SQLite
- * mode: the run continues in this process after the response is sent; its row is committed first,
- * and a run that cannot be recorded is refused (503) before any provider is called. PostgreSQL
- * mode: the run and its job are committed, queued for `aqven worker`, checked against the newest
- * snapshot (the one the workers run). Bad input is refused (400, naming the field), never queued.
+ * The session with the project as it is now (refreshSession). SQLite mode: the folder's files
+ * when they changed since the session loaded them (another dashboard's save, a hand edit); a
+ * folder that now fails check is an error for the caller (400, naming the file) — never a run of
+ * the files as they were. PostgreSQL mode: the newest snapshot; one failing check is refused and
+ * the one the session runs stays (the workers keep it too).
  */
-export async function startRun(flowName: string, input: unknown): Promise<StartRunResult> {
+async function upToDate(s: Session): Promise<{ ok: true } | { ok: false; status: 400; error: string }> {
+  try {
+    await refreshSession(s);
+  } catch (err) {
+    if (!(err instanceof ProjectInvalidError)) throw err;
+    if (s.snapshotId === null) return { ok: false, status: 400, error: err.message };
+  }
+  return { ok: true };
+}
+
+/**
+ * Validates and starts a run; the id answers at once (GET /api/runs/:id, the run page). The run
+ * runs the project as it is when it starts (upToDate) and records its hash and `startedBy` (a
+ * user's name, `token:<name>`; null while the dashboard is open). SQLite mode: the run continues in
+ * this process after the response is sent; its row is committed first, and a run that cannot be
+ * recorded is refused (503) before any provider is called. PostgreSQL mode: the run and its job
+ * are committed, queued for `aqven worker`, checked against the newest snapshot (the one the
+ * workers run). Bad input is refused (400, naming the field), never queued.
+ */
+export async function startRun(flowName: string, input: unknown, startedBy: string | null = null): Promise<StartRunResult> {
   const s = await serverSession();
-  if (s.db.dialect === 'pg') await refreshSession(s).catch((err: unknown) => {
-    if (!(err instanceof ProjectInvalidError)) throw err; // a newer snapshot failing check: the current one stays
-  });
-  const flow = own(s.project.flows, flowName); // never a member of Object.prototype ("constructor")
-  if (!flow) return { ok: false, status: 404, error: new UnknownFlowError(flowName, Object.keys(s.project.flows)).message };
+  const fresh = await upToDate(s);
+  if (!fresh.ok) return fresh;
+  // one consistent view of the session for this run: a refresh for another request may swap it meanwhile
+  const { project, providers, env, db, snapshotId, projectHash } = s;
+  const flow = own(project.flows, flowName); // never a member of Object.prototype ("constructor")
+  if (!flow) return { ok: false, status: 404, error: new UnknownFlowError(flowName, Object.keys(project.flows)).message };
   try {
     validateRunInput(flow, input);
   } catch (err) {
     if (err instanceof RunInputError) return { ok: false, status: 400, error: err.message, field: err.field };
     throw err;
   }
-  if (s.db.dialect === 'pg') {
+  if (db.dialect === 'pg') {
     try {
-      return { ok: true, id: await enqueueRun({ db: s.db, project: s.project, snapshotId: s.snapshotId, flow: flowName, input }) };
+      return { ok: true, id: await enqueueRun({ db, project, snapshotId, projectHash, startedBy, flow: flowName, input }) };
     } catch (err) {
       return { ok: false, status: 503, error: `the run could not be queued: ${err instanceof Error ? err.message : String(err)}` };
     }
   }
   const id = randomUUID();
   try {
-    const { done } = await beginRun({ project: s.project, flow: flowName, input, providers: s.providers, env: s.env, db: s.db, runId: id, snapshotId: s.snapshotId });
+    const { done } = await beginRun({ project, flow: flowName, input, providers, env, db, runId: id, snapshotId, projectHash, startedBy });
     void done.catch((err) => console.error(`aqven: run ${id} stopped: ${err instanceof Error ? err.message : String(err)}`));
   } catch (err) {
     if (err instanceof StorageError) return { ok: false, status: 503, error: err.message };

@@ -13,6 +13,7 @@ import { copyShowcase } from '../helpers/showcase';
 import { saveEnv } from '../helpers/saved-env';
 
 vi.mock('server-only', () => ({}));
+vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);

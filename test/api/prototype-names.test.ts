@@ -12,6 +12,7 @@ import { own } from '@/lib/shared/own';
 import { writeProject } from '@/test/helpers/fixture-project';
 
 vi.mock('server-only', () => ({}));
+vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const CONSTRUCTOR_AGENT = 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:constructor"\n'; // a model id "constructor" too
@@ -46,7 +47,7 @@ afterAll(async () => {
 
 const post = async (body: unknown) => {
   const { POST } = await import('@/app/api/runs/route');
-  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }));
+  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', host: 'localhost' } }));
   return { status: res.status, body: (await res.json()) as { id?: string; error?: string } };
 };
 

@@ -10,6 +10,7 @@ import { copyShowcase } from '../helpers/showcase';
 import { saveEnv } from '../helpers/saved-env';
 
 vi.mock('server-only', () => ({}));
+vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
@@ -31,7 +32,7 @@ afterAll(async () => {
 
 const post = async (body: unknown) => {
   const { POST } = await import('@/app/api/runs/route');
-  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }));
+  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', host: 'localhost' } }));
   return { status: res.status, body: (await res.json()) as { id?: string; error?: string; field?: string } };
 };
 const cancel = async (runId: string | null) => {

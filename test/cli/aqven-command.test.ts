@@ -2,6 +2,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cliAuthor } from '@/db/snapshot-queries';
+import { projectFilesHash, readProjectFiles } from '@/lib/project';
 import { copyShowcase } from '../helpers/showcase';
 import { aqven, ensureCliBuilt } from './aqven-process';
 
@@ -18,17 +20,21 @@ describe('the aqven command', () => {
     expect(res.out).toContain('agents/classifier.yaml:7:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models');
   });
 
-  it('run --simulate --json prints the run record, which show --json prints again from the database', () => {
+  it('run --simulate --json prints the run record, which show --json prints again from the database', async () => {
     const dir = copyShowcase();
     const run = aqven(['run', 'triage', '--simulate', '--json', '--project', dir, '--input', '{"ticket":"I was charged twice"}']);
     expect(run.err).not.toContain('W_API_KEY'); // simulated providers need no key
     const record = JSON.parse(run.out);
     expect(run.code).toBe(record.status === 'succeeded' ? 0 : 1);
     expect(record).toMatchObject({ flow: 'triage', input: { ticket: 'I was charged twice' } });
-    expect(Object.keys(record)).toEqual(['id', 'flow', 'status', 'input', 'output', 'error', 'usage', 'usageUnknown', 'startedAt', 'finishedAt', 'nodes']);
+    expect(Object.keys(record)).toEqual(['id', 'flow', 'status', 'input', 'output', 'error', 'usage', 'usageUnknown', 'startedAt', 'finishedAt', 'startedBy', 'projectHash', 'snapshotId', 'nodes']);
+    // who started it (the OS login) and the files it ran under
+    expect(record).toMatchObject({ startedBy: cliAuthor(), projectHash: projectFilesHash(await readProjectFiles(dir)), snapshotId: null });
+    expect(record.startedBy).toMatch(/^cli:./);
     const shown = aqven(['show', record.id, '--json', '--project', dir]);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.out)).toEqual(record);
+    expect(aqven(['show', record.id, '--project', dir]).out.split('\n')[1]).toBe(`started by ${record.startedBy} · project ${record.projectHash.slice(0, 12)}`);
     const runs = aqven(['runs', '--json', '--project', dir]);
     expect(JSON.parse(runs.out).map((r: { id: string }) => r.id)).toEqual([record.id]);
   });

@@ -238,7 +238,7 @@ describe('aqven db copy', () => {
   });
 
   it('reads a history at an older schema from a migrated temporary copy; the file stays as it was', async () => {
-    // a database last migrated by an aqven one migration older (before 0006_scale_out)
+    // a database last migrated by an aqven one migration older (before 0007_team_access)
     const { folder: oldFolder } = olderMigrationsFolder('sqlite');
     const oldPath = join(dir, 'old.db');
     const conn = new Database(oldPath);
@@ -249,7 +249,7 @@ describe('aqven db copy', () => {
 
     const io = captureIo();
     expect(await runDbCopy({ from: oldPath, env: { AQVEN_DATABASE_URL: cliUrl() } }, io)).toBe(0);
-    expect(io.stderr).toMatch(/old\.db is at migration 0005_finish_note, 1 behind: read from a migrated temporary copy \(the file is not changed\)/);
+    expect(io.stderr).toMatch(/old\.db is at migration 0006_scale_out, 1 behind: read from a migrated temporary copy \(the file is not changed\)/);
     expect(io.stdout).toMatch(/^runs\s+1 row copied, 0 already there$/m);
     const [row] = await pgDb.q.select().from(pgDb.t.runs).where(eq(pgDb.t.runs.id, 'run-old'));
     expect(row).toMatchObject({ id: 'run-old', input: { a: 1 }, snapshotId: null, queuedAt: null, startedAt: T0 });

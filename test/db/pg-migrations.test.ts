@@ -55,7 +55,7 @@ describe('drizzle/pg migrations on a real PostgreSQL', () => {
       expect([column.name, live.data_type]).toEqual([column.name, column.sqlType]);
       expect([column.name, live.is_nullable]).toEqual([column.name, column.notNull ? 'NO' : 'YES']);
       expect([column.name, live.is_identity]).toEqual([column.name, column.generated ? 'YES' : 'NO']);
-      const liveDefault = live.column_default === null ? undefined : live.column_default.replace(/::\w+$/, '');
+      const liveDefault = live.column_default === null ? undefined : live.column_default.replace(/::\w+$/, '').replace(/^'(.*)'$/, '$1');
       expect([column.name, liveDefault]).toEqual([column.name, column.default === undefined ? undefined : String(column.default)]);
     }
   });

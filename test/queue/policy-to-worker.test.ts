@@ -13,6 +13,7 @@ import { eventually, startWorker, type WorkerProcess } from './workers';
 import { saveEnv } from '../helpers/saved-env';
 
 vi.mock('server-only', () => ({}));
+vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 vi.mock('next/navigation', () => ({ redirect: () => {} }));
 

@@ -8,6 +8,7 @@ import { RevisionHistory } from '@/components/agents/revision-history';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { parseAgentYaml } from '@/lib/project';
 import { pageSession } from '@/lib/server/page-session';
+import { roleAllows } from '@/lib/shared/roles';
 import { readAgentFile } from '@/lib/server/agent-file';
 import { own } from '@/lib/shared/own';
 
@@ -55,6 +56,7 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
             file={agent.file}
             base={file?.hash ?? ''}
             models={models}
+            readOnly={!roleAllows(s.caller.role, 'editor')}
             initial={{
               model: current.model,
               fallback_models: current.fallbackModels,

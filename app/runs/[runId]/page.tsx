@@ -5,6 +5,7 @@ import { CancelRunButton } from '@/components/runs/cancel-run-button';
 import { RunView } from '@/components/runs/run-view';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { pageSession } from '@/lib/server/page-session';
+import { roleAllows } from '@/lib/shared/roles';
 
 export const dynamic = 'force-dynamic';
 
@@ -20,7 +21,7 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
         <nav className="crumbs">
           <Link href="/runs">← Runs</Link>
         </nav>
-        {facts.status === 'queued' ? <CancelRunButton runId={runId} /> : null}
+        {facts.status === 'queued' && roleAllows(s.caller.role, 'editor') ? <CancelRunButton runId={runId} /> : null}
       </div>
       <RunView initial={facts} renderedAt={Date.now()} />
     </section>

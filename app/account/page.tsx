@@ -1,0 +1,38 @@
+import { PasswordForm } from '@/components/auth/password-form';
+import { ProjectProblem } from '@/components/ui/project-problem';
+import { pageSession } from '@/lib/server/page-session';
+import { SESSION_TTL_S } from '@/lib/server/auth';
+
+export const dynamic = 'force-dynamic';
+
+export default async function AccountPage() {
+  const s = await pageSession('viewer');
+  if (!s.ok) return <section><h1>Account</h1><ProjectProblem {...s} /></section>;
+  const { caller } = s;
+  if (caller.kind !== 'user') {
+    return (
+      <section>
+        <h1>Account</h1>
+        <p className="hint">
+          No account exists yet: the dashboard is open to this machine only. Create the first one with{' '}
+          <code>aqven user add NAME --role admin</code>; from then on every page asks for a login.
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section className="auth-page">
+      <h1>Account</h1>
+      <dl className="facts">
+        <dt>Name</dt>
+        <dd data-testid="account-name">{caller.name}</dd>
+        <dt>Role</dt>
+        <dd data-testid="account-role">{caller.role}</dd>
+        <dt>Session</dt>
+        <dd>ends after {SESSION_TTL_S / 86400} days without use, or when you sign out</dd>
+      </dl>
+      <h2>Change password</h2>
+      <PasswordForm />
+    </section>
+  );
+}

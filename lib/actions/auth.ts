@@ -1,0 +1,69 @@
+'use server';
+// Sign in, sign out, change one's password (DESIGN: The dashboard, "Accounts, roles and tokens").
+// better-auth does the checking and the session (lib/server/auth.ts); its nextCookies plugin sets
+// and clears the cookie of the action's response.
+import { isAPIError } from 'better-auth/api';
+import { headers as requestHeaders } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { AccountError, loginEmail } from '@/db/account-queries';
+import type { PasswordState, SignInState } from '@/lib/forms/auth';
+import { actionCaller, peerAddress } from '@/lib/server/access';
+import { authFor } from '@/lib/server/auth';
+import { signedIn, signInLimit } from '@/lib/server/limits';
+import { serverSession } from '@/lib/server/session';
+
+/** Where to go after signing in: a path of this dashboard only (never another site). */
+function landing(next: FormDataEntryValue | null): string {
+  const s = typeof next === 'string' ? next : '';
+  return /^\/(?![/\\])[^\s]*$/.test(s) && !s.startsWith('/login') ? s : '/runs';
+}
+
+export async function signInAction(_prev: SignInState, fd: FormData): Promise<SignInState> {
+  const name = String(fd.get('name') ?? '').trim().toLowerCase();
+  const password = String(fd.get('password') ?? '');
+  if (!name || !password) return { error: 'enter your name and password' };
+  const { db } = await serverSession();
+  const h = await requestHeaders();
+  const limited = await signInLimit(db, name, peerAddress(h));
+  if (limited) return { error: limited.error };
+  try {
+    await (await authFor(db)).api.signInEmail({ body: { email: loginEmail(name), password, rememberMe: true }, headers: h });
+  } catch (err) {
+    // the same words for an unknown name and a wrong password: nothing tells which names exist
+    if (isAPIError(err) || err instanceof AccountError) return { error: 'wrong name or password' };
+    throw err;
+  }
+  await signedIn(db, name);
+  redirect(landing(fd.get('next')));
+}
+
+export async function signOutAction(): Promise<void> {
+  const { db } = await serverSession();
+  const h = await requestHeaders();
+  try {
+    await (await authFor(db)).api.signOut({ headers: h });
+  } catch (err) {
+    // no session (already signed out, or revoked): nothing to end
+    if (!isAPIError(err)) throw err;
+  }
+  redirect('/login');
+}
+
+export async function changePasswordAction(_prev: PasswordState, fd: FormData): Promise<PasswordState> {
+  const who = await actionCaller('viewer');
+  if (!who.ok) return { error: who.error };
+  if (who.caller.kind !== 'user') return { error: 'only a signed-in user has a password to change' };
+  const current = String(fd.get('current') ?? '');
+  const next = String(fd.get('next') ?? '');
+  if (next.length < 12) return { error: 'the new password must be at least 12 characters', field: 'next' };
+  if (next.length > 128) return { error: 'the new password must be at most 128 characters', field: 'next' };
+  if (next !== String(fd.get('repeat') ?? '')) return { error: 'the two new passwords differ', field: 'repeat' };
+  const { db } = await serverSession();
+  try {
+    await (await authFor(db)).api.changePassword({ body: { currentPassword: current, newPassword: next, revokeOtherSessions: true }, headers: await requestHeaders() });
+  } catch (err) {
+    if (isAPIError(err)) return { error: /password/i.test(err.message) ? 'the current password is wrong' : err.message, field: 'current' };
+    throw err;
+  }
+  return { changedAt: Date.now() };
+}

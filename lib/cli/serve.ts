@@ -1,0 +1,287 @@
+// `aqven serve [--host H] [--port P] [--project DIR] [--simulate] [--public-url URL]` (DESIGN: CLI;
+// The dashboard): the built dashboard in this process, a Node http server over Next.js's
+// programmatic API. Each request carries its peer address in `x-aqven-peer`, set here from the
+// socket (a client's own value is overwritten), and AQVEN_PEER_HEADER=1 tells the app it may trust
+// it. Beyond loopback it listens only once a user exists and a public URL names the host it answers.
+// Exit statuses: 1 the dashboard cannot be built, started or bound; 2 bad usage or a refusal (before
+// listening); 3 the database cannot be opened or reached; 130/143 stopped by SIGINT/SIGTERM.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { isIPv4 } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { anyUser } from '@/db/account-queries';
+import { simulateRequested } from '@/lib/flow/simulate';
+import { type CliIo, processIo } from './io';
+import { resolveProjectDir } from './project-dir';
+import { EXIT_USAGE } from './exit';
+import { withAccountsDb, type AccountCommandOptions } from './users';
+
+type Env = Record<string, string | undefined>;
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 3000;
+/** the header carrying the socket's peer address to the app (lowercase: as Node keys headers) */
+export const PEER_HEADER = 'x-aqven-peer';
+/** exit 1: the dashboard could not be built, started or bound to its address */
+export const EXIT_START_FAILED = 1;
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+/** after a stop signal, the longest wait for the dashboard's session to record its runs and exit (it waits up to 3 s for them) */
+const STOP_GRACE_MS = 5_000;
+
+export const NO_USER_REFUSAL =
+  'aqven: no user exists yet, so the dashboard only listens on loopback; create one first: aqven user add NAME --role admin';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+class UsageError extends Error {}
+
+export interface ServeOptions extends AccountCommandOptions {
+  host?: string;
+  port?: string;
+  simulate?: boolean;
+  publicUrl?: string;
+}
+
+/** The checkout the CLI runs from: the dashboard's sources and its `.next` build live there. */
+export function repoRoot(): string {
+  return fileURLToPath(new URL('../../', import.meta.url));
+}
+
+/** 127.0.0.0/8, ::1 (and IPv4-mapped 127/8) or `localhost`: reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase();
+  if (h === 'localhost') return true;
+  if (isIPv4(h)) return h.startsWith('127.');
+  const bare = h.replace(/^\[(.*)\]$/, '$1');
+  if (!bare.includes(':')) return false;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${bare}]/`).hostname; // writes every IPv6 address one way
+  } catch {
+    return false;
+  }
+  return canonical === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
+}
+
+const isWildcard = (host: string) => ['0.0.0.0', '::', '[::]'].includes(host.trim());
+const urlHost = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+
+/** Overwrites `x-aqven-peer` with the socket's peer address: whatever the client sent under that name is gone. */
+export function stampPeer(req: IncomingMessage): void {
+  const peer = req.socket.remoteAddress ?? '';
+  req.headers[PEER_HEADER] = peer;
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i]!.toLowerCase() === PEER_HEADER) raw.splice(i, 2);
+  raw.push(PEER_HEADER, peer);
+}
+
+/**
+ * The http server of the dashboard: every request stamped with its peer, then handed to `handler`
+ * (requests that come before Next.js is ready wait for it).
+ */
+export function dashboardServer(handler: Promise<Handler>, onError: (err: unknown) => void = () => undefined): Server {
+  handler.catch(() => undefined); // a start that failed is said by whoever started it; each request answers 500
+  return createServer((req, res) => {
+    stampPeer(req);
+    handler
+      .then((handle) => handle(req, res))
+      .catch((err: unknown) => {
+        onError(err);
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('internal error\n');
+      });
+  });
+}
+
+function parsePort(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n > 65_535) throw new UsageError(`--port must be a whole number from 0 to 65535, got "${raw}"`);
+  return n;
+}
+
+function parsePublicUrl(raw: string | undefined): string | null {
+  const text = raw?.trim();
+  if (!text) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    // said below
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol)) {
+    throw new UsageError(`the public URL must be an http(s) URL such as http://aqven.example.com:3000, got "${text}"`);
+  }
+  return text;
+}
+
+/** `node_modules/next`'s own command line, as `next build` runs it. */
+function nextBin(): string {
+  return createRequire(import.meta.url).resolve('next/dist/bin/next');
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+/**
+ * SIGINT/SIGTERM close the server and end the process (130/143). When the dashboard's session has
+ * its own handler (it interrupts and records its runs, then exits: lib/server/session.ts), it is
+ * left to finish, for at most STOP_GRACE_MS.
+ */
+function stopOnSignals(server: Server, io: CliIo): void {
+  const stop = (sig: 'SIGINT' | 'SIGTERM') => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    const code = SIGNAL_EXIT[sig];
+    io.err(`aqven serve: ${sig}: the dashboard stops\n`);
+    server.close();
+    server.closeAllConnections();
+    // Next.js keeps handles of its own open: the process ends here rather than when they close
+    if (process.listenerCount(sig) > 0) setTimeout(() => process.exit(code), STOP_GRACE_MS);
+    else process.exit(code);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+/** Refusals before listening beyond loopback: no user yet (anyone could act as admin), or no public URL (every request would get 421). */
+async function refusalBeyondLoopback(host: string, port: number, publicUrl: string | null, opts: ServeOptions, io: CliIo): Promise<number> {
+  let users = false;
+  const opened = await withAccountsDb('serve', opts, io, async (db) => {
+    users = await anyUser(db);
+    return 0;
+  });
+  if (opened !== 0) return opened;
+  if (!users) {
+    io.err(`${NO_USER_REFUSAL}\n`);
+    return EXIT_USAGE;
+  }
+  if (!publicUrl) {
+    const example = `http://${isWildcard(host) ? 'HOST' : urlHost(host)}:${port}`;
+    io.err(
+      `aqven: the dashboard answers only requests for its public URL's host, and none is set for --host ${host}: pass --public-url ${example} (the name browsers use to reach it), or set AQVEN_PUBLIC_URL\n`,
+    );
+    return EXIT_USAGE;
+  }
+  return 0;
+}
+
+/**
+ * Runs `next build` in the checkout when it has no build yet. Resolves true when there is a build,
+ * else false (said on stderr), or with the signal that stopped the build: SIGINT/SIGTERM sent to
+ * this process are passed on to the build, so no build outlives the command.
+ */
+async function ensureBuilt(root: string, io: CliIo): Promise<boolean | 'SIGINT' | 'SIGTERM'> {
+  if (existsSync(join(root, '.next', 'BUILD_ID'))) return true;
+  io.err(`aqven serve: the dashboard is not built yet (no ${join(root, '.next', 'BUILD_ID')}): running next build first, which takes a few minutes\n`);
+  // next build's report goes to stderr, beside the other news of this command
+  const build = spawn(process.execPath, [nextBin(), 'build'], { cwd: root, stdio: ['ignore', 2, 2], env: process.env });
+  let stoppedBy: 'SIGINT' | 'SIGTERM' | null = null;
+  const pass = (sig: 'SIGINT' | 'SIGTERM') => {
+    stoppedBy = sig;
+    build.kill(sig);
+  };
+  process.on('SIGINT', pass).on('SIGTERM', pass);
+  try {
+    // null when it built; else why not (the first of 'error' and 'close' settles it)
+    const failure = await new Promise<string | null>((resolve) => {
+      build.once('error', (err) => resolve(err.message));
+      build.once('close', (code, signal) => resolve(code === 0 ? null : code === null ? `stopped by ${signal}` : `exit ${code}`));
+    });
+    if (stoppedBy) return stoppedBy;
+    if (failure === null) return true;
+    io.err(`aqven serve: next build failed (${failure}); the dashboard was not started\n`);
+    return false;
+  } finally {
+    process.off('SIGINT', pass).off('SIGTERM', pass);
+  }
+}
+
+/** `aqven serve`: resolves with an exit status when it cannot start; once listening, it ends only by a signal. */
+export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promise<number> {
+  const env: Env = opts.env ?? process.env;
+  let host: string, port: number, publicUrl: string | null;
+  try {
+    host = opts.host?.trim() || DEFAULT_HOST;
+    port = parsePort(opts.port ?? env.PORT ?? String(DEFAULT_PORT));
+    publicUrl = parsePublicUrl(opts.publicUrl ?? env.AQVEN_PUBLIC_URL);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(`aqven serve: ${err.message}\n`);
+    return EXIT_USAGE;
+  }
+  if (!isLoopbackHost(host)) {
+    const refused = await refusalBeyondLoopback(host, port, publicUrl, opts, io);
+    if (refused !== 0) return refused;
+  }
+
+  const root = repoRoot();
+  const projectDir = resolveProjectDir(opts.project, env);
+  // the dashboard runs in this process: its settings are this process's environment
+  Object.assign(process.env, {
+    AQVEN_PROJECT: projectDir,
+    AQVEN_PEER_HEADER: '1',
+    ...(opts.simulate ? { AQVEN_SIMULATE: '1' } : {}),
+    ...(publicUrl ? { AQVEN_PUBLIC_URL: publicUrl } : {}),
+    NODE_ENV: process.env.NODE_ENV || 'production',
+  });
+  const built = await ensureBuilt(root, io);
+  if (built !== true) return built === false ? EXIT_START_FAILED : SIGNAL_EXIT[built];
+
+  let ready!: (handle: Handler) => void;
+  let failed!: (err: unknown) => void;
+  const handler = new Promise<Handler>((resolve, reject) => {
+    ready = resolve;
+    failed = reject;
+  });
+  const server = dashboardServer(handler, (err) => io.err(`aqven serve: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
+  let bound: number;
+  try {
+    bound = await listen(server, port, host);
+  } catch (err) {
+    io.err(`aqven serve: cannot listen on ${urlHost(host)}:${port}: ${(err as Error).message}\n`);
+    return EXIT_START_FAILED;
+  }
+  try {
+    // only this command loads Next.js; the hostname and the port it is told are the ones bound
+    const { default: next } = await import('next');
+    const app = next({ dev: false, dir: root, hostname: host, port: bound });
+    await app.prepare();
+    ready(app.getRequestHandler());
+  } catch (err) {
+    failed(err);
+    io.err(`aqven serve: the dashboard did not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    server.close();
+    server.closeAllConnections();
+    return EXIT_START_FAILED;
+  }
+  stopOnSignals(server, io);
+  const local = `http://${urlHost(host)}:${bound}`;
+  const simulated = simulateRequested(opts.simulate) ? ', simulated providers' : '';
+  const answers = isLoopbackHost(host) ? `${local}/runs` : `${publicUrl} (listening on ${urlHost(host)}:${bound})`;
+  io.out(`AQVEN dashboard: ${answers}  (project ${projectDir}${simulated})\n`);
+  return new Promise<number>(() => undefined); // ended by stopOnSignals
+}
+
+export function registerServe(program: Command, io: CliIo = processIo): Command {
+  return program
+    .command('serve')
+    .description('serve the built dashboard (building it first when there is no build); loopback only until a user exists')
+    .option('--host <host>', `address to listen on (default ${DEFAULT_HOST}); beyond loopback needs a user and --public-url`)
+    .option('--port <port>', `port (default $PORT, then ${DEFAULT_PORT}; 0 picks a free one)`)
+    .option('--project <dir>', 'the project the dashboard serves (default $AQVEN_PROJECT, then ./showcase); its aqven.yaml names the SQLite database unless AQVEN_DATABASE_URL is set')
+    .option('--simulate', 'route every provider to the simulator (also AQVEN_SIMULATE=1)')
+    .option('--public-url <url>', 'the URL browsers use (also AQVEN_PUBLIC_URL): the dashboard answers only its host and loopback')
+    .action(async (opts: ServeOptions) => io.exit(await runServe(opts, io)));
+}

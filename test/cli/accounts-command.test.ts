@@ -1,0 +1,180 @@
+// `aqven user …` and `aqven token …` as a user runs them (DESIGN: CLI; The dashboard, "Accounts,
+// roles and tokens"): the real bin over a project's SQLite file (and once over PostgreSQL), exit
+// statuses, passwords and tokens printed once and stored only as hashes.
+import { join } from 'node:path';
+import { verifyPassword } from 'better-auth/crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken, listTokens, tokenCaller } from '@/db/account-queries';
+import { closeDb, openDatabase } from '@/db/client';
+import type { Db } from '@/db/types';
+import { openTestDb, type TestDb } from '../helpers/dialects';
+import { copyShowcase } from '../helpers/showcase';
+import { aqven, ensureCliBuilt } from './aqven-process';
+
+beforeAll(ensureCliBuilt, 120_000);
+
+/** the environment of a command over the project's SQLite file, whatever the test process has set */
+const SQLITE_ENV = { AQVEN_DATABASE_URL: undefined, AQVEN_PUBLIC_URL: undefined, PORT: undefined };
+const GENERATED = /^password: ([A-Za-z0-9_-]{24})$/m;
+
+describe('aqven user and aqven token over the project database', () => {
+  const dir = copyShowcase();
+  const file = join(dir, '.aqven', 'aqven.db');
+  const cli = (args: string[], input?: string) => aqven([...args, '--project', dir], SQLITE_ENV, input === undefined ? {} : { input });
+  let db: Db;
+  const passwordOf = async (name: string) => {
+    const [row] = await db.q
+      .select({ hash: db.t.accounts.password })
+      .from(db.t.accounts)
+      .innerJoin(db.t.users, eq(db.t.users.id, db.t.accounts.userId))
+      .where(eq(db.t.users.name, name));
+    return row?.hash ?? null;
+  };
+  afterAll(async () => {
+    await closeDb(file);
+  });
+
+  it('user add prints a generated password once, or takes one line of stdin; user list shows the users', async () => {
+    const none = cli(['user', 'list']);
+    expect(none).toMatchObject({ code: 0, err: '' });
+    expect(none.out).toBe('no users yet: the dashboard answers on loopback only; add one with `aqven user add NAME --role admin`\n');
+
+    const ana = cli(['user', 'add', 'Ana', '--role', 'admin']);
+    expect(ana.code).toBe(0);
+    expect(ana.out).toMatch(/^user ana added \(admin\)\npassword: \S+\nIt is shown only now: hand it to ana, who signs in with the name ana/);
+    const generated = GENERATED.exec(ana.out)![1]!;
+    db = await openDatabase(file);
+    expect(await verifyPassword({ hash: (await passwordOf('ana'))!, password: generated })).toBe(true);
+
+    const bob = cli(['user', 'add', 'bob', '--role', 'editor', '--password-stdin'], 'a password from stdin\n');
+    expect(bob).toMatchObject({ code: 0, out: 'user bob added (editor)\n', err: '' });
+    expect(await verifyPassword({ hash: (await passwordOf('bob'))!, password: 'a password from stdin' })).toBe(true);
+    expect(cli(['user', 'add', 'cy']).out).toMatch(/^user cy added \(viewer\)\n/); // viewer by default
+
+    const list = cli(['user', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.out.split('\n')[0]).toMatch(/^NAME +ROLE +CREATED +LAST SEEN$/);
+    expect(list.out.split('\n').slice(1, 4).map((l) => l.split(/ +/).slice(0, 2))).toEqual([
+      ['ana', 'admin'],
+      ['bob', 'editor'],
+      ['cy', 'viewer'],
+    ]);
+    const json = JSON.parse(cli(['user', 'list', '--json']).out);
+    expect(json).toEqual([
+      { name: 'ana', role: 'admin', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/), lastSeenAt: null },
+      { name: 'bob', role: 'editor', createdAt: expect.any(String), lastSeenAt: null },
+      { name: 'cy', role: 'viewer', createdAt: expect.any(String), lastSeenAt: null },
+    ]);
+    expect(list.out + JSON.stringify(json)).not.toContain(generated);
+  });
+
+  it('refuses a bad name, a short password or an unknown role (exit 2) and a taken name (exit 1), storing nothing', () => {
+    const bad = cli(['user', 'add', 'Bad Name']);
+    expect(bad).toMatchObject({ code: 2, out: '' });
+    expect(bad.err).toBe(
+      'aqven user add: "Bad Name" is not a valid name: use 1 to 64 lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (no ".." and no "." at the end)\n',
+    );
+    const short = cli(['user', 'add', 'dee', '--password-stdin'], 'too short\n');
+    expect(short).toMatchObject({ code: 2, out: '', err: 'aqven user add: the password is too short: at least 12 characters, got 9\n' });
+    const empty = cli(['user', 'add', 'dee', '--password-stdin'], '');
+    expect(empty.code).toBe(2);
+    expect(empty.err).toMatch(/^aqven user add: --password-stdin read an empty line/);
+    expect(cli(['user', 'add', 'dee', '--role', 'owner'])).toMatchObject({ code: 2, err: 'aqven user add: "owner" is not a role: use viewer, editor, admin\n' });
+    expect(cli(['user', 'add', 'BOB'])).toMatchObject({ code: 1, out: '', err: 'aqven user add: a user named bob already exists\n' });
+    expect(cli(['user', 'list', '--json']).out).not.toContain('dee');
+  });
+
+  it('user passwd sets a new password and says the sessions it signed out', async () => {
+    const bobId = (await db.q.select({ id: db.t.users.id }).from(db.t.users).where(eq(db.t.users.name, 'bob')))[0]!.id;
+    const at = new Date();
+    await db.q.insert(db.t.sessions).values({ id: 'bob-browser', token: 'bob-browser', userId: bobId, expiresAt: new Date(at.getTime() + 3_600_000), createdAt: at, updatedAt: at });
+    expect(JSON.parse(cli(['user', 'list', '--json']).out)[1]).toMatchObject({ name: 'bob', lastSeenAt: at.toISOString() });
+
+    const viaStdin = cli(['user', 'passwd', 'bob', '--password-stdin'], 'another long password\r\n');
+    expect(viaStdin).toMatchObject({ code: 0, out: 'password of bob changed; 1 session signed out everywhere\n', err: '' });
+    expect(await verifyPassword({ hash: (await passwordOf('bob'))!, password: 'another long password' })).toBe(true);
+    expect(await db.q.select().from(db.t.sessions).where(eq(db.t.sessions.userId, bobId))).toEqual([]);
+
+    const generated = cli(['user', 'passwd', 'bob']);
+    expect(generated.code).toBe(0);
+    expect(generated.out).toMatch(/^password of bob changed; 0 sessions signed out everywhere\npassword: /);
+    expect(await verifyPassword({ hash: (await passwordOf('bob'))!, password: GENERATED.exec(generated.out)![1]! })).toBe(true);
+    expect(cli(['user', 'passwd', 'nobody'])).toMatchObject({ code: 1, err: 'aqven user passwd: no user named nobody\n' });
+  });
+
+  it('user remove: never the last admin while others remain (exit 1); an unknown user exits 1', () => {
+    expect(cli(['user', 'remove', 'ana'])).toMatchObject({ code: 1, out: '', err: 'aqven user remove: ana is the last admin and 2 other users remain: add another admin first\n' });
+    expect(cli(['user', 'remove', 'bob'])).toMatchObject({ code: 0, out: 'user bob removed (0 sessions signed out)\n' });
+    expect(cli(['user', 'remove', 'bob'])).toMatchObject({ code: 1, err: 'aqven user remove: no user named bob\n' });
+    expect(cli(['user', 'remove', 'no way']).code).toBe(2);
+    expect(cli(['user', 'remove', 'cy']).code).toBe(0);
+    expect(cli(['user', 'remove', 'ana']).code).toBe(0); // the last user of all may go
+    expect(cli(['user', 'list', '--json']).out).toBe('[]\n');
+  });
+
+  it('token create prints the token once; list never shows it or its hash; a revoked token names no caller', async () => {
+    expect(cli(['token', 'list']).out).toBe('no tokens yet: make one with `aqven token create NAME`\n');
+    const made = cli(['token', 'create', 'CI']);
+    expect(made.code).toBe(0);
+    const token = /^aqven_[A-Za-z0-9_-]{43}$/m.exec(made.out)![0];
+    expect(made.out.split(token)).toHaveLength(2); // printed once
+    expect(made.out).toContain('token ci created (editor):\n');
+    expect(made.out).toContain('It will not be shown again');
+    expect(made.out).toContain('`Authorization: Bearer <token>`');
+    expect(made.out).toContain('POST /api/runs');
+    expect(await tokenCaller(db, token, Date.now())).toMatchObject({ name: 'ci', role: 'editor' });
+
+    expect(cli(['token', 'create', 'reader', '--role', 'viewer']).out).toContain('token reader created (viewer):\n');
+    expect(cli(['token', 'create', 'ci'])).toMatchObject({ code: 1, err: 'aqven token create: a token named ci already exists: choose another name\n' });
+    expect(cli(['token', 'create', 'c i']).code).toBe(2);
+    expect(cli(['token', 'create', 'x', '--role', 'root']).code).toBe(2);
+
+    const list = cli(['token', 'list']);
+    const json = cli(['token', 'list', '--json']);
+    for (const shown of [list.out, json.out]) {
+      expect(shown).not.toContain(token);
+      expect(shown).not.toContain(token.slice(6, 20));
+      expect(shown).not.toContain(hashToken(token));
+    }
+    expect(list.out.split('\n')[0]).toMatch(/^NAME +ROLE +CREATED BY +CREATED +LAST USED +REVOKED$/);
+    expect(list.out.split('\n')[1]).toMatch(/^ci +editor +cli:\S+ +\S+Z +\S+Z +-$/); // used once above
+    expect(JSON.parse(json.out).map((t: { name: string; role: string }) => [t.name, t.role])).toEqual([
+      ['ci', 'editor'],
+      ['reader', 'viewer'],
+    ]);
+    expect(Object.keys(JSON.parse(json.out)[0]).sort()).toEqual(['createdAt', 'createdBy', 'lastUsedAt', 'name', 'revokedAt', 'role']);
+
+    expect(cli(['token', 'revoke', 'ci'])).toMatchObject({ code: 0, out: 'token ci revoked\n' });
+    expect(await tokenCaller(db, token, Date.now())).toBeNull();
+    expect(cli(['token', 'revoke', 'ci']).out).toMatch(/^token ci was already revoked \(\S+Z\)\n$/);
+    expect(cli(['token', 'revoke', 'nope'])).toMatchObject({ code: 1, err: 'aqven token revoke: no token named nope\n' });
+    expect((await listTokens(db)).find((t) => t.name === 'ci')!.revokedAt).toEqual(expect.any(Number));
+  });
+
+  it('a project failing check is bad usage (exit 2): it names the database', () => {
+    const res = aqven(['user', 'list', '--project', join(dir, 'missing')], SQLITE_ENV);
+    expect(res.code).toBe(2);
+    expect(res.err).toContain(`aqven user list: the project ${join(dir, 'missing')} fails aqven check (its aqven.yaml names the database); fix it, or set AQVEN_DATABASE_URL`);
+  });
+});
+
+describe('aqven user over AQVEN_DATABASE_URL', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb('pg');
+  }, 90_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('stores the users in PostgreSQL, no project needed; an unreachable database exits 3 without its password', () => {
+    const env = { AQVEN_DATABASE_URL: t.target };
+    expect(aqven(['user', 'add', 'ana', '--role', 'admin', '--password-stdin'], env, { input: 'a password for pg\n' })).toMatchObject({ code: 0, out: 'user ana added (admin)\n' });
+    expect(JSON.parse(aqven(['user', 'list', '--json'], env).out)).toEqual([{ name: 'ana', role: 'admin', createdAt: expect.any(String), lastSeenAt: null }]);
+    const down = aqven(['token', 'list'], { AQVEN_DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none' });
+    expect(down.code).toBe(3);
+    expect(down.err).toMatch(/^aqven token list: cannot connect to the PostgreSQL database postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: .*\n$/);
+    expect(down.err).not.toContain('secret');
+  });
+});

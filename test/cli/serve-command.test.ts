@@ -1,0 +1,149 @@
+// `aqven serve` (DESIGN: CLI; The dashboard): the refusals before listening, which need no build of
+// the dashboard, the peer header a client cannot forge, and — when the checkout has a build — the
+// dashboard actually served and stopped by SIGTERM. Tests never build the dashboard.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardServer, isLoopbackHost, NO_USER_REFUSAL, PEER_HEADER, repoRoot } from '@/lib/cli/serve';
+import { copyShowcase } from '../helpers/showcase';
+import { aqven, BIN, ensureCliBuilt, ROOT } from './aqven-process';
+
+beforeAll(ensureCliBuilt, 120_000);
+
+const ENV = { AQVEN_DATABASE_URL: undefined, AQVEN_PUBLIC_URL: undefined, PORT: undefined };
+
+/** GET `path` from a server on 127.0.0.1 with extra raw headers; the status, headers and body. */
+function get(port: number, path: string, headers: Record<string, string | string[]> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject).end();
+  });
+}
+
+describe('which hosts are loopback', () => {
+  it('127.0.0.0/8, ::1 in any spelling, IPv4-mapped 127/8 and localhost; nothing else', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST']) {
+      expect(isLoopbackHost(host), host).toBe(true);
+    }
+    for (const host of ['0.0.0.0', '::', '10.0.0.7', '128.0.0.1', '::ffff:10.0.0.1', 'example.com', 'localhost.example.com', '127.0.0.1.nip.io', '::2']) {
+      expect(isLoopbackHost(host), host).toBe(false);
+    }
+  });
+
+  it('the CLI finds the checkout it runs from, where the dashboard is built', () => {
+    expect(repoRoot().replace(/\/$/, '')).toBe(ROOT.replace(/\/$/, ''));
+  });
+});
+
+describe('the peer header', () => {
+  let port: number;
+  const server = dashboardServer(
+    Promise.resolve(async (req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ header: req.headers[PEER_HEADER], raw: req.rawHeaders.filter((_, i, all) => all[i - 1]?.toLowerCase() === PEER_HEADER) }));
+    }),
+  );
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('is the socket peer, whatever the client sent under that name', async () => {
+    const plain = await get(port, '/');
+    expect(JSON.parse(plain.body)).toEqual({ header: '127.0.0.1', raw: ['127.0.0.1'] });
+    const forged = await get(port, '/', { 'X-Aqven-Peer': ['10.9.8.7', '192.168.0.1'] });
+    expect(JSON.parse(forged.body)).toEqual({ header: '127.0.0.1', raw: ['127.0.0.1'] });
+  });
+
+  it('a handler that throws answers 500 and the server goes on', async () => {
+    const failing = dashboardServer(Promise.reject(new Error('no build')));
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await get((failing.address() as AddressInfo).port, '/runs');
+      expect(res).toMatchObject({ status: 500, body: 'internal error\n' });
+    } finally {
+      await new Promise((resolve) => failing.close(resolve));
+    }
+  });
+});
+
+describe('aqven serve refuses before listening (no build needed)', () => {
+  const dir = copyShowcase();
+
+  it('beyond loopback while no user exists: one line, exit 2', () => {
+    const res = aqven(['serve', '--host', '0.0.0.0', '--port', '0', '--project', dir], ENV);
+    expect(res).toMatchObject({ code: 2, out: '', err: `${NO_USER_REFUSAL}\n` });
+    expect(res.err).toBe('aqven: no user exists yet, so the dashboard only listens on loopback; create one first: aqven user add NAME --role admin\n');
+  });
+
+  it('beyond loopback without a public URL once a user exists: exit 2, naming --public-url', () => {
+    expect(aqven(['user', 'add', 'ana', '--role', 'admin', '--project', dir], ENV).code).toBe(0);
+    const res = aqven(['serve', '--host', '0.0.0.0', '--port', '8123', '--project', dir], ENV);
+    expect(res.code).toBe(2);
+    expect(res.out).toBe('');
+    expect(res.err).toBe(
+      "aqven: the dashboard answers only requests for its public URL's host, and none is set for --host 0.0.0.0: pass --public-url http://HOST:8123 (the name browsers use to reach it), or set AQVEN_PUBLIC_URL\n",
+    );
+    expect(aqven(['serve', '--host', '10.1.2.3', '--project', dir], ENV).err).toContain('pass --public-url http://10.1.2.3:3000');
+  });
+
+  it('a bad port or public URL is bad usage', () => {
+    expect(aqven(['serve', '--port', 'eighty', '--project', dir], ENV)).toMatchObject({ code: 2, err: 'aqven serve: --port must be a whole number from 0 to 65535, got "eighty"\n' });
+    expect(aqven(['serve', '--port', '70000', '--project', dir], ENV).code).toBe(2);
+    const ftp = aqven(['serve', '--host', '0.0.0.0', '--public-url', 'ftp://files.example', '--project', dir], ENV);
+    expect(ftp).toMatchObject({ code: 2, err: 'aqven serve: the public URL must be an http(s) URL such as http://aqven.example.com:3000, got "ftp://files.example"\n' });
+  });
+});
+
+const built = existsSync(join(ROOT, '.next', 'BUILD_ID'));
+
+describe('aqven serve serves', () => {
+  // Only with a build of the dashboard in this checkout (`npm run build`): tests never build it.
+  it.skipIf(!built)('the built dashboard on loopback, answering its routes and the request checks; SIGTERM stops it (143) [needs `npm run build`]', async () => {
+    const dir = copyShowcase();
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--simulate', '--project', dir], {
+      env: { ...process.env, ...ENV, AQVEN_SIMULATE: undefined, AQVEN_PROJECT: undefined },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      // Next.js says a word of its own on stdout while it starts; the URL line comes once it listens
+      const urlLine = () => out.split('\n').find((l) => l.startsWith('AQVEN dashboard: '));
+      while (!urlLine() && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(urlLine(), err).toMatch(/^AQVEN dashboard: http:\/\/127\.0\.0\.1:\d+\/runs {2}\(project .*, simulated providers\)$/);
+      expect(urlLine()).toContain(`(project ${dir}, `);
+      const port = Number(/:(\d+)\/runs/.exec(urlLine()!)![1]);
+
+      const runs = await get(port, '/api/runs');
+      expect(runs.status).toBe(200);
+      expect(JSON.parse(runs.body)).toMatchObject({ items: [], nextCursor: null });
+      expect(runs.headers['x-frame-options']).toBe('DENY');
+      const page = await get(port, '/runs');
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('sim-badge');
+      // the proxy runs under this server too: a foreign Host is refused
+      expect((await get(port, '/runs', { host: 'rebind.example' })).status).toBe(421);
+
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      expect(err).toContain('aqven serve: SIGTERM: the dashboard stops');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000);
+});
