@@ -3,6 +3,7 @@
 // headers on every answer. Playwright's API client sends no Origin unless told.
 import { request as http } from 'node:http';
 import { expect, test } from '@playwright/test';
+import { createToken } from './accounts';
 import { E2E_ORIGIN as BASE, waitForRun } from './sim';
 
 const RUN = { flow: 'triage', input: { ticket: 'request checks: same origin' } };
@@ -41,9 +42,10 @@ test('a body over 1 MiB is refused with 413, declared or chunked', async ({ requ
   const declared = await bare.post('/api/runs', { data: big, headers: { Origin: BASE } });
   expect(declared.status()).toBe(413);
 
-  // no Content-Length: the route's capped read refuses it
+  // no Content-Length: the route's capped read refuses it (after the caller is known: a service's token)
+  const token = createToken('e2e-chunked', 'editor');
   const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const r = http(`${BASE}/api/runs`, { method: 'POST', headers: { Origin: BASE, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
+    const r = http(`${BASE}/api/runs`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
