@@ -5,7 +5,7 @@
 // that is not an AQVEN database), 3 the database cannot be opened or reached.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { closeDb, databaseTarget, openDatabase, openDb } from '@/db/client';
+import { closeDb, openDatabase, openDb } from '@/db/client';
 import { CopyBatchError, copySqliteHistory, CopySourceError, type CopyProgress, type TableCopied } from '@/db/copy';
 import { displayUrl, isPostgresUrl, migratePg } from '@/db/pg';
 import {
@@ -22,10 +22,9 @@ import {
   type SeenWorker,
 } from '@/db/status-queries';
 import { asStorageError, StorageError } from '@/db/storage-error';
-import { formatDiagnostic, loadProject } from '@/lib/project';
 import { type CliIo, processIo } from './io';
-import { resolveProjectDir } from './project-dir';
-import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
+import { commandDatabaseTarget } from './project-dir';
+import { EXIT_CANNOT_OPEN, EXIT_USAGE, UsageError, exitFor } from './exit';
 
 type Env = Record<string, string | undefined>;
 
@@ -34,7 +33,6 @@ export const EXIT_FAILED = 1;
 
 export { EXIT_CANNOT_OPEN, EXIT_USAGE };
 
-class UsageError extends Error {}
 
 export interface DbOptions {
   project?: string;
@@ -45,20 +43,6 @@ const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word
 const dialectName = (target: string) => (isPostgresUrl(target) ? 'PostgreSQL' : 'SQLite');
 /** the target as it may be printed: the file's absolute path, or the URL without its password */
 const shown = (target: string) => (isPostgresUrl(target) ? displayUrl(target.trim()) : resolve(target));
-
-/** The database the commands work on: AQVEN_DATABASE_URL, else the SQLite file of the project (which must pass check). */
-async function targetOf(opts: DbOptions, io: CliIo): Promise<string> {
-  const env = opts.env ?? process.env;
-  const url = env.AQVEN_DATABASE_URL?.trim();
-  if (url) return url;
-  const dir = resolveProjectDir(opts.project, env);
-  const { project, diagnostics } = await loadProject(dir, { env });
-  if (!project) {
-    for (const d of diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
-    throw new UsageError(`the project ${dir} fails aqven check (its aqven.yaml names the database); fix it, or set AQVEN_DATABASE_URL`);
-  }
-  return databaseTarget(project.databasePath, env);
-}
 
 /** Maps what a command throws to its one line and exit status; anything else is a bug (exit 70 in main.ts). */
 function failed(command: string, err: unknown, io: CliIo): number {
@@ -105,7 +89,7 @@ async function versionOf(target: string, env: Env): Promise<{ schema: SchemaVers
 export async function runDbMigrate(opts: DbOptions, io: CliIo = processIo): Promise<number> {
   const env = opts.env ?? process.env;
   try {
-    const target = await targetOf(opts, io);
+    const target = await commandDatabaseTarget(opts, io);
     const pgMode = isPostgresUrl(target);
     if (pgMode) await reachPg(target);
     const before = await versionOf(target, env);
@@ -189,7 +173,7 @@ export function formatStatus(s: DatabaseStatus): string {
 
 export async function runDbStatus(opts: DbOptions & { json?: boolean; now?: number }, io: CliIo = processIo): Promise<number> {
   try {
-    const target = await targetOf(opts, io);
+    const target = await commandDatabaseTarget(opts, io);
     if (isPostgresUrl(target)) await reachPg(target);
     // a SQLite file that is not a database, a PostgreSQL schema we may not read…: exit 3
     const status = await reading(target, () => databaseStatus(target, opts.now ?? Date.now(), opts.env ?? process.env));

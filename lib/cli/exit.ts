@@ -10,6 +10,9 @@ export const EXIT_USAGE = 2;
 /** the database cannot be reached or opened */
 export const EXIT_CANNOT_OPEN = 3;
 
+/** bad usage or configuration: exit 2 with its one line */
+export class UsageError extends Error {}
+
 type ErrorClass = abstract new (...args: never[]) => Error;
 
 /** Error classes and the exit status a command gives them, checked in order. */

@@ -20,14 +20,13 @@ import {
   type AccountErrorCode,
   type UserListed,
 } from '@/db/account-queries';
-import { closeDb, databaseTarget, openDatabase } from '@/db/client';
+import { closeDb, openDatabase } from '@/db/client';
 import { isPostgresUrl, openedPg } from '@/db/pg';
 import { DatabaseUnreachableError, pgReason, reachPg } from '@/db/status-queries';
 import type { Db } from '@/db/types';
-import { formatDiagnostic, loadProject } from '@/lib/project';
 import { type CliIo, processIo } from './io';
-import { resolveProjectDir } from './project-dir';
-import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
+import { commandDatabaseTarget } from './project-dir';
+import { EXIT_CANNOT_OPEN, EXIT_USAGE, UsageError, exitFor } from './exit';
 
 type Env = Record<string, string | undefined>;
 
@@ -36,8 +35,7 @@ export const EXIT_REFUSED = 1;
 
 export { EXIT_CANNOT_OPEN, EXIT_USAGE };
 
-/** bad usage or configuration: exit 2 with this one line */
-export class UsageError extends Error {}
+export { UsageError };
 
 /** What the account commands share: the project (its SQLite file) or AQVEN_DATABASE_URL, and the clock. */
 export interface AccountCommandOptions {
@@ -68,20 +66,6 @@ export function accountFailure(command: string, err: unknown, io: CliIo): number
   return exitFor(err, say, [[[UsageError], EXIT_USAGE]]);
 }
 
-/** The database of the accounts: AQVEN_DATABASE_URL, else the SQLite file of the project (which must pass check). */
-async function accountsTarget(opts: AccountCommandOptions, io: CliIo): Promise<string> {
-  const env = opts.env ?? process.env;
-  const url = env.AQVEN_DATABASE_URL?.trim();
-  if (url) return url;
-  const dir = resolveProjectDir(opts.project, env);
-  const { project, diagnostics } = await loadProject(dir, { env });
-  if (!project) {
-    for (const d of diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
-    throw new UsageError(`the project ${dir} fails aqven check (its aqven.yaml names the database); fix it, or set AQVEN_DATABASE_URL`);
-  }
-  return databaseTarget(project.databasePath, env);
-}
-
 /**
  * Opens the accounts' database (migrated), runs `f`, closes it; what fails becomes one line and an
  * exit status (`aqven COMMAND: …`). The user and token commands and `aqven serve` share it.
@@ -89,7 +73,7 @@ async function accountsTarget(opts: AccountCommandOptions, io: CliIo): Promise<s
 export async function withAccountsDb(command: string, opts: AccountCommandOptions, io: CliIo, f: (db: Db) => Promise<number>): Promise<number> {
   let opened: string | null = null;
   try {
-    const target = await accountsTarget(opts, io);
+    const target = await commandDatabaseTarget(opts, io);
     let db: Db;
     if (isPostgresUrl(target)) {
       await reachPg(target);
