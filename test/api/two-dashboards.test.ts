@@ -129,7 +129,8 @@ describe.each(DIALECTS)('two dashboard processes on %s', (dialect) => {
     expect(await writerRetriesOf(s.db, ran.runId as string)).toBe(2);
   });
 
-  it.runIf(dialect === 'sqlite')('a folder edited by hand so that it fails check starts no run: 400 naming the file, nothing stored; fixed, runs start again', async () => {
+  // folder mode only: on PostgreSQL the project is the newest snapshot, which `aqven project push` checks first
+  (dialect === 'sqlite' ? it : undefined)?.('a folder edited by hand so that it fails check starts no run: 400 naming the file, nothing stored; fixed, runs start again', async () => {
     const { startRun, serverSession } = await server();
     const { reloadProject } = await import('@/lib/server/project-reload');
     const s = await serverSession();
