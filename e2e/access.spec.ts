@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { EDITOR, VIEWER, aqven, createToken, signIn } from './accounts';
+import { EDITOR, PASSWORD, VIEWER, aqven, createToken, ensureUser, signIn } from './accounts';
 import { e2eProjectDir } from './project-dir';
 import { E2E_ORIGIN, waitForRun } from './sim';
 
@@ -53,6 +53,36 @@ test.describe('signed out', () => {
     await expect(page).toHaveURL(/\/login$/);
     await page.goto('/runs');
     await expect(page).toHaveURL(/\/login$/);
+  });
+});
+
+test.describe('a password', () => {
+  test.use({ storageState: SIGNED_OUT });
+
+  test('is changed on the Account page; the old one no longer signs in', async ({ page }) => {
+    ensureUser('e2e-changer', 'viewer');
+    await signIn(page, 'e2e-changer');
+    await page.goto('/account');
+    await expect(page.getByTestId('account-role')).toHaveText('viewer');
+    const NEW = 'a brand new passphrase';
+    await page.getByLabel('Current password').fill('wrong current password');
+    await page.getByLabel('New password (at least 12 characters)').fill(NEW);
+    await page.getByLabel('New password again').fill(NEW);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect(page.locator('#pw-error')).toHaveText('the current password is wrong');
+
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password (at least 12 characters)').fill(NEW);
+    await page.getByLabel('New password again').fill(NEW);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect(page.getByTestId('password-changed')).toBeVisible();
+
+    await page.getByTestId('sign-out').click();
+    await page.getByLabel('Name').fill('e2e-changer');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByTestId('sign-in-error')).toHaveText('wrong name or password');
+    await signIn(page, 'e2e-changer', NEW);
   });
 });
 

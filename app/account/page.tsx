@@ -5,7 +5,8 @@ import { SESSION_TTL_S } from '@/lib/server/auth';
 
 export const dynamic = 'force-dynamic';
 
-export default async function AccountPage() {
+export default async function AccountPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const changed = (await searchParams).changed === '1';
   const s = await pageSession('viewer');
   if (!s.ok) return <section><h1>Account</h1><ProjectProblem {...s} /></section>;
   const { caller } = s;
@@ -32,6 +33,11 @@ export default async function AccountPage() {
         <dd>ends after {SESSION_TTL_S / 86400} days without use, or when you sign out</dd>
       </dl>
       <h2>Change password</h2>
+      {changed ? (
+        <p className="hint" role="status" data-testid="password-changed">
+          Password changed. Your other sessions were signed out.
+        </p>
+      ) : null}
       <PasswordForm />
     </section>
   );

@@ -34,11 +34,6 @@ export function PasswordForm() {
           {state.error}
         </p>
       ) : null}
-      {state.changedAt ? (
-        <p className="hint" role="status" data-testid="password-changed">
-          Password changed. Your other sessions were signed out.
-        </p>
-      ) : null}
       <div className="form-actions">
         <button type="submit" disabled={pending}>
           {pending ? 'Changing…' : 'Change password'}

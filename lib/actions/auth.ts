@@ -65,5 +65,7 @@ export async function changePasswordAction(_prev: PasswordState, fd: FormData): 
     if (isAPIError(err)) return { error: /password/i.test(err.message) ? 'the current password is wrong' : err.message, field: 'current' };
     throw err;
   }
-  return { changedAt: Date.now() };
+  // better-auth replaced this session with a new one (the old cookie is revoked with the others):
+  // a fresh request renders the page under the new cookie
+  redirect('/account?changed=1');
 }

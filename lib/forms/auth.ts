@@ -8,6 +8,4 @@ export interface PasswordState {
   error?: string;
   /** the field the error is about */
   field?: 'current' | 'next' | 'repeat';
-  /** set once the password was changed */
-  changedAt?: number;
 }
