@@ -1,7 +1,7 @@
 // Next.js 16's proxy (the renamed middleware): runs before every route. Thin on purpose: the rules
 // live in lib/server/request-guard.ts (DESIGN: The dashboard, "Request checks").
 import { NextResponse, type NextRequest } from 'next/server';
-import { NONCE_HEADER, checkRequest, guardSettings, newNonce, securityHeaders } from '@/lib/server/request-guard';
+import { NONCE_HEADER, PATH_HEADER, checkRequest, guardSettings, newNonce, securityHeaders } from '@/lib/server/request-guard';
 
 export function proxy(req: NextRequest): NextResponse {
   const settings = guardSettings(process.env);
@@ -13,6 +13,8 @@ export function proxy(req: NextRequest): NextResponse {
     // Next.js takes the nonce for its own scripts from the policy on the request it renders
     const forwarded = new Headers(req.headers);
     forwarded.set(NONCE_HEADER, nonce);
+    // the page asked for, so the login page can come back to it (always ours: a client's own value is replaced)
+    forwarded.set(PATH_HEADER, req.nextUrl.pathname + req.nextUrl.search);
     forwarded.set('Content-Security-Policy', headers['Content-Security-Policy']);
     res = NextResponse.next({ request: { headers: forwarded } });
   } else {

@@ -17,7 +17,9 @@ test.describe('signed out', () => {
   test('every page sends to the login page, every route handler answers 401', async ({ page, request }) => {
     for (const path of ['/', '/runs', '/runs/no-such-run', '/flows', '/agents', '/agents/classifier', '/providers', '/account']) {
       await page.goto(path);
-      await expect(page, path).toHaveURL(/\/login$/);
+      await expect(page, path).toHaveURL(/\/login(\?next=|$)/);
+      // the login page is asked to come back to the page ("/" is the runs page)
+      expect(new URL(page.url()).searchParams.get('next'), path).toBe(path === '/' ? '/runs' : path);
       await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
     }
     // nothing of the project shows before signing in
@@ -51,8 +53,14 @@ test.describe('signed out', () => {
 
     await page.getByTestId('sign-out').click();
     await expect(page).toHaveURL(/\/login$/);
-    await page.goto('/runs');
-    await expect(page).toHaveURL(/\/login$/);
+    await page.goto('/flows');
+    await expect(page).toHaveURL(/\/login\?next=%2Fflows$/);
+
+    // signing in comes back to the page asked for
+    await page.getByLabel('Name').fill(EDITOR);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(/\/flows$/);
   });
 });
 

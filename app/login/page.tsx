@@ -1,14 +1,14 @@
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
-import { loginPage } from '@/lib/server/access';
+import { isLocalPath, loginPage } from '@/lib/server/access';
 
 export const dynamic = 'force-dynamic';
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;
-  const next = typeof sp.next === 'string' ? sp.next : '/runs';
+  const next = typeof sp.next === 'string' && isLocalPath(sp.next) ? sp.next : '/runs';
   const state = await loginPage();
-  if (state === 'signed-in') redirect(next.startsWith('/') && !next.startsWith('//') ? next : '/runs');
+  if (state === 'signed-in') redirect(next);
   return (
     <section className="auth-page">
       <h1>Sign in</h1>

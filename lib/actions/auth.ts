@@ -7,15 +7,14 @@ import { headers as requestHeaders } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { AccountError, loginEmail } from '@/db/account-queries';
 import type { PasswordState, SignInState } from '@/lib/forms/auth';
-import { actionCaller, peerAddress } from '@/lib/server/access';
+import { actionCaller, isLocalPath, peerAddress } from '@/lib/server/access';
 import { authFor } from '@/lib/server/auth';
 import { signedIn, signInLimit } from '@/lib/server/limits';
 import { serverSession } from '@/lib/server/session';
 
 /** Where to go after signing in: a path of this dashboard only (never another site). */
 function landing(next: FormDataEntryValue | null): string {
-  const s = typeof next === 'string' ? next : '';
-  return /^\/(?![/\\])[^\s]*$/.test(s) && !s.startsWith('/login') ? s : '/runs';
+  return typeof next === 'string' && isLocalPath(next) ? next : '/runs';
 }
 
 export async function signInAction(_prev: SignInState, fd: FormData): Promise<SignInState> {

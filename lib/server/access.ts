@@ -11,7 +11,7 @@ import type { Db } from '@/db/types';
 import { isLoopback } from '@/lib/shared/loopback';
 import { roleAllows, type Role } from '@/lib/shared/roles';
 import { sessionUser } from './auth';
-import { guardSettings, parseHost, requestHost } from './request-guard';
+import { PATH_HEADER, guardSettings, parseHost, requestHost } from './request-guard';
 import { serverSession } from './session';
 
 export type { Role };
@@ -75,6 +75,17 @@ export async function callerOf(db: Db, h: Headers, now = Date.now()): Promise<Ca
   return user ? { kind: 'user', author: user.name, name: user.name, role: user.role, sessionId: user.sessionId } : { why: 'sign-in' };
 }
 
+/** The login page, asked to come back to the page requested (a path of this dashboard only). */
+export function loginUrl(h: Headers): string {
+  const path = h.get(PATH_HEADER);
+  return path && isLocalPath(path) && path !== '/' ? `/login?next=${encodeURIComponent(path)}` : '/login';
+}
+
+/** A path of this dashboard, never another site (`//host`, `/\\host`) nor the login page itself. */
+export function isLocalPath(p: string): boolean {
+  return /^\/(?![/\\])[^\s]*$/.test(p) && !p.startsWith('/login');
+}
+
 function isCaller(c: Caller | Unknown): c is Caller {
   return 'role' in c;
 }
@@ -93,8 +104,9 @@ function refusalText(c: Caller | Unknown, role: Role): string {
  */
 export async function pageCaller(role: Role = 'viewer'): Promise<Caller> {
   const { db } = await serverSession();
-  const c = await callerOf(db, await requestHeaders());
-  if (!isCaller(c)) redirect('/login');
+  const h = await requestHeaders();
+  const c = await callerOf(db, h);
+  if (!isCaller(c)) redirect(loginUrl(h));
   if (!roleAllows(c.role, role)) redirect('/runs');
   return c;
 }

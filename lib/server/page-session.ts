@@ -7,7 +7,7 @@ import { headers as requestHeaders } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { ProjectInvalidError, type Session } from '@/lib/flow/session';
 import type { Diagnostic } from '@/lib/project';
-import { pageCaller, fromThisMachine, type Caller, type Role } from './access';
+import { fromThisMachine, loginUrl, pageCaller, type Caller, type Role } from './access';
 import { dashboardContext } from './context';
 import { serverSession } from './session';
 
@@ -22,7 +22,8 @@ export async function pageSession(role: Role = 'viewer'): Promise<PageSession> {
     session = await serverSession();
   } catch (err) {
     // without the project there is no database to check a session against: this machine only
-    if (!fromThisMachine(await requestHeaders())) redirect('/login');
+    const h = await requestHeaders();
+    if (!fromThisMachine(h)) redirect(loginUrl(h));
     const projectDir = dashboardContext().projectDir;
     if (err instanceof ProjectInvalidError) return { ok: false, projectDir, message: err.message, diagnostics: err.diagnostics };
     return { ok: false, projectDir, message: err instanceof Error ? err.message : String(err), diagnostics: [] };

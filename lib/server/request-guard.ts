@@ -16,6 +16,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 /** The request header that hands the nonce to server components (`headers().get('x-nonce')`). */
 export const NONCE_HEADER = 'x-nonce';
+/** the path and query the proxy forwards to pages (the login page returns to it after signing in) */
+export const PATH_HEADER = 'x-aqven-path';
 
 const NONCE_BYTES = 16;
 // what a CSP nonce-source may hold (base64 or base64url); anything else could break out of the header
