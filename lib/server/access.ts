@@ -4,6 +4,7 @@
 // demo); once one exists, every request needs a session (a browser) or an API token (a service).
 import 'server-only';
 import { headers as requestHeaders } from 'next/headers';
+import { cache } from 'react';
 import { redirect } from 'next/navigation';
 import { NextResponse } from 'next/server';
 import { anyUser, tokenCaller } from '@/db/account-queries';
@@ -102,44 +103,44 @@ function refusalText(c: Caller | Unknown, role: Role): string {
  * A page's caller with at least `role`. Nobody signed in: to the login page. Signed in without
  * the role: to the runs (every user may view them).
  */
+/**
+ * The caller of the request being served, looked up once per request: the layout's menu and the
+ * page both ask (React's `cache` is per server request; outside one it simply calls through).
+ */
+const requestCaller = cache(async (): Promise<Caller | Unknown> => callerOf((await serverSession()).db, await requestHeaders()));
+
 export async function pageCaller(role: Role = 'viewer'): Promise<Caller> {
-  const { db } = await serverSession();
-  const h = await requestHeaders();
-  const c = await callerOf(db, h);
-  if (!isCaller(c)) redirect(loginUrl(h));
+  const c = await requestCaller();
+  if (!isCaller(c)) redirect(loginUrl(await requestHeaders()));
   if (!roleAllows(c.role, role)) redirect('/runs');
   return c;
 }
 
 /** The caller of the request a server component renders, or null (nobody, or the project cannot be opened). */
 export async function viewer(): Promise<Caller | null> {
-  const h = await requestHeaders();
   try {
-    const { db } = await serverSession();
-    const c = await callerOf(db, h);
+    const c = await requestCaller();
     return isCaller(c) ? c : null;
   } catch {
-    return fromThisMachine(h) ? OPEN : null; // the page itself shows the project's problem
+    return fromThisMachine(await requestHeaders()) ? OPEN : null; // the page itself shows the project's problem
   }
 }
 
 /** What the login page shows: the form, or why not (already in, no account yet and not this machine, no database). */
 export async function loginPage(): Promise<'form' | 'signed-in' | 'no-account-remote' | 'unavailable'> {
-  let db: Db;
+  let c: Caller | Unknown;
   try {
-    db = (await serverSession()).db;
+    c = await requestCaller();
   } catch {
     return 'unavailable';
   }
-  const c = await callerOf(db, await requestHeaders());
   if (isCaller(c)) return 'signed-in';
   return c.why === 'no-account-remote' ? 'no-account-remote' : 'form';
 }
 
 /** The caller of a server action with at least `role`, or why they may not act. */
 export async function actionCaller(role: Role): Promise<{ ok: true; caller: Caller } | { ok: false; error: string }> {
-  const { db } = await serverSession();
-  const c = await callerOf(db, await requestHeaders());
+  const c = await requestCaller();
   if (isCaller(c) && roleAllows(c.role, role)) return { ok: true, caller: c };
   return { ok: false, error: refusalText(c, role) };
 }
