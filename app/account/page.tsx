@@ -24,7 +24,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
   return (
     <section className="auth-page">
       <h1>Account</h1>
-      <dl className="facts">
+      <dl className="account-facts">
         <dt>Name</dt>
         <dd data-testid="account-name">{caller.name}</dd>
         <dt>Role</dt>
