@@ -32,6 +32,7 @@ const MIGRATION_LOCK = 0x617176656e;
 /** Applies drizzle/pg/'s migrations not yet applied; concurrent callers wait for one another. */
 export async function migratePg(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined); // a failure rejects the query in flight
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
@@ -59,6 +60,11 @@ export function openPg(url: string): Promise<PgDb> {
     const pool = new pg.Pool({ connectionString: url, max: POOL_MAX });
     // an idle client's error (the server restarted) must not crash the process; the next query reconnects
     pool.on('error', (err) => console.error(`aqven: PostgreSQL connection lost (${displayUrl(url)}): ${err.message}`));
+    // a checked-out client (a transaction's, the run store's batch) has no listener of the pool's:
+    // a connection the server ends mid-use (a restart, a dropped database) would otherwise be an
+    // unhandled 'error' event. The query in flight rejects with that error, and the pool drops the
+    // broken client when it comes back.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const orm = drizzle(pool, { schema: pgSchema });
     // The one cast of the data layer: queries are typed against the SQLite schema and run here on
     // the PostgreSQL tables, which db/schema-dialects.test.ts proves identical column by column.

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../db/schema-pg';
 import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
 import { shapeOf, tablesOf } from '../helpers/schema-shape';
+import { closePg, openPg } from '../../db/pg';
 
 const MIGRATIONS = fileURLToPath(new URL('../../drizzle/pg', import.meta.url));
 const tables = [...tablesOf(schema, 'pg').values()].map(shapeOf);
@@ -159,5 +160,29 @@ describe('drizzle/pg migrations on a real PostgreSQL', () => {
     await db.delete(schema.runs).where(eq(schema.runs.id, 'run_1'));
     expect(await db.select().from(schema.attempts)).toEqual([]);
     expect(await db.select().from(schema.transportTries)).toEqual([]);
+  });
+});
+
+describe('a pooled connection the server ends while it is checked out', () => {
+  it('rejects the query in flight and raises no unhandled error; the pool serves the next query', async () => {
+    const db = await openPg(database!.url);
+    const errors: unknown[] = [];
+    const onUncaught = (err: unknown) => errors.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const client = await db.pool.connect();
+      const { rows: [{ pid }] } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const sleeping = client.query('SELECT pg_sleep(5)').then(() => null, (err: Error) => err);
+      await pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      const failure = await sleeping;
+      expect((failure as { code?: string } | null)?.code).toBe('57P01');
+      await new Promise((r) => setTimeout(r, 50));
+      client.release();
+      expect(errors).toEqual([]);
+      expect((await db.pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await closePg(database!.url);
+    }
   });
 });
