@@ -29,11 +29,15 @@ export const COPY_ORDER = [
   'policyRevisions',
   'projectSnapshots',
   'workers',
+  'notes',
+  'searchDocs',
+  'agentDaily',
+  'nodeDaily',
 ] as const satisfies readonly (keyof Tables)[];
 type TableKey = (typeof COPY_ORDER)[number];
 
 /** Tables whose id PostgreSQL generates (identity): its sequence must move past the ids copied in. */
-const IDENTITY: ReadonlySet<TableKey> = new Set(['transportTries', 'policyRevisions', 'projectSnapshots']);
+const IDENTITY: ReadonlySet<TableKey> = new Set(['transportTries', 'policyRevisions', 'projectSnapshots', 'notes', 'searchDocs']);
 
 /** rows per INSERT (attempts have 28 columns: 14,000 parameters, well under PostgreSQL's 65,535) */
 export const COPY_BATCH_ROWS = 500;
@@ -88,6 +92,8 @@ type Row = Record<string, unknown>;
 function keyOf(key: TableKey, row: Row): string {
   if (key === 'streamChunks') return `${String(row.attemptId)}#${String(row.seq)}`;
   if (key === 'rateLimitPauses') return String(row.model);
+  if (key === 'agentDaily') return [row.agent, row.day, row.model, row.outcome, row.cause, row.action].map(String).join('/');
+  if (key === 'nodeDaily') return [row.agent, row.day, row.status].map(String).join('/');
   return String(row.id);
 }
 

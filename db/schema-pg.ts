@@ -10,7 +10,9 @@
 // `json`, not `jsonb`: it keeps the text as written (key order, as the request was sent), and
 // nothing queries inside it.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, customType, doublePrecision, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, doublePrecision, index, integer, json, pgTable, primaryKey, text, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
+
+type AnyRunId = AnyPgColumn;
 
 /** integer ms since epoch, or a duration / count that may pass 2^31 */
 const big = (name: string) => bigint(name, { mode: 'number' });
@@ -54,9 +56,20 @@ export const runs = pgTable(
     startedBy: text('started_by'),
     /** sha256 of the project's files as the run loaded them (DESIGN: Storage): which policy it ran under */
     projectHash: text('project_hash'),
+    /**
+     * flow: a run of a flow (every statistic, failure group and what-if estimate counts these only);
+     * replay: one node run again under today's files (replay_of, replay_node); limits: a structural-limits probe
+     */
+    kind: text('kind', { enum: ['flow', 'replay', 'limits'] }).notNull().default('flow'),
+    /** the run a replay re-ran a node of; null once that run is purged */
+    replayOf: text('replay_of').references((): AnyRunId => runs.id, { onDelete: 'set null' }),
+    /** the node id (of the flow) a replay re-ran */
+    replayNode: text('replay_node'),
   },
   (t) => [
     index('runs_started_at_idx').on(t.startedAt),
+    index('runs_kind_idx').on(t.kind, t.startedAt),
+    index('runs_replay_of_idx').on(t.replayOf),
     index('runs_status_idx').on(t.status, t.startedAt),
     index('runs_flow_idx').on(t.flow, t.startedAt),
   ],
@@ -359,3 +372,94 @@ export const settings = pgTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });
+
+// ── Team debugging (DESIGN: Storage, "Notes, search and daily statistics") ──────────────────────
+
+/** A team member's note on a run, one of its nodes, or one attempt (markdown, rendered as text-safe HTML). */
+export const notes = pgTable(
+  'notes',
+  {
+    id: big('id').primaryKey().generatedByDefaultAsIdentity(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    /** the node run noted; null for a note on the whole run */
+    nodeRunId: text('node_run_id').references(() => nodeRuns.id, { onDelete: 'cascade' }),
+    /** the attempt noted; null for a note on a run or a node */
+    attemptId: text('attempt_id').references(() => attempts.id, { onDelete: 'cascade' }),
+    /** who wrote it: a user's name (only they may edit or delete it) */
+    author: text('author').notNull(),
+    body: text('body').notNull(),
+    createdAt: big('created_at').notNull(),
+    updatedAt: big('updated_at').notNull(),
+  },
+  (t) => [index('notes_run_idx').on(t.runId, t.createdAt)],
+);
+export type NoteRow = typeof notes.$inferSelect;
+
+/**
+ * The searchable text of the run history, one row per run input, node output and (redacted)
+ * failure text, written by the run store with the facts it comes from. The full-text index over
+ * `body` is the dialect's own and lives in hand-written migration SQL: an FTS5 table `search_fts`
+ * (external content, kept by triggers) on SQLite, a GIN index on `to_tsvector('simple', body)` on
+ * PostgreSQL.
+ */
+export const searchDocs = pgTable(
+  'search_docs',
+  {
+    id: big('id').primaryKey().generatedByDefaultAsIdentity(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    nodeRunId: text('node_run_id'),
+    attemptId: text('attempt_id'),
+    /** input: the run's input; output: a node's output; error: an attempt's or a node's failure text */
+    field: text('field', { enum: ['input', 'output', 'error'] }).notNull(),
+    body: text('body').notNull(),
+    /** when the text was written (ms), for newest-first results */
+    at: big('at').notNull(),
+  },
+  (t) => [index('search_docs_run_idx').on(t.runId)],
+);
+export type SearchDocRow = typeof searchDocs.$inferSelect;
+
+/**
+ * Finished attempts of `flow` runs summed per agent, UTC day, model, outcome, cause and action,
+ * kept up to date by the run store as attempts finish: /agents reads these instead of scanning
+ * every attempt. `cause` and `action` are '' where the attempt has none.
+ */
+export const agentDaily = pgTable(
+  'agent_daily',
+  {
+    agent: text('agent').notNull(),
+    /** start of the UTC day, ms */
+    day: big('day').notNull(),
+    model: text('model').notNull(),
+    outcome: text('outcome').notNull(),
+    cause: text('cause').notNull(),
+    action: text('action').notNull(),
+    attempts: big('attempts').notNull().default(0),
+    inputTokens: big('input_tokens').notNull().default(0),
+    outputTokens: big('output_tokens').notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    /** sum of (finished_at - started_at) over these attempts, ms */
+    durationMs: big('duration_ms').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.agent, t.day, t.model, t.outcome, t.cause, t.action] })],
+);
+export type AgentDailyRow = typeof agentDaily.$inferSelect;
+
+/** Finished node runs of `flow` runs per agent, UTC day and final status (succeeded, failed, skipped). */
+export const nodeDaily = pgTable(
+  'node_daily',
+  {
+    agent: text('agent').notNull(),
+    day: big('day').notNull(),
+    status: text('status').notNull(),
+    nodes: big('nodes').notNull().default(0),
+    /** the newest node start counted here, ms */
+    lastStartedAt: big('last_started_at'),
+  },
+  (t) => [primaryKey({ columns: [t.agent, t.day, t.status] })],
+);
+export type NodeDailyRow = typeof nodeDaily.$inferSelect;

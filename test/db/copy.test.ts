@@ -116,11 +116,20 @@ async function writeHistory(path: string): Promise<void> {
     { id: 'w-1', host: 'höst', pid: 31337, concurrency: 4, running: 2, startedAt: T0, seenAt: T0 + 5, stoppedAt: null },
     { id: 'w-0', host: 'old', pid: 1, concurrency: 1, running: 0, startedAt: T0 - 10, seenAt: T0 - 5, stoppedAt: T0 - 1 },
   ]);
+  await q.insert(schema.notes).values([
+    { id: 1, runId: 'run-ok', nodeRunId: 'n-ok', attemptId: 'a-ok', author: 'zoë', body: `**seen** ${TEXT}`, createdAt: T0, updatedAt: T0 + 1 },
+    { id: 4, runId: 'run-ok', author: 'ana', body: 'on the run', createdAt: T0 + 2, updatedAt: T0 + 2 },
+  ]);
+  await q.insert(schema.searchDocs).values([{ id: 3, runId: 'run-ok', field: 'input', body: TEXT, at: T0 }]);
+  await q.insert(schema.agentDaily).values([
+    { agent: 'classifier', day: 1_700_006_400_000, model: 'openrouter:a', outcome: 'ok', cause: '', action: 'none', attempts: 3, inputTokens: 3_000_000_000, outputTokens: 12, costUsd: 0.25, durationMs: 400 },
+  ]);
+  await q.insert(schema.nodeDaily).values([{ agent: 'classifier', day: 1_700_006_400_000, status: 'succeeded', nodes: 2, lastStartedAt: T0 }]);
   await closeDb(path); // checkpointed: the file alone holds the history
 }
 
 /** A row's key, to list both sides in the same order. */
-const keyOf = (row: Record<string, unknown>) => String(row.id ?? row.model ?? `${String(row.attemptId)}#${String(row.seq).padStart(6, '0')}`);
+const keyOf = (row: Record<string, unknown>) => String(row.id ?? row.model ?? row.agent ?? `${String(row.attemptId)}#${String(row.seq).padStart(6, '0')}`);
 const sorted = (rows: Record<string, unknown>[]) => [...rows].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 
 /** Every table of `db`, read through drizzle. */
@@ -165,6 +174,10 @@ describe('aqven db copy', () => {
       ['policy_revisions', 2, 2, 0],
       ['project_snapshots', 2, 2, 0],
       ['workers', 2, 2, 0],
+      ['notes', 2, 2, 0],
+      ['search_docs', 1, 1, 0],
+      ['agent_daily', 1, 1, 0],
+      ['node_daily', 1, 1, 0],
     ]);
     // batches of 500 rows
     expect(progress.filter((p) => p.startsWith('transport_tries'))).toEqual(['transport_tries 0/1102', 'transport_tries 500/1102', 'transport_tries 1000/1102', 'transport_tries 1102/1102']);
@@ -197,7 +210,7 @@ describe('aqven db copy', () => {
     expect(lines).toHaveLength(COPY_ORDER.length + 1);
     expect(lines[0]).toMatch(/^runs\s+0 rows copied, 4 already there$/);
     expect(lines[3]).toMatch(/^transport_tries\s+0 rows copied, 1,102 already there$/);
-    expect(lines.at(-1)).toBe(`copied 0 rows from ${sourcePath} into ${cliUrl()}; 1,124 already there`);
+    expect(lines.at(-1)).toBe(`copied 0 rows from ${sourcePath} into ${cliUrl()}; 1,129 already there`);
     const [{ n }] = (await pgDb.pool.query<{ n: string }>('SELECT count(*) AS n FROM transport_tries')).rows as [{ n: string }];
     expect(Number(n)).toBe(TRIES + 2);
   });
@@ -225,7 +238,7 @@ describe('aqven db copy', () => {
     expect(await runDbCopy({ from: sourcePath, env: { AQVEN_DATABASE_URL: url }, batchRows: 3, progress: (t) => progress.push(t) }, io)).toBe(0);
     expect(io.stdout).toMatch(/^runs\s+4 rows copied, 0 already there$/m);
     expect(io.stdout).toMatch(/^workers\s+2 rows copied, 0 already there$/m);
-    expect(io.stdout.trim().split('\n').at(-1)).toMatch(/^copied 1,124 rows from .*history\.db into postgres:\/\/.*; 0 already there$/);
+    expect(io.stdout.trim().split('\n').at(-1)).toMatch(/^copied 1,129 rows from .*history\.db into postgres:\/\/.*; 0 already there$/);
     expect(progress).toContain('\r\x1b[Kcopying attempts 3/3');
     expect(progress.at(-1)).toBe('\r\x1b[K'); // the progress line is cleared at the end
     const fresh = (await openDatabase(url)) as PgDb;
@@ -238,7 +251,7 @@ describe('aqven db copy', () => {
   });
 
   it('reads a history at an older schema from a migrated temporary copy; the file stays as it was', async () => {
-    // a database last migrated by an aqven one migration older (before 0007_team_access)
+    // a database last migrated by an aqven one migration older (before 0008_team_debugging)
     const { folder: oldFolder } = olderMigrationsFolder('sqlite');
     const oldPath = join(dir, 'old.db');
     const conn = new Database(oldPath);
@@ -249,7 +262,7 @@ describe('aqven db copy', () => {
 
     const io = captureIo();
     expect(await runDbCopy({ from: oldPath, env: { AQVEN_DATABASE_URL: cliUrl() } }, io)).toBe(0);
-    expect(io.stderr).toMatch(/old\.db is at migration 0006_scale_out, 1 behind: read from a migrated temporary copy \(the file is not changed\)/);
+    expect(io.stderr).toMatch(/old\.db is at migration 0007_team_access, 1 behind: read from a migrated temporary copy \(the file is not changed\)/);
     expect(io.stdout).toMatch(/^runs\s+1 row copied, 0 already there$/m);
     const [row] = await pgDb.q.select().from(pgDb.t.runs).where(eq(pgDb.t.runs.id, 'run-old'));
     expect(row).toMatchObject({ id: 'run-old', input: { a: 1 }, snapshotId: null, queuedAt: null, startedAt: T0 });
