@@ -1,6 +1,8 @@
 import type { NextConfig } from 'next';
 
 const nextConfig: NextConfig = {
+  // a second build folder lets a developer preview with `next dev` while `.next` serves the tests
+  ...(process.env.AQVEN_NEXT_DIST_DIR ? { distDir: process.env.AQVEN_NEXT_DIST_DIR } : {}),
   serverExternalPackages: ['better-sqlite3'],
   poweredByHeader: false,
   experimental: {
