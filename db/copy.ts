@@ -33,6 +33,7 @@ export const COPY_ORDER = [
   'searchDocs',
   'agentDaily',
   'nodeDaily',
+  'failureDaily',
 ] as const satisfies readonly (keyof Tables)[];
 type TableKey = (typeof COPY_ORDER)[number];
 
@@ -93,6 +94,7 @@ function keyOf(key: TableKey, row: Row): string {
   if (key === 'streamChunks') return `${String(row.attemptId)}#${String(row.seq)}`;
   if (key === 'rateLimitPauses') return String(row.model);
   if (key === 'agentDaily') return [row.agent, row.day, row.model, row.outcome, row.cause, row.action].map(String).join('/');
+  if (key === 'failureDaily') return `${String(row.sig)}/${String(row.day)}`;
   if (key === 'nodeDaily') return [row.agent, row.day, row.status].map(String).join('/');
   return String(row.id);
 }

@@ -99,8 +99,14 @@ export const nodeRuns = pgTable(
     finishedAt: big('finished_at'),
     /** the node's place in its flow: nodes of a run are listed by (turn, ord) */
     ord: integer('ord').notNull().default(0),
+    /** a failed node's failure signature (lib/shared/failure-signature.ts); null otherwise */
+    failureSig: text('failure_sig'),
   },
-  (t) => [index('node_runs_run_idx').on(t.runId, t.turn), index('node_runs_agent_idx').on(t.agent, t.runId)],
+  (t) => [
+    index('node_runs_run_idx').on(t.runId, t.turn),
+    index('node_runs_agent_idx').on(t.agent, t.runId),
+    index('node_runs_failure_idx').on(t.failureSig, t.startedAt).where(sql`failure_sig IS NOT NULL`),
+  ],
 );
 export type NodeRunRow = typeof nodeRuns.$inferSelect;
 
@@ -141,8 +147,11 @@ export const attempts = pgTable(
     usageUnknown: boolean('usage_unknown').notNull().default(false),
     startedAt: big('started_at').notNull(),
     finishedAt: big('finished_at'),
+    /** a failed or dropped attempt's failure signature (lib/shared/failure-signature.ts); null for an answer kept */
+    failureSig: text('failure_sig'),
   },
   (t) => [
+    index('attempts_failure_idx').on(t.failureSig, t.startedAt).where(sql`failure_sig IS NOT NULL`),
     index('attempts_node_run_idx').on(t.nodeRunId, t.seq),
     index('attempts_run_idx').on(t.runId),
     index('attempts_model_idx').on(t.model, t.runId),
@@ -463,3 +472,30 @@ export const nodeDaily = pgTable(
   (t) => [primaryKey({ columns: [t.agent, t.day, t.status] })],
 );
 export type NodeDailyRow = typeof nodeDaily.$inferSelect;
+
+/**
+ * Failures of `flow` runs summed per signature and UTC day, kept by the run store as attempts and
+ * nodes fail: /failures reads these (count, spend, first and last seen, the trend) and finds the
+ * example runs through the indexed `failure_sig` columns. agent, model, code and message describe
+ * the signature (the same on every row of one signature).
+ */
+export const failureDaily = pgTable(
+  'failure_daily',
+  {
+    sig: text('sig').notNull(),
+    day: big('day').notNull(),
+    /** attempt: a failed or dropped attempt; node: a node that failed */
+    level: text('level', { enum: ['attempt', 'node'] }).notNull(),
+    agent: text('agent').notNull(),
+    model: text('model').notNull(),
+    code: text('code').notNull(),
+    /** the normalised failure text */
+    message: text('message').notNull(),
+    failures: big('failures').notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    firstAt: big('first_at').notNull(),
+    lastAt: big('last_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sig, t.day] }), index('failure_daily_day_idx').on(t.day)],
+);
+export type FailureDailyRow = typeof failureDaily.$inferSelect;

@@ -89,8 +89,14 @@ export const nodeRuns = sqliteTable(
     finishedAt: integer('finished_at'),
     /** the node's place in its flow: nodes of a run are listed by (turn, ord) */
     ord: integer('ord').notNull().default(0),
+    /** a failed node's failure signature (lib/shared/failure-signature.ts); null otherwise */
+    failureSig: text('failure_sig'),
   },
-  (t) => [index('node_runs_run_idx').on(t.runId, t.turn), index('node_runs_agent_idx').on(t.agent, t.runId)],
+  (t) => [
+    index('node_runs_run_idx').on(t.runId, t.turn),
+    index('node_runs_agent_idx').on(t.agent, t.runId),
+    index('node_runs_failure_idx').on(t.failureSig, t.startedAt).where(sql`failure_sig IS NOT NULL`),
+  ],
 );
 export type NodeRunRow = typeof nodeRuns.$inferSelect;
 
@@ -131,8 +137,11 @@ export const attempts = sqliteTable(
     usageUnknown: integer('usage_unknown', { mode: 'boolean' }).notNull().default(false),
     startedAt: integer('started_at').notNull(),
     finishedAt: integer('finished_at'),
+    /** a failed or dropped attempt's failure signature (lib/shared/failure-signature.ts); null for an answer kept */
+    failureSig: text('failure_sig'),
   },
   (t) => [
+    index('attempts_failure_idx').on(t.failureSig, t.startedAt).where(sql`failure_sig IS NOT NULL`),
     index('attempts_node_run_idx').on(t.nodeRunId, t.seq),
     index('attempts_run_idx').on(t.runId),
     index('attempts_model_idx').on(t.model, t.runId),
@@ -465,3 +474,30 @@ export const nodeDaily = sqliteTable(
   (t) => [primaryKey({ columns: [t.agent, t.day, t.status] })],
 );
 export type NodeDailyRow = typeof nodeDaily.$inferSelect;
+
+/**
+ * Failures of `flow` runs summed per signature and UTC day, kept by the run store as attempts and
+ * nodes fail: /failures reads these (count, spend, first and last seen, the trend) and finds the
+ * example runs through the indexed `failure_sig` columns. agent, model, code and message describe
+ * the signature (the same on every row of one signature).
+ */
+export const failureDaily = sqliteTable(
+  'failure_daily',
+  {
+    sig: text('sig').notNull(),
+    day: integer('day').notNull(),
+    /** attempt: a failed or dropped attempt; node: a node that failed */
+    level: text('level', { enum: ['attempt', 'node'] }).notNull(),
+    agent: text('agent').notNull(),
+    model: text('model').notNull(),
+    code: text('code').notNull(),
+    /** the normalised failure text */
+    message: text('message').notNull(),
+    failures: integer('failures').notNull().default(0),
+    costUsd: real('cost_usd').notNull().default(0),
+    firstAt: integer('first_at').notNull(),
+    lastAt: integer('last_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sig, t.day] }), index('failure_daily_day_idx').on(t.day)],
+);
+export type FailureDailyRow = typeof failureDaily.$inferSelect;

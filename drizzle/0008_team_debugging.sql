@@ -13,6 +13,22 @@ CREATE TABLE `agent_daily` (
 	PRIMARY KEY(`agent`, `day`, `model`, `outcome`, `cause`, `action`)
 );
 --> statement-breakpoint
+CREATE TABLE `failure_daily` (
+	`sig` text NOT NULL,
+	`day` integer NOT NULL,
+	`level` text NOT NULL,
+	`agent` text NOT NULL,
+	`model` text NOT NULL,
+	`code` text NOT NULL,
+	`message` text NOT NULL,
+	`failures` integer DEFAULT 0 NOT NULL,
+	`cost_usd` real DEFAULT 0 NOT NULL,
+	`first_at` integer NOT NULL,
+	`last_at` integer NOT NULL,
+	PRIMARY KEY(`sig`, `day`)
+);
+--> statement-breakpoint
+CREATE INDEX `failure_daily_day_idx` ON `failure_daily` (`day`);--> statement-breakpoint
 CREATE TABLE `node_daily` (
 	`agent` text NOT NULL,
 	`day` integer NOT NULL,
@@ -49,6 +65,10 @@ CREATE TABLE `search_docs` (
 );
 --> statement-breakpoint
 CREATE INDEX `search_docs_run_idx` ON `search_docs` (`run_id`);--> statement-breakpoint
+ALTER TABLE `attempts` ADD `failure_sig` text;--> statement-breakpoint
+CREATE INDEX `attempts_failure_idx` ON `attempts` (`failure_sig`,`started_at`) WHERE failure_sig IS NOT NULL;--> statement-breakpoint
+ALTER TABLE `node_runs` ADD `failure_sig` text;--> statement-breakpoint
+CREATE INDEX `node_runs_failure_idx` ON `node_runs` (`failure_sig`,`started_at`) WHERE failure_sig IS NOT NULL;--> statement-breakpoint
 ALTER TABLE `runs` ADD `kind` text DEFAULT 'flow' NOT NULL;--> statement-breakpoint
 ALTER TABLE `runs` ADD `replay_of` text REFERENCES runs(id) ON DELETE SET NULL;--> statement-breakpoint
 ALTER TABLE `runs` ADD `replay_node` text;--> statement-breakpoint

@@ -13,6 +13,21 @@ CREATE TABLE "agent_daily" (
 	CONSTRAINT "agent_daily_agent_day_model_outcome_cause_action_pk" PRIMARY KEY("agent","day","model","outcome","cause","action")
 );
 --> statement-breakpoint
+CREATE TABLE "failure_daily" (
+	"sig" text NOT NULL,
+	"day" bigint NOT NULL,
+	"level" text NOT NULL,
+	"agent" text NOT NULL,
+	"model" text NOT NULL,
+	"code" text NOT NULL,
+	"message" text NOT NULL,
+	"failures" bigint DEFAULT 0 NOT NULL,
+	"cost_usd" double precision DEFAULT 0 NOT NULL,
+	"first_at" bigint NOT NULL,
+	"last_at" bigint NOT NULL,
+	CONSTRAINT "failure_daily_sig_day_pk" PRIMARY KEY("sig","day")
+);
+--> statement-breakpoint
 CREATE TABLE "node_daily" (
 	"agent" text NOT NULL,
 	"day" bigint NOT NULL,
@@ -43,6 +58,8 @@ CREATE TABLE "search_docs" (
 	"at" bigint NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "attempts" ADD COLUMN "failure_sig" text;--> statement-breakpoint
+ALTER TABLE "node_runs" ADD COLUMN "failure_sig" text;--> statement-breakpoint
 ALTER TABLE "runs" ADD COLUMN "kind" text DEFAULT 'flow' NOT NULL;--> statement-breakpoint
 ALTER TABLE "runs" ADD COLUMN "replay_of" text;--> statement-breakpoint
 ALTER TABLE "runs" ADD COLUMN "replay_node" text;--> statement-breakpoint
@@ -50,9 +67,12 @@ ALTER TABLE "notes" ADD CONSTRAINT "notes_run_id_runs_id_fk" FOREIGN KEY ("run_i
 ALTER TABLE "notes" ADD CONSTRAINT "notes_node_run_id_node_runs_id_fk" FOREIGN KEY ("node_run_id") REFERENCES "public"."node_runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notes" ADD CONSTRAINT "notes_attempt_id_attempts_id_fk" FOREIGN KEY ("attempt_id") REFERENCES "public"."attempts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "search_docs" ADD CONSTRAINT "search_docs_run_id_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "failure_daily_day_idx" ON "failure_daily" USING btree ("day");--> statement-breakpoint
 CREATE INDEX "notes_run_idx" ON "notes" USING btree ("run_id","created_at");--> statement-breakpoint
 CREATE INDEX "search_docs_run_idx" ON "search_docs" USING btree ("run_id");--> statement-breakpoint
 ALTER TABLE "runs" ADD CONSTRAINT "runs_replay_of_runs_id_fk" FOREIGN KEY ("replay_of") REFERENCES "public"."runs"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "attempts_failure_idx" ON "attempts" USING btree ("failure_sig","started_at") WHERE failure_sig IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "node_runs_failure_idx" ON "node_runs" USING btree ("failure_sig","started_at") WHERE failure_sig IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "runs_kind_idx" ON "runs" USING btree ("kind","started_at");--> statement-breakpoint
 CREATE INDEX "runs_replay_of_idx" ON "runs" USING btree ("replay_of");--> statement-breakpoint
 -- full-text index of search_docs (hand-written: drizzle's schema describes no expression index)

@@ -125,11 +125,14 @@ async function writeHistory(path: string): Promise<void> {
     { agent: 'classifier', day: 1_700_006_400_000, model: 'openrouter:a', outcome: 'ok', cause: '', action: 'none', attempts: 3, inputTokens: 3_000_000_000, outputTokens: 12, costUsd: 0.25, durationMs: 400 },
   ]);
   await q.insert(schema.nodeDaily).values([{ agent: 'classifier', day: 1_700_006_400_000, status: 'succeeded', nodes: 2, lastStartedAt: T0 }]);
+  await q.insert(schema.failureDaily).values([
+    { sig: '0123456789abcdef', day: 1_700_006_400_000, level: 'attempt', agent: 'classifier', model: 'openrouter:a', code: 'invalid_output', message: 'does not match "…"', failures: 2, costUsd: 0.5, firstAt: T0, lastAt: T0 + 9 },
+  ]);
   await closeDb(path); // checkpointed: the file alone holds the history
 }
 
 /** A row's key, to list both sides in the same order. */
-const keyOf = (row: Record<string, unknown>) => String(row.id ?? row.model ?? row.agent ?? `${String(row.attemptId)}#${String(row.seq).padStart(6, '0')}`);
+const keyOf = (row: Record<string, unknown>) => String(row.id ?? row.model ?? row.agent ?? row.sig ?? `${String(row.attemptId)}#${String(row.seq).padStart(6, '0')}`);
 const sorted = (rows: Record<string, unknown>[]) => [...rows].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 
 /** Every table of `db`, read through drizzle. */
@@ -178,6 +181,7 @@ describe('aqven db copy', () => {
       ['search_docs', 1, 1, 0],
       ['agent_daily', 1, 1, 0],
       ['node_daily', 1, 1, 0],
+      ['failure_daily', 1, 1, 0],
     ]);
     // batches of 500 rows
     expect(progress.filter((p) => p.startsWith('transport_tries'))).toEqual(['transport_tries 0/1102', 'transport_tries 500/1102', 'transport_tries 1000/1102', 'transport_tries 1102/1102']);
@@ -210,7 +214,7 @@ describe('aqven db copy', () => {
     expect(lines).toHaveLength(COPY_ORDER.length + 1);
     expect(lines[0]).toMatch(/^runs\s+0 rows copied, 4 already there$/);
     expect(lines[3]).toMatch(/^transport_tries\s+0 rows copied, 1,102 already there$/);
-    expect(lines.at(-1)).toBe(`copied 0 rows from ${sourcePath} into ${cliUrl()}; 1,129 already there`);
+    expect(lines.at(-1)).toBe(`copied 0 rows from ${sourcePath} into ${cliUrl()}; 1,130 already there`);
     const [{ n }] = (await pgDb.pool.query<{ n: string }>('SELECT count(*) AS n FROM transport_tries')).rows as [{ n: string }];
     expect(Number(n)).toBe(TRIES + 2);
   });
@@ -238,7 +242,7 @@ describe('aqven db copy', () => {
     expect(await runDbCopy({ from: sourcePath, env: { AQVEN_DATABASE_URL: url }, batchRows: 3, progress: (t) => progress.push(t) }, io)).toBe(0);
     expect(io.stdout).toMatch(/^runs\s+4 rows copied, 0 already there$/m);
     expect(io.stdout).toMatch(/^workers\s+2 rows copied, 0 already there$/m);
-    expect(io.stdout.trim().split('\n').at(-1)).toMatch(/^copied 1,129 rows from .*history\.db into postgres:\/\/.*; 0 already there$/);
+    expect(io.stdout.trim().split('\n').at(-1)).toMatch(/^copied 1,130 rows from .*history\.db into postgres:\/\/.*; 0 already there$/);
     expect(progress).toContain('\r\x1b[Kcopying attempts 3/3');
     expect(progress.at(-1)).toBe('\r\x1b[K'); // the progress line is cleared at the end
     const fresh = (await openDatabase(url)) as PgDb;
