@@ -27,7 +27,7 @@ const HAND_KEPT_SQL = [
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores(['node_modules/**', '.next/**', 'dist/**', 'next-env.d.ts', 'test-results/**', 'playwright-report/**', 'showcase/**', 'templates/**', 'bench/results/**', 'drizzle/**']),
+  globalIgnores(['node_modules/**', '.next/**', '.next-*/**', 'dist/**', 'next-env.d.ts', 'test-results/**', 'playwright-report/**', 'showcase/**', 'templates/**', 'bench/results/**', 'drizzle/**']),
   {
     rules: {
       // Unused names are errors, except a deliberately ignored `_name` (callbacks with a fixed signature).

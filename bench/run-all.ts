@@ -1,8 +1,10 @@
 // `npm run bench`: every benchmark in one process, results in bench/results/*.json.
 import { runCliStartBench } from './cli-start.bench';
 import { runEngineBench } from './engine.bench';
+import { runRecordingCostBench } from './recording-cost.bench';
 import { runRedactBench } from './redact.bench';
 import { runRunsBench } from './runs.bench';
+import { runScaleBench } from './scale.bench';
 import { runScaleOutBench } from './scale-out.bench';
 import { runStreamStoreBench } from './stream-store.bench';
 
@@ -28,5 +30,15 @@ const scale = await runScaleOutBench();
 console.log(
   `scale-out: ${scale.workers.map((w) => `${w.workers} worker(s) ${w.runsPerSec} runs/s (×${w.ratioToOne})`).join(', ')}; ` +
     `SQLite in one process ${scale.sqliteInProcess.runsPerSec} runs/s; queue latency median ${scale.queueLatency?.medianMs} ms, p95 ${scale.queueLatency?.p95Ms} ms`,
+);
+// the tree before the feeds to compare with, when one is checked out (bench/recording-cost.bench.ts says how)
+const cost = await runRecordingCostBench({ base: process.env.AQVEN_BENCH_BASE });
+const costLine = (name: string, m: { now: { recordedRunsPerSec: number; recordedCpuMsPerRun: number }; recordedRunsPerSecRatio?: number; recordedCpuPerRunRatio?: number }) =>
+  `${name} ${m.now.recordedRunsPerSec} runs/s, ${m.now.recordedCpuMsPerRun} CPU ms/run` + (m.recordedCpuPerRunRatio ? ` (×${m.recordedRunsPerSecRatio} runs/s, ×${m.recordedCpuPerRunRatio} CPU of the tree before)` : '');
+console.log(`recording cost: ${(['allValid', 'storeOnly'] as const).map((k) => costLine(k, cost[k] as Parameters<typeof costLine>[1])).join('; ')}`);
+const big = await runScaleBench();
+console.log(
+  `scale (${big.rows.runs.toLocaleString('en')} runs, ${big.rows.attempts.toLocaleString('en')} attempts): ` +
+    big.noStatistics.targets.map((t) => `${t.read} p95 ${t.p95} ms (< ${t.targetMs}${t.met ? '' : ' MISSED'})`).join('; '),
 );
 console.log('results in bench/results/');

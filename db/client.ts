@@ -2,19 +2,20 @@
 // on first use, and runs whose lease expired (their process died) marked `interrupted` (DESIGN:
 // Storage). A database this process creates is private: its folder 0700, its files 0600.
 import Database from 'better-sqlite3';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { backfillOnOpen } from './backfill';
 import { migrationsFolder } from './migrations-folder';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { stopClusterGate } from './cluster-gate';
 import { INTERRUPTED_NODE_ERROR } from './interrupted-error';
 import { closePg, isPostgresUrl, openedPg, openPg } from './pg';
 import { expiredBefore, expiredLeases, leaseKeeper, READ_SWEEP_MS } from './run-lease';
-import { closeCutOffAttempts, flushRunStore } from './run-store';
+import { closeCutOffAttempts, failCutOffNodes, flushRunStore } from './run-store';
 import * as schema from './schema';
 import { guardStorage } from './storage-error';
 import { transaction } from './tx';
@@ -46,7 +47,7 @@ function driverPath(): string {
 export async function markInterrupted(db: Db, now = Date.now()): Promise<number> {
   const dead = await expiredLeases(db, now, leaseKeeper(db).heldRunIds());
   if (dead.length === 0) return 0;
-  const { runs, nodeRuns } = db.t;
+  const { runs } = db.t;
   const node = INTERRUPTED_NODE_ERROR;
   return transaction(db, async (q) => {
     let swept = 0;
@@ -58,10 +59,8 @@ export async function markInterrupted(db: Db, now = Date.now()): Promise<number>
         .returning({ id: runs.id });
       if (done.length === 0) continue; // renewed, finished or taken meanwhile
       swept++;
-      await q
-        .update(nodeRuns)
-        .set({ status: 'failed', errorCode: node.code, errorMessage: node.message, hint: node.hint, finishedAt: now })
-        .where(and(eq(nodeRuns.runId, r.runId), inArray(nodeRuns.status, ['running', 'pending'])));
+      // failed as a node failed by its own run is: signed, searchable, counted (flow runs)
+      await failCutOffNodes(db, q, r.runId, node, now);
       await closeCutOffAttempts(db, q, r.runId, now); // discarded; streamed text joined, redacted and capped
     }
     return swept;
@@ -109,11 +108,20 @@ export function databaseTarget(sqlitePath: string, env: Record<string, string | 
   return env.AQVEN_DATABASE_URL?.trim() || sqlitePath;
 }
 
-/** Opens (once per process) the SQLite file or PostgreSQL URL `target`, migrated; runs of dead processes swept (SQLite). */
+/**
+ * Opens (once per process) the SQLite file or PostgreSQL URL `target`, migrated; runs of dead
+ * processes swept (SQLite); failure signatures stamped on runs recorded before them (once per
+ * database: db/backfill.ts).
+ */
 export async function openDatabase(target: string): Promise<Db> {
-  if (isPostgresUrl(target)) return openPg(target.trim());
+  if (isPostgresUrl(target)) {
+    const pg = await openPg(target.trim());
+    await backfillOnOpen(pg);
+    return pg;
+  }
   const db = openDb(target);
   await sweepBeforeRead(db);
+  await backfillOnOpen(db);
   return db;
 }
 

@@ -1,8 +1,9 @@
 // Reads of the run history. Pages, routes and the CLI read through these functions only (the run
 // record built from a run's facts is lib/flow's: getRunRecord in lib/flow/stored-run.ts).
-import { and, asc, count, desc, eq, exists, gte, inArray, isNotNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, exists, gt, gte, inArray, isNotNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { AttemptRecord, NodePolicy } from '@/lib/engine/types';
+import { ATTEMPT_CAUSES } from '@/lib/shared/run-list-values';
 import type { AttemptRow, RunRow, TransportTryRow } from './schema';
 import type { AttemptFacts, Db, NodeFacts, RunFacts, RunStatus } from './types';
 
@@ -151,7 +152,11 @@ export interface RunFilters {
   fellBack?: boolean;
   from?: number;
   to?: number;
+  /** flow, replay or limits; absent: every kind (a replay is listed with its mark) */
+  kind?: RunKind;
 }
+
+export type RunKind = RunRow['kind'];
 
 export interface RunListItem {
   id: string;
@@ -166,6 +171,12 @@ export interface RunListItem {
   startedAt: number;
   finishedAt: number | null;
   attempts: number;
+  kind: RunKind;
+  /** a replay's original run; null for another kind, or once the original was purged */
+  replayOf: string | null;
+  replayNode: string | null;
+  /** the run succeeded although a node of it failed: an on_fail route went around that node */
+  routedAround: boolean;
 }
 
 /** Opaque cursor: the last row's (started_at, id), newest first. */
@@ -200,6 +211,7 @@ export async function listRuns(
   const where: (SQL | undefined)[] = [];
   if (f.status) where.push(eq(runs.status, f.status));
   if (f.flow) where.push(eq(runs.flow, f.flow));
+  if (f.kind) where.push(eq(runs.kind, f.kind));
   if (f.from != null) where.push(gte(runs.startedAt, f.from));
   if (f.to != null) where.push(lte(runs.startedAt, f.to));
   if (f.agent) where.push(exists(db.q.select({ one: sql`1` }).from(nodeRuns).where(and(eq(nodeRuns.runId, runs.id), eq(nodeRuns.agent, f.agent)))));
@@ -216,17 +228,21 @@ export async function listRuns(
       run: runs,
       // $count renders its condition qualified ("attempts"."run_id" = "runs"."id") inside the subquery
       attempts: db.q.$count(attempts, eq(attempts.runId, runs.id)),
+      // per row of the page, through node_runs_run_idx; a number on both dialects
+      routed: sql<number>`case when ${runs.status} = 'succeeded' and ${exists(
+        db.q.select({ one: sql`1` }).from(nodeRuns).where(and(eq(nodeRuns.runId, runs.id), eq(nodeRuns.status, 'failed'))),
+      )} then 1 else 0 end`.mapWith(Number),
     })
     .from(runs)
     .where(and(...where))
     .orderBy(desc(runs.startedAt), desc(runs.id))
     .limit(limit + 1);
-  const page = rows.slice(0, limit).map(({ run, attempts: n }) => listItem(run, n));
+  const page = rows.slice(0, limit).map(({ run, attempts: n, routed }) => listItem(run, n, routed === 1));
   const last = page[page.length - 1];
   return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
 
-function listItem(r: RunRow, attemptCount: number): RunListItem {
+function listItem(r: RunRow, attemptCount: number, routedAround: boolean): RunListItem {
   return {
     id: r.id,
     flow: r.flow,
@@ -240,6 +256,10 @@ function listItem(r: RunRow, attemptCount: number): RunListItem {
     startedAt: r.startedAt,
     finishedAt: r.finishedAt,
     attempts: attemptCount,
+    kind: r.kind,
+    replayOf: r.replayOf,
+    replayNode: r.replayNode,
+    routedAround,
   };
 }
 
@@ -248,11 +268,33 @@ export async function countRuns(db: Db): Promise<number> {
   return (await db.q.select({ n: count() }).from(runs))[0]?.n ?? 0;
 }
 
-/** Distinct values for the run filters' dropdowns. */
+/** at most this many values per dropdown */
+const CHOICES_MAX = 200;
+
+/**
+ * The distinct values of an indexed column, each found by one seek of its index (`min(col) where
+ * col > previous`): the cost grows with the values, not with the rows — a `select distinct` read
+ * the whole index of every table on each /runs.
+ */
+async function distinctByIndex(db: Db, col: AnySQLiteColumn<{ data: string }>): Promise<string[]> {
+  const out: string[] = [];
+  let prev: string | null = null;
+  while (out.length < CHOICES_MAX) {
+    const [row] = await db.q
+      .select({ v: sql<string | null>`min(${col})` })
+      .from(col.table)
+      .where(prev === null ? isNotNull(col) : gt(col, prev));
+    if (row?.v == null) break;
+    out.push(row.v);
+    prev = row.v;
+  }
+  return out;
+}
+
+/** Values for the run filters' dropdowns: flows, agents and models seen in the history; the fixed causes. */
 export async function filterChoices(db: Db): Promise<{ flows: string[]; agents: string[]; models: string[]; causes: string[] }> {
   const { attempts, nodeRuns, runs } = db.t;
-  const col = async (c: AnySQLiteColumn<{ data: string }>) =>
-    (await db.q.selectDistinct({ v: c }).from(c.table).where(isNotNull(c)).orderBy(asc(c))).map((r) => r.v as string);
-  const [flows, agents, models, causes] = await Promise.all([col(runs.flow), col(nodeRuns.agent), col(attempts.model), col(attempts.cause)]);
-  return { flows, agents, models, causes };
+  // runs_flow_idx, node_runs_agent_idx, attempts_model_idx lead with these columns
+  const [flows, agents, models] = await Promise.all([distinctByIndex(db, runs.flow), distinctByIndex(db, nodeRuns.agent), distinctByIndex(db, attempts.model)]);
+  return { flows, agents, models, causes: [...ATTEMPT_CAUSES] };
 }

@@ -13,7 +13,13 @@
 // queue in one synchronous transaction; PostgreSQL sends the same statements, in order, on one
 // pooled connection per commit, the fence checks first (`FOR SHARE`: a take-over waits for the
 // commit), and commits one queue at a time — whatever arrives meanwhile shares the next commit.
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+//
+// Feeds (DESIGN: Storage, "Notes, search and daily statistics"), written in the same commit as the
+// facts they come from, by the rules of db/run-aggregates.ts: search_docs rows for a run's input,
+// each finished node's output and each failure's text; failure_sig on a failed attempt or node, in
+// the statement that finishes it; and, for `flow` runs only, agent_daily / node_daily /
+// failure_daily sums, gathered per commit and upserted once per key at its end.
+import { and, asc, eq, exists, inArray, isNull, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { AttemptRecord, ClusterPauses, NodePolicy, PauseOrigin, TryRecord, UsageTotals } from '@/lib/engine/types';
 import { clusterGate } from './cluster-gate';
@@ -21,8 +27,28 @@ import { LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, releaseLease, type
 import { INTERRUPTED_ATTEMPT_ERROR } from './interrupted-error';
 import { asStorageError } from './storage-error';
 import { capFailureText, redact } from '@/lib/redact';
+import {
+  agentDailyUpsert,
+  attemptErrorText,
+  attemptSignature,
+  capSearchBody,
+  DailySums,
+  failureDailyUpsert,
+  isFailedAttempt,
+  nodeDailyUpsert,
+  nodeSignature,
+  valueSearchText,
+  writeDailySums,
+} from './run-aggregates';
+import type { RunRow } from './schema';
 import { excluded, pgStatement, placeholders, valueStatement, writeStatement, type BuiltQuery } from './typed-sql';
 import type { Db, Orm, RunError } from './types';
+
+/** flow: a run of a flow, counted in every statistic; replay and limits runs are recorded and searchable, never counted */
+export type RunKind = RunRow['kind'];
+
+/** a JSON column's value as its column would encode it (undefined: NULL) */
+const jsonText = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 
 export interface RunStore {
   /**
@@ -45,6 +71,10 @@ export interface RunStore {
     projectHash?: string | null;
     /** who started the run: a user's name, `token:<name>`, `cli:<login>` */
     startedBy?: string | null;
+    /** default 'flow'; a replay names the run (replayOf) and the node (replayNode) it re-runs */
+    kind?: RunKind;
+    replayOf?: string | null;
+    replayNode?: string | null;
   }): Promise<void>;
   /**
    * A run whose row exists already — a queued run a worker claimed, or a run taken over from a dead
@@ -234,7 +264,7 @@ export function runStore(db: Db): RunStore {
   const hit = cache.get(db);
   if (hit) return hit;
   const backend = db.dialect === 'sqlite' ? sqliteBackend(db) : pgBackend(db);
-  const { attempts, nodeRuns, rateLimitPauses, runs, streamChunks, transportTries } = db.t;
+  const { agentDaily, attempts, failureDaily, nodeDaily, nodeRuns, rateLimitPauses, runs, searchDocs, streamChunks, transportTries } = db.t;
   const q = db.q;
   // Typed statements over db/schema.ts (a renamed or removed column is a type error), prepared once
   // for this connection and run synchronously; each value is a placeholder named after its column.
@@ -262,18 +292,26 @@ export function runStore(db: Db): RunStore {
     'costUsd',
     'usageUnknown',
     'finishedAt',
+    'failureSig',
   ] as const;
   // the columns each statement writes, in the order its run() takes them (the id of an update last)
-  const runStart = ['id', 'project', 'flow', 'input', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt', 'snapshotId', 'projectHash', 'startedBy', 'startedAt'] as const;
+  const runStart = [
+    'id', 'project', 'flow', 'input', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt', 'snapshotId', 'projectHash', 'startedBy', 'kind', 'replayOf', 'replayNode', 'startedAt',
+  ] as const;
   const runEnd = ['status', 'output', 'errorCode', 'errorNode', 'errorMessage', 'errorHint', 'turns', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
   const attemptCut = ['errorMessage', 'streamedText', 'inputTokens', 'outputTokens', 'costUsd', 'usageUnknown', 'finishedAt'] as const;
   const nodeStart = ['id', 'runId', 'nodeId', 'agent', 'turn', 'ord', 'status', 'policy', 'startedAt', 'finishedAt'] as const;
-  const nodeEnd = ['status', 'output', 'errorCode', 'errorMessage', 'hint', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
+  const nodeEnd = ['status', 'output', 'errorCode', 'errorMessage', 'hint', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt', 'failureSig'] as const;
   const chunk = ['attemptId', 'seq', 'text'] as const;
   const tryRow = ['attemptId', 'tryNo', 'status', 'error', 'retryAfterMs', 'waitedMs', 'discardedText', 'startedAt', 'finishedAt'] as const;
   const pause = ['model', 'pausedUntil', 'reason', 'setAt', 'serverWait', 'askedMs', 'maxWaitMs'] as const;
+  const doc = ['runId', 'nodeRunId', 'attemptId', 'field', 'body', 'at'] as const;
+  const agentDay = ['agent', 'day', 'model', 'outcome', 'cause', 'action', 'attempts', 'inputTokens', 'outputTokens', 'costUsd', 'durationMs'] as const;
+  const nodeDay = ['agent', 'day', 'status', 'nodes', 'lastStartedAt'] as const;
+  const failureDay = ['sig', 'day', 'level', 'agent', 'model', 'code', 'message', 'failures', 'costUsd', 'firstAt', 'lastAt'] as const;
   const s = {
-    insertRun: w(q.insert(runs).values({ ...placeholders(runs, runStart), status: 'running' }), runStart),
+    // the input and a node's output go as JSON text made once: the same text is searched (a large value is not stringified twice)
+    insertRun: w(q.insert(runs).values({ ...placeholders(runs, runStart), input: sql`${P('input')}`, status: 'running' }), runStart),
     finishRun: w(q.update(runs).set(placeholders(runs, runEnd)).where(eq(runs.id, P('id'))), [...runEnd, 'id']),
     setRunTurns: w(q.update(runs).set(placeholders(runs, ['turns'])).where(eq(runs.id, P('id'))), ['turns', 'id']),
     interruptAttempt: w(
@@ -284,7 +322,7 @@ export function runStore(db: Db): RunStore {
       [...attemptCut, 'id'],
     ),
     insertNode: w(q.insert(nodeRuns).values(placeholders(nodeRuns, nodeStart)), nodeStart),
-    finishNode: w(q.update(nodeRuns).set(placeholders(nodeRuns, nodeEnd)).where(eq(nodeRuns.id, P('id'))), [...nodeEnd, 'id']),
+    finishNode: w(q.update(nodeRuns).set({ ...placeholders(nodeRuns, nodeEnd), output: sql`${P('output')}` }).where(eq(nodeRuns.id, P('id'))), [...nodeEnd, 'id']),
     startAttempt: w(q.insert(attempts).values(placeholders(attempts, attemptStart)), attemptStart),
     insertAttempt: w(q.insert(attempts).values(placeholders(attempts, [...attemptStart, ...attemptResult])), [...attemptStart, ...attemptResult]),
     // one row per batch: appending costs the batch, not the text so far (`streamed_text || ?` copied
@@ -300,6 +338,11 @@ export function runStore(db: Db): RunStore {
         .where(eq(attempts.id, P('id'))),
       [...attemptResult, 'request', 'id'],
     ),
+    searchDoc: w(q.insert(searchDocs).values(placeholders(searchDocs, doc)), doc),
+    // the daily sums add to what is there (ON CONFLICT … SET x = x + excluded.x: concurrent writers on PostgreSQL lose nothing)
+    agentDaily: w(q.insert(agentDaily).values(placeholders(agentDaily, agentDay)).onConflictDoUpdate(agentDailyUpsert(db.t)), agentDay),
+    nodeDaily: w(q.insert(nodeDaily).values(placeholders(nodeDaily, nodeDay)).onConflictDoUpdate(nodeDailyUpsert(db.t)), nodeDay),
+    failureDaily: w(q.insert(failureDaily).values(placeholders(failureDaily, failureDay)).onConflictDoUpdate(failureDailyUpsert(db.t)), failureDay),
     // a later pause wins: the row is replaced only by a pause that ends later
     setPause: w(
       q
@@ -362,8 +405,52 @@ export function runStore(db: Db): RunStore {
   const inserting = new Set<string>();
   /** who hears that a run's facts were refused or could not be written */
   const onLost = new Map<string, (err: Error) => void>();
-  /** the run of each node run in progress (finishNode names only the node run) */
-  const runOfNode = new Map<string, string>();
+  /** what the feeds need of each run of this store: its kind (null until an adopted run's row is read), its start */
+  type RunInfo = { kind: RunKind | null; startedAt: number; inputDoc: string | null };
+  const runInfo = new Map<string, RunInfo>();
+  /** each node run in progress: its run (finishNode names only the node run), agent and start (null until read) */
+  type NodeInfo = { runId: string; run: RunInfo; agent: string | null; startedAt: number | null };
+  const nodeInfo = new Map<string, NodeInfo>();
+  /** PostgreSQL: adopted runs whose row (kind, input) and open node runs (agent) are read before their first commit */
+  const unread = new Map<string, readonly string[]>();
+  /** the daily sums of the commit being drained, written at its end */
+  const sums = new DailySums();
+  /** a run leaves this store (finished elsewhere, handed back, lost): what the feeds kept of it goes */
+  const forget = (runId: string) => {
+    runInfo.delete(runId);
+    unread.delete(runId);
+    for (const [id, n] of nodeInfo) if (n.runId === runId) nodeInfo.delete(id);
+  };
+  /** the reads of an adopted run, columns named as they are read back (either dialect's raw rows) */
+  const adoptQueries = (runId: string, nodeIds: readonly string[]) => {
+    // the input as its JSON text (PostgreSQL's json column would come back parsed)
+    const input = db.dialect === 'pg' ? sql`${runs.input}::text` : sql`${runs.input}`;
+    const indexed = exists(q.select({ one: sql`1` }).from(searchDocs).where(and(eq(searchDocs.runId, runs.id), eq(searchDocs.field, 'input'))));
+    const head = q
+      .select({ kind: sql`${runs.kind}`.as('kind'), startedAt: sql`${runs.startedAt}`.as('started_at'), input: input.as('input'), indexed: sql`case when ${indexed} then 1 else 0 end`.as('indexed') })
+      .from(runs)
+      .where(eq(runs.id, runId))
+      .toSQL();
+    const nodes = q
+      .select({ id: sql`${nodeRuns.id}`.as('id'), agent: sql`${nodeRuns.agent}`.as('agent'), startedAt: sql`${nodeRuns.startedAt}`.as('started_at') })
+      .from(nodeRuns)
+      .where(inArray(nodeRuns.id, [...nodeIds]))
+      .toSQL();
+    return { head, nodes };
+  };
+  const learnAdopted = (runId: string, head: Record<string, unknown> | undefined, nodes: Record<string, unknown>[]) => {
+    const run = runInfo.get(runId);
+    if (!run || !head) return;
+    run.kind = head.kind as RunKind;
+    run.startedAt = Number(head.started_at);
+    if (!Number(head.indexed) && typeof head.input === 'string') run.inputDoc = valueSearchText(JSON.parse(head.input));
+    for (const row of nodes) {
+      const n = nodeInfo.get(String(row.id));
+      if (!n) continue;
+      n.agent = String(row.agent);
+      n.startedAt = row.started_at === null ? null : Number(row.started_at);
+    }
+  };
   /** a storage failure has been reported (to a run or a waiter): later ones are not printed again */
   let toldStorage = false;
   /** runs whose lease was lost: nothing more of theirs is written */
@@ -415,11 +502,34 @@ export function runStore(db: Db): RunStore {
     for (const [id, ok] of seen) fenced.set(id, ok);
     return seen;
   };
+  /** PostgreSQL: the adopted runs of a commit read first (their kind, input, open nodes' agents), then the fences */
+  const beforePg = async (ids: string[], orm: Orm, client: pg.PoolClient): Promise<Map<string, boolean>> => {
+    for (const id of ids) {
+      const nodeIds = unread.get(id);
+      if (!nodeIds) continue;
+      const run = adoptQueries(id, nodeIds);
+      const [head, nodes] = await Promise.all([client.query<Record<string, unknown>>(run.head.sql, run.head.params), nodeIds.length ? client.query<Record<string, unknown>>(run.nodes.sql, run.nodes.params) : null]);
+      learnAdopted(id, head.rows[0], nodes?.rows ?? []);
+      unread.delete(id);
+    }
+    return fencePg(ids, orm, client);
+  };
   const drain = (batch: Fact[]) => {
+    sums.clear();
     for (const f of batch) {
       if (f.runId !== null && !ours(f.runId)) refused.add(f.runId);
       else f.write();
     }
+    writeSums();
+  };
+  /** the commit's daily sums, one upsert per key, last in the commit: the rows other writers share are locked the shortest time */
+  const writeSums = () => {
+    if (sums.empty) return;
+    const { agents, nodes, failures } = sums.rows();
+    for (const r of agents) s.agentDaily.run(r.agent, r.day, r.model, r.outcome, r.cause, r.action, r.attempts, r.inputTokens, r.outputTokens, r.costUsd, r.durationMs);
+    for (const r of nodes) s.nodeDaily.run(r.agent, r.day, r.status, r.nodes, r.lastStartedAt);
+    for (const r of failures) s.failureDaily.run(r.sig, r.day, r.level, r.agent, r.model, r.code, r.message, r.failures, r.costUsd, r.firstAt, r.lastAt);
+    sums.clear();
   };
   /** tells a run its facts were refused (the lease is gone: stop renewing) or could not be written (kept: it may still finish) */
   const tell = (runId: string, err: Error) => {
@@ -429,6 +539,7 @@ export function runStore(db: Db): RunStore {
       lost.add(runId); // nothing more of it is written
       leases.delete(runId);
       keeper.drop(runId);
+      forget(runId);
     }
     f?.(err);
   };
@@ -467,7 +578,7 @@ export function runStore(db: Db): RunStore {
     };
     let pending: void | Promise<void>;
     try {
-      pending = backend.transaction([...runs], fencePg, () => drain(batch));
+      pending = backend.transaction([...runs], beforePg, () => drain(batch));
     } catch (raw) {
       return failed(raw);
     }
@@ -513,8 +624,11 @@ export function runStore(db: Db): RunStore {
   type Open = { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean };
   const startRow = (a: StartArgs) =>
     s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, a.request, a.startedAt);
-  const finishAttempt = durable<[Open, AttemptRecord, boolean]>((st) => st.start.runId, (st, a, requestChanged) => {
+  const finishAttempt = durable<[Open, AttemptRecord, boolean, NodeInfo | undefined]>((st) => st.start.runId, (st, a, requestChanged, node) => {
     const id = st.start.id;
+    const failed = isFailedAttempt(a);
+    const agent = node?.agent ?? null;
+    const sig = failed && agent !== null ? attemptSignature(agent, { model: a.model, cause: a.cause, errorMessage: a.error?.message ?? null }) : null;
     const result = [
       a.outcome,
       a.finishReason,
@@ -534,6 +648,7 @@ export function runStore(db: Db): RunStore {
       a.usage.costUsd,
       a.usageUnknown ?? false,
       a.finishedAt,
+      sig?.sig ?? null,
     ] as const; // attemptResult's order
     if (st.written) s.finishAttempt.run(...result, requestChanged ? a.request : undefined, id);
     else {
@@ -543,6 +658,14 @@ export function runStore(db: Db): RunStore {
     for (const t of a.tries.slice(st.written ? st.tries : 0)) insertTry(id, t);
     // the whole text is in streamed_text now (redacted when discarded)
     if (st.chunked) s.dropChunks.run(id);
+    if (failed) {
+      const body = attemptErrorText(a.error?.message, a.validationErrors);
+      if (body) s.searchDoc.run(st.start.runId, st.start.nodeRunId, id, 'error', body, a.finishedAt);
+    }
+    if (agent === null || node!.run.kind !== 'flow') return;
+    const u = a.usage;
+    sums.attempt(agent, { model: a.model, outcome: a.outcome, cause: a.cause, action: a.action, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: u.costUsd, startedAt: a.startedAt, finishedAt: a.finishedAt });
+    if (sig) sums.failure({ sig, level: 'attempt', agent, model: a.model, code: a.cause ?? '', costUsd: u.costUsd, at: a.startedAt });
   });
   const interruptAttempt = durable<[Open, Parameters<RunStore['interruptAttempt']>[1]]>(
     (st) => st.start.runId,
@@ -559,8 +682,14 @@ export function runStore(db: Db): RunStore {
     (_r: InsertRunArgs) => null, // the lease's acquisition: nothing to check yet
     (r: InsertRunArgs) => {
       const { lease } = r;
-      s.insertRun.run(r.id, r.project, r.flow, r.input, process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt, r.snapshotId ?? null, r.projectHash ?? null, r.startedBy ?? null, r.startedAt);
+      const input = jsonText(r.input);
+      s.insertRun.run(
+        r.id, r.project, r.flow, input, process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt,
+        r.snapshotId ?? null, r.projectHash ?? null, r.startedBy ?? null, r.kind ?? 'flow', r.replayOf ?? null, r.replayNode ?? null, r.startedAt,
+      );
       fenced.set(r.id, true); // the row was just written with our lease
+      const body = valueSearchText(r.input, input);
+      if (body) s.searchDoc.run(r.id, null, null, 'input', body, r.startedAt);
     },
   );
   type FinishRunArgs = Parameters<RunStore['finishRun']>[0];
@@ -574,6 +703,7 @@ export function runStore(db: Db): RunStore {
       const lease = r.lease ?? newLease(r.id, Date.now());
       leases.set(r.id, lease);
       inserting.add(r.id);
+      runInfo.set(r.id, { kind: r.kind ?? 'flow', startedAt: r.startedAt, inputDoc: null });
       const lostHandler = r.onLost;
       if (lostHandler) onLost.set(r.id, lostHandler);
       return insertRun({ ...r, lease }).then(
@@ -582,6 +712,7 @@ export function runStore(db: Db): RunStore {
           leases.delete(r.id);
           inserting.delete(r.id);
           onLost.delete(r.id);
+          runInfo.delete(r.id);
           throw err;
         },
       );
@@ -590,7 +721,21 @@ export function runStore(db: Db): RunStore {
       leases.set(r.id, r.lease);
       lost.delete(r.id);
       if (r.onLost) onLost.set(r.id, r.onLost);
-      for (const n of r.nodeRunIds ?? []) runOfNode.set(n, r.id);
+      // its kind, start and input, and its open nodes' agents, are read once (SQLite at once; PostgreSQL before its next commit)
+      const run: RunInfo = { kind: null, startedAt: 0, inputDoc: null };
+      runInfo.set(r.id, run);
+      const nodeIds = r.nodeRunIds ?? [];
+      for (const n of nodeIds) nodeInfo.set(n, { runId: r.id, run, agent: null, startedAt: null });
+      if (db.dialect === 'sqlite') {
+        const { head, nodes } = adoptQueries(r.id, nodeIds);
+        const c = db.$client;
+        learnAdopted(r.id, c.prepare(head.sql).get(head.params) as Record<string, unknown> | undefined, nodeIds.length ? (c.prepare(nodes.sql).all(nodes.params) as Record<string, unknown>[]) : []);
+      } else unread.set(r.id, nodeIds);
+      // a claimed queued run's input was never indexed (its row was enqueued, not inserted here)
+      later(r.id, () => {
+        if (run.inputDoc !== null) s.searchDoc.run(r.id, null, null, 'input', run.inputDoc, run.startedAt);
+        run.inputDoc = null;
+      });
       keeper.hold(r.lease, (err) => tell(r.id, err));
     },
     releaseRun: async (id, now) => {
@@ -600,7 +745,7 @@ export function runStore(db: Db): RunStore {
       leases.delete(id);
       onLost.delete(id);
       keeper.drop(id);
-      for (const [node, run] of runOfNode) if (run === id) runOfNode.delete(node);
+      forget(id);
       const ours = !!lease && !lost.has(id);
       lost.add(id); // a late fact of the run is refused, not written unfenced
       return ours && releaseLease(db, lease, now);
@@ -611,20 +756,39 @@ export function runStore(db: Db): RunStore {
         leases.delete(r.id);
         onLost.delete(r.id);
         keeper.drop(r.id);
+        runInfo.delete(r.id);
       }),
     setRunTurns: (id, turns) => later(id, () => s.setRunTurns.run(turns, id)),
     insertNode: (n) => {
-      if (n.status === 'running') runOfNode.set(n.id, n.runId);
-      later(n.runId, () =>
-        s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.ord, n.status, n.policy, n.startedAt, n.status === 'skipped' ? n.startedAt : null),
-      );
+      // a run this store did not insert or adopt is fenced as before, and fed into no sum
+      const run = runInfo.get(n.runId) ?? { kind: null, startedAt: n.startedAt ?? 0, inputDoc: null };
+      if (n.status === 'running') nodeInfo.set(n.id, { runId: n.runId, run, agent: n.agent, startedAt: n.startedAt });
+      later(n.runId, () => {
+        s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.ord, n.status, n.policy, n.startedAt, n.status === 'skipped' ? n.startedAt : null);
+        // a skipped node is final from its first row
+        if (n.status === 'skipped' && run.kind === 'flow') sums.node(n.agent, 'skipped', n.startedAt ?? run.startedAt, n.startedAt);
+      });
     },
     finishNode: (n) => {
-      const runId = runOfNode.get(n.id) ?? null;
-      runOfNode.delete(n.id);
-      later(runId, () =>
-        s.finishNode.run(n.status, n.output, n.error?.code ?? null, n.error?.message ?? null, n.error?.hint ?? null, n.usage.inputTokens, n.usage.outputTokens, n.usage.costUsd, n.finishedAt, n.id),
-      );
+      const node = nodeInfo.get(n.id);
+      nodeInfo.delete(n.id);
+      const runId = node?.runId ?? null;
+      later(runId, () => {
+        const agent = node?.agent ?? null;
+        const sig = n.status === 'failed' && n.error && agent !== null ? nodeSignature(agent, n.error) : null;
+        const output = jsonText(n.output);
+        s.finishNode.run(
+          n.status, output, n.error?.code ?? null, n.error?.message ?? null, n.error?.hint ?? null, n.usage.inputTokens, n.usage.outputTokens, n.usage.costUsd, n.finishedAt,
+          sig?.sig ?? null, n.id,
+        );
+        if (runId === null) return;
+        const body = n.status === 'succeeded' ? valueSearchText(n.output, output) : n.error?.message ? capSearchBody(n.error.message) : null;
+        if (body) s.searchDoc.run(runId, n.id, null, n.status === 'succeeded' ? 'output' : 'error', body, n.finishedAt);
+        if (agent === null || node!.run.kind !== 'flow') return;
+        const at = node!.startedAt ?? n.finishedAt;
+        sums.node(agent, n.status, at, node!.startedAt);
+        if (sig) sums.failure({ sig, level: 'node', agent, model: '', code: n.error!.code, costUsd: n.usage.costUsd, at });
+      });
     },
     startAttempt: (a) => {
       const st = { start: a, written: false, tries: 0, done: false, chunks: 0, chunked: false };
@@ -663,7 +827,7 @@ export function runStore(db: Db): RunStore {
       // from here on the queued start, tries and text of this attempt are written by the finish
       st.done = true;
       open.delete(id);
-      return finishAttempt(st, a, requestChanged);
+      return finishAttempt(st, a, requestChanged, nodeInfo.get(st.start.nodeRunId));
     },
     interruptAttempt: (id, a) => {
       const st = open.get(id);
@@ -715,4 +879,35 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, now: nu
     await q.delete(streamChunks).where(eq(streamChunks.attemptId, a.id));
   }
   return cut.length;
+}
+
+/**
+ * Fails the nodes of run `runId` still running or pending when its process died (the sweep,
+ * markInterrupted), with `error` and `now` as their end: each signed, its text searchable and —
+ * in a `flow` run — counted in node_daily and failure_daily, as a node failed by its own run is.
+ * Runs inside the caller's transaction (`q`).
+ */
+export async function failCutOffNodes(db: Db, q: Orm, runId: string, error: { code: string; message: string; hint: string }, now: number): Promise<number> {
+  const { nodeRuns, runs, searchDocs } = db.t;
+  const open = await q
+    .select({ id: nodeRuns.id, agent: nodeRuns.agent, startedAt: nodeRuns.startedAt, costUsd: nodeRuns.costUsd })
+    .from(nodeRuns)
+    .where(and(eq(nodeRuns.runId, runId), inArray(nodeRuns.status, ['running', 'pending'])));
+  if (!open.length) return 0;
+  const [run] = await q.select({ kind: runs.kind }).from(runs).where(eq(runs.id, runId));
+  const sums = new DailySums();
+  for (const n of open) {
+    const sig = nodeSignature(n.agent, error);
+    await q
+      .update(nodeRuns)
+      .set({ status: 'failed', errorCode: error.code, errorMessage: error.message, hint: error.hint, finishedAt: now, failureSig: sig.sig })
+      .where(eq(nodeRuns.id, n.id));
+    await q.insert(searchDocs).values({ runId, nodeRunId: n.id, field: 'error', body: capSearchBody(error.message), at: now });
+    if (run?.kind !== 'flow') continue;
+    const at = n.startedAt ?? now;
+    sums.node(n.agent, 'failed', at, n.startedAt);
+    sums.failure({ sig, level: 'node', agent: n.agent, model: '', code: error.code, costUsd: n.costUsd, at });
+  }
+  await writeDailySums(db, q, sums);
+  return open.length;
 }

@@ -78,3 +78,50 @@ CREATE INDEX `runs_replay_of_idx` ON `runs` (`replay_of`);--> statement-breakpoi
 CREATE VIRTUAL TABLE `search_fts` USING fts5(body, content='search_docs', content_rowid='id');--> statement-breakpoint
 CREATE TRIGGER `search_docs_fts_insert` AFTER INSERT ON `search_docs` BEGIN INSERT INTO search_fts(rowid, body) VALUES (new.id, new.body); END;--> statement-breakpoint
 CREATE TRIGGER `search_docs_fts_delete` AFTER DELETE ON `search_docs` BEGIN INSERT INTO search_fts(search_fts, rowid, body) VALUES ('delete', old.id, old.body); END;
+--> statement-breakpoint
+-- Backfill (hand-written): the daily sums and search texts of the runs recorded before this
+-- migration, by the rules the run store follows for new runs (db/run-aggregates.ts); every run
+-- recorded so far is a flow run. Failure signatures need the normaliser of
+-- lib/shared/failure-signature.ts: db/backfill.ts stamps them, and fills failure_daily, at the first open.
+INSERT INTO `agent_daily` (`agent`, `day`, `model`, `outcome`, `cause`, `action`, `attempts`, `input_tokens`, `output_tokens`, `cost_usd`, `duration_ms`)
+SELECT n.`agent`, (a.`started_at` / 86400000) * 86400000, a.`model`, a.`outcome`, coalesce(a.`cause`, ''), coalesce(a.`action`, 'none'),
+  count(*), sum(a.`input_tokens`), sum(a.`output_tokens`), sum(a.`cost_usd`), sum(coalesce(a.`finished_at` - a.`started_at`, 0))
+FROM `attempts` a JOIN `node_runs` n ON n.`id` = a.`node_run_id`
+WHERE a.`outcome` IS NOT NULL
+GROUP BY 1, 2, 3, 4, 5, 6;--> statement-breakpoint
+INSERT INTO `node_daily` (`agent`, `day`, `status`, `nodes`, `last_started_at`)
+SELECT n.`agent`, (coalesce(n.`started_at`, n.`finished_at`, r.`started_at`) / 86400000) * 86400000, n.`status`, count(*), max(n.`started_at`)
+FROM `node_runs` n JOIN `runs` r ON r.`id` = n.`run_id`
+WHERE n.`status` IN ('succeeded', 'failed', 'skipped')
+GROUP BY 1, 2, 3;--> statement-breakpoint
+-- a run's input and a node's output: JSON text, a string as its text; the first 8,192 characters
+INSERT INTO `search_docs` (`run_id`, `node_run_id`, `attempt_id`, `field`, `body`, `at`)
+SELECT `id`, NULL, NULL, 'input', substr(CASE WHEN NOT json_valid(`input`) THEN `input` WHEN json_type(`input`) = 'text' THEN json_extract(`input`, '$') ELSE `input` END, 1, 8192), `started_at`
+FROM `runs`
+WHERE `input` IS NOT NULL AND `input` NOT IN ('null', '""') AND `status` NOT IN ('queued', 'cancelled');--> statement-breakpoint
+INSERT INTO `search_docs` (`run_id`, `node_run_id`, `attempt_id`, `field`, `body`, `at`)
+SELECT n.`run_id`, n.`id`, NULL, 'output', substr(CASE WHEN NOT json_valid(n.`output`) THEN n.`output` WHEN json_type(n.`output`) = 'text' THEN json_extract(n.`output`, '$') ELSE n.`output` END, 1, 8192),
+  coalesce(n.`finished_at`, n.`started_at`, r.`started_at`)
+FROM `node_runs` n JOIN `runs` r ON r.`id` = n.`run_id`
+WHERE n.`status` = 'succeeded' AND n.`output` IS NOT NULL AND n.`output` NOT IN ('null', '""');--> statement-breakpoint
+INSERT INTO `search_docs` (`run_id`, `node_run_id`, `attempt_id`, `field`, `body`, `at`)
+SELECT n.`run_id`, n.`id`, NULL, 'error', substr(n.`error_message`, 1, 8192), coalesce(n.`finished_at`, n.`started_at`, r.`started_at`)
+FROM `node_runs` n JOIN `runs` r ON r.`id` = n.`run_id`
+WHERE n.`status` = 'failed' AND n.`error_message` IS NOT NULL AND n.`error_message` <> '';--> statement-breakpoint
+-- a failed attempt's error message, then its validation issues (`pointer message`, one a line) when they fit in 1,024 characters
+INSERT INTO `search_docs` (`run_id`, `node_run_id`, `attempt_id`, `field`, `body`, `at`)
+SELECT `run_id`, `node_run_id`, `id`, 'error', substr(`body`, 1, 8192), `at` FROM (
+  SELECT `run_id`, `node_run_id`, `id`, `at`,
+    CASE WHEN `issues` IS NULL OR `issues` = '' OR length(`issues`) > 1024 THEN coalesce(`error_message`, '')
+      WHEN coalesce(`error_message`, '') = '' THEN `issues`
+      ELSE `error_message` || char(10) || `issues` END AS `body`
+  FROM (
+    SELECT a.`run_id`, a.`node_run_id`, a.`id`, a.`error_message`, coalesce(a.`finished_at`, a.`started_at`) AS `at`,
+      (SELECT group_concat(CASE WHEN coalesce(json_extract(v.`value`, '$.pointer'), '') = '' THEN '(root)' ELSE json_extract(v.`value`, '$.pointer') END || ' ' || coalesce(json_extract(v.`value`, '$.message'), ''), char(10))
+        FROM json_each(CASE WHEN NOT json_valid(a.`validation_errors`) THEN '[]' WHEN json_type(a.`validation_errors`) = 'array' THEN a.`validation_errors` ELSE '[]' END) v
+        WHERE v.`type` = 'object') AS `issues`
+    FROM `attempts` a
+    WHERE a.`outcome` IS NOT NULL AND a.`cause` IS NOT NULL
+  )
+)
+WHERE `body` <> '';

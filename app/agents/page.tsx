@@ -2,6 +2,7 @@ import { agentStats } from '@/db/agent-queries';
 import { AgentTable } from '@/components/agents/agent-table';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { pageSession } from '@/lib/server/page-session';
+import '@/app/styles/agents.css';
 
 export const dynamic = 'force-dynamic';
 

@@ -4,6 +4,7 @@ import { RateLimitPauses, type PauseView } from '@/components/providers/rate-lim
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { parseModelString } from '@/lib/engine/model-string';
 import { pageSession } from '@/lib/server/page-session';
+import { durationText, providerDurations, writtenDurations } from '@/lib/server/provider-durations';
 import { roleAllows } from '@/lib/shared/roles';
 
 export const dynamic = 'force-dynamic';
@@ -30,6 +31,7 @@ export default async function ProvidersPage() {
     }
   }
   // only whether the variable is set, from the real environment: never its value
+  const written = await writtenDurations(project);
   const keySet = (name: string | undefined) => !!name && Object.hasOwn(process.env, name) && !!process.env[name];
   const views: ProviderView[] = Object.values(project.providers)
     .map((p) => ({
@@ -37,6 +39,7 @@ export default async function ProvidersPage() {
       simulatedUrl: simulated ? (providers[p.name]?.baseUrl ?? null) : null,
       keyState: (!p.apiKeyEnv ? 'not needed' : keySet(p.apiKeyEnv) ? 'present' : 'missing') as ProviderView['keyState'],
       usedBy: usedBy.get(p.name) ?? [],
+      durations: providerDurations(written.get(p.name), p),
     }))
     // providers in use first: the built-in ones nobody calls are reference only
     .sort((a, b) => Number(b.usedBy.length > 0) - Number(a.usedBy.length > 0) || a.provider.name.localeCompare(b.provider.name));
@@ -44,7 +47,8 @@ export default async function ProvidersPage() {
   const pauses: PauseView[] = (await activePauses(db, now)).map((p) => {
     const ref = parseModelString(p.model);
     const provider = ref?.provider ?? '';
-    return { ...p, provider, providerKnown: Object.hasOwn(project.providers, provider), modelId: ref?.modelId ?? p.model, leftMs: p.pausedUntil - now };
+    const maxWaitText = p.origin ? durationText(written.get(provider), 'on_rate_limit.max_wait', p.origin.maxWaitMs).text : null;
+    return { ...p, provider, providerKnown: Object.hasOwn(project.providers, provider), modelId: ref?.modelId ?? p.model, leftMs: p.pausedUntil - now, maxWaitText };
   });
   return (
     <section>

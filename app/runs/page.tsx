@@ -41,7 +41,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         </p>
       ) : (
         <>
-          <RunTable key={pollQuery} query={pollQuery} initial={page!} renderedAt={renderedAt} />
+          <RunTable key={pollQuery} query={pollQuery} initial={page!} renderedAt={renderedAt} firstPage={!cursor} />
           <nav className="pager" aria-label="Pages">
             {cursor ? <Link href={query ? `/runs?${query}` : '/runs'}>← Newest</Link> : <span />}
             {page!.nextCursor ? (

@@ -15,6 +15,7 @@ import {
 } from '@/lib/forms/agent-policy';
 import { answerLimit } from '@/lib/engine/policy';
 import type { OutcomePolicy } from '@/lib/engine/types';
+import { WhatIfPanel } from './what-if-panel';
 
 export interface PolicyValues {
   model: string;
@@ -83,6 +84,11 @@ export function AgentPolicyForm({
     return r.success ? {} : policyErrors(r.error);
   }, [v]);
   const hasLocal = Object.keys(local).length > 0;
+  // the draft as the server reads it, for the what-if; null while a field does not pass the check
+  const draft = useMemo(() => {
+    const r = agentPolicyFormSchema.safeParse(toInput(v));
+    return r.success ? r.data : null;
+  }, [v]);
   // the server's answer describes what was posted; once the user edits again, the live check takes over
   const errors: PolicyErrors = touched || (submitted && hasLocal) ? local : (state.errors ?? {});
   const err = (f: PolicyField) => errors[f];
@@ -246,6 +252,7 @@ export function AgentPolicyForm({
               value={v[key]}
               onChange={(e) => update({ [key]: e.target.value as OutcomePolicy })}
               aria-invalid={err(field) ? true : undefined}
+              aria-describedby={err(field) ? `policy-${key}-help policy-${key}-errors` : `policy-${key}-help`}
             >
               {OUTCOME_POLICIES.map((p) => (
                 <option key={p} value={p}>
@@ -253,13 +260,17 @@ export function AgentPolicyForm({
                 </option>
               ))}
             </select>
-            <span className="help">{OUTCOME_HELP[v[key]]}</span>
-            <Errors list={err(field)} />
+            <span className="help" id={`policy-${key}-help`}>
+              {OUTCOME_HELP[v[key]]}
+            </span>
+            <Errors list={err(field)} id={`policy-${key}-errors`} />
           </div>
         ))}
       </div>
 
       </fieldset>
+      {/* outside the fieldset: a viewer may ask what a policy would do, too */}
+      <WhatIfPanel agent={agent} draft={draft} />
       <Errors list={err('form')} />
       {readOnly ? (
         <p className="hint" data-testid="read-only">

@@ -2,9 +2,20 @@
 // failed nodes to debug from.
 import Link from 'next/link';
 import type { AgentFailure, AgentModelStats, AgentStatsView } from '@/lib/dashboard/agent-types';
-import { fmtCost, fmtTokens, shortId } from '@/components/ui/format';
+import { fmtCost, fmtTokens, shortId, splitModel } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { OutcomeBar, outcomeCounts } from './outcome-bar';
+
+/** provider: muted, the model id as ink; wraps at its slashes and dashes on a phone */
+function ModelName({ model }: { model: string }) {
+  const { provider, id } = splitModel(model);
+  return (
+    <>
+      {provider ? <span className="muted">{provider}:</span> : null}
+      {id}
+    </>
+  );
+}
 
 function Counts({ title, values, order }: { title: string; values: Record<string, number>; order: string[] }) {
   const keys = [...order.filter((k) => values[k]), ...Object.keys(values).filter((k) => !order.includes(k))];
@@ -51,7 +62,7 @@ export function AgentStatsPanel({ stats, models, failures }: { stats: AgentStats
         <>
           <h3>By model</h3>
           <div className="table-scroll">
-            <table className="mini">
+            <table className="mini by-model">
               <thead>
                 <tr>
                   <th>model</th>
@@ -62,7 +73,9 @@ export function AgentStatsPanel({ stats, models, failures }: { stats: AgentStats
               <tbody>
                 {models.map((m) => (
                   <tr key={m.model}>
-                    <td className="mono small">{m.model}</td>
+                    <td className="mono small">
+                      <ModelName model={m.model} />
+                    </td>
                     <td className="num mono">{m.attempts}</td>
                     <td className="bar-cell">
                       <OutcomeBar counts={outcomeCounts(m.byOutcome, { invalid_output: m.invalid })} />

@@ -36,18 +36,18 @@ export function FlowCard({ flow, canRun = true }: { flow: FlowDef; canRun?: bool
               <tbody>
                 {nodes.map((n) => (
                   <tr key={n.id}>
-                    <td className="mono">
+                    <td className="mono" data-label="node">
                       {n.id}
                       {onFailTargets.has(n.id) ? <span className="tag">on_fail target</span> : null}
                     </td>
-                    <td>
+                    <td data-label="agent">
                       <Link href={`/agents/${encodeURIComponent(n.agent)}`} className="mono">
                         {n.agent}
                       </Link>
                     </td>
-                    <td className="mono">{n.needs.join(', ') || '—'}</td>
-                    <td>{n.output ? 'JSON (checked)' : 'text'}{n.stream ? <span className="tag">stream</span> : null}</td>
-                    <td className="mono">{n.onFail ? `→ ${n.onFail}` : 'run fails'}</td>
+                    <td className="mono" data-label="needs">{n.needs.join(', ') || '—'}</td>
+                    <td data-label="output">{n.output ? 'JSON (checked)' : 'text'}{n.stream ? <span className="tag">stream</span> : null}</td>
+                    <td className="mono" data-label="if it fails">{n.onFail ? `→ ${n.onFail}` : 'run fails'}</td>
                   </tr>
                 ))}
               </tbody>

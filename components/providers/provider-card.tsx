@@ -2,7 +2,31 @@
 // routes it), transport and rate-limit settings, the model catalogue with prices, and whether its
 // key variable is set. The key itself is never read into the page: only present or missing.
 import type { ResolvedProvider } from '@/lib/engine/types';
-import { fmtMs } from '@/components/ui/format';
+
+/** A configured duration as the provider file writes it ("60s"); a default is marked so. */
+export interface DurationView {
+  text: string;
+  isDefault: boolean;
+}
+
+export type DurationKey = 'transport.budget' | 'transport.timeout' | 'transport.idle_timeout' | 'transport.try_deadline' | 'on_rate_limit.default_wait' | 'on_rate_limit.max_wait';
+
+function Dur({ d }: { d: DurationView }) {
+  return d.isDefault ? (
+    <span className="dur-default" title="not set in the provider file: the built-in default">
+      {d.text}
+    </span>
+  ) : (
+    <span>{d.text}</span>
+  );
+}
+
+/** Where an attempt's cost comes from: the reply's own figure when the protocol carries one, else this catalogue. */
+function pricingNote(api: ResolvedProvider['api']): string {
+  return api === 'openai'
+    ? 'Runs are charged the cost the provider reports with each reply (usage.cost, as OpenRouter sends it); these catalogue prices are used only for a reply that reports none.'
+    : 'This protocol reports no cost: runs are charged these catalogue prices for the tokens the provider reports.';
+}
 
 export interface ProviderView {
   provider: ResolvedProvider;
@@ -11,10 +35,13 @@ export interface ProviderView {
   keyState: 'present' | 'missing' | 'not needed';
   /** agents whose chain names this provider */
   usedBy: string[];
+  /** the durations as written in the provider file, by YAML path */
+  durations: Record<DurationKey, DurationView>;
 }
 
 export function ProviderCard({ view }: { view: ProviderView }) {
   const p = view.provider;
+  const d = view.durations;
   const models = Object.entries(p.models);
   return (
     <article className="panel provider-card" data-testid="provider-card" data-provider={p.name} aria-labelledby={`provider-${p.name}`}>
@@ -57,12 +84,12 @@ export function ProviderCard({ view }: { view: ProviderView }) {
         <dd className="mono">{String(p.structuredOutputs)}</dd>
         <dt>transport</dt>
         <dd className="mono">
-          max_attempts {p.transport.maxAttempts} · budget {fmtMs(p.transport.budgetMs)} · timeout {fmtMs(p.transport.timeoutMs)} · idle_timeout{' '}
-          {fmtMs(p.transport.idleTimeoutMs)} · try_deadline {fmtMs(p.transport.tryDeadlineMs)} · max_response_bytes {p.transport.maxResponseBytes}
+          max_attempts {p.transport.maxAttempts} · budget <Dur d={d['transport.budget']} /> · timeout <Dur d={d['transport.timeout']} /> · idle_timeout{' '}
+          <Dur d={d['transport.idle_timeout']} /> · try_deadline <Dur d={d['transport.try_deadline']} /> · max_response_bytes {p.transport.maxResponseBytes}
         </dd>
         <dt>on_rate_limit</dt>
         <dd className="mono">
-          max_attempts {p.onRateLimit.maxAttempts} · default_wait {fmtMs(p.onRateLimit.defaultWaitMs)} · max_wait {fmtMs(p.onRateLimit.maxWaitMs)}
+          max_attempts {p.onRateLimit.maxAttempts} · default_wait <Dur d={d['on_rate_limit.default_wait']} /> · max_wait <Dur d={d['on_rate_limit.max_wait']} />
         </dd>
         <dt>max_concurrency</dt>
         <dd className="mono">{p.maxConcurrency} in flight per model</dd>
@@ -70,6 +97,7 @@ export function ProviderCard({ view }: { view: ProviderView }) {
       {models.length ? (
         <div className="table-scroll">
           <table className="mini catalogue">
+            <caption>Catalogue prices (USD per 1M tokens)</caption>
             <thead>
               <tr>
                 <th>model</th>
@@ -89,9 +117,14 @@ export function ProviderCard({ view }: { view: ProviderView }) {
               ))}
             </tbody>
           </table>
+          <p className="muted small pricing-note" data-testid="pricing-note">
+            {pricingNote(p.api)}
+          </p>
         </div>
       ) : (
-        <p className="muted">No model catalogue: calls are not priced.</p>
+        <p className="muted" data-testid="pricing-note">
+          No model catalogue: {p.api === 'openai' ? 'runs are charged only what the provider reports with each reply (usage.cost), else nothing.' : 'calls are not priced.'}
+        </p>
       )}
     </article>
   );

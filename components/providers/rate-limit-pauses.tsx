@@ -21,6 +21,8 @@ export interface PauseView {
   leftMs: number;
   reason: string;
   origin: PauseOrigin | null;
+  /** on_rate_limit.max_wait of the pause as the provider file writes it ("60s") */
+  maxWaitText: string | null;
 }
 
 const DAY = 86_400_000;
@@ -57,10 +59,10 @@ function Why({ p }: { p: PauseView }) {
       .{' '}
       {capped ? (
         <strong className="capped" data-testid="pause-capped">
-          Capped at on_rate_limit.max_wait ({fmtMs(o.maxWaitMs)}).
+          Capped at on_rate_limit.max_wait ({p.maxWaitText ?? fmtMs(o.maxWaitMs)}).
         </strong>
       ) : (
-        <span className="muted">Within on_rate_limit.max_wait ({fmtMs(o.maxWaitMs)}).</span>
+        <span className="muted">Within on_rate_limit.max_wait ({p.maxWaitText ?? fmtMs(o.maxWaitMs)}).</span>
       )}
     </>
   );

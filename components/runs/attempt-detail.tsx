@@ -1,9 +1,14 @@
+'use client';
 // Everything stored about one attempt (DESIGN: "The run record"): outcome, cause, what the engine did next,
 // usage, latency, the redacted error, validation errors, transport tries, the request and the
 // response.
+import { isWaiting } from '@/lib/dashboard/live-wait';
 import { isDropped, outcomeKey, waitedTotal, type AttemptFacts } from '@/lib/dashboard/run-view';
 import { fmtCost, fmtMs, fmtTokens } from '@/components/ui/format';
 import { OutcomeChip } from '@/components/ui/status-badge';
+import { CopyLink } from '@/components/notes/copy-link';
+import { NoteThread } from '@/components/notes/note-thread';
+import { LiveWaitText, useLiveWait } from './run-live';
 
 const ACTION_TEXT: Record<string, string> = {
   retry: 'retried the same model',
@@ -17,6 +22,8 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
   const end = a.finishedAt ?? now;
   const waited = waitedTotal(a, now);
   const dropped = isDropped(a);
+  const wait = useLiveWait(a, now);
+  const waiting = isWaiting(wait);
   // one clean try needs no table
   const only = a.tries.length === 1 ? a.tries[0]! : null;
   const plainTry = only && only.error == null && only.status != null && only.status < 400 && only.waitedMs < 20 ? only : null;
@@ -29,9 +36,13 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
       data-outcome={a.outcome ?? 'pending'}
       data-cause={a.cause ?? ''}
       data-action={a.action ?? 'none'}
+      // focusable from its bar on the timeline (Enter on a bar moves focus here)
+      tabIndex={-1}
+      aria-label={`attempt #${a.seq} of node ${nodeId}`}
     >
       <header className="attempt-head">
         <span className="attempt-seq mono">#{a.seq}</span>
+        <CopyLink nodeId={nodeId} seq={a.seq} />
         <span className="mono">{a.model}</span>
         <span className="muted">
           {a.error?.kind === 'not_sent' ? (
@@ -43,7 +54,8 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
             </>
           )}
         </span>
-        <OutcomeChip outcome={key} label={a.outcome == null ? (a.finishedAt == null ? 'in flight' : 'unfinished') : key === 'invalid' ? 'ok · invalid output' : a.outcome} />
+        <OutcomeChip outcome={key} label={a.outcome == null ? (a.finishedAt == null ? (waiting ? 'waiting' : 'in flight') : 'unfinished') : key === 'invalid' ? 'ok · invalid output' : a.outcome} />
+        {a.outcome == null ? <LiveWaitText attempt={a} pollNow={now} /> : null}
         {a.finishReason ? (
           <span className="muted small" title="finish reason as the provider sent it">
             finish <span className="mono">{a.finishReason}</span>
@@ -168,6 +180,8 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
           <pre className={a.discarded ? 'discarded' : undefined}>{a.streamedText}</pre>
         </details>
       ) : null}
+
+      <NoteThread nodeId={nodeId} seq={a.seq} />
     </article>
   );
 }

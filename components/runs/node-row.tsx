@@ -8,14 +8,27 @@ import type { NodeFacts } from '@/lib/flow/run-record';
 import { chainModels, nodeSpend, place, streamParts, type TimeAxis } from '@/lib/dashboard/run-view';
 import { compactJson, fmtCost, fmtMs, fmtTokens } from '@/components/ui/format';
 import { StatusBadge } from '@/components/ui/status-badge';
+import type { NodeStateView } from '@/lib/dashboard/flow-graph';
 import { AttemptBar } from './attempt-bar';
-import { AttemptDetail } from './attempt-detail';
+import { AttemptList } from './attempt-list';
 import { BudgetGauge } from './budget-gauge';
 import { FallbackChain } from './fallback-chain';
+import { LiveWaitText } from './run-live';
+import { CopyLink } from '@/components/notes/copy-link';
+import { useOpenOnLink } from '@/components/notes/link-target';
+import { NoteCount, NoteThread } from '@/components/notes/note-thread';
+import { ReplayNodeLink } from '@/components/replay/replay-node-link';
 
-export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axis: TimeAxis; now: number; defaultOpen: boolean }) {
-  const skipped = node.status === 'skipped';
+/** The badge of a node the run never started: "not reached", "not needed" (its stored status stays in data-status). */
+const UNRUN_WORD: Partial<Record<NodeStateView['state'], string>> = { 'not-reached': 'not reached', 'not-needed': 'not needed' };
+
+export function NodeRow({ node, axis, now, defaultOpen, state }: { node: NodeFacts; axis: TimeAxis; now: number; defaultOpen: boolean; state?: NodeStateView }) {
+  // nothing to open: skipped, or not started yet (a node of the flow without a row)
+  const skipped = node.status === 'skipped' || (node.status === 'pending' && node.startedAt == null && node.attempts.length === 0);
   const [open, setOpen] = useState(defaultOpen && !skipped);
+  const unrun = state ? UNRUN_WORD[state.state] : undefined;
+  const inFlight = node.attempts.filter((a) => a.outcome == null && a.finishedAt == null);
+  useOpenOnLink(node.id, setOpen);
   const chain = chainModels(node);
   const spend = nodeSpend(node);
   const stream = node.attempts.some((a) => a.streamedText != null || a.tries.some((t) => t.discardedText));
@@ -24,7 +37,14 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
   const limit = node.policy ? answerLimit(node.policy) : null;
   const bodyId = `node-body-${node.id}`;
   return (
-    <section className={`node-row node-${node.status}`} data-testid="node-row" data-node={node.id} data-status={node.status} aria-label={`node ${node.id}`}>
+    <section
+      className={`node-row node-${node.status}${state ? ` st-${state.state}` : ''}`}
+      data-testid="node-row"
+      data-node={node.id}
+      data-status={node.status}
+      data-state={state?.state}
+      aria-label={`node ${node.id}${state && state.note !== node.status ? `: ${state.note}` : ''}`}
+    >
       <div className="node-line">
         <div className="node-label">
           {skipped ? (
@@ -35,10 +55,17 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
             </button>
           )}
           <span className="node-id mono">{node.id}</span>
-          <StatusBadge status={node.status} />
+          {unrun ? (
+            <span className={`status status-skipped status-${state!.state}`} title={state!.note}>
+              {unrun}
+            </span>
+          ) : (
+            <StatusBadge status={node.status} title={state?.note} />
+          )}
           <Link href={`/agents/${encodeURIComponent(node.agent)}`} className="node-agent mono" title="agent policy">
             {node.agent}
           </Link>
+          <NoteCount nodeId={node.id} />
         </div>
         <div className="track">
           {axis.ticks.map((t) => (
@@ -48,9 +75,23 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
           {node.attempts.map((a) => (
             <AttemptBar key={a.seq} nodeId={node.id} attempt={a} axis={axis} now={now} />
           ))}
-          {node.status === 'skipped' ? <span className="track-note muted">skipped</span> : null}
+          {skipped ? <span className="track-note muted">{state?.note ?? node.status}</span> : null}
         </div>
       </div>
+      {inFlight.length ? (
+        <div className="node-live" aria-live="polite">
+          {inFlight.map((a) => (
+            <span key={a.seq}>
+              <span className="mono muted">#{a.seq}</span> <LiveWaitText attempt={a} pollNow={now} />
+            </span>
+          ))}
+        </div>
+      ) : null}
+      {state?.routedTo ? (
+        <div className="node-routed small" data-testid="node-routed">
+          Routed around: <a href={`#node-${state.routedTo}`} className="mono">{state.routedTo}</a> ran instead (on_fail).
+        </div>
+      ) : null}
 
       {open && !skipped ? (
         <div className="node-body" id={bodyId}>
@@ -66,6 +107,7 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
               ) : null}
               {node.startedAt != null && node.finishedAt != null ? ` · ${fmtMs(node.finishedAt - node.startedAt)}` : ''}
             </span>
+            <CopyLink nodeId={node.id} />
             {node.policy ? (
               <span className="policy mono muted" title="the agent's policy when this node ran">
                 retries {node.policy.retries} · on_error {node.policy.onError} · on_refusal {node.policy.onRefusal} · on_truncated {node.policy.onTruncated}
@@ -85,6 +127,7 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
                   Change the policy of agent {node.agent} →
                 </Link>
               ) : null}
+              <ReplayNodeLink nodeId={node.id} status={node.status} />
             </div>
           ) : null}
 
@@ -134,13 +177,9 @@ export function NodeRow({ node, axis, now, defaultOpen }: { node: NodeFacts; axi
             </div>
           ) : null}
 
-          {node.attempts.length ? (
-            <div className="attempts">
-              {node.attempts.map((a) => (
-                <AttemptDetail key={a.seq} nodeId={node.id} attempt={a} limit={limit} stream={stream} now={now} />
-              ))}
-            </div>
-          ) : null}
+          <NoteThread nodeId={node.id} />
+
+          {node.attempts.length ? <AttemptList nodeId={node.id} attempts={node.attempts} limit={limit} stream={stream} now={now} /> : null}
         </div>
       ) : null}
     </section>

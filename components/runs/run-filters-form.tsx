@@ -3,8 +3,10 @@
 // navigates on each change and leaves empty parameters out of the URL.
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import type { FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import { RUN_STATUSES } from '@/lib/dashboard/run-status';
+import { ATTEMPT_CAUSES } from '@/lib/shared/run-list-values';
+import '@/app/styles/runs.css';
 
 export interface FilterChoices {
   flows: string[];
@@ -13,7 +15,11 @@ export interface FilterChoices {
   causes: string[];
 }
 
-const CAUSES = ['provider_error', 'refusal', 'truncated', 'invalid_output'];
+const KINDS: [string, string][] = [
+  ['flow', 'flow runs'],
+  ['replay', 'replays'],
+  ['limits', 'limits probes'],
+];
 const RANGES: [string, string][] = [
   ['15m', 'last 15 minutes'],
   ['1h', 'last hour'],
@@ -22,13 +28,15 @@ const RANGES: [string, string][] = [
 ];
 
 function Select({ name, label, value, options }: { name: string; label: string; value: string; options: (string | [string, string])[] }) {
+  const id = `${useId()}-${name}`;
   const opts = options.map((o) => (typeof o === 'string' ? [o, o] : o));
   // a value from the URL that is not a choice (yet) stays selectable
   if (value && !opts.some(([v]) => v === value)) opts.push([value, value]);
+  // a label of its own (not wrapping the select): the select's name is the label alone, not "Status any"
   return (
-    <label>
-      {label}
-      <select name={name} defaultValue={value} key={value}>
+    <div className="filter-field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} name={name} defaultValue={value} key={value}>
         <option value="">any</option>
         {opts.map(([v, text]) => (
           <option key={v} value={v}>
@@ -36,7 +44,7 @@ function Select({ name, label, value, options }: { name: string; label: string; 
           </option>
         ))}
       </select>
-    </label>
+    </div>
   );
 }
 
@@ -59,9 +67,10 @@ export function RunFiltersForm({ choices, values }: { choices: FilterChoices; va
       <Select name="flow" label="Flow" value={values.flow ?? ''} options={choices.flows} />
       <Select name="agent" label="Agent" value={values.agent ?? ''} options={choices.agents} />
       <Select name="model" label="Model" value={values.model ?? ''} options={choices.models} />
-      <Select name="cause" label="Cause" value={values.cause ?? ''} options={[...new Set([...CAUSES, ...choices.causes])]} />
+      <Select name="cause" label="Cause" value={values.cause ?? ''} options={[...new Set([...ATTEMPT_CAUSES, ...choices.causes])]} />
       <Select name="retried" label="Retried" value={values.retried ?? ''} options={[['1', 'retried or repaired']]} />
       <Select name="fell_back" label="Fell back" value={values.fell_back ?? ''} options={[['1', 'fell back']]} />
+      <Select name="kind" label="Kind" value={values.kind ?? ''} options={KINDS} />
       <Select name="range" label="Time range" value={values.range ?? ''} options={RANGES} />
       {values.from ? <input type="hidden" name="from" value={values.from} /> : null}
       {values.to ? <input type="hidden" name="to" value={values.to} /> : null}

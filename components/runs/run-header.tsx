@@ -8,6 +8,7 @@ import { fmtCost, fmtMs, fmtTokens, pretty } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
+import { shortRunId } from '@/lib/shared/short-id';
 
 /** long names and hashes wrap anywhere rather than widen the header past a phone's 390 px */
 const WRAP = { overflowWrap: 'anywhere' } as const;
@@ -26,8 +27,10 @@ export function RunHeader({ run, now }: { run: RunDetailResponse; now: number })
           Run <span className="mono">{run.flow}</span>
         </h1>
         <StatusBadge status={run.status} testId="run-status" title={RUN_STATUS_NOTES[run.status]} />
-        <span className="mono muted" title="run id">
-          {run.id}
+        {/* the short id, its first 8 characters, names the run too: /runs/<short>, aqven show <short> */}
+        <span className="mono muted" title="run id (its first 8 characters name it too)" data-testid="run-id">
+          <strong className="run-short-id">{shortRunId(run.id)}</strong>
+          {run.id.slice(shortRunId(run.id).length)}
         </span>
       </div>
       <dl className="facts">

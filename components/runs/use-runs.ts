@@ -1,11 +1,21 @@
 'use client';
-// Live data of the runs pages over /api: polled every second only while a run is queued or running
-// (it may still change; every other status is final).
+// Live data of the runs pages over /api: a run's page is polled every second while the run is queued
+// or running (it may still change; every other status is final). The run list's first page also
+// shows new runs as they start; a later page (a cursor's) stays as it is but for its live rows. No
+// poll while the tab is hidden (React Query pauses intervals then, and refetches on return).
+import { useRef } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { RunDetailResponse, RunListResponse } from '@/lib/dashboard/api-types';
+import { growFirstPage, withLimit } from '@/lib/dashboard/run-list-live';
 import { isLiveRun } from '@/lib/dashboard/run-status';
 
 const POLL_MS = 1000;
+/** the first page looks for new runs this often: a run started elsewhere shows within about 2 s */
+export const NEW_RUNS_POLL_MS = 1500;
+/** new runs one poll may add to the first page; more, and the newest are shown */
+const NEW_RUNS_MAX = 50;
+/** the API's longest page */
+const PAGE_MAX = 500;
 
 async function getJson<T>(url: string): Promise<T> {
   const res = await fetch(url, { cache: 'no-store' });
@@ -14,14 +24,25 @@ async function getJson<T>(url: string): Promise<T> {
 }
 
 /** `renderedAt` keys the cache by server render, so a fresh page never shows an older poll. */
-export function useRunList(query: string, initial: RunListResponse, renderedAt: number) {
+export function useRunList(query: string, initial: RunListResponse, renderedAt: number, firstPage = false) {
+  const shown = useRef(initial.items.length);
+  // the server's page ends here when there is a next page; without one, every run is on this page
+  const last = initial.nextCursor ? (initial.items.at(-1) ?? null) : null;
   return useQuery({
     queryKey: ['runs', query, renderedAt],
-    queryFn: () => getJson<RunListResponse>(`/api/runs${query ? `?${query}` : ''}`),
+    queryFn: async (): Promise<RunListResponse> => {
+      if (!firstPage) return getJson<RunListResponse>(`/api/runs${query ? `?${query}` : ''}`);
+      const limit = Math.min(PAGE_MAX, Math.max(shown.current, initial.items.length) + NEW_RUNS_MAX);
+      const page = await getJson<RunListResponse>(`/api/runs?${withLimit(query, limit)}`);
+      const items = growFirstPage(page.items, last);
+      shown.current = items.length;
+      return { items, nextCursor: initial.nextCursor };
+    },
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
     staleTime: POLL_MS,
-    refetchInterval: (q) => (q.state.data?.items.some((r) => isLiveRun(r.status)) ? POLL_MS : false),
+    refetchInterval: (q) => (q.state.data?.items.some((r) => isLiveRun(r.status)) ? POLL_MS : firstPage ? NEW_RUNS_POLL_MS : false),
+    refetchIntervalInBackground: false,
   });
 }
 

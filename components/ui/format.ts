@@ -15,13 +15,18 @@ export function fmtTokens(n: number | null | undefined): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** USD with enough digits to tell cheap calls apart: $0.000123, $0.0421, $12.50. */
+/**
+ * USD, one rule for every cost on every page: three significant digits, and never less precise
+ * than a cent — $0.0000412, $0.000260, $0.0421, $0.500, $12.50, $1,234.56. Zeros are kept, so costs
+ * side by side read alike; at most nine decimals (costs are rounded to a nano-dollar, roundCost).
+ */
 export function fmtCost(usd: number | null | undefined): string {
-  if (usd == null) return '—';
+  if (usd == null || !Number.isFinite(usd)) return '—';
   if (usd === 0) return '$0';
-  if (usd < 0.01) return `$${usd.toPrecision(3).replace(/0+$/, '').replace(/\.$/, '')}`;
-  if (usd < 1) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
+  const abs = Math.abs(usd);
+  const decimals = Math.min(9, Math.max(2, 2 - Math.floor(Math.log10(abs))));
+  const [int, frac] = abs.toFixed(decimals).split('.');
+  return `${usd < 0 ? '-' : ''}$${int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${frac}`;
 }
 
 export function shortId(id: string): string {

@@ -1,9 +1,11 @@
 'use client';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { SearchBox } from '@/components/search/search-box';
 
 const LINKS = [
   { href: '/runs', label: 'Runs' },
+  { href: '/failures', label: 'Failures' },
   { href: '/flows', label: 'Flows' },
   { href: '/agents', label: 'Agents' },
   { href: '/providers', label: 'Providers' },
@@ -11,7 +13,7 @@ const LINKS = [
 
 export function Nav() {
   const path = usePathname() ?? '';
-  return (
+  const nav = (
     <nav className="nav" aria-label="Main">
       {LINKS.map((l) => (
         <Link key={l.href} href={l.href} aria-current={path.startsWith(l.href) ? 'page' : undefined}>
@@ -19,5 +21,12 @@ export function Nav() {
         </Link>
       ))}
     </nav>
+  );
+  // the search box stands beside the nav in the top bar (a row of its own on a phone)
+  return (
+    <>
+      {nav}
+      <SearchBox />
+    </>
   );
 }

@@ -5,7 +5,12 @@ import { version } from '../../package.json';
 
 type Register = (program: Command) => unknown;
 
-const loadRun = () => import('./run').then((m): Register => m.registerRun);
+// `runs purge` hangs under `runs`: registered right after it
+const loadRun = () =>
+  Promise.all([import('./run'), import('./runs-purge')]).then(([m, purge]): Register => (p) => {
+    m.registerRun(p);
+    purge.registerRunsPurge(p);
+  });
 const loadQueue = () => import('./queue').then((m): Register => m.registerQueue);
 // each subcommand's module is imported only when asked for: `aqven check` never loads SQLite or the simulator
 const COMMANDS: Record<string, () => Promise<Register>> = {
@@ -13,12 +18,14 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   run: loadRun,
   runs: loadRun,
   show: loadRun,
+  search: loadRun,
   sim: () => import('./sim').then((m): Register => m.registerSim),
   init: () => import('./init').then((m): Register => (p) => m.registerInit(p)),
   project: () => import('./project').then((m): Register => m.registerProject),
   db: () => import('./db').then((m): Register => m.registerDb),
   worker: loadQueue,
   cancel: loadQueue,
+  replay: () => import('./replay').then((m): Register => m.registerReplay),
   user: () => import('./users').then((m): Register => (p) => m.registerUsers(p)),
   token: () => import('./tokens').then((m): Register => (p) => m.registerTokens(p)),
   // only `aqven serve` loads Next.js, and only once it starts the dashboard

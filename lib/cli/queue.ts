@@ -17,6 +17,7 @@ import { formatDiagnostic } from '@/lib/project';
 import { cancelQueuedRun } from '@/lib/queue/cancel';
 import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
 import { type CliIo, processIo } from './io';
+import { cliRunId } from './find-runs';
 import { resolveProjectDir } from './project-dir';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
 
@@ -194,12 +195,19 @@ export async function runCancelCommand(runId: string, env: Env = process.env, io
     const db = await openDatabase(url);
     if (db.dialect !== 'pg') throw new UsageError('AQVEN_DATABASE_URL is not a postgres:// URL');
     try {
-      const res = await cancelQueuedRun(db, runId);
+      // a short id or a unique prefix names the run; an ambiguous one lists the runs it names
+      const named = await cliRunId(db, 'cancel', runId);
+      if (!named.ok) {
+        io.err(`${named.message}\n`);
+        return named.exitCode === 2 ? EXIT_USAGE : EXIT_NOT_CANCELLED;
+      }
+      const id = named.id;
+      const res = await cancelQueuedRun(db, id);
       if (res.cancelled) {
-        io.out(`run ${runId} cancelled\n`);
+        io.out(`run ${id} cancelled\n`);
         return 0;
       }
-      say(res.status === null ? `no run with id ${runId}` : `run ${runId} is ${res.status}, not queued: not cancelled`);
+      say(res.status === null ? `no run with id ${id}` : `run ${id} is ${res.status}, not queued: not cancelled`);
       return EXIT_NOT_CANCELLED;
     } finally {
       await closeDatabase(db);
@@ -224,7 +232,7 @@ export function registerQueue(program: Command): void {
   program
     .command('cancel')
     .description('PostgreSQL mode: cancel a queued run (one no worker has started)')
-    .argument('<runId>', 'run id')
+    .argument('<runId>', 'run id, or its first 8 characters (a prefix of 4 or more)')
     .action(async (runId: string) => {
       process.exitCode = await runCancelCommand(runId);
     });

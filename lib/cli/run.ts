@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
 import type { Db } from '@/db/types';
 import { listRuns } from '@/db/queries';
+import { searchHistory } from '@/db/search-queries';
 import { isPostgresUrl } from '@/db/pg';
 import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import { cliAuthor } from '@/db/snapshot-queries';
@@ -19,6 +20,7 @@ import { simulateRequested } from '@/lib/flow/simulate';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { formatDiagnostic, loadProject } from '@/lib/project';
 import { formatRun, formatRunList, LiveProgress } from './format-run';
+import { cliRunId, formatSearchPage } from './find-runs';
 import { resolveProjectDir } from './project-dir';
 
 /** Exit status 2: bad usage or a project that fails check. */
@@ -221,19 +223,50 @@ export function registerRun(program: Command): void {
     });
 
   program
+    .command('search')
+    .description('search run inputs, node outputs and failure text (and run ids by prefix), newest first')
+    .argument('<words...>', 'words that must all be there; word* for a prefix')
+    .option('--project <dir>', 'project folder')
+    .option('--limit <n>', 'hits per page (1-100)', '20')
+    .option('--before <n>', 'older text: the "next" of a previous page')
+    .option('--json', 'print the page as JSON')
+    .action(async (words: string[], opts: { project?: string; limit: string; before?: string; json?: boolean }) => {
+      const limit = Number(opts.limit);
+      const before = opts.before === undefined ? null : Number(opts.before);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100 || (before !== null && !Number.isSafeInteger(before))) {
+        console.error('aqven search: --limit must be a whole number from 1 to 100, --before a whole number');
+        process.exitCode = 2;
+        return;
+      }
+      try {
+        const page = await withProjectDb(opts.project, (db) => searchHistory(db, { q: words.join(' '), limit, before }));
+        process.stdout.write(opts.json ? `${JSON.stringify(page, null, 2)}\n` : `${formatSearchPage(page)}\n`);
+      } catch (err) {
+        if (err instanceof StorageError) return cannotRecord('search', err);
+        if (!(err instanceof UsageError)) throw err;
+        console.error(`aqven search: ${err.message}`);
+        process.exitCode = 2;
+      }
+    });
+
+  program
     .command('show')
     .description('show one run')
-    .argument('<runId>', 'run id')
+    .argument('<runId>', 'run id, or its first 8 characters (a prefix of 4 or more)')
     .option('--project <dir>', 'project folder')
     .option('--json', 'print the run record as JSON')
     .action(async (runId: string, opts: { project?: string; json?: boolean }) => {
       try {
-        const record = await withProjectDb(opts.project, (db) => getRunRecord(db, runId));
-        if (!record) {
-          console.error(`aqven show: no run with id ${runId}`);
-          process.exitCode = 1;
+        const found = await withProjectDb(opts.project, async (db) => {
+          const named = await cliRunId(db, 'show', runId);
+          return named.ok ? { named, record: await getRunRecord(db, named.id) } : { named, record: null };
+        });
+        if (!found.named.ok || !found.record) {
+          console.error(found.named.ok ? `aqven show: no run with id ${runId}` : found.named.message);
+          process.exitCode = found.named.ok ? 1 : found.named.exitCode;
           return;
         }
+        const record = found.record;
         process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRun(record)}\n`);
       } catch (err) {
         if (err instanceof StorageError) return cannotRecord('show', err);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffLines, unifiedDiff } from './line-diff';
+import { parseUnifiedDiff, unifiedDiff } from './line-diff';
 
 describe('unifiedDiff', () => {
   it('shows one changed field as a hunk with its context', () => {
@@ -21,7 +21,35 @@ describe('unifiedDiff', () => {
     expect(d.split('\n').filter((l) => l.startsWith('@@'))).toEqual(['@@ -1,3 +1,3 @@', '@@ -10,1 +10,2 @@']);
   });
 
-  it('lists removed lines before the lines that replace them', () => {
-    expect(diffLines('a\nb\nc', 'a\nx\ny\nc').map((l) => l.op + l.text)).toEqual([' a', '-b', '+x', '+y', ' c']);
+  it('shows an insertion as added lines only, however long the file around it', () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => `  key${i}: value ${i}`);
+    const before = lines.join('\n');
+    const after = [...lines.slice(0, 1500), 'fallback_models:', '- "x:y"', ...lines.slice(1500)].join('\n');
+    expect(unifiedDiff(before, after, { context: 0 })).toBe('@@ -1500,0 +1501,2 @@\n+fallback_models:\n+- "x:y"');
+  });
+});
+
+describe('parseUnifiedDiff', () => {
+  it('reads a stored diff back with the line numbers of the file after the change', () => {
+    const before = 'a: 1\n# keep me\noutput:\n  retries: 3\n  on_error: "fallback"\nz: 9\n';
+    const after = 'a: 1\n# keep me\noutput:\n  retries: 2\n  strict: true\n  on_error: "fallback"\nz: 9\n';
+    const lines = parseUnifiedDiff(unifiedDiff(before, after, { fromFile: 'agents/a.yaml' }));
+    expect(lines.map((l) => [l.kind, l.lineNo, l.text])).toEqual([
+      ['file', null, '--- agents/a.yaml'],
+      ['file', null, '+++ agents/a.yaml'],
+      ['hunk', null, '@@ -2,5 +2,6 @@'],
+      ['same', 2, '# keep me'],
+      ['same', 3, 'output:'],
+      ['del', 4, '  retries: 3'],
+      ['add', 4, '  retries: 2'],
+      ['add', 5, '  strict: true'],
+      ['same', 6, '  on_error: "fallback"'],
+      ['same', 7, 'z: 9'],
+    ]);
+  });
+
+  it('takes a removed line that starts with dashes as a removed line, not a file name', () => {
+    const lines = parseUnifiedDiff(unifiedDiff('a\n-- b\nc\n', 'a\nc\n', { fromFile: 'f' }));
+    expect(lines.filter((l) => l.kind === 'del').map((l) => l.text)).toEqual(['-- b']);
   });
 });

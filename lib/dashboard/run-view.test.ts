@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { NodePolicy } from '@/lib/engine/types';
 import type { NodeFacts } from '@/lib/flow/run-record';
-import { attemptSegments, chainModels, nodesByTurn, outcomeKey, runSpend, streamParts, type AttemptFacts } from './run-view';
+import { unstartedNodes, type FlowShape } from './flow-graph';
+import { attemptSegments, chainModels, nodesByTurn, outcomeKey, placedTurn, runSpend, streamParts, type AttemptFacts } from './run-view';
 
 const policy: NodePolicy = { chain: ['sim:a', 'sim:b', 'sim:c'], retries: 1, onError: 'fallback', onRefusal: 'fail', onTruncated: 'fail', strict: false };
 
@@ -102,7 +103,71 @@ describe('outcomeKey and nodesByTurn', () => {
 
   it('groups by turn, nodes never reached last', () => {
     const groups = nodesByTurn([node({ id: 'b', turn: 2 }), node({ id: 'x', turn: 0, status: 'skipped' }), node({ id: 'a', turn: 1 })]);
-    expect(groups.map((g) => [g.turn, g.nodes.map((n) => n.id)])).toEqual([[1, ['a']], [2, ['b']], [0, ['x']]]);
+    expect(groups.map((g) => [g.kind, g.turn, g.nodes.map((n) => n.id)])).toEqual([
+      ['turn', 1, ['a']],
+      ['turn', 2, ['b']],
+      ['not-reached', 0, ['x']],
+    ]);
+  });
+});
+
+describe('where a skipped node is placed', () => {
+  // triage: classify fails in turn 1; draft (needs classify) is skipped before turn 2 starts, stored
+  // with turn 1; manual_review (classify's on_fail) runs in turn 2
+  const triage: FlowShape = {
+    name: 'triage',
+    nodes: [
+      { id: 'classify', agent: 'classifier', needs: [], onFail: 'manual_review' },
+      { id: 'draft', agent: 'writer', needs: ['classify'], onFail: null },
+      { id: 'manual_review', agent: 'writer', needs: [], onFail: null },
+    ],
+  };
+  const routed = [
+    node({ id: 'classify', turn: 1, status: 'failed' }),
+    node({ id: 'draft', agent: 'writer', turn: 1, status: 'skipped' }),
+    node({ id: 'manual_review', agent: 'writer', turn: 2 }),
+  ];
+
+  it('shows a node skipped because its need failed in the turn it would have run, beside the route that ran instead — not in its need’s turn', () => {
+    const groups = nodesByTurn(routed, { flow: triage, turns: 2 });
+    expect(groups.map((g) => [g.kind, g.turn, g.nodes.map((n) => n.id)])).toEqual([
+      ['turn', 1, ['classify']],
+      ['turn', 2, ['draft', 'manual_review']],
+    ]);
+    // without the flow, one turn after the stored one
+    expect(nodesByTurn(routed, { turns: 2 }).map((g) => g.nodes.map((n) => n.id))).toEqual([['classify'], ['draft', 'manual_review']]);
+  });
+
+  it('places a chain of skipped nodes one turn after another, and in "not reached" when the run ended before that turn', () => {
+    // long-answer: draft fails in turn 1 with no on_fail: the run fails; critique, revise, final are skipped (stored turn 1)
+    const flow: FlowShape = {
+      name: 'long-answer',
+      nodes: [
+        { id: 'draft', agent: 'gpt', needs: [], onFail: null },
+        { id: 'critique', agent: 'gpt', needs: ['draft'], onFail: null },
+        { id: 'revise', agent: 'gpt', needs: ['draft', 'critique'], onFail: null },
+      ],
+    };
+    const nodes = [node({ id: 'draft', status: 'failed' }), node({ id: 'critique', status: 'skipped' }), node({ id: 'revise', status: 'skipped' })];
+    expect([...placedTurn(nodes, flow)]).toEqual([
+      ['draft', 1],
+      ['critique', 2],
+      ['revise', 3],
+    ]);
+    expect(nodesByTurn(nodes, { flow, turns: 1 }).map((g) => [g.kind, g.nodes.map((n) => n.id)])).toEqual([
+      ['turn', ['draft']],
+      ['not-reached', ['critique', 'revise']],
+    ]);
+  });
+
+  it('lists the flow’s nodes not started yet as pending while the run is live, as not reached once it ended', () => {
+    const running = [node({ id: 'classify', status: 'running', finishedAt: null })];
+    const all = [...running, ...unstartedNodes({ nodes: running }, triage)];
+    expect(nodesByTurn(all, { flow: triage, turns: 1, live: true }).map((g) => [g.kind, g.nodes.map((n) => [n.id, n.status])])).toEqual([
+      ['turn', [['classify', 'running']]],
+      ['pending', [['draft', 'pending'], ['manual_review', 'pending']]],
+    ]);
+    expect(nodesByTurn(all, { flow: triage, turns: 1, live: false }).map((g) => g.kind)).toEqual(['turn', 'not-reached']);
   });
 });
 

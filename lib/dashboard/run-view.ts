@@ -6,6 +6,7 @@ import type { NodeFacts, RunFacts } from '@/db/types';
 import type { UsageTotals } from '@/lib/engine/types';
 import { sumUsageRounded } from '@/lib/engine/usage';
 import { nodeBudget } from '@/lib/flow/run-record';
+import type { FlowShape } from './flow-graph';
 
 export type AttemptFacts = NodeFacts['attempts'][number];
 export type TryFacts = AttemptFacts['tries'][number];
@@ -190,21 +191,72 @@ function round2(n: number): number {
 }
 
 export interface TurnGroup {
+  /** the turn; 0 for the groups that are not a turn */
   turn: number;
+  /** `pending`: the flow's nodes not started yet (a live run); `not-reached`: nodes the run ended without */
+  kind: 'turn' | 'pending' | 'not-reached';
   nodes: NodeFacts[];
 }
 
-/** Nodes grouped by turn in order; nodes never reached (turn 0) last. */
-export function nodesByTurn(nodes: NodeFacts[]): TurnGroup[] {
-  const groups = new Map<number, NodeFacts[]>();
+export interface PlaceOptions {
+  /** the run's flow: a skipped node is placed one turn below the deepest of its needs */
+  flow?: FlowShape | null;
+  /** turns the run has started (runs.turns) */
+  turns?: number;
+  /** the run may still start turns (queued or running) */
+  live?: boolean;
+}
+
+/**
+ * The turn a node is shown under. A node that ran: its turn. A node skipped because a node it
+ * needs failed is stored with the turn in which that happened (the run loop skips it before the
+ * next turn starts), yet it would have run in a later turn, beside the on_fail route that took its
+ * place: one turn after the deepest of its needs (without the flow: one after the stored turn).
+ * 0: not placed in a turn (never reached, not started yet).
+ */
+export function placedTurn(nodes: NodeFacts[], flow: FlowShape | null = null): Map<string, number> {
+  const rows = new Map(nodes.map((n) => [n.id, n]));
+  const needs = new Map((flow?.nodes ?? []).map((n) => [n.id, n.needs]));
+  const out = new Map<string, number>();
+  const visiting = new Set<string>();
+  const of = (id: string): number => {
+    const known = out.get(id);
+    if (known !== undefined) return known;
+    const n = rows.get(id);
+    if (!n || n.turn <= 0) return 0;
+    if (n.status !== 'skipped' || visiting.has(id)) return n.turn;
+    visiting.add(id);
+    const placed = (needs.get(id) ?? []).filter((d) => rows.has(d)).map(of);
+    visiting.delete(id);
+    const t = placed.length ? Math.max(...placed) + 1 : n.turn + 1;
+    out.set(id, t);
+    return t;
+  };
+  for (const n of nodes) out.set(n.id, of(n.id));
+  return out;
+}
+
+/**
+ * Nodes grouped by the turn they are shown under (placedTurn), turns in order; then the nodes not
+ * started yet (a live run), then those never reached — a skipped node whose turn never came included.
+ */
+export function nodesByTurn(nodes: NodeFacts[], opts: PlaceOptions = {}): TurnGroup[] {
+  const placed = placedTurn(nodes, opts.flow ?? null);
+  const turns = new Map<number, NodeFacts[]>();
+  const pending: NodeFacts[] = [];
+  const unreached: NodeFacts[] = [];
   for (const n of nodes) {
-    const list = groups.get(n.turn);
-    if (list) list.push(n);
-    else groups.set(n.turn, [n]);
+    let t = placed.get(n.id) ?? 0;
+    // a turn the run never started (it ended first): its skipped nodes were never reached
+    if (t > 0 && n.status === 'skipped' && !opts.live && opts.turns !== undefined && t > opts.turns) t = 0;
+    if (t > 0) turns.set(t, [...(turns.get(t) ?? []), n]);
+    else if (opts.live && n.status === 'pending') pending.push(n);
+    else unreached.push(n);
   }
-  return [...groups.entries()]
-    .sort(([a], [b]) => (a === 0 ? Infinity : a) - (b === 0 ? Infinity : b))
-    .map(([turn, list]) => ({ turn, nodes: list }));
+  const out: TurnGroup[] = [...turns.entries()].sort(([a], [b]) => a - b).map(([turn, list]) => ({ turn, kind: 'turn' as const, nodes: list }));
+  if (pending.length) out.push({ turn: 0, kind: 'pending', nodes: pending });
+  if (unreached.length) out.push({ turn: 0, kind: 'not-reached', nodes: unreached });
+  return out;
 }
 
 export interface StreamPart {

@@ -5,7 +5,7 @@
 import { capFailureText, createStreamRedactor, FAILURE_TEXT_MAX_CHARS, redact, redactMessages, redactText, STREAM_HOLD_CHARS, type StreamRedactor } from '@/lib/redact';
 import type { AdapterResult, AdapterTable, ProviderAdapter } from './adapter';
 import { systemClock } from './clock';
-import { initialMessages, repairMessage } from './messages';
+import { initialMessages, providerErrorMessage, repairMessage } from './messages';
 import { parseModelString } from './model-string';
 import { answerLimit, beginAttempt, computeBudget, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type PolicyState, type Verdict } from './policy';
 import { notSentFactsOf, priorAnswersOf, resumePoint } from './prior-answers';
@@ -182,7 +182,8 @@ function judgeReply(r: AdapterResult, text: string, model: string, schema: Recor
     }
     case 'error': {
       const raw = [text, r.error?.detail].filter(Boolean).join('\n\n');
-      const message = `${model} ended the response with an error (finish reason ${fr}): ${scrub(r.error?.message ?? 'no details')}`;
+      // the provider's own error object comes as detail; without one the text is the adapter's, naming the finish reason
+      const message = providerErrorMessage(model, r.finishReason, r.error?.message ? scrub(r.error.message) : null, r.error?.detail != null);
       return { ...base, error: { kind: 'provider_error', message, detail: raw ? scrub(raw) : null }, verdict: { outcome: 'error', resendable: true } };
     }
     case 'refusal': {

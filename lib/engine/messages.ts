@@ -29,3 +29,15 @@ export function repairMessage(issues: ValidationIssue[], call: Pick<NodeCall, 'o
   if (wantsSchemaInPrompt(call)) text += `\n\n${schemaParagraph(call.outputSchema!)}`;
   return text;
 }
+
+/**
+ * The message of an attempt that ended with outcome `error` (`provider_error`). An adapter's own
+ * explanation already names the finish reason ('the provider ended the response with finish_reason
+ * "error"'), so it follows the model as it is; the provider's text does not, so the finish reason
+ * follows it. Neither is wrapped in "ended the response with an error", which they already say.
+ */
+export function providerErrorMessage(model: string, finishReason: string | null, text: string | null, fromProvider: boolean): string {
+  const fr = finishReason ?? 'none';
+  if (!text) return `${model} ended the response with an error (finish reason ${fr}) and sent no details`;
+  return fromProvider ? `${model}: ${text} (finish reason ${fr})` : `${model}: ${text}`;
+}

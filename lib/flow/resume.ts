@@ -11,6 +11,7 @@ import { transaction } from '@/db/tx';
 import type { Db, RunError, RunFacts } from '@/db/types';
 import { sumUsageRounded } from '@/lib/engine/usage';
 import { beginRun, RunInputError, UnknownFlowError, type RunFlowOptions, type StartedRun } from './run-flow';
+import { replayScope } from './replay';
 import { buildRunRecord } from './run-record';
 
 export interface TakeOverOptions extends Pick<RunFlowOptions, 'project' | 'providers' | 'env' | 'clock' | 'gate' | 'fetch' | 'onProgress'> {
@@ -44,7 +45,9 @@ export async function takeOverRun(o: TakeOverOptions): Promise<StartedRun | null
   if (!facts) throw new Error(`run ${runId} was taken over but cannot be read back`);
   const { project, providers, env, clock, gate, fetch, onProgress } = o;
   try {
-    return await beginRun({ project, flow: facts.flow, input: facts.input, providers, env, clock, gate, fetch, onProgress, db, runId, lease, resume: { facts, nodeRunIds } });
+    // a replay goes on as the one node it replays, never as its whole flow
+    const only = await replayScope(db, project, runId);
+    return await beginRun({ project, flow: facts.flow, input: facts.input, providers, env, clock, gate, fetch, onProgress, db, runId, lease, resume: { facts, nodeRunIds }, ...(only && { only }) });
   } catch (err) {
     const error = unfit(err);
     if (!error) throw err;

@@ -112,6 +112,13 @@ export interface RunFlowOptions {
   lease?: Lease;
   /** the run's stored facts to carry on from (a run taken over under `lease`: lib/flow/resume.ts) */
   resume?: ResumeFrom;
+  /** a run that is not a plain flow run (recorded with its kind; counted in no statistic): default kind 'flow' */
+  runKind?: { kind: 'replay' | 'limits'; replayOf?: string; replayNode?: string };
+  /**
+   * Runs this one node of the flow and no other (a replay, lib/flow/replay.ts): the outputs of its
+   * needs are given, not run; no on_fail route is followed; the run's output is the node's.
+   */
+  only?: { node: string; outputs: Record<string, unknown> };
 }
 
 /**
@@ -227,8 +234,9 @@ function startRun(opts: RunFlowOptions): FlowRun {
   // own entries only: a flow named "constructor" or "__proto__" is not Object.prototype's
   const flow = own(opts.project.flows, opts.flow);
   if (!flow) throw new UnknownFlowError(opts.flow, Object.keys(opts.project.flows));
-  // a run under a lease was stored (queued, or taken over) already: its input is not bounded again
-  validateRunInput(flow, opts.input, opts.lease ? { maxBytes: Infinity } : {});
+  if (opts.only && !own(flow.nodes, opts.only.node)) throw new Error(`flow ${flow.name} has no node "${opts.only.node}"`);
+  // a run under a lease was stored (queued, or taken over) already, a replay's input too: its input is not bounded again
+  validateRunInput(flow, opts.input, opts.lease || opts.only ? { maxBytes: Infinity } : {});
   const run = new FlowRun(opts, flow);
   run.start();
   return run;
@@ -287,6 +295,8 @@ class FlowRun {
   private readonly activated = new Set<string>();
   /** outputs of succeeded nodes, as templates read them (`nodes.<id>.output`) */
   private readonly outputs: Record<string, { output: unknown }> = {};
+  /** nodes whose outputs were given (opts.only): their dependants need not wait for them */
+  private readonly given: Set<string>;
   /** the first node that failed with no on_fail to route around it: no new turn starts */
   private failedNode: NodeFacts | null = null;
   /** a taken-over run's nodes that were running (or pending): they restart on their own row */
@@ -312,7 +322,9 @@ class FlowRun {
     this.providers = opts.providers ?? opts.project.providers;
     this.emit = opts.onProgress ?? (() => {});
     this.runId = opts.runId ?? randomUUID();
-    this.ids = Object.keys(flow.nodes);
+    this.ids = opts.only ? [opts.only.node] : Object.keys(flow.nodes);
+    this.given = new Set(Object.keys(opts.only?.outputs ?? {}));
+    for (const id of this.given) this.outputs[id] = { output: opts.only!.outputs[id] };
     this.onFailTargets = new Set(this.ids.map((id) => flow.nodes[id]!.onFail).filter((x): x is string => !!x));
     const outer = opts.signal;
     if (outer) {
@@ -395,6 +407,7 @@ class FlowRun {
         this.started = this.store.insertRun({
           id: runId, project: this.project.name, flow: flow.name, input: this.opts.input, startedAt: facts.startedAt,
           snapshotId: facts.snapshotId, projectHash: facts.projectHash, startedBy: facts.startedBy, onLost,
+          ...(this.opts.runKind && { kind: this.opts.runKind.kind, replayOf: this.opts.runKind.replayOf ?? null, replayNode: this.opts.runKind.replayNode ?? null }),
         });
       }
     }
@@ -467,7 +480,7 @@ class FlowRun {
       (id) =>
         !this.state.has(id) &&
         (!this.onFailTargets.has(id) || this.activated.has(id)) &&
-        this.flow.nodes[id]!.needs.every((d) => this.settled(d) === 'succeeded'),
+        this.flow.nodes[id]!.needs.every((d) => this.settled(d) === 'succeeded' || this.given.has(d)),
     );
   }
 
@@ -497,7 +510,8 @@ class FlowRun {
       const n = this.state.get(id)!;
       if (n.status !== 'failed') continue;
       const route = this.flow.nodes[id]!.onFail;
-      if (route && !this.state.has(route)) this.activated.add(route);
+      // a route outside the nodes this run runs (opts.only) is not followed
+      if (route && !this.state.has(route) && this.ids.includes(route)) this.activated.add(route);
       else this.failedNode ??= n;
     }
   }

@@ -325,6 +325,7 @@ function resolveProject(root: string, file: ProjectFile, parts: Pick<Project, 'p
     dir: root,
     name: file.name ?? basename(root),
     databasePath: database === ':memory:' || isAbsolute(database) ? database : join(root, database),
+    ...(file.retention !== undefined && { retentionMs: file.retention }),
     simulate: {
       // a scenario pasted into simulate: may carry its seed in chaos
       seed: simulate.seed ?? simulate.chaos.seed ?? 0,

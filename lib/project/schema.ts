@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { scenarioShape } from '../sim/script-schema';
 import { PROVIDER_DEFAULTS, PROVIDER_LIMITS } from './builtin-providers';
 import type { CheckCode } from './diagnostics';
-import { DURATION_HINT, formatDuration, parseDuration } from './duration';
+import { DURATION_HINT, formatDuration, parseDuration, RETENTION_HINT } from './duration';
 import { LIMITS, quote } from './limits';
 import { MODEL_HINT, modelStringProblem, parseModelString } from '../engine/model-string';
 import { RETRIES_MAX } from '../engine/policy';
@@ -257,11 +257,22 @@ function seedRule(sim: { seed?: number; chaos?: { seed?: number } | null }, ctx:
   });
 }
 
+/** How long runs are kept ("90d"; days allowed): `aqven runs purge` deletes older ones. */
+export const retentionSchema = z.string().transform((value, ctx) => {
+  const ms = parseDuration(value, { days: true });
+  if (ms === null || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `"${quote(value)}" is not a retention period`, params: { hint: RETENTION_HINT } });
+    return z.NEVER;
+  }
+  return ms;
+});
+
 export const projectFileSchema = z.strictObject({
   apiVersion,
   kind: kindOf('Project'),
   name: z.string().regex(NAME_PATTERN, { error: 'name may contain letters, digits, "-" and "_"' }).optional(),
   database: z.string().min(1).default('.aqven/aqven.db'),
+  retention: retentionSchema.optional(),
   simulate: z
     .strictObject({
       /** absent: chaos.seed, else 0 (resolved by the loader) */

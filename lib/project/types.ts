@@ -63,6 +63,8 @@ export interface Project {
   name: string;
   /** absolute; default <dir>/.aqven/aqven.db */
   databasePath: string;
+  /** aqven.yaml `retention` in ms: runs started longer ago are purged (`aqven runs purge`); absent: kept */
+  retentionMs?: number;
   simulate: SimulateConfig;
   providers: Record<string, ResolvedProvider>;
   agents: Record<string, AgentDef>;

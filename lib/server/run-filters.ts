@@ -1,6 +1,7 @@
 // The run list's filters as URL query parameters (shared by /api/runs and the /runs page).
 import { z } from 'zod';
 import { InvalidCursorError, decodeCursor, type RunFilters } from '@/db/queries';
+import { ATTEMPT_CAUSES, RUN_KINDS } from '@/lib/shared/run-list-values';
 import { RUN_STATUSES } from '@/lib/dashboard/run-status';
 
 const flag = z.enum(['1', 'true', '0', 'false']).transform((v) => v === '1' || v === 'true');
@@ -12,14 +13,15 @@ export const RUN_RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '24h': 86_400_0
 export type RunRange = keyof typeof RUN_RANGES;
 
 /** The query parameters the run list understands, in the order its links write them. */
-export const RUN_FILTER_KEYS = ['status', 'flow', 'agent', 'model', 'cause', 'retried', 'fell_back', 'range', 'from', 'to', 'limit'] as const;
+export const RUN_FILTER_KEYS = ['status', 'flow', 'agent', 'model', 'cause', 'retried', 'fell_back', 'kind', 'range', 'from', 'to', 'limit'] as const;
 
 const schema = z.object({
   status: z.enum(RUN_STATUSES).optional(),
   flow: z.string().min(1).optional(),
   agent: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
-  cause: z.enum(['provider_error', 'refusal', 'truncated', 'invalid_output']).optional(),
+  cause: z.enum(ATTEMPT_CAUSES).optional(),
+  kind: z.enum(RUN_KINDS).optional(),
   retried: flag.optional(),
   fell_back: flag.optional(),
   from: time.optional(),

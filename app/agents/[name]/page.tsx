@@ -1,18 +1,26 @@
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { agentModelStats, agentStats, recentAgentFailures } from '@/db/agent-queries';
+import { agentTimeline } from '@/db/agent-timeline';
 import { listPolicyRevisions } from '@/db/policy-queries';
 import { AgentPolicyForm } from '@/components/agents/agent-policy-form';
 import { AgentStatsPanel } from '@/components/agents/agent-stats-panel';
+import { AgentTimelineCharts } from '@/components/agents/agent-timeline-chart';
 import { RevisionHistory } from '@/components/agents/revision-history';
 import { ProjectProblem } from '@/components/ui/project-problem';
+import { timelineView } from '@/lib/dashboard/agent-timeline';
 import { parseAgentYaml } from '@/lib/project';
 import { pageSession } from '@/lib/server/page-session';
 import { roleAllows } from '@/lib/shared/roles';
 import { readAgentFile } from '@/lib/server/agent-file';
 import { own } from '@/lib/shared/own';
+import '@/app/styles/what-if.css';
+import '@/app/styles/agents.css';
 
 export const dynamic = 'force-dynamic';
+
+/** the charts' window: UTC days, as the daily sums keep them */
+const CHART_DAYS = 30;
 
 export default async function AgentPage({ params }: { params: Promise<{ name: string }> }) {
   const { name: raw } = await params;
@@ -27,11 +35,12 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
   const current = (file && parseAgentYaml(file.text, file.file).agent) || agent;
   // every model of the project's catalogues, for the model inputs' suggestions
   const models = Object.values(project.providers).flatMap((p) => Object.keys(p.models).map((id) => `${p.name}:${id}`));
-  const [revisions, [stats], modelStats, failures] = await Promise.all([
+  const [revisions, [stats], modelStats, failures, timeline] = await Promise.all([
     listPolicyRevisions(db, agent.name),
     agentStats(db, { agent: agent.name }),
     agentModelStats(db, agent.name),
     recentAgentFailures(db, agent.name),
+    agentTimeline(db, agent.name, { now: Date.now(), days: CHART_DAYS }),
   ]);
   return (
     <section>
@@ -48,8 +57,8 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
         </Link>
       </div>
       {agent.description ? <p className="description">{agent.description}</p> : null}
-      <div className="agent-grid">
-        <div>
+      <div className="agent-layout">
+        <div className="agent-policy">
           <h2>Policy</h2>
           <AgentPolicyForm
             agent={agent.name}
@@ -67,10 +76,15 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
               strict: current.output.strict,
             }}
           />
+        </div>
+        <div className="agent-side">
+          <AgentTimelineCharts view={timelineView(timeline)} days={CHART_DAYS} />
+          <AgentStatsPanel stats={stats ?? null} models={modelStats} failures={failures} />
+        </div>
+        <div className="agent-revisions">
           <h2>Revisions</h2>
           <RevisionHistory revisions={revisions} />
         </div>
-        <AgentStatsPanel stats={stats ?? null} models={modelStats} failures={failures} />
       </div>
     </section>
   );

@@ -1,11 +1,24 @@
 import Link from 'next/link';
-import { notFound } from 'next/navigation';
+import { notFound, redirect } from 'next/navigation';
+import { listNotes } from '@/db/note-queries';
 import { getRunFacts } from '@/db/queries';
+import { resolveRunId } from '@/db/run-id-queries';
 import { CancelRunButton } from '@/components/runs/cancel-run-button';
+import { NotesProvider } from '@/components/notes/notes-context';
+import { NoteThread } from '@/components/notes/note-thread';
+import { ReplayAccess } from '@/components/replay/replay-access';
+import { ReplayPanel } from '@/components/replay/replay-panel';
 import { RunView } from '@/components/runs/run-view';
+import { AmbiguousRunId } from '@/components/search/ambiguous-run-id';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { pageSession } from '@/lib/server/page-session';
+import { runPageExtras } from '@/lib/server/run-page';
+import { replayContext } from '@/lib/server/replay';
 import { roleAllows } from '@/lib/shared/roles';
+import { noteAuthor } from '@/lib/forms/notes';
+import '@/app/styles/notes.css';
+import '@/app/styles/replay.css';
+import '@/app/styles/run-page.css';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,7 +27,14 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
   const s = await pageSession();
   if (!s.ok) return <ProjectProblem {...s} />;
   const facts = await getRunFacts(s.session.db, runId);
-  if (!facts) notFound();
+  if (!facts) {
+    // a short id or prefix: the run it names, or the runs it could mean (never a guess)
+    const named = await resolveRunId(s.session.db, runId);
+    if (named.kind === 'found') redirect(`/runs/${encodeURIComponent(named.id)}`);
+    if (named.kind === 'ambiguous') return <AmbiguousRunId prefix={runId} matches={named.matches} more={named.more} />;
+    notFound();
+  }
+  const notes = (await listNotes(s.session.db, runId)) ?? [];
   return (
     <section>
       <div className="page-actions">
@@ -23,7 +43,13 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
         </nav>
         {facts.status === 'queued' && roleAllows(s.caller.role, 'editor') ? <CancelRunButton runId={runId} /> : null}
       </div>
-      <RunView initial={facts} renderedAt={Date.now()} />
+      <NotesProvider runId={runId} me={noteAuthor(s.caller.author)} initial={notes} renderedAt={Date.now()}>
+        <ReplayPanel ctx={await replayContext(runId)} run={facts} renderedAt={Date.now()} />
+        <ReplayAccess runId={runId} canReplay={roleAllows(s.caller.role, 'editor')}>
+          <RunView initial={facts} renderedAt={Date.now()} {...await runPageExtras(s.session, facts)} />
+        </ReplayAccess>
+        <NoteThread />
+      </NotesProvider>
     </section>
   );
 }

@@ -1,0 +1,53 @@
+import Link from 'next/link';
+import { failureAgents, failureGroups } from '@/db/failure-queries';
+import { FailureFilters } from '@/components/failures/failure-filters';
+import { FailureGroupList } from '@/components/failures/failure-group-list';
+import { ProjectProblem } from '@/components/ui/project-problem';
+import { FAILURE_WINDOW_LABELS, FAILURE_WINDOWS, readFailureWindow } from '@/lib/dashboard/failure-groups';
+import { pageSession } from '@/lib/server/page-session';
+import '@/app/styles/failures.css';
+
+export const dynamic = 'force-dynamic';
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+/** groups shown; the largest come first */
+const GROUPS = 50;
+
+export default async function FailuresPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const sp = await searchParams;
+  const s = await pageSession();
+  const heading = <h1>Failures</h1>;
+  if (!s.ok) return <section>{heading}<ProjectProblem {...s} /></section>;
+  const { db } = s.session;
+  const win = readFailureWindow(sp.window);
+  const agent = typeof sp.agent === 'string' ? sp.agent : '';
+  const now = Date.now();
+  const since = now - FAILURE_WINDOWS[win];
+  const [groups, agents] = await Promise.all([failureGroups(db, { since, agent: agent || undefined, limit: GROUPS, examples: 3 }), failureAgents(db, since)]);
+  const total = groups.reduce((n, g) => n + g.failures, 0);
+  return (
+    <section className="failures-page">
+      <div className="page-head">{heading}</div>
+      <p className="muted description">
+        Failed attempts and failed nodes of flow runs, grouped by agent, model, cause and message (its ids, numbers and quoted values replaced), the most frequent
+        first. Replays are not counted.
+      </p>
+      <FailureFilters current={win} agent={agent} agents={agents} />
+      {groups.length === 0 ? (
+        <p className="empty" data-testid="no-failures">
+          No failures {agent ? <>of agent {agent} </> : null}in the {FAILURE_WINDOW_LABELS[win].toLowerCase()}.{' '}
+          {win !== '30d' ? <Link href={`/failures?window=30d${agent ? `&agent=${encodeURIComponent(agent)}` : ''}`}>Look at the last 30 days</Link> : null}
+        </p>
+      ) : (
+        <>
+          <p className="small muted fg-summary">
+            {groups.length === GROUPS ? `The ${GROUPS} largest groups` : `${groups.length} group${groups.length === 1 ? '' : 's'}`}, {total.toLocaleString('en-US')} failures,{' '}
+            {FAILURE_WINDOW_LABELS[win].toLowerCase()}.
+          </p>
+          <FailureGroupList groups={groups} now={now} />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,168 @@
+// One measurement of what recording costs, for bench/recording-cost.bench.ts: single-node runs over
+// the simulator (zero latency) at concurrency 4, recorded and unrecorded in alternating rounds, in
+// this process. Uses only what every version of the tree since the run store has (openDb, runFlow,
+// the simulator, runStore), so the same file runs in an older checkout too. Prints one JSON line.
+// `--store`: the run store alone, fed the facts of the same runs without engine or HTTP (the
+// recorder's own CPU per run, far less moved by a busy machine than a whole run).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { closeDb, openDb } from '@/db/client';
+import { runStore } from '@/db/run-store';
+import { runFlow } from '@/lib/flow/run-flow';
+import { routeToSimulator } from '@/lib/flow/simulate';
+import { loadProject } from '@/lib/project';
+import { startSimulator } from '@/lib/sim';
+import { oneNodeProject } from './one-node-project';
+
+const { values } = parseArgs({ options: { runs: { type: 'string' }, rounds: { type: 'string' }, invalid: { type: 'string' }, store: { type: 'boolean' } } });
+const total = Number(values.runs ?? 3000);
+const rounds = Number(values.rounds ?? 3);
+/** the share of answers that fail the output schema (each then repaired): the failure feeds' cost */
+const invalid = Number(values.invalid ?? 0);
+const concurrency = 4;
+
+const dir = mkdtempSync(join(tmpdir(), 'aqven-probe-'));
+for (const [f, text] of Object.entries(oneNodeProject('probe'))) {
+  mkdirSync(join(dir, f, '..'), { recursive: true });
+  writeFileSync(join(dir, f), text);
+}
+const { project } = await loadProject(dir, { env: {} });
+if (!project) throw new Error('probe project invalid');
+const sim = await startSimulator();
+if (invalid > 0) sim.setChaos({ seed: 7, invalid });
+const { providers, env } = routeToSimulator(project, sim);
+const db = openDb(project.databasePath);
+
+// the run store's commits: it commits with `transaction(drain).immediate()` on the connection
+let commits = 0;
+const c = db.$client as unknown as { transaction: (fn: (...a: unknown[]) => unknown) => { immediate: (...a: unknown[]) => unknown } };
+const orig = c.transaction.bind(c);
+c.transaction = (fn) => {
+  const tx = orig(fn);
+  return Object.assign((...a: unknown[]) => (tx as unknown as (...b: unknown[]) => unknown)(...a), { ...tx, immediate: (...a: unknown[]) => (commits++, tx.immediate(...a)) });
+};
+
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const input = { ticket: 'I was charged twice for my subscription renewal in March' };
+const batch = async (n: number, record: boolean) => {
+  let next = 0;
+  const c0 = cpuMs();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < n) await runFlow({ project, flow: 'one', input, providers, env, db: record ? db : null });
+    }),
+  );
+  return { ms: performance.now() - t0, cpu: cpuMs() - c0 };
+};
+
+/** the probe's project and database go with it */
+const done = async () => {
+  await closeDb(project.databasePath);
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+};
+if (values.store) {
+  await storeOnly();
+  await done();
+}
+
+await batch(300, true);
+await batch(300, false);
+commits = 0;
+const per = Math.floor(total / rounds);
+const on = { ms: 0, cpu: 0 };
+const off = { ms: 0, cpu: 0 };
+for (let i = 0; i < rounds; i++) {
+  const a = await batch(per, true);
+  const b = await batch(per, false);
+  on.ms += a.ms;
+  on.cpu += a.cpu;
+  off.ms += b.ms;
+  off.cpu += b.cpu;
+}
+const runs = per * rounds;
+const count = (table: string) => {
+  try {
+    return (db.$client.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  } catch {
+    return null; // a tree before the table existed
+  }
+};
+await sim.close();
+console.log(
+  JSON.stringify({
+    runs,
+    recordedRunsPerSec: Math.round(runs / (on.ms / 1000)),
+    unrecordedRunsPerSec: Math.round(runs / (off.ms / 1000)),
+    recordingCostRatio: +(on.ms / off.ms).toFixed(3),
+    recordedCpuMsPerRun: +(on.cpu / runs).toFixed(4),
+    recordingCpuMsPerRun: +((on.cpu - off.cpu) / runs).toFixed(4),
+    commitsPerRun: +(commits / runs).toFixed(3),
+    attempts: count('attempts'),
+    searchDocs: count('search_docs'),
+  }),
+);
+await done();
+
+/** The facts of single-node runs fed to the run store directly, 4 runs at a time as the engine would (one of every `1 / invalid` answers off-schema, then repaired). */
+async function storeOnly() {
+  const store = runStore(db);
+  let seq = 0;
+  const output = { queue: 'billing' };
+  const usage = { inputTokens: 420, outputTokens: 12, costUsd: 0.0000532 };
+  const oneRun = async () => {
+    const n = seq++;
+    const runId = `run-${n}`;
+    const node = `node-${n}`;
+    const t = Date.now();
+    await store.insertRun({ id: runId, project: 'probe', flow: 'one', input, startedAt: t });
+    store.insertNode({ id: node, runId, nodeId: 'classify', agent: 'sorter', turn: 1, ord: 0, status: 'running', policy: null, startedAt: t });
+    const answers = invalid > 0 && n % Math.round(1 / invalid) === 0 ? 2 : 1;
+    for (let k = 1; k <= answers; k++) {
+      const id = `${node}-a${k}`;
+      const bad = k < answers;
+      store.startAttempt({ id, nodeRunId: node, runId, seq: k, model: 'openrouter:openai/gpt-oss-20b', chainIndex: 0, answerNo: k, request: [{ role: 'user', content: 'Sort: I was charged twice' }], startedAt: t });
+      await store.finishAttempt(id, {
+        seq: k, model: 'openrouter:openai/gpt-oss-20b', chainIndex: 0, answerNo: k, outcome: 'ok', finishReason: 'stop', cause: bad ? 'invalid_output' : null, action: bad ? 'repair' : 'none',
+        request: [{ role: 'user', content: 'Sort: I was charged twice' }], responseText: bad ? '{"queue":"x"}' : '{"queue":"billing"}',
+        error: bad ? { kind: 'invalid_output', message: "openrouter:openai/gpt-oss-20b's answer does not match the node's output schema: /queue must be equal to one of the allowed values", detail: '{"queue":"x"}' } : null,
+        validationErrors: bad ? [{ pointer: '/queue', message: 'must be equal to one of the allowed values' }] : [], discarded: bad, streamedText: null, usage,
+        startedAt: t, finishedAt: t + 1, tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: t, finishedAt: t + 1 }],
+      });
+    }
+    store.finishNode({ id: node, status: 'succeeded', output, error: null, usage, finishedAt: t + 2 });
+    await store.finishRun({ id: runId, status: 'succeeded', output, error: null, turns: 1, usage, finishedAt: t + 3 });
+  };
+  const rounds = async (n: number) => {
+    let next = 0;
+    const c0 = cpuMs();
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next++ < n) await oneRun();
+    }));
+    return { ms: performance.now() - t0, cpu: cpuMs() - c0 };
+  };
+  await rounds(500);
+  commits = 0;
+  const r = await rounds(total);
+  console.log(
+    JSON.stringify({
+      runs: total,
+      recordedRunsPerSec: Math.round(total / (r.ms / 1000)),
+      unrecordedRunsPerSec: 0,
+      recordingCostRatio: 0,
+      recordedCpuMsPerRun: +(r.cpu / total).toFixed(4),
+      recordingCpuMsPerRun: +(r.cpu / total).toFixed(4),
+      commitsPerRun: +(commits / total).toFixed(3),
+      attempts: null,
+      searchDocs: null,
+    }),
+  );
+  await sim.close();
+}

@@ -1,0 +1,264 @@
+// Searching the run history and naming runs by id prefix, on both dialects: words of a run's
+// input, a node's output and a failure's (redacted) text find the run; what redaction replaced is
+// not found; no text of the user's breaks the query; a prefix names one run or lists them all.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunRecord } from '@/lib/flow/run-record';
+import { searchWords } from '@/lib/shared/search-text';
+import { DIALECTS, withTestDb } from '../test/helpers/dialects';
+import { FLASH_LITE, GPT_OSS, worldOn, type World } from '../test/helpers/showcase';
+import { prefixRange, resolveRunId, runsByIdPrefix } from './run-id-queries';
+import { matchingDocs, searchHistory, type SearchHit } from './search-queries';
+import type { Db } from './types';
+
+const T0 = Date.UTC(2026, 0, 1);
+const text = (h: SearchHit) => h.snippet.map((p) => (p.hit ? `[${p.text}]` : p.text)).join('');
+
+describe.each(DIALECTS)('searching runs recorded over the simulator, on %s', (dialect) => {
+  let w: World<Db>;
+  let answered: RunRecord;
+  let failed: RunRecord;
+  beforeAll(async () => {
+    w = await worldOn(dialect, {});
+    w.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'ok', text: 'Dear customer, the narwhal refund is on its way.' }] });
+    answered = await w.run('triage', { ticket: 'Refund for invoice pelican-7731 please' });
+    // the provider's error quotes an address: stored (and so searchable) only as <EMAIL>
+    const message = 'mailbox zorro.quill@example.org is over quota';
+    w.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'provider_error', message }, { kind: 'provider_error', message }] });
+    failed = await w.run('triage', { ticket: 'My walrus subscription renewed twice' });
+  }, 120_000);
+  afterAll(() => w?.close());
+
+  it('recorded the runs as scripted', () => {
+    expect([answered.status, failed.status]).toEqual(['succeeded', 'failed']);
+  });
+
+  it("finds a run by a word of its input, with the word marked in the snippet", async () => {
+    const { hits } = await searchHistory(w.db, { q: 'pelican' });
+    expect(hits.map((h) => [h.runId, h.field, h.nodeId])).toEqual([[answered.id, 'input', null]]);
+    expect(hits[0]).toMatchObject({ flow: 'triage', status: 'succeeded', kind: 'flow', startedAt: Date.parse(answered.startedAt) });
+    expect(text(hits[0]!)).toContain('[pelican]');
+  });
+
+  it("finds a run by a word of a node's output, naming the node", async () => {
+    const { hits } = await searchHistory(w.db, { q: 'Narwhal' });
+    expect(hits.map((h) => [h.runId, h.field, h.nodeId])).toEqual([[answered.id, 'output', 'draft']]);
+    expect(text(hits[0]!)).toBe('Dear customer, the [narwhal] refund is on its way.');
+  });
+
+  it('finds a failure by its text once per run, though two attempts and the node failed alike', async () => {
+    const { hits } = await searchHistory(w.db, { q: 'over quota' });
+    expect(hits.map((h) => [h.runId, h.field, h.nodeId])).toEqual([[failed.id, 'error', 'draft']]);
+    expect(text(hits[0]!)).toContain('is [over] [quota]');
+  });
+
+  it('never finds what redaction replaced: the address is not in the stored text', async () => {
+    for (const q of ['zorro', 'quill', 'example.org', 'zorro.quill@example.org']) expect((await searchHistory(w.db, { q })).hits, q).toEqual([]);
+    // the placeholder is stored in its place
+    const { hits } = await searchHistory(w.db, { q: 'mailbox' });
+    expect(text(hits[0]!)).toContain('<EMAIL>');
+  });
+
+  it('names a run by its first 8 characters', async () => {
+    expect(await resolveRunId(w.db, failed.id.slice(0, 8))).toEqual({ kind: 'found', id: failed.id });
+    expect(await resolveRunId(w.db, failed.id)).toEqual({ kind: 'found', id: failed.id });
+  });
+});
+
+/** A run, as far as search and its id need one. */
+async function addRun(db: Db, id: string, startedAt: number, over: { flow?: string; status?: 'succeeded' | 'failed'; kind?: 'flow' | 'replay' } = {}) {
+  await db.q.insert(db.t.runs).values({ id, project: 'p', flow: over.flow ?? 'triage', status: over.status ?? 'succeeded', input: null, startedAt, kind: over.kind ?? 'flow' });
+}
+
+async function addDoc(db: Db, runId: string, field: 'input' | 'output' | 'error', body: string, at: number) {
+  await db.q.insert(db.t.searchDocs).values({ runId, nodeRunId: null, attemptId: null, field, body, at });
+}
+
+describe.each(DIALECTS)('search and run ids on %s', (dialect) => {
+  let db: Db;
+  withTestDb(dialect, (opened) => (db = opened.db));
+  const A = 'abcd1234-0000-4000-8000-000000000001';
+  const B = 'abcd9999-0000-4000-8000-000000000002';
+  const C = 'ffff0000-0000-4000-8000-000000000003';
+  beforeEach(async () => {
+    await db.q.delete(db.t.runs); // their documents go with them
+    await addRun(db, A, T0 + 1, { flow: 'triage' });
+    await addRun(db, B, T0 + 2, { flow: 'long-answer', status: 'failed', kind: 'replay' });
+    await addRun(db, C, T0 + 3);
+    await addDoc(db, A, 'input', '{"ticket":"the store near the river, cats and dogs"}', T0 + 1);
+    await addDoc(db, A, 'error', 'upstream overloaded (refund service)', T0 + 10);
+    await addDoc(db, A, 'error', 'upstream overloaded again', T0 + 11);
+    await addDoc(db, B, 'input', '{"question":"Is a refund possible?"}', T0 + 2);
+    await addDoc(db, B, 'output', 'Refunds take five days; upstream says so.', T0 + 20);
+    await addDoc(db, C, 'error', 'upstream overloaded (third run)', T0 + 30);
+  });
+
+  it('answers the newest text first, one hit per run and field, and pages to older text', async () => {
+    const all = await searchHistory(db, { q: 'upstream' });
+    expect(all.hits.map((h) => [h.runId, h.field])).toEqual([[C, 'error'], [B, 'output'], [A, 'error']]);
+    expect(all.nextBefore).toBeNull();
+    const first = await searchHistory(db, { q: 'upstream', limit: 2 });
+    expect(first.hits.map((h) => h.runId)).toEqual([C, B]);
+    expect(first.nextBefore).not.toBeNull();
+    const second = await searchHistory(db, { q: 'upstream', limit: 2, before: first.nextBefore });
+    expect(second.hits.map((h) => [h.runId, h.field])).toEqual([[A, 'error']]);
+    expect(second.hits[0]!.snippet.map((p) => p.text).join('')).toBe('upstream overloaded again');
+    expect(second.nextBefore).toBeNull();
+    expect(all.hits[1]).toMatchObject({ flow: 'long-answer', status: 'failed', kind: 'replay' });
+  });
+
+  it('finds older text past a long stretch of newer text that does not match', async () => {
+    const filler = Array.from({ length: 450 }, (_, i) => ({ runId: C, nodeRunId: null, attemptId: null, field: 'output' as const, body: `nothing to see ${i}`, at: T0 + 40 + i }));
+    await db.q.insert(db.t.searchDocs).values(filler);
+    expect((await searchHistory(db, { q: 'refund*' })).hits.map((h) => [h.runId, h.field])).toEqual([[B, 'output'], [B, 'input'], [A, 'error']]);
+    const first = await searchHistory(db, { q: 'overloaded', limit: 1 });
+    expect(first.hits.map((h) => [h.runId, h.field])).toEqual([[C, 'error']]);
+    const second = await searchHistory(db, { q: 'overloaded', limit: 1, before: first.nextBefore });
+    expect(second.hits.map((h) => [h.runId, h.field])).toEqual([[A, 'error']]);
+    expect((await searchHistory(db, { q: 'overloaded', before: second.nextBefore })).hits).toEqual([]);
+    // 450 matches in one run's outputs: one hit, its newest text
+    const common = await searchHistory(db, { q: 'nothing see', limit: 3 });
+    expect(common.hits.map((h) => [h.runId, h.field, h.snippet.map((p) => p.text).join('')])).toEqual([[C, 'output', 'nothing to see 449']]);
+    expect(common.nextBefore).toBeNull();
+  });
+
+  it('needs every word (AND), folds case, and takes `word*` as a prefix', async () => {
+    expect((await searchHistory(db, { q: 'UPSTREAM refund' })).hits.map((h) => h.runId)).toEqual([A]);
+    // newest text first: B's input was written after A's first failure
+    expect((await searchHistory(db, { q: 'refund' })).hits.map((h) => [h.runId, h.field])).toEqual([[B, 'input'], [A, 'error']]);
+    expect((await searchHistory(db, { q: 'refund*' })).hits.map((h) => [h.runId, h.field])).toEqual([[B, 'output'], [B, 'input'], [A, 'error']]);
+    expect((await searchHistory(db, { q: 'refu' })).hits).toEqual([]);
+    const marked = (await searchHistory(db, { q: 'refund*' })).hits.find((h) => h.field === 'output')!;
+    expect(marked.snippet).toEqual([{ text: 'Refunds', hit: true }, { text: ' take five days; upstream says so.', hit: false }]);
+  });
+
+  it("reads the user's text as words: quotes, operators, NEAR and stray stars never break the query", async () => {
+    const queries = ['"', "'", '"unclosed', 'cats AND', 'OR', 'NOT river', 'NEAR(cats dogs)', 'near', '*', '**', 'c*', '^cats', 'ticket:cats', '{body}:cats',
+      'cats -dogs', '(cats', 'cats)', 'cats & dogs | !river', "'; drop table runs; --", 'cats <-> dogs', 'a:*', '\\', '\u0000', 'ü*', 'x'.repeat(5000)];
+    for (const q of queries) await expect(searchHistory(db, { q }), q).resolves.toHaveProperty('hits');
+    // the words are searched for as words: "AND" and "NEAR" are words of the text like any other
+    expect((await searchHistory(db, { q: 'cats AND dogs' })).hits.map((h) => h.runId)).toEqual([A]);
+    expect((await searchHistory(db, { q: 'NEAR(river' })).hits.map((h) => h.runId)).toEqual([A]);
+    expect((await searchHistory(db, { q: '"cats" OR birds' })).hits).toEqual([]);
+    // still on the table the injection named
+    expect(await runsByIdPrefix(db, 'abcd', 10)).toHaveLength(2);
+  });
+
+  it('searches nothing for an empty or punctuation-only query', async () => {
+    for (const q of ['', '   ', '\n\t', '"" * -']) expect(await searchHistory(db, { q })).toEqual({ words: [], hits: [], nextBefore: null });
+  });
+
+  it('lists the runs whose id starts with a hex query, before the text hits', async () => {
+    const { hits } = await searchHistory(db, { q: 'abcd' });
+    expect(hits.map((h) => [h.runId, h.field])).toEqual([[B, 'id'], [A, 'id']]);
+    expect(hits[0]!.snippet).toEqual([{ text: 'abcd', hit: true }, { text: B.slice(4), hit: false }]);
+    expect((await searchHistory(db, { q: 'ABCD1234' })).hits.map((h) => [h.runId, h.field])).toEqual([[A, 'id']]);
+    expect((await searchHistory(db, { q: A })).hits.map((h) => [h.runId, h.field])).toEqual([[A, 'id']]);
+    // three characters are not looked up; nor are ids on a later page
+    expect((await searchHistory(db, { q: 'abc' })).hits).toEqual([]);
+    expect((await searchHistory(db, { q: 'abcd', before: 1_000_000 })).hits).toEqual([]);
+  });
+
+  it('resolves an id, a unique prefix, and lists the runs an ambiguous prefix names', async () => {
+    expect(await resolveRunId(db, A)).toEqual({ kind: 'found', id: A });
+    expect(await resolveRunId(db, 'abcd1234')).toEqual({ kind: 'found', id: A });
+    expect(await resolveRunId(db, 'ABCD1234-0000')).toEqual({ kind: 'found', id: A });
+    expect(await resolveRunId(db, 'ffff')).toEqual({ kind: 'found', id: C });
+    expect(await resolveRunId(db, 'abcd')).toEqual({
+      kind: 'ambiguous',
+      more: false,
+      matches: [
+        { id: B, flow: 'long-answer', status: 'failed', kind: 'replay', startedAt: T0 + 2 },
+        { id: A, flow: 'triage', status: 'succeeded', kind: 'flow', startedAt: T0 + 1 },
+      ],
+    });
+    for (const none of ['abc', 'abcd12345', 'abcd1234-1', 'zzzz', '', 'abcd%', 'abcd_']) expect(await resolveRunId(db, none), none).toEqual({ kind: 'none' });
+  });
+
+  it('lists at most 10 runs of an ambiguous prefix and says there are more', async () => {
+    for (let i = 0; i < 12; i++) await addRun(db, `beef${String(i).padStart(4, '0')}-0000-4000-8000-000000000000`, T0 + 100 + i);
+    const r = await resolveRunId(db, 'beef');
+    expect(r.kind === 'ambiguous' && [r.matches.length, r.more, r.matches[0]!.id.slice(0, 8)]).toEqual([10, true, 'beef0011']);
+  });
+});
+
+describe('the id range of a prefix', () => {
+  it('is the hex digits before the first dash, up to the same digits plus one', () => {
+    expect(prefixRange('abcd1234')).toEqual({ lo: 'abcd1234', hi: 'abcd1235' });
+    expect(prefixRange('abc9')).toEqual({ lo: 'abc9', hi: 'abca' });
+    expect(prefixRange('abcf')).toEqual({ lo: 'abcf', hi: 'abd' });
+    expect(prefixRange('abcd1234-56')).toEqual({ lo: 'abcd1234', hi: 'abcd1235' });
+    expect(prefixRange('ffff')).toEqual({ lo: 'ffff', hi: null });
+  });
+});
+
+describe('the plan on SQLite', () => {
+  let db: Db;
+  withTestDb('sqlite', (opened) => (db = opened.db));
+
+  it('reads FTS5 newest first below the cursor, and the documents and runs by their keys', async () => {
+    if (db.dialect !== 'sqlite') throw new Error('sqlite only');
+    const { sql: text, params } = matchingDocs(db, searchWords('refund up*'), 'refund up*', { before: 100, limit: 50 }).toSQL();
+    const plan = (db.$client.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+    expect(plan).toContain('SEARCH search_docs USING INTEGER PRIMARY KEY (rowid=?)');
+    expect(plan.some((d) => /^SCAN search_fts VIRTUAL TABLE INDEX \d+:M\d*</.test(d))).toBe(true);
+    // FTS5 gives the rowids in order: nothing sorts the matches
+    expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
+    const byId = runsByIdPrefix(db, 'abcd12', 11).toSQL();
+    const range = db.$client.prepare(`EXPLAIN QUERY PLAN ${byId.sql}`).all(...byId.params) as { detail: string }[];
+    expect(range.map((r) => r.detail).join()).toMatch(/USING INDEX sqlite_autoindex_runs_1 \(id>\? AND id<\?\)/);
+  });
+});
+
+describe('the id range under PostgreSQL linguistic collations', () => {
+  let db: Db;
+  withTestDb('pg', (opened) => (db = opened.db));
+
+  it('holds every id starting with the prefix, whatever the collation of the key', async () => {
+    if (db.dialect !== 'pg') throw new Error('pg only');
+    // ICU's default (dashes count), and a "shifted" one that sets punctuation aside as glibc's en_US does
+    await db.pool.query(`CREATE COLLATION IF NOT EXISTS en_shifted (provider = icu, locale = 'en-US-u-ka-shifted')`);
+    const ids = ['abcd1234-0000-4000-8000-000000000001', 'abcd-1234', 'abcd', 'abcd-', 'abcc', 'abce', 'ABCD1234', 'abcd12', 'abcdffff-0000', 'abcf0000-1', 'abd', 'ab-cd1234'];
+    for (const collation of ['"C"', '"en-US-x-icu"', 'en_shifted', '"und-x-icu"']) {
+      for (const p of ['abcd', 'abcd1234', 'abcd-', 'abcd-1', 'abcf', 'abcd12']) {
+        const { lo, hi } = prefixRange(p);
+        const { rows } = await db.pool.query<{ id: string }>(
+          `SELECT id FROM unnest($1::text[]) AS t(id) WHERE id COLLATE ${collation} >= $2 AND ($3::text IS NULL OR id COLLATE ${collation} < $3)`,
+          [ids, lo, hi],
+        );
+        const inRange = new Set(rows.map((r) => r.id));
+        for (const id of ids.filter((i) => i.startsWith(p))) expect(inRange.has(id), `${id} in range of ${p} under ${collation}`).toBe(true);
+      }
+    }
+  });
+
+  it('reads the GIN index of the bodies, with words and prefixes', async () => {
+    if (db.dialect !== 'pg') throw new Error('pg only');
+    const client = await db.pool.connect();
+    try {
+      await client.query('SET enable_seqscan = off');
+      for (const q of ['refund', 'refund upstream*', 'walrus-7 a.b@c.de']) {
+        const { sql: text, params } = matchingDocs(db, searchWords(q), q, { before: 1000, limit: 50 }).toSQL();
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, params);
+        expect(rows.map((r) => r['QUERY PLAN']).join('\n'), q).toMatch(/Bitmap Index Scan on search_docs_fts_idx/);
+      }
+    } finally {
+      await client.query('RESET enable_seqscan');
+      client.release();
+    }
+  });
+
+  it('reads the primary key as a range', async () => {
+    if (db.dialect !== 'pg') throw new Error('pg only');
+    const client = await db.pool.connect();
+    try {
+      // the table is empty: forbid the scan a planner would pick for it, to see whether the index can serve the range
+      await client.query('SET enable_seqscan = off');
+      const byId = runsByIdPrefix(db, 'abcd1234', 11).toSQL();
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${byId.sql}`, byId.params);
+      expect(rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index (Only )?Scan using runs_pkey/);
+    } finally {
+      await client.query('RESET enable_seqscan');
+      client.release();
+    }
+  });
+});

@@ -1,0 +1,108 @@
+import { expect, test, type Page } from '@playwright/test';
+import { RunsPage } from './pages/runs-page';
+import { E2E_ORIGIN, GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+
+// Failure groups and the live run list. Works on a fresh showcase copy signed in and on a shared
+// dashboard with a history of its own: the spec finds its rows by a word only its runs carry.
+
+test.afterEach(async ({ request }) => resetScripts(request));
+
+/** letters only, none of them hex digits: the failure signature keeps such a word as it is */
+const word = () => Array.from({ length: 10 }, () => 'ghjkmnpqrstvwxyz'[Math.floor(Math.random() * 16)]).join('');
+
+async function shoot(page: Page, name: string, path: string, outputPath: (name: string) => string) {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(path);
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+    const extra = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(extra, `${path} at ${width} px is wider than the screen by ${extra} px`).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: outputPath(`${name}-${width}.png`), fullPage: true });
+  }
+}
+
+test('one agent failing the same way in several runs is one failure group, and its example opens the run', async ({ page, request }, testInfo) => {
+  const marker = word();
+  // the classifier's model and its fallback both fail with the same text: classify fails and its
+  // on_fail route (manual_review) answers — each run succeeds by routing around the failure
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    await loadScripts(request, {
+      // then ok: a run of someone else on a shared server gets an answer, not this failure
+      [GEMINI]: [{ kind: 'provider_error', message: `upstream ${marker} melted` }, { kind: 'ok' }],
+      [GPT]: [{ kind: 'provider_error', message: `upstream ${marker} melted` }, { kind: 'ok' }],
+    });
+    const run = await runToEnd(request, 'triage', { ticket: `failures spec ${i}: my invoice is wrong` });
+    expect(run.status).toBe('succeeded');
+    ids.push(run.id);
+  }
+
+  // the run list marks them: succeeded, but only because a failed node was routed around
+  const runs = new RunsPage(page);
+  await runs.goto();
+  for (const id of ids) await expect(runs.row(id)).toHaveAttribute('data-routed-around', '');
+
+  await page.goto('/failures');
+  await expect(page.getByRole('link', { name: 'Last 24 hours' })).toHaveAttribute('aria-current', 'page');
+  const groups = page.getByTestId('failure-group').filter({ hasText: marker });
+  // the primary model's failed attempts: one group, the classifier's, of the three runs (a run on a
+  // shared dashboard may have met the script too), examples newest first
+  const primary = groups.filter({ hasText: GEMINI }).and(page.locator('[data-level="attempt"]'));
+  await expect(primary).toHaveCount(1);
+  await expect(primary).toHaveAttribute('data-agent', 'classifier');
+  expect(Number(await primary.getByTestId('failure-count').textContent())).toBeGreaterThanOrEqual(3);
+  await expect(primary).toContainText('provider_error');
+  const examples = primary.getByTestId('failure-example');
+  await expect(examples).toHaveCount(3);
+  const newest = examples.and(page.locator(`[data-run="${ids[2]}"]`));
+  await expect(newest).toHaveAttribute('data-routed-around', '');
+  // the failed node is a group of its own (level node), its examples the same runs
+  await expect(groups.and(page.locator('[data-level="node"]')).first().getByTestId('failure-example')).toHaveCount(3);
+
+  // the agent filter keeps the group; another agent's view has none of it
+  await page.getByRole('form', { name: 'Failure filters' }).getByLabel('Agent').selectOption('classifier');
+  await expect(page).toHaveURL(/agent=classifier/);
+  await expect(groups.filter({ hasText: GEMINI }).and(page.locator('[data-level="attempt"]'))).toHaveCount(1);
+  await page.goto('/failures?window=7d&agent=writer');
+  await expect(page.getByTestId('failure-group').filter({ hasText: marker })).toHaveCount(0);
+
+  await page.goto('/failures');
+  await newest.getByRole('link').click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${ids[2]}#attempt-classify-1$`));
+  await expect(page.locator('[data-testid="node-row"][data-node="classify"]')).toHaveAttribute('data-status', 'failed');
+  await expect(page.locator('#attempt-classify-1')).toContainText(marker);
+
+  await shoot(page, 'failures', '/failures', (n) => testInfo.outputPath(n));
+});
+
+test('a run started elsewhere appears on the first page of /runs without a reload', async ({ page, request }, testInfo) => {
+  await loadScripts(request, { [GEMINI]: [{ kind: 'ok' }], [GPT]: [{ kind: 'ok' }] });
+  const runs = new RunsPage(page);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await runs.goto();
+  await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+  // a reload would drop this
+  await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
+
+  const res = await request.post('/api/runs', { data: { flow: 'triage', input: { ticket: 'live list spec' } }, headers: { Origin: E2E_ORIGIN } });
+  expect(res.status()).toBe(202);
+  const { id } = (await res.json()) as { id: string };
+  await expect(runs.row(id)).toBeVisible({ timeout: 5_000 });
+  await expect(runs.rows().first()).toHaveAttribute('data-run', id);
+  await expect(runs.row(id)).toHaveAttribute('data-status', 'succeeded', { timeout: 30_000 });
+  expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
+
+  // a later page stays as it is: a new run shows on the first page only
+  const older = page.getByRole('link', { name: 'Older →' });
+  if (await older.count()) {
+    await older.click();
+    await expect(page).toHaveURL(/cursor=/);
+    const before = await runs.rows().first().getAttribute('data-run');
+    const again = await runToEnd(request, 'triage', { ticket: 'live list spec: a second run' });
+    await page.waitForTimeout(3_000);
+    await expect(runs.row(again.id)).toHaveCount(0);
+    await expect(runs.rows().first()).toHaveAttribute('data-run', before!);
+  }
+
+  await shoot(page, 'runs', '/runs', (n) => testInfo.outputPath(n));
+});

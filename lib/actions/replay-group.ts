@@ -1,0 +1,23 @@
+'use server';
+// Replays a whole failure group (DESIGN: The dashboard, "Replay with the current policy"): the
+// editor check first, the form parsed with its zod schema, then the group's newest nodes (at most
+// BATCH_MAX_NODES) replayed in the background, BATCH_CONCURRENCY at a time under the batch's cost
+// cap. Answers the batch id; its progress is GET /api/replays/:batchId.
+import { failureGroupNodes } from '@/db/failure-queries';
+import { BATCH_MAX_NODES, replayFormError, replayGroupFormSchema, type ReplayFormState } from '@/lib/forms/replay';
+import { actionCaller } from '@/lib/server/access';
+import { replayBatchNow } from '@/lib/server/replay';
+import { serverSession } from '@/lib/server/session';
+
+export async function replayGroupAction(_prev: ReplayFormState, fd: FormData): Promise<ReplayFormState> {
+  const who = await actionCaller('editor');
+  if (!who.ok) return { status: 'error', field: 'form', code: 'E_FORBIDDEN', message: who.error };
+  const parsed = replayGroupFormSchema.safeParse({ sig: fd.get('sig') ?? undefined, since: fd.get('since') ?? undefined, cap: fd.get('cap') ?? undefined });
+  if (!parsed.success) return replayFormError(parsed.error);
+  const { sig, since, cap } = parsed.data;
+  const { db } = await serverSession();
+  const nodes = await failureGroupNodes(db, sig, { since, limit: BATCH_MAX_NODES });
+  if (nodes.length === 0) return { status: 'error', field: 'form', code: 'E_GROUP', message: 'this failure group has no failed node in the period shown: nothing to replay' };
+  const res = replayBatchNow(who.caller, sig, nodes.map((n) => ({ runId: n.runId, nodeId: n.nodeId })), cap);
+  return { status: 'started', batchId: res.batchId, total: res.total };
+}

@@ -1,0 +1,20 @@
+'use server';
+// Starts the replay of one node from its preview page (DESIGN: The dashboard, "Replay with the
+// current policy"): the editor check first, the form parsed with its zod schema, then the replay
+// planned again under the files as they are now and refused when its estimate is over the cap;
+// on success the browser goes to the replay's run page, where it is shown beside the original.
+import { redirect } from 'next/navigation';
+import { replayFormError, replayNodeFormSchema, type ReplayFormState } from '@/lib/forms/replay';
+import { actionCaller } from '@/lib/server/access';
+import { replayNodeNow } from '@/lib/server/replay';
+
+export async function replayNodeAction(_prev: ReplayFormState, fd: FormData): Promise<ReplayFormState> {
+  const who = await actionCaller('editor');
+  if (!who.ok) return { status: 'error', field: 'form', code: 'E_FORBIDDEN', message: who.error };
+  const parsed = replayNodeFormSchema.safeParse({ runId: fd.get('runId') ?? undefined, node: fd.get('node') ?? undefined, cap: fd.get('cap') ?? undefined });
+  if (!parsed.success) return replayFormError(parsed.error);
+  const { runId, node, cap } = parsed.data;
+  const res = await replayNodeNow(who.caller, runId, node, cap);
+  if (!res.ok) return { status: 'error', field: res.code === 'E_CAP' ? 'cap' : 'form', code: res.code, message: res.error };
+  redirect(`/runs/${encodeURIComponent(res.id)}`);
+}

@@ -1,0 +1,82 @@
+// `aqven replay RUN NODE` (DESIGN: CLI; The dashboard, "Replay with the current policy"): runs one
+// node of a finished run again with its original inputs under the project's files as they are now,
+// as a new run of kind `replay` linked to the original, and prints it. Prints the prompt diff and
+// the estimate to stderr first. Exit statuses: 0 the replay succeeded, 1 it did not, 2 refused (no
+// such run or node, an input never produced, the estimate over --cap), 3 cannot record, 130 SIGINT.
+import type { Command } from 'commander';
+import { closeDatabase } from '@/db/client';
+import { cliAuthor } from '@/db/snapshot-queries';
+import { StorageError } from '@/db/storage-error';
+import { estimateBasis, estimateReplay, planReplay, policyChanges, promptDiff, ReplayRefusedError, startReplay, usdText } from '@/lib/flow/replay';
+import { RunInterruptedError } from '@/lib/flow/run-flow';
+import { openSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
+import { simulateRequested } from '@/lib/flow/simulate';
+import { formatDiagnostic } from '@/lib/project';
+import { formatRun } from './format-run';
+import { resolveProjectDir } from './project-dir';
+
+interface ReplayOptions {
+  project?: string;
+  simulate?: boolean;
+  cap?: string;
+  json?: boolean;
+}
+
+async function replayCommand(runId: string, node: string, opts: ReplayOptions): Promise<void> {
+  const cap = opts.cap === undefined ? null : Number(opts.cap);
+  if (cap !== null && !(Number.isFinite(cap) && cap > 0)) {
+    console.error(`aqven replay: --cap is an amount in USD above 0, got "${opts.cap}"`);
+    process.exitCode = 2;
+    return;
+  }
+  let session: Session | undefined;
+  const ac = new AbortController();
+  const onSigint = () => ac.abort(new RunInterruptedError('stopped by SIGINT'));
+  try {
+    session = await openSession(resolveProjectDir(opts.project), { simulate: simulateRequested(opts.simulate) });
+    const s = session;
+    const plan = await planReplay(s.db, s.project, runId, node);
+    const diff = promptDiff(plan);
+    const estimate = await estimateReplay(s.db, plan);
+    const say = (line: string) => process.stderr.write(`${line}\n`);
+    say(`replay of node ${node} of run ${runId} (${plan.original.status}) under the current files${s.simulated ? ', simulated providers' : ''}`);
+    for (const change of policyChanges(plan.policyBefore, plan.policyNow)) say(`  policy ${change}`);
+    say(diff.changed ? 'request, original ⇒ now:' : 'request: the same as the original’s');
+    if (diff.changed) for (const l of diff.lines) if (l.op !== ' ') say(`  ${l.op} ${l.text}`);
+    say(`estimate ${usdText(estimate.costUsd)}: ${estimateBasis(estimate)}${cap === null ? '' : `; cap ${usdText(cap)}`}`);
+    process.on('SIGINT', onSigint);
+    const started = await startReplay(plan, { project: s.project, providers: s.providers, env: s.env, db: s.db, snapshotId: s.snapshotId, projectHash: s.projectHash, startedBy: cliAuthor() }, { capUsd: cap, estimateUsd: estimate.costUsd, signal: ac.signal });
+    const result = await started.done;
+    process.stdout.write(opts.json ? `${JSON.stringify({ replayOf: runId, replayNode: node, ...result.record }, null, 2)}\n` : `${formatRun(result.record)}\n`);
+    process.exitCode = ac.signal.aborted && !result.capped ? 130 : result.status === 'succeeded' ? 0 : 1;
+  } catch (err) {
+    if (err instanceof ReplayRefusedError) {
+      console.error(`aqven replay: ${err.code} ${err.message}`);
+      process.exitCode = 2;
+    } else if (err instanceof ProjectInvalidError) {
+      for (const d of err.diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
+      console.error(`aqven replay: ${err.message}`);
+      process.exitCode = 2;
+    } else if (err instanceof StorageError) {
+      console.error(`aqven replay: ${err.message}; no provider was called`);
+      process.exitCode = 3;
+    } else throw err;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await session?.close();
+    if (session) await closeDatabase(session.db);
+  }
+}
+
+export function registerReplay(program: Command): void {
+  program
+    .command('replay')
+    .description('run one node of a finished run again, with its original inputs, under the current files')
+    .argument('<runId>', 'the run whose node to replay')
+    .argument('<node>', 'the node id')
+    .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase)')
+    .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')
+    .option('--cap <usd>', 'refuse when the estimate is over this many USD; stop before the next attempt once spent')
+    .option('--json', 'print the replay run record as JSON')
+    .action(replayCommand);
+}

@@ -1,0 +1,142 @@
+// `aqven runs purge [--older-than 90d] [--project DIR] [--dry-run] [--json]` (DESIGN: CLI; Storage,
+// "Retention"): deletes the runs started longer ago than the period — `--older-than`, else the
+// project's `retention:` in aqven.yaml — with everything stored under them, and the daily sums of
+// the days wholly before the cutoff; says what it deleted and what became of the space. Exit
+// statuses: 0 done, 2 bad usage (no period, a period that is not one, a project failing check),
+// 3 the database cannot be opened.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { closeDatabase, openDatabase } from '@/db/client';
+import { displayUrl, isPostgresUrl } from '@/db/pg';
+import { purgeRuns, PURGE_BATCH, type PurgeResult } from '@/db/purge';
+import { formatDiagnostic, formatDuration, loadProject, parseDuration } from '@/lib/project';
+import { RETENTION_HINT } from '@/lib/project/duration';
+import { formatBytes } from '@/lib/project/limits';
+import { EXIT_USAGE, UsageError, exitFor } from './exit';
+import { type CliIo, processIo } from './io';
+import { resolveProjectDir } from './project-dir';
+
+type Env = Record<string, string | undefined>;
+
+export interface RunsPurgeOptions {
+  project?: string;
+  /** "90d", "12h" …; absent: the project's `retention` */
+  olderThan?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  /** runs per transaction */
+  batch?: string;
+  env?: Env;
+  /** the clock (tests) */
+  now?: number;
+}
+
+const TABLE_ROWS: [keyof PurgeResult['deleted'], string][] = [
+  ['runs', 'runs'],
+  ['nodeRuns', 'node_runs'],
+  ['attempts', 'attempts'],
+  ['transportTries', 'transport_tries'],
+  ['streamChunks', 'stream_chunks'],
+  ['notes', 'notes'],
+  ['searchDocs', 'search_docs'],
+  ['agentDaily', 'agent_daily'],
+  ['nodeDaily', 'node_daily'],
+  ['failureDaily', 'failure_daily'],
+];
+
+const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** The period in ms from `--older-than` or the project's setting; a UsageError says what is missing or wrong. */
+function period(opts: RunsPurgeOptions, retentionMs: number | undefined, dir: string): { ms: number; text: string } {
+  if (opts.olderThan !== undefined) {
+    const ms = parseDuration(opts.olderThan, { days: true });
+    if (ms === null || ms <= 0) throw new UsageError(`--older-than "${opts.olderThan}" is not a period: ${RETENTION_HINT}`);
+    return { ms, text: opts.olderThan.trim() };
+  }
+  if (retentionMs === undefined) {
+    throw new UsageError(`say how old a run must be to go: --older-than 90d, or \`retention: 90d\` in ${resolve(dir, 'aqven.yaml')} (nothing was deleted)`);
+  }
+  return { ms: retentionMs, text: retentionMs % 86_400_000 === 0 ? `${retentionMs / 86_400_000}d` : formatDuration(retentionMs) };
+}
+
+function formatResult(r: PurgeResult, where: string, olderThan: string, dialect: 'sqlite' | 'pg'): string {
+  const lines = [
+    `${r.dryRun ? 'Would delete' : 'Deleted'} the runs started before ${utc(r.cutoff)} (older than ${olderThan}) from ${where}${r.dryRun ? ' — a dry run: nothing was deleted' : ''}:`,
+  ];
+  const width = Math.max(...TABLE_ROWS.map(([, t]) => t.length));
+  for (const [key, table] of TABLE_ROWS) lines.push(`  ${table.padEnd(width)}  ${r.deleted[key].toLocaleString('en-US').padStart(9)}`);
+  lines.push(`  (daily sums: the days up to ${utc(Math.floor(r.cutoff / 86_400_000) * 86_400_000 - 1).slice(0, 10)})`);
+  if (r.keptLive) lines.push(`Kept ${r.keptLive.toLocaleString('en-US')} run${r.keptLive === 1 ? '' : 's'} started before the cutoff that ${r.keptLive === 1 ? 'is' : 'are'} still queued or running.`);
+  if (dialect === 'sqlite') {
+    const freed = (r.after.freeBytes ?? 0) - (r.before.freeBytes ?? 0);
+    if (r.dryRun) lines.push(`Space: the file has ${formatBytes(r.before.bytes)}, ${formatBytes(r.before.freeBytes ?? 0)} of it free.`);
+    else if (r.autoVacuum === 'none') {
+      lines.push(
+        `Space: the file keeps its ${formatBytes(r.after.bytes)}; ${formatBytes(Math.max(0, freed))} of it became free pages (${formatBytes(r.after.freeBytes ?? 0)} free now), which new runs reuse. ` +
+          'To shrink the file, stop every writer and run VACUUM (sqlite3 FILE "VACUUM").',
+      );
+    } else lines.push(`Space: the file went from ${formatBytes(r.before.bytes)} to ${formatBytes(r.after.bytes)} (auto_vacuum ${r.autoVacuum}).`);
+  } else {
+    lines.push(
+      `Space: the run tables took ${formatBytes(r.before.bytes)} and take ${formatBytes(r.after.bytes)} now; PostgreSQL reuses the space of deleted rows once (auto)vacuum has passed — VACUUM FULL gives it back to the disk.`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function runRunsPurge(opts: RunsPurgeOptions, io: CliIo = processIo): Promise<number> {
+  const env = opts.env ?? process.env;
+  const say = (text: string) => io.err(`aqven runs purge: ${text}\n`);
+  try {
+    const batch = opts.batch === undefined ? PURGE_BATCH : Number(opts.batch);
+    if (!Number.isInteger(batch) || batch < 1 || batch > 5000) throw new UsageError(`--batch must be a whole number from 1 to 5000, got "${opts.batch}"`);
+    const dir = resolveProjectDir(opts.project, env);
+    const url = env.AQVEN_DATABASE_URL?.trim();
+    // a bad flag is said before the project is read
+    if (opts.olderThan !== undefined) period(opts, undefined, dir);
+    const { project, diagnostics } = await loadProject(dir, { env });
+    if (!project && (!url || opts.olderThan === undefined)) {
+      for (const d of diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
+      throw new UsageError(`the project ${dir} fails aqven check (its aqven.yaml names the database and the retention); fix it${url ? ', or pass --older-than' : ''}`);
+    }
+    const { ms, text } = period(opts, project?.retentionMs, dir);
+    const target = url || project!.databasePath;
+    const where = isPostgresUrl(target) ? displayUrl(target) : resolve(target);
+    const cutoff = (opts.now ?? Date.now()) - ms;
+    if (!isPostgresUrl(target) && !existsSync(target)) {
+      io.out(opts.json ? `${JSON.stringify({ database: where, olderThan: text, cutoff, nothing: 'no database yet' })}\n` : `Nothing to delete: there is no database at ${where} yet.\n`);
+      return 0;
+    }
+    const db = await openDatabase(target);
+    try {
+      const progress = !opts.json && process.stderr.isTTY && io === processIo ? (n: number) => void process.stderr.write(`\r${n.toLocaleString('en-US')} runs…`) : null;
+      const result = await purgeRuns(db, { cutoff, dryRun: opts.dryRun, batch, between: (soFar) => progress?.(soFar.runs) });
+      if (progress) process.stderr.write('\r');
+      io.out(opts.json ? `${JSON.stringify({ database: where, olderThan: text, ...result }, null, 2)}\n` : formatResult(result, where, text, db.dialect));
+    } finally {
+      await closeDatabase(db);
+    }
+    return 0;
+  } catch (err) {
+    return exitFor(err, say, [[[UsageError], EXIT_USAGE]]);
+  }
+}
+
+/** `aqven runs purge`, under the `runs` command (made here when it is not there yet). */
+export function registerRunsPurge(program: Command, io: CliIo = processIo): Command {
+  const runs = program.commands.find((c) => c.name() === 'runs') ?? program.command('runs').description('the run history');
+  return runs
+    .command('purge')
+    .description('delete the runs started longer ago than a period (--older-than, else aqven.yaml `retention`), with all they hold')
+    .option('--older-than <period>', 'e.g. 90d, 30d, 12h (default: aqven.yaml retention)')
+    .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase); AQVEN_DATABASE_URL names the database when set')
+    .option('--dry-run', 'count what would be deleted; delete nothing')
+    .option('--json', 'print JSON')
+    .option('--batch <n>', `runs deleted per transaction (default ${PURGE_BATCH})`)
+    .action(async (_opts: unknown, cmd: Command) => {
+      // `runs` has --project and --json of its own and reads them wherever they stand: merged here
+      const o = cmd.optsWithGlobals<{ project?: string; olderThan?: string; dryRun?: boolean; json?: boolean; batch?: string }>();
+      io.exit(await runRunsPurge({ project: o.project, olderThan: o.olderThan, dryRun: o.dryRun, json: o.json, batch: o.batch }, io));
+    });
+}

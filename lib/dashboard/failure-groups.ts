@@ -1,0 +1,59 @@
+// The /failures page's view rules (DESIGN: The dashboard, "Failure groups"): its windows, where an
+// example links to, how a group's code is coloured, how long ago a failure was. Pure, so the page
+// and its tests share them.
+import type { FailureGroup } from '@/db/failure-queries';
+import { attemptAnchor, nodeAnchor } from './run-anchors';
+
+const HOUR = 3_600_000;
+
+/** The windows the page offers, in the order it lists them; the first is the default: the last day. */
+export const FAILURE_WINDOWS = { '24h': 24 * HOUR, '7d': 7 * 24 * HOUR, '30d': 30 * 24 * HOUR } as const;
+export type FailureWindow = keyof typeof FAILURE_WINDOWS;
+export const DEFAULT_FAILURE_WINDOW: FailureWindow = '24h';
+
+export const FAILURE_WINDOW_LABELS: Record<FailureWindow, string> = { '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' };
+
+/** `?window=` as given, or the default for anything else (an old link, a typo). */
+export function readFailureWindow(value: string | string[] | undefined): FailureWindow {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v && Object.hasOwn(FAILURE_WINDOWS, v) ? (v as FailureWindow) : DEFAULT_FAILURE_WINDOW;
+}
+
+/** The run page's place of an example: the failed attempt of an attempt group, else the node. */
+export function exampleHref(e: FailureGroup['examples'][number]): string {
+  const anchor = e.attemptSeq != null ? attemptAnchor(e.nodeId, e.attemptSeq) : nodeAnchor(e.nodeId);
+  return `/runs/${encodeURIComponent(e.runId)}#${anchor}`;
+}
+
+/** The outcome colour of a cause or a node's error code (the timeline's colours); null: none fits. */
+export function codeOutcome(code: string): 'error' | 'refusal' | 'truncated' | 'invalid' | null {
+  switch (code) {
+    case 'provider_error':
+      return 'error';
+    case 'refusal':
+      return 'refusal';
+    case 'truncated':
+      return 'truncated';
+    case 'invalid_output':
+      return 'invalid';
+    default:
+      return null;
+  }
+}
+
+/** "just now", "12 min ago", "5 h ago", "3 d ago": how long before `now` (the server's render) `at` was. */
+export function fmtAgo(at: number, now: number): string {
+  const ms = Math.max(0, now - at);
+  if (ms < 60_000) return 'just now';
+  if (ms < HOUR) return `${Math.floor(ms / 60_000)} min ago`;
+  if (ms < 48 * HOUR) return `${Math.floor(ms / HOUR)} h ago`;
+  return `${Math.floor(ms / (24 * HOUR))} d ago`;
+}
+
+/** A share as a percentage with the precision a small one needs: 0.4 %, 12 %, 100 %. */
+export function fmtShare(share: number | null): string {
+  if (share === null) return '—';
+  const pct = share * 100;
+  if (pct > 0 && pct < 0.1) return '<0.1 %';
+  return `${pct < 10 ? pct.toFixed(1).replace(/\.0$/, '') : Math.round(pct)} %`;
+}

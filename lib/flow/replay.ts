@@ -1,0 +1,483 @@
+// Replay with the current policy (DESIGN: The dashboard, "Replay"): one node of a finished run run
+// again with its original inputs — the run input and the stored outputs of the nodes it needs —
+// rendered through the agent and flow files as they are now. A replay is a new run of kind
+// `replay` (replay_of, replay_node) recorded like any run, through the run loop and the run store;
+// statistics do not count it. In order: plan it (refused, with a code, when an input it needs was
+// never produced), diff its request against the original's, estimate its cost, start it under a
+// cost cap. A batch replays many nodes with bounded concurrency under one cap.
+import { randomUUID } from 'node:crypto';
+import { diffLines } from 'diff';
+import { agentCostHistory, replayLink, type AgentCostHistory } from '@/db/replay-queries';
+import { getRunFacts } from '@/db/queries';
+import type { Db, NodeFacts, RunStatus } from '@/db/types';
+import { initialMessages } from '@/lib/engine/messages';
+import { answerLimit } from '@/lib/engine/policy';
+import type { Clock, Message, NodePolicy } from '@/lib/engine/types';
+import { roundCost } from '@/lib/engine/usage';
+import { agentPolicy, renderTemplate, type Project } from '@/lib/project';
+import type { ResolvedProvider } from '@/lib/engine/types';
+import { own } from '@/lib/shared/own';
+import { beginRun, RunInputError, RunInterruptedError, validateRunInput, type ProgressEvent } from './run-flow';
+import type { RunRecord } from './run-record';
+
+/** Why a replay cannot be planned or started: a code the forms map to a field, and words that say what to do. */
+export type ReplayRefusalCode =
+  | 'E_RUN' // no such run
+  | 'E_RUNNING' // the run has not ended
+  | 'E_NODE' // the run has no such node
+  | 'E_FLOW' // the flow is gone from the project
+  | 'E_FLOW_NODE' // the node is gone from the flow
+  | 'E_INPUT_MISSING' // a node it needs never produced an output in the original run
+  | 'E_INPUT' // the run input no longer fits the flow's input schema
+  | 'E_CAP'; // the estimate is over the cost cap
+
+export class ReplayRefusedError extends Error {
+  constructor(
+    readonly code: ReplayRefusalCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ReplayRefusedError';
+  }
+}
+
+/** A cost in messages, as the dashboard writes it (components/ui/format.ts fmtCost, which lib/ may not import): three significant digits below a cent, never an exponent. */
+export function usdText(n: number): string {
+  if (n === 0) return '$0';
+  if (n < 0.01) return `$${n.toFixed(Math.min(20, 2 - Math.floor(Math.log10(n)))).replace(/0+$/, '').replace(/\.$/, '')}`;
+  return n < 1 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
+}
+const usd = usdText;
+
+/** What a replay will run: the original node as stored, and the request today's files make of its inputs. */
+export interface ReplayPlan {
+  /** the original run */
+  runId: string;
+  flow: string;
+  nodeId: string;
+  /** the agent that runs the node today (the flow may have changed it) */
+  agent: string;
+  input: unknown;
+  /** the outputs of the node's needs (today's flow) as the original run stored them */
+  outputs: Record<string, unknown>;
+  /** the original node as stored */
+  original: NodeFacts;
+  /** the request of the original node's first attempt; null when it never made one (skipped) */
+  originalRequest: Message[] | null;
+  /** the request the current files make of the same inputs (the first attempt's) */
+  request: Message[];
+  policyBefore: NodePolicy | null;
+  policyNow: NodePolicy;
+}
+
+/** Why a need's output is missing, in the words of the refusal. */
+function missingWhy(n: NodeFacts | undefined): string {
+  if (!n) return 'never ran in that run';
+  if (n.status === 'failed') return 'failed in that run';
+  if (n.status === 'skipped') return 'was skipped in that run';
+  return `ended ${n.status} in that run`;
+}
+
+/**
+ * The replay of node `nodeId` of run `runId` under `project` as it is now; ReplayRefusedError when
+ * the run has not ended, the node or its flow is gone, or a node it needs (today) produced no output.
+ */
+export async function planReplay(db: Db, project: Project, runId: string, nodeId: string): Promise<ReplayPlan> {
+  const facts = await getRunFacts(db, runId);
+  if (!facts) throw new ReplayRefusedError('E_RUN', `no run ${runId} is stored`);
+  if (facts.status === 'queued' || facts.status === 'running') throw new ReplayRefusedError('E_RUNNING', `run ${runId} is still ${facts.status}: replay its nodes once it has ended`);
+  const original = facts.nodes.find((n) => n.id === nodeId);
+  if (!original) throw new ReplayRefusedError('E_NODE', `run ${runId} has no node "${nodeId}"`);
+  const flow = own(project.flows, facts.flow);
+  if (!flow) throw new ReplayRefusedError('E_FLOW', `the project has no flow "${facts.flow}" any more: the node cannot be rendered through today's files`);
+  const node = own(flow.nodes, nodeId);
+  if (!node) throw new ReplayRefusedError('E_FLOW_NODE', `flow ${flow.name} (${flow.file}) has no node "${nodeId}" any more`);
+  const stored = new Map(facts.nodes.map((n) => [n.id, n]));
+  const outputs: Record<string, unknown> = {};
+  for (const need of node.needs) {
+    const n = stored.get(need);
+    if (n?.status !== 'succeeded') {
+      throw new ReplayRefusedError('E_INPUT_MISSING', `node "${nodeId}" needs the output of "${need}", which ${missingWhy(n)}: run ${runId} never produced that input, so there is nothing to replay it with`);
+    }
+    outputs[need] = n.output;
+  }
+  try {
+    validateRunInput(flow, facts.input, { maxBytes: Infinity });
+  } catch (err) {
+    if (err instanceof RunInputError) throw new ReplayRefusedError('E_INPUT', `the run's input no longer fits flow ${flow.name}: ${err.message}`);
+    throw err;
+  }
+  const agent = project.agents[node.agent]!;
+  const policyNow = agentPolicy(agent);
+  const prompt = renderTemplate(node.prompt, { input: facts.input, nodes: Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, { output: v }])) });
+  const request = initialMessages({ nodeId, agent: agent.name, agentFile: agent.file, policy: policyNow, system: agent.system, settings: agent.settings, prompt, outputSchema: node.output, stream: node.stream });
+  const first = original.attempts[0];
+  return {
+    runId,
+    flow: flow.name,
+    nodeId,
+    agent: agent.name,
+    input: facts.input,
+    outputs,
+    original,
+    originalRequest: first ? first.request : null,
+    request,
+    policyBefore: original.policy,
+    policyNow,
+  };
+}
+
+/**
+ * What a replay run taken over from a dead process runs (lib/flow/resume.ts): its one node, with
+ * the outputs of its needs from the original run again; null for a run that is no replay. A
+ * RunInputError when the original or an output it needs is no longer stored (the run then fails).
+ */
+export async function replayScope(db: Db, project: Project, runId: string): Promise<{ node: string; outputs: Record<string, unknown> } | null> {
+  const link = await replayLink(db, runId);
+  if (link?.kind !== 'replay') return null;
+  const node = link.replayNode ?? '';
+  if (!link.replayOf) throw new RunInputError(`replay ${runId} cannot go on: the run it replays is no longer stored`, 'input');
+  try {
+    return { node, outputs: (await planReplay(db, project, link.replayOf, node)).outputs };
+  } catch (err) {
+    if (err instanceof ReplayRefusedError) throw new RunInputError(`replay ${runId} cannot go on: ${err.message}`, 'input');
+    throw err;
+  }
+}
+
+/** A request as one text, a heading per message: what the prompt diff compares. */
+export function requestText(messages: readonly Message[]): string {
+  return messages.map((m) => `── ${m.role} ──\n${m.content.endsWith('\n') ? m.content : `${m.content}\n`}`).join('');
+}
+
+export interface DiffLine {
+  op: ' ' | '-' | '+';
+  text: string;
+}
+
+/** The original request against today's, line by line (the `diff` package); `changed` false when they are the same. */
+export function promptDiff(plan: Pick<ReplayPlan, 'originalRequest' | 'request'>): { changed: boolean; lines: DiffLine[] } {
+  const before = plan.originalRequest ? requestText(plan.originalRequest) : '';
+  const after = requestText(plan.request);
+  const lines: DiffLine[] = [];
+  for (const part of diffLines(before, after)) {
+    const op = part.added ? '+' : part.removed ? '-' : ' ';
+    const texts = part.value.split('\n');
+    if (texts[texts.length - 1] === '') texts.pop();
+    for (const text of texts) lines.push({ op, text });
+  }
+  return { changed: before !== after, lines };
+}
+
+/** The policy fields that differ between the original node and today's agent, as `field: before → now`. */
+export function policyChanges(before: NodePolicy | null, now: NodePolicy): string[] {
+  if (!before) return ['(the original node stored no policy)'];
+  const show = (v: unknown) => (Array.isArray(v) ? v.join(' → ') : String(v));
+  const fields: (keyof NodePolicy)[] = ['chain', 'retries', 'onError', 'onRefusal', 'onTruncated', 'strict'];
+  return fields.filter((f) => show(before[f]) !== show(now[f])).map((f) => `${f}: ${show(before[f])}  ⇒  ${show(now[f])}`);
+}
+
+export interface ReplayEstimate {
+  /** what the replay is expected to cost */
+  costUsd: number;
+  /** which figure the estimate is: the original node's cost, or the agent's mean cost per node */
+  basis: 'original' | 'history' | 'none';
+  originalCostUsd: number;
+  history: AgentCostHistory;
+  /** the most answers today's policy allows the node (retries + 1 per model of the chain) */
+  maxAnswers: number;
+}
+
+/** nodes of the agent's history the estimate reads */
+export const ESTIMATE_HISTORY_NODES = 100;
+
+/**
+ * The cost a replay is expected to have: the larger of the original node's cost and the agent's
+ * mean cost per node over its last ESTIMATE_HISTORY_NODES finished nodes of flow runs — a node that
+ * failed fast cost little, and today's policy may try more models.
+ */
+export async function estimateReplay(db: Db, plan: ReplayPlan, history?: AgentCostHistory): Promise<ReplayEstimate> {
+  const h = history ?? (await agentCostHistory(db, plan.agent, ESTIMATE_HISTORY_NODES));
+  const originalCostUsd = roundCost(plan.original.attempts.reduce((s, a) => s + a.usage.costUsd, 0));
+  const fromHistory = h.nodes > 0 ? h.avgCostUsd : 0;
+  const basis = originalCostUsd === 0 && fromHistory === 0 ? 'none' : originalCostUsd >= fromHistory ? 'original' : 'history';
+  return { costUsd: roundCost(Math.max(originalCostUsd, fromHistory)), basis, originalCostUsd, history: h, maxAnswers: answerLimit(plan.policyNow) * plan.policyNow.chain.length };
+}
+
+/** How the estimate was made, in a sentence the preview page shows next to it. */
+export function estimateBasis(e: ReplayEstimate): string {
+  const hist = e.history.nodes > 0 ? `the agent's mean cost per node over its last ${e.history.nodes} nodes of flow runs (${usd(e.history.avgCostUsd)})` : 'no cost history of the agent';
+  if (e.basis === 'none') return `no cost known: the original node cost nothing and there is ${hist}`;
+  if (e.basis === 'original') return `the original node's cost (${usd(e.originalCostUsd)}), the larger of it and ${hist}`;
+  return `${hist}, larger than the original node's cost (${usd(e.originalCostUsd)})`;
+}
+
+/** What a replay runs with: the project as it is now and where its run is recorded. */
+export interface ReplayDeps {
+  project: Project;
+  providers: Record<string, ResolvedProvider>;
+  env?: Record<string, string | undefined>;
+  db: Db;
+  clock?: Clock;
+  fetch?: typeof fetch;
+  startedBy?: string | null;
+  projectHash?: string | null;
+  snapshotId?: number | null;
+}
+
+export interface ReplayStartOptions {
+  /** the replay refuses to start when `estimateUsd` is over it, and makes no further attempt once its cost reaches it; null: no cap */
+  capUsd?: number | null;
+  estimateUsd?: number | null;
+  /** stops the replay from outside (a batch past its cap): it ends interrupted */
+  signal?: AbortSignal;
+  /** hears each attempt's cost as it is recorded; `more`: the node goes on to another attempt */
+  onCost?: (usd: number, more: boolean) => void;
+  onProgress?: (e: ProgressEvent) => void;
+  runId?: string;
+}
+
+export interface ReplayResult {
+  runId: string;
+  status: RunStatus;
+  costUsd: number;
+  /** the replay was stopped at its cost cap */
+  capped: boolean;
+  record: RunRecord;
+}
+
+export interface StartedReplay {
+  runId: string;
+  done: Promise<ReplayResult>;
+}
+
+/** The actions after which the node makes another attempt. */
+const GOES_ON = new Set(['retry', 'fallback', 'repair']);
+
+/** The cost of an engine event — a finished attempt's, or what an attempt cut off had been billed — and whether another attempt follows. */
+function eventCost(e: ProgressEvent): { usd: number; more: boolean } | null {
+  if (e.type !== 'engine') return null;
+  if (e.event.type === 'attempt_end') return { usd: e.event.attempt.usage.costUsd, more: GOES_ON.has(e.event.attempt.action) };
+  if (e.event.type === 'attempt_interrupted') return { usd: e.event.usage.costUsd, more: false };
+  return null;
+}
+
+/**
+ * Starts the replay (its run row committed first: a StorageError before any provider is called) as
+ * a run of kind `replay` of one node, its needs' outputs given. Refused (E_CAP) when the estimate is
+ * over the cap; once what it spent reaches the cap it is stopped before its next attempt — ended
+ * interrupted, what was spent recorded. An answer already paid for is kept, even past the cap.
+ */
+export async function startReplay(plan: ReplayPlan, deps: ReplayDeps, o: ReplayStartOptions = {}): Promise<StartedReplay> {
+  const cap = o.capUsd ?? null;
+  if (cap !== null && o.estimateUsd != null && o.estimateUsd > cap) {
+    throw new ReplayRefusedError('E_CAP', `the replay is estimated at ${usd(o.estimateUsd)}, over the cost cap of ${usd(cap)}: raise the cap to start it`);
+  }
+  const ac = new AbortController();
+  const outer = o.signal;
+  const fromOuter = () => ac.abort(outer!.reason instanceof RunInterruptedError ? outer!.reason : new RunInterruptedError('stopped'));
+  if (outer?.aborted) fromOuter();
+  else outer?.addEventListener('abort', fromOuter, { once: true });
+  let spent = 0;
+  let capped = false;
+  const onProgress = (e: ProgressEvent) => {
+    o.onProgress?.(e);
+    const cost = eventCost(e);
+    if (!cost) return;
+    spent += cost.usd;
+    o.onCost?.(cost.usd, cost.more);
+    if (cap !== null && cost.more && spent >= cap && !ac.signal.aborted) {
+      capped = true;
+      ac.abort(new RunInterruptedError(`stopped at the replay's cost cap of ${usd(cap)} (${usd(spent)} spent)`));
+    }
+  };
+  const started = await beginRun({
+    project: deps.project,
+    flow: plan.flow,
+    input: plan.input,
+    providers: deps.providers,
+    env: deps.env,
+    db: deps.db,
+    clock: deps.clock,
+    fetch: deps.fetch,
+    runId: o.runId ?? randomUUID(),
+    startedBy: deps.startedBy ?? null,
+    projectHash: deps.projectHash ?? null,
+    snapshotId: deps.snapshotId ?? null,
+    signal: ac.signal,
+    onProgress,
+    runKind: { kind: 'replay', replayOf: plan.runId, replayNode: plan.nodeId },
+    only: { node: plan.nodeId, outputs: plan.outputs },
+  });
+  const done = started.done
+    .then((record) => ({ runId: started.runId, status: record.status, costUsd: record.usage.costUsd, capped, record }))
+    .finally(() => outer?.removeEventListener('abort', fromOuter));
+  return { runId: started.runId, done };
+}
+
+// ── A batch: many nodes (a failure group), bounded concurrency, one cost cap ──
+
+export interface BatchItem {
+  runId: string;
+  nodeId: string;
+}
+
+/** waiting → running → succeeded | failed (the replay ended otherwise); refused: could not be planned; not_started: the batch stopped first */
+export type BatchItemState = 'waiting' | 'running' | 'succeeded' | 'failed' | 'refused' | 'not_started';
+
+export interface BatchItemProgress extends BatchItem {
+  state: BatchItemState;
+  replayRunId: string | null;
+  /** why it was refused or not started, or how the replay ended when not succeeded */
+  reason: string | null;
+  estimateUsd: number | null;
+  costUsd: number;
+}
+
+export interface BatchProgress {
+  total: number;
+  concurrency: number;
+  capUsd: number | null;
+  spentUsd: number;
+  /** items in each state */
+  counts: Record<BatchItemState, number>;
+  /** the most replays that ran at once */
+  peakRunning: number;
+  done: boolean;
+  /** why the batch stopped before its end (the cap, the rate limit); null when it went through */
+  stopped: string | null;
+  items: BatchItemProgress[];
+}
+
+export interface BatchOptions {
+  /** replays at once (at least 1) */
+  concurrency: number;
+  /** the batch's cost cap: no replay starts that would pass it, and those running are stopped once it is reached; null: none */
+  capUsd: number | null;
+  /** asked before each replay starts: a reason to stop the batch (the rate limit on run starts), or null */
+  admit?: () => Promise<string | null>;
+  /** the project to run with, read before each replay starts (the files as they are then) */
+  deps: () => Promise<ReplayDeps> | ReplayDeps;
+  onProgress?: (p: BatchProgress) => void;
+}
+
+/** A copy of the batch's state, for the progress route and the tests. */
+function snapshot(p: BatchProgress): BatchProgress {
+  return { ...p, counts: { ...p.counts }, items: p.items.map((i) => ({ ...i })) };
+}
+
+/**
+ * Replays `items` at most `concurrency` at a time under one cost cap: before each replay starts,
+ * what is spent plus what the running ones are still expected to cost plus its own estimate must
+ * stay within the cap — otherwise the batch stops, the rest not started; once what is spent reaches
+ * the cap, the replays running are stopped (their attempts in flight cut off; one whose answer just
+ * came in keeps it). Resolves with the summary (how many now succeed).
+ */
+export async function runReplayBatch(items: readonly BatchItem[], o: BatchOptions): Promise<BatchProgress> {
+  const concurrency = Math.max(1, Math.floor(o.concurrency));
+  const p: BatchProgress = {
+    total: items.length,
+    concurrency,
+    capUsd: o.capUsd,
+    spentUsd: 0,
+    counts: { waiting: items.length, running: 0, succeeded: 0, failed: 0, refused: 0, not_started: 0 },
+    peakRunning: 0,
+    done: false,
+    stopped: null,
+    items: items.map((i) => ({ runId: i.runId, nodeId: i.nodeId, state: 'waiting', replayRunId: null, reason: null, estimateUsd: null, costUsd: 0 })),
+  };
+  /** the stop of each replay running */
+  const running = new Map<BatchItemProgress, AbortController>();
+  const histories = new Map<string, Promise<AgentCostHistory>>();
+  const report = () => o.onProgress?.(snapshot(p));
+  const move = (it: BatchItemProgress, state: BatchItemState, reason: string | null = it.reason) => {
+    p.counts[it.state]--;
+    p.counts[state]++;
+    it.state = state;
+    it.reason = reason;
+    p.peakRunning = Math.max(p.peakRunning, p.counts.running);
+  };
+  const stop = (why: string) => {
+    p.stopped ??= why;
+    for (const it of p.items) if (it.state === 'waiting') move(it, 'not_started', why);
+  };
+  /** still expected of the replays running: their estimates beyond what they spent so far */
+  const pending = () => p.items.reduce((s, it) => s + (it.state === 'running' ? Math.max(0, (it.estimateUsd ?? 0) - it.costUsd) : 0), 0);
+  let next = 0;
+  let capReached = false;
+
+  const one = async (it: BatchItemProgress): Promise<void> => {
+    if (p.stopped) return move(it, 'not_started', p.stopped);
+    const deps = await o.deps();
+    let plan: ReplayPlan;
+    try {
+      plan = await planReplay(deps.db, deps.project, it.runId, it.nodeId);
+    } catch (err) {
+      if (!(err instanceof ReplayRefusedError)) throw err;
+      move(it, 'refused', err.message);
+      return;
+    }
+    if (!histories.has(plan.agent)) histories.set(plan.agent, agentCostHistory(deps.db, plan.agent, ESTIMATE_HISTORY_NODES));
+    const est = await estimateReplay(deps.db, plan, await histories.get(plan.agent));
+    it.estimateUsd = est.costUsd;
+    if (it.state !== 'waiting') return; // the batch stopped meanwhile
+    if (p.stopped) return move(it, 'not_started', p.stopped);
+    if (o.capUsd !== null && p.spentUsd + pending() + est.costUsd > o.capUsd) {
+      return stop(`the batch's cost cap of ${usd(o.capUsd)} would be passed: ${usd(p.spentUsd)} spent, ${usd(pending())} still expected of the replays running, the next estimated at ${usd(est.costUsd)}`);
+    }
+    // counted as running from here: a lane checking the cap meanwhile reckons with its estimate
+    move(it, 'running');
+    const refusal = await o.admit?.();
+    if (refusal) {
+      move(it, 'not_started', refusal);
+      return stop(refusal);
+    }
+    report();
+    const ac = new AbortController();
+    running.set(it, ac);
+    let started: StartedReplay;
+    try {
+      started = await startReplay(plan, deps, {
+      signal: ac.signal,
+      onCost: (c, more) => {
+        it.costUsd += c;
+        p.spentUsd += c;
+        if (o.capUsd === null || p.spentUsd < o.capUsd || capReached) return;
+        capReached = true;
+        stop(`the batch's cost cap of ${usd(o.capUsd)} was reached (${usd(p.spentUsd)} spent)`);
+        const why = new RunInterruptedError(`stopped: the replay batch reached its cost cap of ${usd(o.capUsd)}`);
+        // the replay whose answer was just accepted is over: stopping it would only mark it interrupted
+        for (const [other, stopper] of running) if (other !== it || more) stopper.abort(why);
+      },
+      });
+    } catch (err) {
+      running.delete(it);
+      throw err;
+    }
+    it.replayRunId = started.runId;
+    report();
+    const r = await started.done.finally(() => running.delete(it));
+    it.costUsd = r.costUsd;
+    move(it, r.status === 'succeeded' ? 'succeeded' : 'failed', r.status === 'succeeded' ? null : (r.record.error?.message ?? r.status));
+  };
+
+  const lane = async (): Promise<void> => {
+    while (next < p.items.length) {
+      const it = p.items[next++]!;
+      if (it.state !== 'waiting') continue;
+      try {
+        await one(it);
+      } catch (err) {
+        // a replay that could not even start (the database cannot be written): the rest do not start either
+        if (it.state === 'waiting' || it.state === 'running') move(it, 'failed', err instanceof Error ? err.message : String(err));
+        stop(`replay of ${it.runId} node ${it.nodeId} could not run: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      report();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, items.length)) }, lane));
+  p.spentUsd = roundCost(p.items.reduce((s, it) => s + it.costUsd, 0));
+  p.done = true;
+  report();
+  return snapshot(p);
+}

@@ -1,0 +1,228 @@
+// The dashboard's replays (DESIGN: The dashboard, "Replay with the current policy"): previewed and
+// started under the project as it is now (refreshSession: the folder's files, or the newest
+// snapshot), against the session's providers — the configured ones, or the simulator under
+// AQVEN_SIMULATE. Replays run in this process in both modes (PostgreSQL too: a replay is one node,
+// started by a person looking at the page; the queue's workers run whole flows), each counted
+// against the caller's run starts (runStartLimit). A batch's progress lives in memory here, keyed
+// by its id; what it did is in the database as runs of kind `replay` with their replay_of.
+import 'server-only';
+import { randomUUID } from 'node:crypto';
+import { replayLink, replaysOf, type ReplaySummary } from '@/db/replay-queries';
+import { getRunFacts } from '@/db/queries';
+import { StorageError } from '@/db/storage-error';
+import type { NodeFacts, RunFacts } from '@/db/types';
+import {
+  estimateBasis,
+  estimateReplay,
+  planReplay,
+  policyChanges,
+  promptDiff,
+  ReplayRefusedError,
+  runReplayBatch,
+  startReplay,
+  type BatchItem,
+  type BatchProgress,
+  type DiffLine,
+  type ReplayDeps,
+  type ReplayEstimate,
+} from '@/lib/flow/replay';
+import { ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
+import { BATCH_CONCURRENCY } from '@/lib/forms/replay';
+import type { Caller } from './access';
+import { runStartLimit } from './limits';
+import { serverSession } from './session';
+
+export type ReplayRefusal = { ok: false; code: string; error: string };
+
+/** The session brought up to date; a folder that now fails check refuses the replay (no run under files that are gone). */
+async function currentSession(): Promise<{ ok: true; s: Session } | ReplayRefusal> {
+  const s = await serverSession();
+  try {
+    await refreshSession(s);
+  } catch (err) {
+    if (!(err instanceof ProjectInvalidError)) throw err;
+    // PostgreSQL: the newest snapshot fails check; the one the session runs stays
+    if (s.snapshotId === null) return { ok: false, code: 'E_PROJECT', error: err.message };
+  }
+  return { ok: true, s };
+}
+
+/** One consistent view of the session for a replay: a refresh for another request may swap it meanwhile. */
+function depsOf(s: Session, startedBy: string | null): ReplayDeps {
+  const { project, providers, env, db, snapshotId, projectHash } = s;
+  return { project, providers, env, db, snapshotId, projectHash, startedBy };
+}
+
+const refusal = (err: unknown): ReplayRefusal | null => (err instanceof ReplayRefusedError ? { ok: false, code: err.code, error: err.message } : null);
+
+export interface ReplayPreview {
+  ok: true;
+  runId: string;
+  nodeId: string;
+  flow: string;
+  agent: string;
+  original: NodeFacts;
+  diff: { changed: boolean; lines: DiffLine[] };
+  /** `field: before ⇒ now` for each policy field that changed */
+  policy: string[];
+  chainNow: string[];
+  estimate: ReplayEstimate;
+  /** how the estimate was made, in a sentence */
+  basis: string;
+  /** the providers are the simulator (AQVEN_SIMULATE) */
+  simulated: boolean;
+  /** earlier replays of this node, newest first */
+  earlier: ReplaySummary[];
+}
+
+/** What the preview page shows before a replay starts: the prompt diff, the policy changes, the estimate. */
+export async function replayPreview(runId: string, nodeId: string): Promise<ReplayPreview | ReplayRefusal> {
+  const cur = await currentSession();
+  if (!cur.ok) return cur;
+  const { project, db } = cur.s;
+  try {
+    const plan = await planReplay(db, project, runId, nodeId);
+    const estimate = await estimateReplay(db, plan);
+    return {
+      ok: true,
+      runId,
+      nodeId,
+      flow: plan.flow,
+      agent: plan.agent,
+      original: plan.original,
+      diff: promptDiff(plan),
+      policy: policyChanges(plan.policyBefore, plan.policyNow),
+      chainNow: plan.policyNow.chain,
+      estimate,
+      basis: estimateBasis(estimate),
+      simulated: cur.s.simulated !== null,
+      earlier: (await replaysOf(db, runId)).filter((r) => r.node === nodeId),
+    };
+  } catch (err) {
+    const r = refusal(err);
+    if (r) return r;
+    throw err;
+  }
+}
+
+/**
+ * Starts the replay of one node: the caller's run starts counted first, the plan made again under
+ * the files as they are now, refused when its estimate is over `capUsd`; the id answers once the
+ * replay's run row is committed, and the replay goes on in this process.
+ */
+export async function replayNodeNow(caller: Caller, runId: string, nodeId: string, capUsd: number): Promise<{ ok: true; id: string } | ReplayRefusal> {
+  const limited = await runStartLimit(caller);
+  if (limited) return { ok: false, code: 'E_LIMIT', error: limited.error };
+  const cur = await currentSession();
+  if (!cur.ok) return cur;
+  const deps = depsOf(cur.s, caller.author);
+  try {
+    const plan = await planReplay(deps.db, deps.project, runId, nodeId);
+    const estimate = await estimateReplay(deps.db, plan);
+    const started = await startReplay(plan, deps, { capUsd, estimateUsd: estimate.costUsd });
+    void started.done.catch((err: unknown) => console.error(`aqven: replay ${started.runId} stopped: ${err instanceof Error ? err.message : String(err)}`));
+    return { ok: true, id: started.runId };
+  } catch (err) {
+    const r = refusal(err);
+    if (r) return r;
+    if (err instanceof StorageError) return { ok: false, code: 'E_STORAGE', error: err.message };
+    throw err;
+  }
+}
+
+// ── batches ──
+
+export interface BatchView extends BatchProgress {
+  id: string;
+  /** what the batch replays, e.g. the failure group's signature */
+  label: string;
+  startedBy: string | null;
+  startedAt: number;
+}
+
+/** finished batches kept for their progress page; the oldest go first */
+const KEEP_BATCHES = 20;
+const g = globalThis as { __aqvenReplayBatches?: Map<string, BatchView> };
+const batches = (g.__aqvenReplayBatches ??= new Map());
+
+function remember(view: BatchView): void {
+  batches.set(view.id, view);
+  for (const [id, b] of batches) {
+    if (batches.size <= KEEP_BATCHES) break;
+    if (b.done) batches.delete(id);
+  }
+}
+
+/** A batch's progress as this process knows it; null for an id it never started (another server process, or forgotten). */
+export function batchProgress(id: string): BatchView | null {
+  return batches.get(id) ?? null;
+}
+
+/**
+ * Starts replaying `items` in the background, BATCH_CONCURRENCY at a time under `capUsd` for the
+ * whole batch, each replay counted against the caller's run starts (a refusal stops the batch) and
+ * run under the files as they are when it starts. Answers the batch id at once.
+ */
+export function replayBatchNow(caller: Caller, label: string, items: BatchItem[], capUsd: number): { ok: true; batchId: string; total: number } {
+  const id = randomUUID();
+  const view: BatchView = {
+    id,
+    label,
+    startedBy: caller.author,
+    startedAt: Date.now(),
+    total: items.length,
+    concurrency: BATCH_CONCURRENCY,
+    capUsd,
+    spentUsd: 0,
+    counts: { waiting: items.length, running: 0, succeeded: 0, failed: 0, refused: 0, not_started: 0 },
+    peakRunning: 0,
+    done: items.length === 0,
+    stopped: null,
+    items: items.map((i) => ({ ...i, state: 'waiting', replayRunId: null, reason: null, estimateUsd: null, costUsd: 0 })),
+  };
+  remember(view);
+  if (items.length === 0) return { ok: true, batchId: id, total: 0 };
+  const update = (p: BatchProgress) => batches.set(id, { ...view, ...p });
+  void runReplayBatch(items, {
+    concurrency: BATCH_CONCURRENCY,
+    capUsd,
+    admit: async () => (await runStartLimit(caller))?.error ?? null,
+    deps: async () => {
+      const cur = await currentSession();
+      if (!cur.ok) throw new Error(cur.error);
+      return depsOf(cur.s, caller.author);
+    },
+    onProgress: update,
+  })
+    .then(update)
+    .catch((err: unknown) => {
+      const b = batches.get(id);
+      const why = err instanceof Error ? err.message : String(err);
+      if (b) batches.set(id, { ...b, done: true, stopped: b.stopped ?? `the batch stopped: ${why}` });
+      console.error(`aqven: replay batch ${id} stopped: ${why}`);
+    });
+  return { ok: true, batchId: id, total: items.length };
+}
+
+// ── the run page ──
+
+export type ReplayContext =
+  /** this run replays a node of another: both nodes, for the side-by-side view */
+  | { kind: 'replay'; replayOf: string | null; node: string; original: { run: RunFacts; node: NodeFacts | null } | null }
+  /** a flow run: the replays of its nodes, newest first */
+  | { kind: 'flow'; replays: ReplaySummary[] }
+  | null;
+
+/** What the run page shows about replays: the original beside this replay, or this run's replays. */
+export async function replayContext(runId: string): Promise<ReplayContext> {
+  const { db } = await serverSession();
+  const link = await replayLink(db, runId);
+  if (!link || link.kind === 'limits') return null;
+  if (link.kind === 'flow') {
+    const replays = await replaysOf(db, runId);
+    return replays.length ? { kind: 'flow', replays } : null;
+  }
+  const node = link.replayNode ?? '';
+  const run = link.replayOf ? await getRunFacts(db, link.replayOf) : null;
+  return { kind: 'replay', replayOf: link.replayOf, node, original: run ? { run, node: run.nodes.find((n) => n.id === node) ?? null } : null };
+}

@@ -1,0 +1,32 @@
+// What the run page shows besides the run's stored facts (DESIGN: The dashboard, "The live run
+// page", "The flow graph"): the run's flow as the project has it now (its nodes, needs and on_fail
+// routes), each provider's backoff settings and the models' pauses, for the waits of attempts in flight.
+import 'server-only';
+import { activePauses } from '@/db/pause-queries';
+import type { RunFacts } from '@/db/types';
+import { flowShape, type FlowShape } from '@/lib/dashboard/flow-graph';
+import type { BackoffConfig, PauseLite } from '@/lib/dashboard/live-wait';
+import type { Session } from '@/lib/flow/session';
+import { own } from '@/lib/shared/own';
+
+export interface RunPageExtras {
+  flow: FlowShape | null;
+  flowNote: string | null;
+  backoffs: Record<string, BackoffConfig>;
+  pauses: PauseLite[];
+}
+
+export async function runPageExtras(session: Session, run: RunFacts & { projectHash?: string | null }, now = Date.now()): Promise<RunPageExtras> {
+  const def = own(session.project.flows, run.flow);
+  // the run ran under other files (an edit, a newer snapshot): the graph is the flow as it is now
+  const changed = run.projectHash != null && run.projectHash !== session.projectHash;
+  const backoffs: Record<string, BackoffConfig> = {};
+  for (const [name, p] of Object.entries(session.providers)) backoffs[name] = { defaultWaitMs: p.onRateLimit.defaultWaitMs, maxWaitMs: p.onRateLimit.maxWaitMs };
+  const live = run.status === 'queued' || run.status === 'running';
+  return {
+    flow: def ? flowShape(def) : null,
+    flowNote: def && changed ? 'as the project has it now: the run started under an earlier version of the files' : null,
+    backoffs,
+    pauses: live ? (await activePauses(session.db, now)).map((p) => ({ model: p.model, pausedUntil: p.pausedUntil })) : [],
+  };
+}

@@ -1,0 +1,177 @@
+// The replay actions and GET /api/replays/:batchId as the dashboard's callers meet them (DESIGN:
+// The dashboard, "Replay with the current policy"): the preview and the replay read the agent file
+// as it is now (a hand edit is picked up), an estimate over the cap is refused, a failure group is
+// replayed in the background with its progress readable by any role, only editors may start one,
+// and each replay counts against the caller's run starts per minute.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { and, eq, isNotNull } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createToken, createUser } from '@/db/account-queries';
+import { getRunFacts } from '@/db/queries';
+import { replayLink } from '@/db/replay-queries';
+import type { Db } from '@/db/types';
+import type { ReplayFormState } from '@/lib/forms/replay';
+import type { BatchResponse } from '@/lib/dashboard/replay-types';
+import { FLASH_LITE, GPT_OSS, copyShowcase } from '../helpers/showcase';
+import { saveEnv } from '../helpers/saved-env';
+
+const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
+const Redirect = vi.hoisted(
+  () =>
+    class Redirect extends Error {
+      constructor(readonly url: string) {
+        super(`redirect to ${url}`);
+      }
+    },
+);
+vi.mock('server-only', () => ({}));
+vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers) }));
+vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
+vi.mock('next/navigation', () => ({
+  redirect: (url: string) => {
+    throw new Redirect(url);
+  },
+  notFound: () => {
+    throw new Error('not found');
+  },
+}));
+
+const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_RUNS_PER_MINUTE']);
+const T0 = Date.now();
+let db: Db;
+let dir: string;
+
+const server = () => import('@/lib/server/session');
+const replays = () => import('@/lib/server/replay');
+const as = (token: string | null) => {
+  req.headers = token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' };
+};
+const form = (fields: Record<string, string>) => {
+  const fd = new FormData();
+  for (const [k, v] of Object.entries(fields)) fd.set(k, v);
+  return fd;
+};
+const IDLE: ReplayFormState = { status: 'idle' };
+/** the replay action: its answer, or the run page it sent the browser to */
+const replayNode = async (fields: Record<string, string>): Promise<ReplayFormState | { redirect: string }> => {
+  const { replayNodeAction } = await import('@/lib/actions/replay-node');
+  try {
+    return await replayNodeAction(IDLE, form(fields));
+  } catch (err) {
+    if (err instanceof Redirect) return { redirect: err.url };
+    throw err;
+  }
+};
+const replayGroup = async (fields: Record<string, string>) => (await import('@/lib/actions/replay-group')).replayGroupAction(IDLE, form(fields));
+const getBatch = async (id: string, token: string | null) => {
+  const { GET } = await import('@/app/api/replays/[batchId]/route');
+  const res = await GET(new Request(`http://localhost/api/replays/${id}`, { headers: token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' } }) as never, {
+    params: Promise.resolve({ batchId: id }),
+  });
+  return { status: res.status, body: (await res.json()) as BatchResponse & { error?: string } };
+};
+/** waits until run `id` has ended; its facts */
+async function finished(id: string) {
+  for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
+    const f = await getRunFacts(db, id);
+    if (f && f.status !== 'running' && f.status !== 'queued') return f;
+  }
+  throw new Error(`run ${id} did not end`);
+}
+
+/** A triage run whose draft failed: gpt-oss refuses, and the writer fails on a refusal (policy A). */
+async function failedDraft(): Promise<string> {
+  const res = await (await server()).startRun('triage', { ticket: `invoice wrong ${Math.random()}` });
+  if (!res.ok) throw new Error(res.error);
+  const f = await finished(res.id);
+  expect(f.nodes.find((n) => n.id === 'draft')?.status).toBe('failed');
+  return res.id;
+}
+
+beforeAll(async () => {
+  dir = copyShowcase();
+  process.env.AQVEN_PROJECT = dir;
+  process.env.AQVEN_SIMULATE = '1';
+  delete process.env.AQVEN_DATABASE_URL;
+  delete process.env.AQVEN_RUNS_PER_MINUTE;
+  const s = await (await server()).serverSession();
+  db = s.db;
+  s.simulated!.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'refusal' }] });
+}, 90_000);
+
+afterAll(async () => {
+  await (await (await server()).serverSession()).close();
+  restoreEnv();
+});
+
+describe('replay from the dashboard', () => {
+  let originals: string[] = [];
+
+  it('previews and replays a node under the agent file as edited since, refusing an estimate over the cap', async () => {
+    as(null);
+    originals = [await failedDraft(), await failedDraft(), await failedDraft()];
+    const file = join(dir, 'agents', 'writer.yaml');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace(`model: "openrouter:${GPT_OSS}"\n`, `model: "openrouter:${GPT_OSS}"\nfallback_models:\n- "openrouter:${FLASH_LITE}"\n`).replace('on_refusal: "fail"', 'on_refusal: "fallback"'));
+
+    const preview = await (await replays()).replayPreview(originals[0]!, 'draft');
+    expect(preview).toMatchObject({ ok: true, simulated: true, chainNow: [`openrouter:${GPT_OSS}`, `openrouter:${FLASH_LITE}`], diff: { changed: false } });
+    if (!preview.ok) throw new Error(preview.error);
+    expect(preview.policy).toContain('onRefusal: fail  ⇒  fallback');
+    expect(preview.estimate.costUsd).toBeGreaterThan(0);
+
+    expect(await replayNode({ runId: originals[0]!, node: 'draft', cap: '0.0000000001' })).toMatchObject({ status: 'error', field: 'cap', code: 'E_CAP' });
+    expect(await replayNode({ runId: originals[0]!, node: 'nope', cap: '1' })).toMatchObject({ status: 'error', field: 'form', code: 'E_NODE' });
+    const sent = await replayNode({ runId: originals[0]!, node: 'draft', cap: '1' });
+    expect(sent).toMatchObject({ redirect: expect.stringMatching(/^\/runs\/[0-9a-f-]{36}$/) });
+    const id = (sent as { redirect: string }).redirect.split('/').pop()!;
+    expect((await finished(id)).status).toBe('succeeded');
+    expect(await replayLink(db, id)).toEqual({ kind: 'replay', replayOf: originals[0], replayNode: 'draft' });
+    expect(await (await replays()).replayContext(originals[0]!)).toMatchObject({ kind: 'flow', replays: [{ id, node: 'draft', status: 'succeeded' }] });
+    expect(await (await replays()).replayContext(id)).toMatchObject({ kind: 'replay', replayOf: originals[0], node: 'draft', original: { node: { id: 'draft', status: 'failed' } } });
+  });
+
+  it('replays a failure group in the background; its progress ends with how many now succeed', async () => {
+    const [row] = await db.q
+      .select({ sig: db.t.nodeRuns.failureSig })
+      .from(db.t.nodeRuns)
+      .where(and(eq(db.t.nodeRuns.runId, originals[1]!), eq(db.t.nodeRuns.nodeId, 'draft'), isNotNull(db.t.nodeRuns.failureSig)));
+    const sig = row!.sig!;
+    const started = await replayGroup({ sig, since: String(T0 - 60_000), cap: '1' });
+    expect(started).toMatchObject({ status: 'started', total: 3 });
+    const batchId = (started as { batchId: string }).batchId;
+    let body: BatchResponse | null = null;
+    for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+      const got = await getBatch(batchId, null);
+      expect(got.status).toBe(200);
+      if (got.body.done) {
+        body = got.body;
+        break;
+      }
+    }
+    expect(body).toMatchObject({ total: 3, done: true, stopped: null, counts: { succeeded: 3, failed: 0, not_started: 0 }, label: sig });
+    expect(body!.peakRunning).toBeLessThanOrEqual(4);
+    expect(new Set(body!.items.map((i) => i.runId))).toEqual(new Set(originals));
+    expect((await getBatch('no-such-batch', null)).status).toBe(404);
+  });
+
+  it('once accounts exist: a viewer may read a batch but not replay; each replay counts against the run starts per minute', async () => {
+    await createUser(db, { name: 'admin', role: 'admin', password: 'a long enough password' }, T0);
+    const viewer = (await createToken(db, { name: 'vera', role: 'viewer', createdBy: 'admin' }, T0)).token;
+    const editor = (await createToken(db, { name: 'ed', role: 'editor', createdBy: 'admin' }, T0)).token;
+
+    as(viewer);
+    expect(await replayNode({ runId: originals[1]!, node: 'draft', cap: '1' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN' });
+    expect(await replayGroup({ sig: 'x', since: '0', cap: '1' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN' });
+    expect((await getBatch('no-such-batch', null)).status).toBe(401);
+
+    process.env.AQVEN_RUNS_PER_MINUTE = '1';
+    as(editor);
+    const first = await replayNode({ runId: originals[1]!, node: 'draft', cap: '1' });
+    expect(first).toMatchObject({ redirect: expect.any(String) });
+    await finished((first as { redirect: string }).redirect.split('/').pop()!);
+    expect(await replayNode({ runId: originals[2]!, node: 'draft', cap: '1' })).toMatchObject({ status: 'error', code: 'E_LIMIT', message: expect.stringMatching(/too many runs started/) });
+    delete process.env.AQVEN_RUNS_PER_MINUTE;
+  });
+});

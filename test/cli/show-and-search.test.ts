@@ -1,0 +1,69 @@
+// `aqven show` by the run's short id and `aqven search`, as a user runs them: a real process over
+// the showcase's database.
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { closeDb, openDatabase } from '@/db/client';
+import { copyShowcase } from '../helpers/showcase';
+import { aqven, ensureCliBuilt } from './aqven-process';
+
+beforeAll(ensureCliBuilt, 120_000);
+
+describe('aqven show SHORT_ID and aqven search', () => {
+  it('prints the run its first 8 characters name; an ambiguous prefix lists the runs it names and exits 2', async () => {
+    const dir = copyShowcase();
+    const run = aqven(['run', 'triage', '--simulate', '--json', '--project', dir, '--input', '{"ticket":"short ids please"}']);
+    const record = JSON.parse(run.out);
+    const short = record.id.slice(0, 8);
+
+    const byShort = aqven(['show', short, '--project', dir]);
+    expect(byShort.code).toBe(0);
+    expect(byShort.out).toBe(aqven(['show', record.id, '--project', dir]).out);
+    expect(byShort.out).toMatch(new RegExp(`^run ${record.id} `));
+    expect(JSON.parse(aqven(['show', short.toUpperCase(), '--json', '--project', dir]).out)).toEqual(record);
+
+    // two runs whose ids share their first 8 characters
+    const file = join(dir, '.aqven', 'aqven.db');
+    const db = await openDatabase(file);
+    const twins = ['beefcafe-0000-4000-8000-000000000001', 'beefcafe-0000-4000-8000-000000000002'];
+    await db.q.insert(db.t.runs).values([
+      { id: twins[0]!, project: 'showcase', flow: 'triage', status: 'succeeded', input: null, startedAt: Date.UTC(2026, 0, 1, 9) },
+      { id: twins[1]!, project: 'showcase', flow: 'long-answer', status: 'failed', input: null, startedAt: Date.UTC(2026, 0, 1, 10) },
+    ]);
+    await closeDb(file);
+
+    const ambiguous = aqven(['show', 'beefcafe', '--project', dir]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.out).toBe('');
+    expect(ambiguous.err.split('\n')).toEqual([
+      `aqven show: "beefcafe" is the start of 2 runs' ids; give more of it:`,
+      `  ${twins[1]}  long-answer    failed      2026-01-01T10:00:00.000Z`,
+      `  ${twins[0]}  triage         succeeded   2026-01-01T09:00:00.000Z`,
+      '',
+    ]);
+    // the whole id picks one
+    const whole = aqven(['show', twins[1]!, '--json', '--project', dir]);
+    expect([whole.code, JSON.parse(whole.out).flow]).toEqual([0, 'long-answer']);
+    // too short to look up, and no such run: exit 1
+    expect(aqven(['show', short.slice(0, 3), '--project', dir])).toMatchObject({ code: 1, err: `aqven show: no run with id ${short.slice(0, 3)}\n` });
+    expect(aqven(['show', 'deadbeef', '--project', dir])).toMatchObject({ code: 1, err: 'aqven show: no run with id deadbeef\n' });
+
+    // search: the words of the run's input, marked; a run id prefix; JSON; nothing found
+    const found = aqven(['search', 'SHORT', 'ids', '--project', dir]);
+    expect(found.code).toBe(0);
+    expect(found.out.split('\n').slice(0, 2)).toEqual([
+      `${short}  triage         ${record.status.padEnd(11)} input                ${record.startedAt}`,
+      '    {"ticket":"[short] [ids] please"}',
+    ]);
+    expect(aqven(['search', 'beefcafe', '--project', dir]).out.split('\n')).toEqual([
+      'beefcafe  long-answer    failed      run id               2026-01-01T10:00:00.000Z',
+      `    [beefcafe]${twins[1]!.slice(8)}`,
+      'beefcafe  triage         succeeded   run id               2026-01-01T09:00:00.000Z',
+      `    [beefcafe]${twins[0]!.slice(8)}`,
+      '',
+    ]);
+    const json = JSON.parse(aqven(['search', 'pleas*', '--json', '--project', dir]).out);
+    expect(json.hits.map((h: { runId: string; field: string }) => [h.runId, h.field])).toEqual([[record.id, 'input']]);
+    expect(aqven(['search', 'walrus', '--project', dir])).toMatchObject({ code: 0, out: 'no run input, node output or failure text holds every one of these words\n' });
+    expect(aqven(['search', '--limit', '0', 'x', '--project', dir]).code).toBe(2);
+  }, 180_000);
+});
