@@ -5,7 +5,9 @@ import { FailureGroupList } from '@/components/failures/failure-group-list';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { FAILURE_WINDOW_LABELS, FAILURE_WINDOWS, readFailureWindow } from '@/lib/dashboard/failure-groups';
 import { pageSession } from '@/lib/server/page-session';
+import { roleAllows } from '@/lib/shared/roles';
 import '@/app/styles/failures.css';
+import '@/app/styles/replay.css';
 
 export const dynamic = 'force-dynamic';
 
@@ -45,7 +47,7 @@ export default async function FailuresPage({ searchParams }: { searchParams: Pro
             {groups.length === GROUPS ? `The ${GROUPS} largest groups` : `${groups.length} group${groups.length === 1 ? '' : 's'}`}, {total.toLocaleString('en-US')} failures,{' '}
             {FAILURE_WINDOW_LABELS[win].toLowerCase()}.
           </p>
-          <FailureGroupList groups={groups} now={now} />
+          <FailureGroupList groups={groups} now={now} replaySince={roleAllows(s.caller.role, 'editor') ? since : null} />
         </>
       )}
     </section>

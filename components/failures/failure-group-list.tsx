@@ -6,19 +6,21 @@ import type { FailureGroup } from '@/db/failure-queries';
 import { fmtCost, shortId, splitModel } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { codeOutcome, exampleHref, fmtAgo, fmtShare } from '@/lib/dashboard/failure-groups';
+import { ReplayGroupButton } from '@/components/replay/replay-group-button';
 import { Sparkline } from './sparkline';
 
-export function FailureGroupList({ groups, now }: { groups: FailureGroup[]; now: number }) {
+/** `replaySince`: the window's start, for an editor's "Replay group" button; null hides it */
+export function FailureGroupList({ groups, now, replaySince }: { groups: FailureGroup[]; now: number; replaySince: number | null }) {
   return (
     <ol className="fg-list" aria-label="Failure groups">
       {groups.map((g, i) => (
-        <FailureGroupRow key={g.sig} group={g} rank={i + 1} now={now} />
+        <FailureGroupRow key={g.sig} group={g} rank={i + 1} now={now} replaySince={replaySince} />
       ))}
     </ol>
   );
 }
 
-function FailureGroupRow({ group: g, rank, now }: { group: FailureGroup; rank: number; now: number }) {
+function FailureGroupRow({ group: g, rank, now, replaySince }: { group: FailureGroup; rank: number; now: number; replaySince: number | null }) {
   const outcome = codeOutcome(g.code);
   const model = g.model ? splitModel(g.model) : null;
   const calls = g.level === 'attempt' ? 'of its attempts' : 'of its nodes';
@@ -71,7 +73,7 @@ function FailureGroupRow({ group: g, rank, now }: { group: FailureGroup; rank: n
             ))}
           </ul>
         </div>
-        {/* replay-group slot: the lead mounts the "Replay group" button here (it needs g.sig) */}
+        {replaySince !== null ? <ReplayGroupButton sig={g.sig} since={replaySince} nodes={g.failures} /> : null}
       </div>
       <div className="fg-side">
         <div className="fg-trend">

@@ -19,7 +19,6 @@ export function PromptDiff({ lines, changed, hadRequest }: { lines: DiffLine[]; 
           <span key={i} className={CLASS[l.op]} data-op={l.op === ' ' ? 'same' : l.op === '+' ? 'add' : 'del'}>
             {l.op === ' ' ? '  ' : `${l.op} `}
             {l.text}
-            {'\n'}
           </span>
         ))}
       </pre>
