@@ -21,6 +21,7 @@ describe('failure signatures', () => {
   it('keeps redaction placeholders and folds whitespace; a long text is cut', () => {
     expect(normaliseFailureText('mail  [EMAIL]\n on\tfile')).toBe('mail [EMAIL] on file');
     expect(normaliseFailureText(null)).toBe('');
+    expect(normaliseFailureText('openrouter:google/gemini-2.5-flash-lite: status 503 at /items/0')).toBe('openrouter:google/gemini-2.5-flash-lite: status <n> at /items/<n>');
     expect(normaliseFailureText('word '.repeat(100)).length).toBe(SIGNATURE_TEXT_MAX);
   });
 });

@@ -33,7 +33,8 @@ const RULES: [RegExp, string][] = [
   [/'(?:[^'\\]|\\.){0,200}'/g, "'…'"],
   [/\b\d+(?:[.,]\d+)*\s?(?:ms|s|KiB|MiB|bytes|tokens)\b/g, '<n>'],
   [/\b\d{4}-\d{2}-\d{2}T[\d:.]+Z?\b/g, '<time>'],
-  [/\d+(?:\.\d+)?/g, '<n>'],
+  // a number standing alone; digits inside a name (gemini-2.5-flash-lite, gpt-oss-20b) stay
+  [/(?<![\w.-])\d+(?:\.\d+)?(?![\w-])/g, '<n>'],
 ];
 
 /** The message with its particulars replaced and its whitespace folded. */
