@@ -35,6 +35,10 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
     notFound();
   }
   const notes = (await listNotes(s.session.db, runId)) ?? [];
+  const replay = await replayContext(runId);
+  const extras = await runPageExtras(s.session, facts);
+  // a replay ran one node of its flow: the flow's other nodes were never meant to run (no graph, none pending)
+  if (replay?.kind === 'replay') extras.flow = null;
   return (
     <section>
       <div className="page-actions">
@@ -44,9 +48,9 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
         {facts.status === 'queued' && roleAllows(s.caller.role, 'editor') ? <CancelRunButton runId={runId} /> : null}
       </div>
       <NotesProvider runId={runId} me={noteAuthor(s.caller.author)} initial={notes} renderedAt={Date.now()}>
-        <ReplayPanel ctx={await replayContext(runId)} run={facts} renderedAt={Date.now()} />
+        <ReplayPanel ctx={replay} run={facts} renderedAt={Date.now()} />
         <ReplayAccess runId={runId} canReplay={roleAllows(s.caller.role, 'editor')}>
-          <RunView initial={facts} renderedAt={Date.now()} {...await runPageExtras(s.session, facts)} />
+          <RunView initial={facts} renderedAt={Date.now()} {...extras} />
         </ReplayAccess>
         <NoteThread />
       </NotesProvider>
