@@ -22,6 +22,8 @@ async function startRun(page: Page, ticket: string): Promise<string> {
 
 async function searchFromTopBar(page: Page, q: string) {
   const box = page.getByTestId('search-box');
+  // while the page streams, the box's fallback and its rendered copy may both be in the document
+  await expect(box).toHaveCount(1);
   await box.fill(q);
   await box.press('Enter');
   await expect(page).toHaveURL(`/search?q=${encodeURIComponent(q).replace(/%20/g, '+')}`);
@@ -44,6 +46,7 @@ test('a word of a run input or a node output, searched from the top bar, leads t
   await expect(hits.first().locator('mark')).toHaveText(inWord);
   await expect(hits.first()).toContainText(runId.slice(0, 8));
   // the box keeps the words searched for
+  await expect(page.getByTestId('search-box')).toHaveCount(1);
   await expect(page.getByTestId('search-box')).toHaveValue(inWord.toUpperCase());
   await hits.first().getByRole('link').click();
   await expect(page).toHaveURL(`/runs/${runId}`);
@@ -65,6 +68,7 @@ test('a word of a run input or a node output, searched from the top bar, leads t
   await page.setViewportSize({ width: 390, height: 844 });
   await searchFromTopBar(page, outWord.slice(0, 12) + '*');
   await expect(mine).toHaveCount(1);
+  await expect(page.getByTestId('search-box')).toHaveCount(1);
   const box = await page.getByTestId('search-box').boundingBox();
   expect(box!.width).toBeGreaterThan(300);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
