@@ -1,5 +1,6 @@
 // Number and time formats shared by every dashboard page: dense, fixed units, no locale surprises
 // (server and browser must print the same text).
+import { shortRunId } from '@/lib/shared/short-id';
 
 export function fmtMs(ms: number | null | undefined): string {
   if (ms == null || !Number.isFinite(ms)) return '—';
@@ -29,9 +30,8 @@ export function fmtCost(usd: number | null | undefined): string {
   return `${usd < 0 ? '-' : ''}$${int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${frac}`;
 }
 
-export function shortId(id: string): string {
-  return id.length > 8 ? id.slice(0, 8) : id;
-}
+/** the run id as shown: one rule with the CLI and the API (lib/shared/short-id.ts) */
+export const shortId = shortRunId;
 
 /** "openrouter:google/gemini-2.5-flash-lite" → provider and model id, for two-tone display. */
 export function splitModel(model: string): { provider: string; id: string } {
