@@ -3,7 +3,7 @@
 // and the trend come from failure_daily; the window's partial UTC days are counted exactly through
 // the indexed failure_sig columns (failure_sig, started_at), and so are the examples — never a scan
 // of attempts. Pure reads: no 'server-only', so the CLI and the replay may use them too.
-import { and, asc, desc, eq, exists, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gte, inArray, lt, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { roundCost } from '@/lib/engine/usage';
 import { DAY_MS, utcDay } from './run-aggregates';
 import type { Db } from './types';
@@ -119,7 +119,7 @@ export async function failureGroups(
         lastAt: sql<number>`max(${failureDaily.lastAt})`.mapWith(Number),
       })
       .from(failureDaily)
-      .where(and(gte(failureDaily.day, full.from), full.to === null ? undefined : lt(failureDaily.day, full.to), byAgent))
+      .where(and(inRange(failureDaily.day, full.from, full.to), byAgent))
       .groupBy(failureDaily.sig);
     for (const r of rows) add(r.sig, r);
   }
@@ -245,7 +245,7 @@ async function exactCounts(db: Db, attemptSigs: string[], nodeSigs: string[], fr
     const rows = await db.q
       .select({ sig: attempts.failureSig, ...agg(attempts.startedAt, sql`${attempts.costUsd}`) })
       .from(attempts)
-      .where(and(inArray(attempts.failureSig, attemptSigs), gte(attempts.startedAt, from), lt(attempts.startedAt, to), ofFlowRun(db, attempts.runId)))
+      .where(and(inArray(attempts.failureSig, attemptSigs), inRange(attempts.startedAt, from, to), ofFlowRun(db, attempts.runId)))
       .groupBy(attempts.failureSig);
     for (const r of rows) out.set(r.sig!, { failures: r.n, costUsd: r.cost ?? 0, firstAt: r.first, lastAt: r.last });
   }
@@ -253,7 +253,7 @@ async function exactCounts(db: Db, attemptSigs: string[], nodeSigs: string[], fr
     const rows = await db.q
       .select({ sig: nodeRuns.failureSig, ...agg(nodeRuns.startedAt, sql`${nodeRuns.costUsd}`) })
       .from(nodeRuns)
-      .where(and(inArray(nodeRuns.failureSig, nodeSigs), gte(nodeRuns.startedAt, from), lt(nodeRuns.startedAt, to), ofFlowRun(db, nodeRuns.runId)))
+      .where(and(inArray(nodeRuns.failureSig, nodeSigs), inRange(nodeRuns.startedAt, from, to), ofFlowRun(db, nodeRuns.runId)))
       .groupBy(nodeRuns.failureSig);
     for (const r of rows) out.set(r.sig!, { failures: r.n, costUsd: r.cost ?? 0, firstAt: r.first, lastAt: r.last });
   }
@@ -272,7 +272,7 @@ async function shareDenominators(
   if (agents.length === 0) return out;
   const daysOf = (col: typeof agentDaily.day | typeof nodeDaily.day) => {
     const parts: SQL[] = [];
-    if (full) parts.push(and(gte(col, full.from), full.to === null ? undefined : lt(col, full.to))!);
+    if (full) parts.push(inRange(col, full.from, full.to));
     if (partial.length) parts.push(inArray(col, partial.map((p) => p.day)));
     return parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` or `)})`;
   };
@@ -293,6 +293,11 @@ async function shareDenominators(
   return out;
 }
 
+/** `from <= col < to`, open-ended when there is no `to` */
+function inRange(col: SQLWrapper, from: number, to: number | null | undefined): SQL {
+  return to == null ? gte(col, from) : and(gte(col, from), lt(col, to))!;
+}
+
 /** The newest failed nodes of one group in the window, one per node run (the failure_sig index, newest first). */
 async function groupExamples(db: Db, g: { sig: string; level: 'attempt' | 'node' }, w: { since: number; until?: number; limit: number }): Promise<FailureGroup['examples']> {
   const { attempts, nodeRuns, runs } = db.t;
@@ -302,7 +307,7 @@ async function groupExamples(db: Db, g: { sig: string; level: 'attempt' | 'node'
       .select({ runId: nodeRuns.runId, nodeRunId: nodeRuns.id, nodeId: nodeRuns.nodeId, startedAt: nodeRuns.startedAt, routed })
       .from(nodeRuns)
       .innerJoin(runs, eq(runs.id, nodeRuns.runId))
-      .where(and(eq(nodeRuns.failureSig, g.sig), gte(nodeRuns.startedAt, w.since), w.until === undefined ? undefined : lt(nodeRuns.startedAt, w.until), eq(runs.kind, 'flow')))
+      .where(and(eq(nodeRuns.failureSig, g.sig), inRange(nodeRuns.startedAt, w.since, w.until), eq(runs.kind, 'flow')))
       .orderBy(desc(nodeRuns.startedAt), desc(nodeRuns.id))
       .limit(w.limit);
     return rows.map((r) => ({ runId: r.runId, nodeRunId: r.nodeRunId, nodeId: r.nodeId, startedAt: Number(r.startedAt), routedAround: r.routed === 1 }));
@@ -313,7 +318,7 @@ async function groupExamples(db: Db, g: { sig: string; level: 'attempt' | 'node'
     .from(attempts)
     .innerJoin(runs, eq(runs.id, attempts.runId))
     .innerJoin(nodeRuns, eq(nodeRuns.id, attempts.nodeRunId))
-    .where(and(eq(attempts.failureSig, g.sig), gte(attempts.startedAt, w.since), w.until === undefined ? undefined : lt(attempts.startedAt, w.until), eq(runs.kind, 'flow')))
+    .where(and(eq(attempts.failureSig, g.sig), inRange(attempts.startedAt, w.since, w.until), eq(runs.kind, 'flow')))
     .orderBy(desc(attempts.startedAt), desc(attempts.id))
     .limit(w.limit * 4);
   const seen = new Set<string>();

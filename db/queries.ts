@@ -36,7 +36,7 @@ export interface RunOrigin {
  * the nodes never reached, last), then their place in the flow (`ord`; 0 in rows written before it
  * was kept), then start and id; null when there is no such run.
  */
-export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOrigin) | null> {
+export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOrigin & { kind: RunKind }) | null> {
   const { attempts, nodeRuns, runs, streamChunks, transportTries } = db.t;
   const run = (await db.q.select().from(runs).where(eq(runs.id, id)).limit(1))[0];
   if (!run) return null;
@@ -90,6 +90,7 @@ export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOr
     startedBy: run.startedBy,
     projectHash: run.projectHash,
     snapshotId: run.snapshotId,
+    kind: run.kind,
     nodes: nodes.map(
       (n): NodeFacts => ({
         id: n.nodeId,

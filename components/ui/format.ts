@@ -16,19 +16,8 @@ export function fmtTokens(n: number | null | undefined): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/**
- * USD, one rule for every cost on every page: three significant digits, and never less precise
- * than a cent — $0.0000412, $0.000260, $0.0421, $0.500, $12.50, $1,234.56. Zeros are kept, so costs
- * side by side read alike; at most nine decimals (costs are rounded to a nano-dollar, roundCost).
- */
-export function fmtCost(usd: number | null | undefined): string {
-  if (usd == null || !Number.isFinite(usd)) return '—';
-  if (usd === 0) return '$0';
-  const abs = Math.abs(usd);
-  const decimals = Math.min(9, Math.max(2, 2 - Math.floor(Math.log10(abs))));
-  const [int, frac] = abs.toFixed(decimals).split('.');
-  return `${usd < 0 ? '-' : ''}$${int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${frac}`;
-}
+/** USD as every page writes it: one rule with the replay messages (lib/shared/cost-text.ts) */
+export { fmtCost } from '@/lib/shared/cost-text';
 
 /** the run id as shown: one rule with the CLI and the API (lib/shared/short-id.ts) */
 export const shortId = shortRunId;

@@ -17,6 +17,7 @@ import { roundCost } from '@/lib/engine/usage';
 import { agentPolicy, renderTemplate, type Project } from '@/lib/project';
 import type { ResolvedProvider } from '@/lib/engine/types';
 import { own } from '@/lib/shared/own';
+import { fmtCost } from '@/lib/shared/cost-text';
 import { beginRun, RunInputError, RunInterruptedError, validateRunInput, type ProgressEvent } from './run-flow';
 import type { RunRecord } from './run-record';
 
@@ -41,13 +42,7 @@ export class ReplayRefusedError extends Error {
   }
 }
 
-/** A cost in messages, as the dashboard writes it (components/ui/format.ts fmtCost, which lib/ may not import): three significant digits below a cent, never an exponent. */
-export function usdText(n: number): string {
-  if (n === 0) return '$0';
-  if (n < 0.01) return `$${n.toFixed(Math.min(20, 2 - Math.floor(Math.log10(n)))).replace(/0+$/, '').replace(/\.$/, '')}`;
-  return n < 1 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
-}
-const usd = usdText;
+const usd = fmtCost;
 
 /** What a replay will run: the original node as stored, and the request today's files make of its inputs. */
 export interface ReplayPlan {

@@ -3,6 +3,7 @@
 // routes), each provider's backoff settings and the models' pauses, for the waits of attempts in flight.
 import 'server-only';
 import { activePauses } from '@/db/pause-queries';
+import type { RunKind } from '@/db/queries';
 import type { RunFacts } from '@/db/types';
 import { flowShape, type FlowShape } from '@/lib/dashboard/flow-graph';
 import type { BackoffConfig, PauseLite } from '@/lib/dashboard/live-wait';
@@ -16,8 +17,9 @@ export interface RunPageExtras {
   pauses: PauseLite[];
 }
 
-export async function runPageExtras(session: Session, run: RunFacts & { projectHash?: string | null }, now = Date.now()): Promise<RunPageExtras> {
-  const def = own(session.project.flows, run.flow);
+export async function runPageExtras(session: Session, run: RunFacts & { projectHash?: string | null; kind?: RunKind }, now = Date.now()): Promise<RunPageExtras> {
+  // a replay or a limits run ran some nodes only: the flow's others were never meant to run (no graph, none pending)
+  const def = run.kind === undefined || run.kind === 'flow' ? own(session.project.flows, run.flow) : undefined;
   // the run ran under other files (an edit, a newer snapshot): the graph is the flow as it is now
   const changed = run.projectHash != null && run.projectHash !== session.projectHash;
   const backoffs: Record<string, BackoffConfig> = {};

@@ -65,4 +65,16 @@ describe('GET /api/runs/:id by short id', () => {
     expect(await get('deadbeef')).toEqual({ status: 404, body: { error: 'no run with id deadbeef' } });
     expect((await get('c0f')).status).toBe(404);
   });
+
+  it('names runs the same way in the detail and notes routes', async () => {
+    const call = async (route: 'detail' | 'notes', id: string) => {
+      const mod = route === 'detail' ? await import('@/app/api/runs/[id]/detail/route') : await import('@/app/api/runs/[id]/notes/route');
+      const res = await mod.GET(new NextRequest(`http://localhost/api/runs/${id}/${route}`, { headers: { host: 'localhost' } }), { params: Promise.resolve({ id }) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    expect(await call('detail', 'c0ffee11')).toMatchObject({ status: 200, body: { id: C, kind: 'flow', nodes: [] } });
+    expect(await call('notes', 'c0ffee11')).toEqual({ status: 200, body: { notes: [] } });
+    expect(await call('notes', 'c0ffee00')).toMatchObject({ status: 409, body: { code: 'E_AMBIGUOUS_RUN_ID' } });
+    expect(await call('detail', 'deadbeef')).toEqual({ status: 404, body: { error: 'no run with id deadbeef' } });
+  });
 });

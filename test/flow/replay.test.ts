@@ -232,7 +232,7 @@ describe('replaying a failure group in bulk', () => {
       { concurrency: 1, capUsd: 0.0055, deps: () => deps },
     );
     expect(summary.counts).toMatchObject({ succeeded: 2, not_started: 3, failed: 0 });
-    expect(summary.stopped).toMatch(/cost cap of \$0\.0055 would be passed/);
+    expect(summary.stopped).toMatch(/cost cap of \$0\.00550 would be passed/);
     expect(summary.items.slice(2).every((i) => i.state === 'not_started' && i.replayRunId === null)).toBe(true);
     expect(summary.spentUsd).toBeCloseTo(0.005, 9);
     expect(await replayRows(w.db)).toHaveLength(2);
@@ -253,7 +253,7 @@ describe('replaying a failure group in bulk', () => {
     );
     expect(Date.now() - t0).toBeLessThan(4000);
     expect(summary.counts).toMatchObject({ succeeded: 1, failed: 1, not_started: 2 });
-    expect(summary.stopped).toMatch(/cost cap of \$0\.0025 was reached/);
+    expect(summary.stopped).toMatch(/cost cap of \$0\.00250 was reached/);
     const stopped = summary.items.find((i) => i.state === 'failed')!;
     expect(stopped.reason).toMatch(/reached its cost cap/);
     expect((await getRunFacts(w.db, stopped.replayRunId!))!.status).toBe('interrupted');

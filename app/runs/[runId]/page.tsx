@@ -37,8 +37,6 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
   const notes = (await listNotes(s.session.db, runId)) ?? [];
   const replay = await replayContext(runId);
   const extras = await runPageExtras(s.session, facts);
-  // a replay ran one node of its flow: the flow's other nodes were never meant to run (no graph, none pending)
-  if (replay?.kind === 'replay') extras.flow = null;
   return (
     <section>
       <div className="page-actions">

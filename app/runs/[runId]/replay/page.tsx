@@ -3,6 +3,7 @@
 // what changed in the agent's policy, and the estimated cost with a cap to set; then Start.
 import Link from 'next/link';
 import { PromptDiff } from '@/components/replay/prompt-diff';
+import { ReplayLine } from '@/components/replay/replay-line';
 import { ReplayStartForm } from '@/components/replay/replay-start-form';
 import { fmtCost, shortId } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
@@ -144,16 +145,7 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
           <div className="section-label">Earlier replays of this node</div>
           <ul className="replay-earlier">
             {p.earlier.map((r) => (
-              <li key={r.id}>
-                <Link href={`/runs/${encodeURIComponent(r.id)}`} className="mono">
-                  {shortId(r.id)}
-                </Link>{' '}
-                <StatusBadge status={r.status} /> <span className="mono muted">{fmtCost(r.costUsd)}</span>{' '}
-                <span className="muted small">
-                  <LocalTime ms={r.startedAt} withDate />
-                  {r.startedBy ? ` · ${r.startedBy}` : ''}
-                </span>
-              </li>
+              <ReplayLine key={r.id} r={r} />
             ))}
           </ul>
         </section>
