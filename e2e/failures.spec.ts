@@ -106,3 +106,39 @@ test('a run started elsewhere appears on the first page of /runs without a reloa
 
   await shoot(page, 'runs', '/runs', (n) => testInfo.outputPath(n));
 });
+
+test('an editor replays a whole failure group under the current files and sees how many now succeed', async ({ page, request }) => {
+  const marker = word();
+  const ids: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    await loadScripts(request, {
+      [GEMINI]: [{ kind: 'provider_error', message: `bulk ${marker} melted` }, { kind: 'ok' }],
+      [GPT]: [{ kind: 'provider_error', message: `bulk ${marker} melted` }, { kind: 'ok' }],
+    });
+    ids.push((await runToEnd(request, 'triage', { ticket: `bulk replay spec ${i}: my invoice is wrong` })).id);
+  }
+  // the provider answers again: every replay of the group's failed classify nodes succeeds
+  await resetScripts(request);
+
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto('/failures?agent=classifier');
+  const group = page.getByTestId('failure-group').filter({ hasText: marker }).and(page.locator('[data-level="node"]'));
+  await expect(group).toHaveCount(1);
+  await group.getByTestId('replay-group-open').click();
+  // a cap that is not an amount starts nothing: the form says why
+  await group.getByTestId('replay-group-cap').fill('abc');
+  await group.getByTestId('replay-group-start').click();
+  await expect(group.getByTestId('field-error')).toBeVisible();
+  await group.getByTestId('replay-group-cap').fill('1');
+  await group.getByTestId('replay-group-start').click();
+  const batch = group.getByTestId('replay-batch');
+  await expect(batch).toHaveAttribute('data-done', 'true', { timeout: 60_000 });
+  await expect(batch.getByTestId('replay-batch-summary')).toContainText('2 of 2 now succeed');
+  await batch.getByText('Replays (2)').click();
+  for (const id of ids) {
+    const item = batch.locator('li', { has: page.locator(`a[href^="/runs/${id}#node-classify"]`) });
+    await expect(item).toHaveAttribute('data-state', 'succeeded');
+    // the replay is a run of its own, linked to its original
+    await expect(item.getByRole('link', { name: /^replay / })).toBeVisible();
+  }
+});
