@@ -9,7 +9,7 @@ const LAYERS = [
   ['lib/providers', 'lib/project', 'lib/sim'], // wire adapters; project files; the provider simulator
   ['db'], // storage
   ['lib/flow'], // the run loop, the recorder, the run record
-  ['lib/dashboard', 'lib/forms', 'lib/queue'], // view models and form schemas; runs as jobs, the worker
+  ['lib/dashboard', 'lib/forms', 'lib/queue', 'lib/limits'], // view models and form schemas; runs as jobs, the worker; the structural-limits probe
   ['lib/actions', 'lib/server', 'lib/cli'], // server actions, the dashboard's server glue, the command
   ['components', 'app'], // React and routes; proxy.ts at the root stands with them (rule nothing-imports-proxy)
 ];
@@ -38,9 +38,10 @@ const peerRules = [
   { from: 'lib/sim', to: '^(lib/engine|lib/providers|lib/project)/' }, // an independent fake of the providers
   // the project files name the simulator's script schema, nothing else of the simulator
   { from: 'lib/project', to: '^(lib/providers/|lib/sim/(?!script-schema\\.ts$))' },
-  { from: 'lib/dashboard', to: '^(lib/forms|lib/queue)/' },
-  { from: 'lib/forms', to: '^(lib/dashboard|lib/queue)/' },
-  { from: 'lib/queue', to: '^(lib/dashboard|lib/forms)/' },
+  { from: 'lib/dashboard', to: '^(lib/forms|lib/queue|lib/limits)/' },
+  { from: 'lib/forms', to: '^(lib/dashboard|lib/queue|lib/limits)/' },
+  { from: 'lib/queue', to: '^(lib/dashboard|lib/forms|lib/limits)/' },
+  { from: 'lib/limits', to: '^(lib/dashboard|lib/forms|lib/queue)/' },
   { from: 'lib/server', to: '^(lib/actions|lib/cli)/' },
   { from: 'lib/cli', to: '^(lib/actions|lib/server)/' },
   { from: 'lib/actions', to: '^lib/cli/' },

@@ -1,8 +1,9 @@
 // The project the benchmarks run: one agent, one flow of one node with an output schema.
-export function oneNodeProject(name: string): Record<string, string> {
+export function oneNodeProject(name: string, o: { model?: string; retries?: number } = {}): Record<string, string> {
+  const retries = o.retries === undefined ? '' : `output:\n  retries: ${o.retries}\n`;
   return {
     'aqven.yaml': `apiVersion: "aqven/v1"\nkind: "Project"\nname: "${name}"\n`,
-    'agents/sorter.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:openai/gpt-oss-20b"\n',
+    'agents/sorter.yaml': `apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:${o.model ?? 'openai/gpt-oss-20b'}"\n${retries}`,
     'flows/one.yaml': [
       'apiVersion: "aqven/v1"',
       'kind: "Flow"',

@@ -34,11 +34,12 @@ export const COPY_ORDER = [
   'agentDaily',
   'nodeDaily',
   'failureDaily',
+  'modelLimits',
 ] as const satisfies readonly (keyof Tables)[];
 type TableKey = (typeof COPY_ORDER)[number];
 
 /** Tables whose id PostgreSQL generates (identity): its sequence must move past the ids copied in. */
-const IDENTITY: ReadonlySet<TableKey> = new Set(['transportTries', 'policyRevisions', 'projectSnapshots', 'notes', 'searchDocs']);
+const IDENTITY: ReadonlySet<TableKey> = new Set(['transportTries', 'policyRevisions', 'projectSnapshots', 'notes', 'searchDocs', 'modelLimits']);
 
 /** rows per INSERT (attempts have 28 columns: 14,000 parameters, well under PostgreSQL's 65,535) */
 export const COPY_BATCH_ROWS = 500;

@@ -182,11 +182,13 @@ interface Backend {
 
 function sqliteBackend(db: Extract<Db, { dialect: 'sqlite' }>): Backend {
   const c = db.$client;
+  // made once: better-sqlite3 builds a transaction's four wrappers on every transaction() call
+  const tx = c.transaction((drain: () => void) => drain());
   return {
     prepare: (query, order) => writeStatement(c, query, order),
     transaction: (_ids, _fence, drain) => {
       // IMMEDIATE: the write lock is taken first, so no sweep can slip between the fence checks and the writes
-      c.transaction(drain).immediate();
+      tx.immediate(drain);
     },
     afterFailure: () => {
       // a full disk: what the WAL holds goes into the database file, so that the small write

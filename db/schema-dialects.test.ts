@@ -37,6 +37,8 @@ describe('SQLite and PostgreSQL schemas', () => {
     expectTypeOf<pg.StreamChunkRow>().toEqualTypeOf<sqlite.StreamChunkRow>();
     expectTypeOf<pg.RateLimitPauseRow>().toEqualTypeOf<sqlite.RateLimitPauseRow>();
     expectTypeOf<pg.PolicyRevisionRow>().toEqualTypeOf<sqlite.PolicyRevisionRow>();
+    expectTypeOf<pg.ModelLimitRow>().toEqualTypeOf<sqlite.ModelLimitRow>();
+    expectTypeOf<typeof pg.modelLimits.$inferInsert>().toEqualTypeOf<typeof sqlite.modelLimits.$inferInsert>();
     expectTypeOf<typeof pg.runs.$inferInsert>().toEqualTypeOf<typeof sqlite.runs.$inferInsert>();
     expectTypeOf<typeof pg.attempts.$inferInsert>().toEqualTypeOf<typeof sqlite.attempts.$inferInsert>();
     expectTypeOf<typeof pg.transportTries.$inferInsert>().toEqualTypeOf<typeof sqlite.transportTries.$inferInsert>();

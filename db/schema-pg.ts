@@ -402,7 +402,12 @@ export const notes = pgTable(
     createdAt: big('created_at').notNull(),
     updatedAt: big('updated_at').notNull(),
   },
-  (t) => [index('notes_run_idx').on(t.runId, t.createdAt)],
+  (t) => [
+    index('notes_run_idx').on(t.runId, t.createdAt),
+    // the cascade from a deleted node run or attempt (run purge) looks notes up by these
+    index('notes_node_run_idx').on(t.nodeRunId),
+    index('notes_attempt_idx').on(t.attemptId),
+  ],
 );
 export type NoteRow = typeof notes.$inferSelect;
 
@@ -499,3 +504,47 @@ export const failureDaily = pgTable(
   (t) => [primaryKey({ columns: [t.sig, t.day] }), index('failure_daily_day_idx').on(t.day)],
 );
 export type FailureDailyRow = typeof failureDaily.$inferSelect;
+
+// ── Structural limits (DESIGN: Storage, "Structural limits") ───────────────────────────────────
+
+/**
+ * A model's measured structural limit on one dimension (depth, list, enum) under one set of call
+ * settings on one UTC date: `aqven limits` writes it level by level, and a later run with the same
+ * settings on the same date resumes the row. `check` and the dashboard read the newest per model.
+ */
+export const modelLimits = pgTable(
+  'model_limits',
+  {
+    id: big('id').primaryKey().generatedByDefaultAsIdentity(),
+    /** the `provider:model-id` string, as in agent files */
+    model: text('model').notNull(),
+    dimension: text('dimension', { enum: ['depth', 'list', 'enum'] }).notNull(),
+    /** short hash of the canonical call settings (lib/limits/settings.ts) */
+    settingsKey: text('settings_key').notNull(),
+    /** the call settings measured under: trials, threshold, max tokens, strict: false */
+    settings: json('settings').notNull(),
+    /** YYYY-MM-DD (UTC) */
+    measuredOn: text('measured_on').notNull(),
+    /** partial: stopped by a budget, Ctrl-C or an error; a later run resumes it */
+    status: text('status', { enum: ['running', 'complete', 'partial'] }).notNull(),
+    /** the last level whose first-try valid rate reached the threshold */
+    lastHeld: integer('last_held'),
+    /** the first level below it; null while no level failed */
+    firstFailed: integer('first_failed'),
+    /** the levels measured, in the order measured (lib/shared/limits-types.ts LimitLevel) */
+    levels: json('levels').notNull(),
+    calls: integer('calls').notNull().default(0),
+    inputTokens: big('input_tokens').notNull().default(0),
+    outputTokens: big('output_tokens').notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    /** the limits run (runs.kind = 'limits') of the latest measurement; null once purged */
+    runId: text('run_id').references(() => runs.id, { onDelete: 'set null' }),
+    startedAt: big('started_at').notNull(),
+    updatedAt: big('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('model_limits_key_idx').on(t.model, t.dimension, t.settingsKey, t.measuredOn),
+    index('model_limits_model_idx').on(t.model, t.updatedAt),
+  ],
+);
+export type ModelLimitRow = typeof modelLimits.$inferSelect;

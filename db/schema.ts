@@ -404,7 +404,12 @@ export const notes = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('notes_run_idx').on(t.runId, t.createdAt)],
+  (t) => [
+    index('notes_run_idx').on(t.runId, t.createdAt),
+    // the cascade from a deleted node run or attempt (run purge) looks notes up by these
+    index('notes_node_run_idx').on(t.nodeRunId),
+    index('notes_attempt_idx').on(t.attemptId),
+  ],
 );
 export type NoteRow = typeof notes.$inferSelect;
 
@@ -501,3 +506,47 @@ export const failureDaily = sqliteTable(
   (t) => [primaryKey({ columns: [t.sig, t.day] }), index('failure_daily_day_idx').on(t.day)],
 );
 export type FailureDailyRow = typeof failureDaily.$inferSelect;
+
+// ── Structural limits (DESIGN: Storage, "Structural limits") ───────────────────────────────────
+
+/**
+ * A model's measured structural limit on one dimension (depth, list, enum) under one set of call
+ * settings on one UTC date: `aqven limits` writes it level by level, and a later run with the same
+ * settings on the same date resumes the row. `check` and the dashboard read the newest per model.
+ */
+export const modelLimits = sqliteTable(
+  'model_limits',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** the `provider:model-id` string, as in agent files */
+    model: text('model').notNull(),
+    dimension: text('dimension', { enum: ['depth', 'list', 'enum'] }).notNull(),
+    /** short hash of the canonical call settings (lib/limits/settings.ts) */
+    settingsKey: text('settings_key').notNull(),
+    /** the call settings measured under: trials, threshold, max tokens, strict: false */
+    settings: text('settings', { mode: 'json' }).notNull(),
+    /** YYYY-MM-DD (UTC) */
+    measuredOn: text('measured_on').notNull(),
+    /** partial: stopped by a budget, Ctrl-C or an error; a later run resumes it */
+    status: text('status', { enum: ['running', 'complete', 'partial'] }).notNull(),
+    /** the last level whose first-try valid rate reached the threshold */
+    lastHeld: integer('last_held'),
+    /** the first level below it; null while no level failed */
+    firstFailed: integer('first_failed'),
+    /** the levels measured, in the order measured (lib/shared/limits-types.ts LimitLevel) */
+    levels: text('levels', { mode: 'json' }).notNull(),
+    calls: integer('calls').notNull().default(0),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    costUsd: real('cost_usd').notNull().default(0),
+    /** the limits run (runs.kind = 'limits') of the latest measurement; null once purged */
+    runId: text('run_id').references(() => runs.id, { onDelete: 'set null' }),
+    startedAt: integer('started_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('model_limits_key_idx').on(t.model, t.dimension, t.settingsKey, t.measuredOn),
+    index('model_limits_model_idx').on(t.model, t.updatedAt),
+  ],
+);
+export type ModelLimitRow = typeof modelLimits.$inferSelect;

@@ -1,10 +1,13 @@
+import { latestModelLimits } from '@/db/limits-queries';
 import { activePauses } from '@/db/pause-queries';
+import { LimitsSection } from '@/components/limits/limits-section';
 import { ProviderCard, type ProviderView } from '@/components/providers/provider-card';
 import { RateLimitPauses, type PauseView } from '@/components/providers/rate-limit-pauses';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { parseModelString } from '@/lib/engine/model-string';
 import { pageSession } from '@/lib/server/page-session';
 import { durationText, providerDurations, writtenDurations } from '@/lib/server/provider-durations';
+import { limitsResponse, probeDefaults } from '@/lib/server/limits-probe';
 import { roleAllows } from '@/lib/shared/roles';
 
 export const dynamic = 'force-dynamic';
@@ -50,6 +53,10 @@ export default async function ProvidersPage() {
     const maxWaitText = p.origin ? durationText(written.get(provider), 'on_rate_limit.max_wait', p.origin.maxWaitMs).text : null;
     return { ...p, provider, providerKnown: Object.hasOwn(project.providers, provider), modelId: ref?.modelId ?? p.model, leftMs: p.pausedUntil - now, maxWaitText };
   });
+  // the models the agents call, then any other model measured in this database
+  const agentModels = [...new Set(Object.values(project.agents).flatMap((a) => [a.model, ...a.fallbackModels]))];
+  const limitModels = [...new Set([...agentModels, ...(await latestModelLimits(db)).map((m) => m.model)])];
+  const limits = await limitsResponse(db, limitModels);
   return (
     <section>
       <h1>Providers</h1>
@@ -67,6 +74,13 @@ export default async function ProvidersPage() {
         </p>
         <RateLimitPauses pauses={pauses} canClear={roleAllows(s.caller.role, 'editor')} />
       </section>
+      <LimitsSection
+        models={limitModels.map((model) => ({ model, role: null }))}
+        initial={limits}
+        canStart={roleAllows(s.caller.role, 'editor')}
+        defaults={probeDefaults()}
+        intro="Per model: the nesting depth, list length and enum size where it stops getting a shape right on the first try, as aqven limits measured it (models the agents call first)."
+      />
       {views.map((v) => (
         <ProviderCard key={v.provider.name} view={v} />
       ))}

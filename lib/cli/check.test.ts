@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,7 +10,9 @@ import { captureIo } from './io';
 import { resolveProjectDir } from './project-dir';
 
 const ROOT = resolve(__dirname, '../..');
-const SHOWCASE = join(ROOT, 'showcase');
+/** The showcase without its run history: measurements a local `aqven limits` stored there would add W_SCHEMA_LIMIT warnings. */
+const SHOWCASE = mkdtempSync(join(tmpdir(), 'aqven-check-showcase-'));
+cpSync(join(ROOT, 'showcase'), SHOWCASE, { recursive: true, filter: (src) => !src.includes('.aqven') });
 
 
 /** A copy of the showcase whose classifier has lost its fallback_models (lines keep their numbers). */
@@ -31,7 +34,7 @@ describe('aqven check', () => {
     expect(io.code).toBe(0);
     const env = process.env.OPENROUTER_API_KEY;
     const summary = io.stdout.trim().split('\n').pop();
-    expect(summary).toBe(env ? '✓ showcase: 3 agents, 2 flows, 0 errors, 0 warnings' : '✓ showcase: 3 agents, 2 flows, 0 errors, 1 warning');
+    expect(summary).toBe(env ? '✓ showcase: 4 agents, 3 flows, 0 errors, 0 warnings' : '✓ showcase: 4 agents, 3 flows, 0 errors, 1 warning');
   });
 
   it('prints file:line:col, the code and the hint for an error, and exits 1', async () => {
@@ -98,7 +101,7 @@ describe('aqven check', () => {
     expect(bad.stdout).toContain('agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK');
     expect(bad.status).toBe(1);
     const good = run(SHOWCASE);
-    expect(good.stdout).toContain('✓ showcase: 3 agents, 2 flows, 0 errors, 0 warnings');
+    expect(good.stdout).toContain('✓ showcase: 4 agents, 3 flows, 0 errors, 0 warnings');
     expect(good.status).toBe(0);
   });
 });

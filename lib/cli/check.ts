@@ -1,9 +1,11 @@
 // `aqven check [--project DIR] [--json]` (DESIGN: CLI): every diagnostic as
 // `file:line:col: error CODE message` plus its hint, then a summary; exit 0 clean, 1 on errors.
 // At most 100 errors are listed per file; one E_MORE line counts the rest (also in the summary).
+// With a run database holding measured limits (`aqven limits`), W_SCHEMA_LIMIT warnings too.
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { countOf, formatDiagnostic, loadProject, type Diagnostic } from '@/lib/project';
+import { countOf, formatDiagnostic, loadProject, sortDiagnostics, type Diagnostic, type Project } from '@/lib/project';
 import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
 
@@ -15,10 +17,20 @@ export interface CheckOptions {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** W_SCHEMA_LIMIT: the database is read (read-only) only when there may be one, so a bare check loads no SQLite. */
+async function limitWarnings(project: Project, env: Record<string, string | undefined>): Promise<Diagnostic[]> {
+  if (!env.AQVEN_DATABASE_URL?.trim() && !existsSync(project.databasePath)) return [];
+  const { schemaLimitWarnings } = await import('./check-limits');
+  return schemaLimitWarnings(project, env);
+}
+
 /** Runs the check, writes its report and returns the exit status. */
 export async function runCheck(opts: CheckOptions, io: CliIo = processIo): Promise<number> {
   const dir = resolveProjectDir(opts.project, opts.env ?? process.env);
-  const { project, diagnostics } = await loadProject(dir, { env: opts.env ?? process.env });
+  const env = opts.env ?? process.env;
+  const loaded = await loadProject(dir, { env });
+  const { project } = loaded;
+  const diagnostics = project ? sortDiagnostics([...loaded.diagnostics, ...(await limitWarnings(project, env))]) : loaded.diagnostics;
   // an E_MORE diagnostic stands for the errors of its file that are not listed
   const errors = diagnostics.filter((d) => d.severity === 'error').reduce((n, d) => n + countOf(d), 0);
   const warnings = diagnostics.filter((d) => d.severity === 'warning').length;

@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   worker: loadQueue,
   cancel: loadQueue,
   replay: () => import('./replay').then((m): Register => m.registerReplay),
+  limits: () => import('./limits').then((m): Register => m.registerLimits),
   user: () => import('./users').then((m): Register => (p) => m.registerUsers(p)),
   token: () => import('./tokens').then((m): Register => (p) => m.registerTokens(p)),
   // only `aqven serve` loads Next.js, and only once it starts the dashboard

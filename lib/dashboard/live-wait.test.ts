@@ -11,7 +11,7 @@ function inFlight(tries: TryFacts[], over: Partial<AttemptFacts> = {}): AttemptF
 }
 
 const tryRow = (tryNo: number, over: Partial<TryFacts>): TryFacts => ({ tryNo, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: 0, finishedAt: 100, ...over });
-const backoff = { defaultWaitMs: 1000, maxWaitMs: 60_000 };
+const backoff = { baseMs: 1000, factor: 2, capMs: 60_000, jitter: 0.2 };
 
 describe('liveWait: what an attempt in flight is doing', () => {
   it('counts down to the end of the model’s pause after a 429', () => {
@@ -31,13 +31,13 @@ describe('liveWait: what an attempt in flight is doing', () => {
   });
 
   it('gives a backoff without a server wait as the range it was drawn from, never a made-up countdown', () => {
-    // second transient failure: default_wait × 2 = 2 s, ±20%
+    // second transient failure: transport.backoff base × 2 = 2 s, up to 20% off
     const a = inFlight([tryRow(1, { status: 503, error: 'server_error', finishedAt: 100 }), tryRow(2, { status: 500, error: 'server_error', startedAt: 1200, finishedAt: 1300 })]);
     const w = liveWait(a, 1300, [], backoff)!;
-    expect(w).toMatchObject({ kind: 'backoff', nextTry: 3, earliest: 1300 + 1600, latest: 1300 + 2400 });
-    expect(waitText(w, 1300)).toBe('next try in 1.6 s–2.4 s');
-    expect(waitText(w, 3000)).toBe('next try any moment (within 0.7 s)');
-    expect(liveWait(a, 3800, [], backoff)).toEqual({ kind: 'in-flight', tryNo: 3 });
+    expect(w).toMatchObject({ kind: 'backoff', nextTry: 3, earliest: 1300 + 1600, latest: 1300 + 2000 });
+    expect(waitText(w, 1300)).toBe('next try in 1.6 s–2.0 s');
+    expect(waitText(w, 3000)).toBe('next try any moment (within 0.3 s)');
+    expect(liveWait(a, 3400, [], backoff)).toEqual({ kind: 'in-flight', tryNo: 3 });
     // without the provider's settings the page says a backoff is running, with no length
     expect(liveWait(a, 1500, [], null)).toMatchObject({ kind: 'backoff-unknown', nextTry: 3 });
   });

@@ -5,10 +5,12 @@
 // - after a 429 (or a rate-limit error event): the model's pause, until when → a countdown;
 // - after another transient failure with a server wait (retry-after): the try's end + that wait → a countdown;
 // - after one without a server wait: only that a backoff was drawn — its bounds follow from the
-//   provider's on_rate_limit.default_wait/max_wait and the failures so far (±20% jitter), the drawn
+//   provider's transport.backoff and the failures so far (up to `jitter` taken off), the drawn
 //   value is not stored → a range, never a made-up countdown;
 // - otherwise: a try is in flight (its bytes are not stored until it ends, streams aside).
 // Pure: the run page calls it on every render with the current time.
+import { transportBackoffRange } from '@/lib/engine/backoff';
+import type { TransportBackoff } from '@/lib/engine/types';
 import type { AttemptFacts, TryFacts } from './run-view';
 
 export interface PauseLite {
@@ -16,14 +18,8 @@ export interface PauseLite {
   pausedUntil: number;
 }
 
-/** A provider's backoff settings, as the engine uses them (lib/engine/backoff.ts). */
-export interface BackoffConfig {
-  defaultWaitMs: number;
-  maxWaitMs: number;
-}
-
-/** lib/engine/backoff.ts's jitter (±20%): the bounds of a drawn backoff. */
-const JITTER = 0.2;
+/** A provider's transport.backoff, as the engine uses it (lib/engine/backoff.ts). */
+export type BackoffConfig = TransportBackoff;
 
 export type LiveWait =
   /** the next try goes at `until` (a pause, or a server wait) */
@@ -69,11 +65,11 @@ export function liveWait(a: AttemptFacts, now: number, pauses: PauseLite[], back
     return until > now ? { kind: 'countdown', why: pause && pause.pausedUntil > from + last.retryAfterMs ? 'rate-limit' : 'retry-after', nextTry, from, until } : { kind: 'in-flight', tryNo: nextTry };
   }
   if (!backoff) return { kind: 'backoff-unknown', nextTry, from };
-  // backoffMs(k): default_wait × 2^k ± 20%, capped at max_wait; k counts the other transient failures before this one
+  // transportBackoffMs(k): base × factor^k at most cap, up to jitter taken off; k counts the other transient failures before this one
   const k = tries.filter((t) => failed(t) && !rateLimited(t)).length - 1;
-  const base = backoff.defaultWaitMs * 2 ** Math.max(0, k);
-  const earliest = from + Math.min(Math.round(base * (1 - JITTER)), backoff.maxWaitMs);
-  const latest = from + Math.min(Math.round(base * (1 + JITTER)), backoff.maxWaitMs);
+  const { minMs, maxMs } = transportBackoffRange(k, backoff);
+  const earliest = from + minMs;
+  const latest = from + maxMs;
   if (now >= latest) return pause ? { kind: 'countdown', why: 'rate-limit', nextTry, from, until: pause.pausedUntil } : { kind: 'in-flight', tryNo: nextTry };
   return { kind: 'backoff', nextTry, from, earliest, latest };
 }
@@ -110,7 +106,7 @@ export function waitWhy(w: LiveWait): string | null {
         ? `try ${w.nextTry} waits: the model is paused after a rate limit (429)`
         : `try ${w.nextTry} waits the retry-after the server sent`;
     case 'backoff':
-      return `try ${w.nextTry} waits a backoff drawn between ${fmtLeft(w.earliest - w.from)} and ${fmtLeft(w.latest - w.from)} (on_rate_limit.default_wait, doubled per failure, ±20%); the value drawn is not recorded`;
+      return `try ${w.nextTry} waits a backoff drawn between ${fmtLeft(w.earliest - w.from)} and ${fmtLeft(w.latest - w.from)} (transport.backoff: its base × factor per failure, up to its jitter taken off); the value drawn is not recorded`;
     case 'backoff-unknown':
       return `try ${w.nextTry} waits a backoff; its length is not recorded`;
     default:

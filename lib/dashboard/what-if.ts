@@ -12,6 +12,9 @@ import type { HistoryAttempt, HistoryNode } from '@/db/what-if-queries';
 import { beginAttempt, decide, INITIAL_STATE, type Verdict } from '@/lib/engine/policy';
 import type { NodePolicy } from '@/lib/engine/types';
 import { mulberry32 } from '@/lib/sim/chaos';
+import { wilson, type Figure } from '@/lib/shared/wilson';
+
+export { wilson, type Figure };
 
 /** What one stored attempt came to, as far as the policy cares (the Verdict it would get again). */
 export const ATTEMPT_KINDS = ['ok', 'invalid', 'error', 'client_error', 'not_sent', 'refusal', 'truncated'] as const;
@@ -31,12 +34,6 @@ export const WHAT_IF_DEFAULTS = {
 };
 
 /** A figure with its 95% interval. */
-export interface Figure {
-  value: number;
-  low: number;
-  high: number;
-}
-
 export interface ModelHistory {
   model: string;
   /** attempts with an outcome in the window's nodes */
@@ -169,16 +166,6 @@ function quantile(values: readonly number[], q: number): number {
   const lo = Math.floor(at);
   const hi = Math.ceil(at);
   return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
-}
-
-/** Wilson's 95% interval of k successes in n. */
-export function wilson(k: number, n: number, z = 1.96): Figure {
-  if (n === 0) return { value: 0, low: 0, high: 1 };
-  const p = k / n;
-  const d = 1 + (z * z) / n;
-  const centre = (p + (z * z) / (2 * n)) / d;
-  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return { value: p, low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
 interface Walk {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs } from './backoff';
+import { backoffMs, TRANSPORT_BACKOFF_DEFAULT, transportBackoffMs, transportBackoffRange } from './backoff';
 
 const opts = { defaultWaitMs: 1000, maxWaitMs: 60_000 };
 const mid = () => 0.5; // no jitter
@@ -31,5 +31,33 @@ describe('backoffMs', () => {
 
   it('a zero default wait stays zero', () => {
     expect(backoffMs(3, { defaultWaitMs: 0, maxWaitMs: 5000 }, high)).toBe(0);
+  });
+});
+
+describe('transportBackoffMs (transport.backoff: 5xx, dropped connections, timeouts)', () => {
+  const b = TRANSPORT_BACKOFF_DEFAULT;
+  const none = () => 0; // nothing taken off
+
+  it('defaults to 0.5 s doubling up to 8 s, the field norm, and not to on_rate_limit.default_wait', () => {
+    expect([0, 1, 2, 3, 4, 5, 30].map((i) => transportBackoffMs(i, b, none))).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
+  });
+
+  it('jitter only shortens a wait, by at most its fraction, so the cap stays a bound', () => {
+    expect(transportBackoffMs(0, b, high)).toBe(375); // just under 25% off 500
+    expect(transportBackoffMs(20, b, high)).toBe(6000);
+    expect(transportBackoffMs(20, b, none)).toBe(8000);
+    expect(transportBackoffRange(1, b)).toEqual({ minMs: 750, maxMs: 1000 });
+  });
+
+  it('full jitter draws anywhere from no wait to the whole wait; none keeps it exact', () => {
+    const full = { ...b, jitter: 1 };
+    expect(transportBackoffMs(1, full, high)).toBe(0);
+    expect(transportBackoffMs(1, full, mid)).toBe(500);
+    expect(transportBackoffMs(1, { ...b, jitter: 0 }, high)).toBe(1000);
+  });
+
+  it('factor 1 waits base every time; a huge factor or index is held at the cap', () => {
+    expect([0, 1, 5].map((i) => transportBackoffMs(i, { baseMs: 300, factor: 1, capMs: 8000, jitter: 0 }, none))).toEqual([300, 300, 300]);
+    expect(transportBackoffMs(5000, { baseMs: 300, factor: 10, capMs: 2000, jitter: 0 }, none)).toBe(2000);
   });
 });

@@ -348,7 +348,7 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
       tr = await runTransport(
         { model: link.model, provider: link.provider, adapter: link.adapter, wire, stream },
         {
-          fetch: deps.fetch ?? globalThis.fetch,
+          fetch: deps.fetch,
           clock,
           gate: deps.gate ?? defaultRateGate,
           sharedPauses: deps.sharedPauses,

@@ -4,8 +4,16 @@
 import { SCHEMA_INSTRUCTION } from '@/lib/shared/schema-instruction';
 import type { Message, NodeCall, ValidationIssue } from './types';
 
+// a node's schema is one object of the loaded project: its paragraph is made once, not per call
+const paragraphs = new WeakMap<Record<string, unknown>, string>();
+
 export function schemaParagraph(schema: Record<string, unknown>): string {
-  return `${SCHEMA_INSTRUCTION}\n\`\`\`json\n${JSON.stringify(schema, null, 2)}\n\`\`\``;
+  let text = paragraphs.get(schema);
+  if (text === undefined) {
+    text = `${SCHEMA_INSTRUCTION}\n\`\`\`json\n${JSON.stringify(schema, null, 2)}\n\`\`\``;
+    paragraphs.set(schema, text);
+  }
+  return text;
 }
 
 /** strict: false asks for the schema in the prompt; strict: true puts it in the provider's field. */

@@ -7,7 +7,8 @@ import { fmtDuration } from './duration-text';
 import { serverWait } from './retry-after';
 import { classifyStatus } from './retry-rules';
 import { stripUrlCredentials, type ScrubOptions } from './secrets';
-import { readBodyText, readSse, ResponseTooLarge, StreamReadError } from './sse';
+import { postWire, type WireReply } from './http-client';
+import { cancelBody, readBodyText, readSse, ResponseTooLarge, StreamReadError } from './sse';
 import type { Clock, ResolvedProvider, TryError } from './types';
 
 export interface TryRequest {
@@ -18,7 +19,8 @@ export interface TryRequest {
 }
 
 export interface TryDeps {
-  fetch: typeof fetch;
+  /** undefined: the engine's own HTTP client (http-client.ts); a fetch given here is used instead */
+  fetch?: typeof fetch;
   clock: Clock;
   signal?: AbortSignal;
   /** always-on redaction of captured failure text, the API key included (DESIGN: Redaction);
@@ -26,6 +28,8 @@ export interface TryDeps {
   scrub: (text: string, opts?: ScrubOptions) => string;
   /** text as it streams in (stream requests only) */
   onDelta?: (tryNo: number, text: string) => Promise<void>;
+  /** the reply's status is in (before its body): a probe's 2xx lets the gate's waiters go */
+  onHeaders?: (status: number) => void;
 }
 
 /** How one try ended: the provider's reply (whatever its outcome), or a failure of the exchange. */
@@ -234,8 +238,8 @@ export function fmtBytes(n: number): string {
  * A 3xx: never followed. `fetch` would strip only Authorization, so x-api-key / x-goog-api-key
  * (and, on a 307/308, the prompt) would reach whatever host the provider names. Not retried.
  */
-async function redirected(res: Response, url: string): Promise<TryFailure> {
-  await res.body?.cancel().catch(() => {});
+async function redirected(res: WireReply, url: string): Promise<TryFailure> {
+  await cancelBody(res.body);
   const from = originOf(url) ?? 'the provider';
   const location = res.headers.get('location');
   const to = location === null ? null : originOf(location, url);
@@ -265,7 +269,7 @@ function originOf(url: string, base?: string): string | null {
 }
 
 /** A non-2xx reply: the adapter reads the body, the status table decides whether it is transient. */
-async function errorStatus(res: Response, adapter: ProviderAdapter, deps: TryDeps): Promise<TryFailure> {
+async function errorStatus(res: WireReply, adapter: ProviderAdapter, deps: TryDeps): Promise<TryFailure> {
   let raw = '';
   let cut = false;
   try {
@@ -299,14 +303,17 @@ export async function oneTry(req: TryRequest, deps: TryDeps, tryNo: number): Pro
   const watchdog = startWatchdog(limits, deps.signal);
   let acc: StreamAccumulator | null = null;
   try {
-    let res: Response;
+    let res: WireReply;
     try {
-      // never follow a redirect: the key headers and the prompt would go wherever it points
-      res = await deps.fetch(wire.url, { method: 'POST', headers: wire.headers, body: wire.body, signal: watchdog.signal, redirect: 'manual' });
+      // never follow a redirect: the key headers and the prompt would go wherever it points (the engine's client never does)
+      res = deps.fetch
+        ? await deps.fetch(wire.url, { method: 'POST', headers: wire.headers, body: wire.body, signal: watchdog.signal, redirect: 'manual' })
+        : await postWire(wire.url, { headers: wire.headers, body: wire.body, signal: watchdog.signal });
     } catch (err) {
       return brokenConnection(err, null, watchdog, acc, deps);
     }
     watchdog.refresh(); // the headers are in
+    deps.onHeaders?.(res.status);
 
     if (res.status >= 300 && res.status < 400) return await redirected(res, wire.url);
     if (res.status < 200 || res.status >= 300) return await errorStatus(res, adapter, deps);

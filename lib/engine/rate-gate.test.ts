@@ -72,6 +72,45 @@ describe('rate gate', () => {
     expect(leases.b!.probe).toBe(false);
   });
 
+  it("a probe's accepted headers let every waiter go at once, up to max_concurrency, while it keeps its slot", async () => {
+    const { clock, gate, lease } = setup();
+    gate.pause('p:m', 1000, '429');
+    const order: string[] = [];
+    const leases: Record<string, GateLease> = {};
+    for (const name of ['a', 'b', 'c', 'd']) void lease('p:m', { maxConcurrency: 3 }).then((l) => (order.push(name), (leases[name] = l)));
+    clock.advance(1000);
+    await flush();
+    expect(order).toEqual(['a']);
+    leases.a!.accepted(); // its status is in; its body or stream is still coming
+    await flush();
+    expect(order).toEqual(['a', 'b', 'c']); // no time passed: all at once, as many as the slots allow
+    expect(clock.now()).toBe(1000);
+    leases.a!.release({ rateLimited: false });
+    await flush();
+    expect(order).toEqual(['a', 'b', 'c', 'd']);
+    expect(leases.d!.probe).toBe(false);
+  });
+
+  it('a rate-limit event after the probe was accepted pauses again, and the next call probes', async () => {
+    const { clock, gate, lease } = setup();
+    gate.pause('p:m', 1000, '429');
+    const order: string[] = [];
+    const leases: Record<string, GateLease> = {};
+    void lease('p:m').then((l) => (order.push('a'), (leases.a = l)));
+    clock.advance(1000);
+    await flush();
+    leases.a!.accepted();
+    gate.pause('p:m', 3000, 'a rate-limit error event in the stream');
+    leases.a!.release({ rateLimited: true });
+    void lease('p:m').then((l) => (order.push('b'), (leases.b = l)));
+    await flush();
+    expect(order).toEqual(['a']);
+    clock.advance(2000);
+    await flush();
+    expect(order).toEqual(['a', 'b']);
+    expect(leases.b!.probe).toBe(true);
+  });
+
   it('a probe that gets another 429 keeps the others paused until the new wait is over', async () => {
     const { clock, gate, lease } = setup();
     gate.pause('p:m', 1000, '429');

@@ -27,7 +27,12 @@ export interface GateLease {
   waitedMs: number;
   /** this call goes first after a pause */
   probe: boolean;
-  /** frees the slot; a probe that did not get a 429 lets the others through */
+  /**
+   * The probe's request was accepted (its 2xx headers are in): the calls waiting behind it go at
+   * once, without waiting for its body or stream; the lease keeps its slot until `release`.
+   */
+  accepted(): void;
+  /** frees the slot; a probe that did not get a 429 lets the others through (unless `accepted` did) */
   release(outcome: { rateLimited: boolean }): void;
 }
 
@@ -408,16 +413,23 @@ export function createRateGate(): RateGate {
         if (claimed === 'budget') return refuse('budget', 'probe');
         if (claimed === 'none') probe = false;
         let released = false;
+        let probing = probe;
+        // the probe's answer lets the others through once: at its accepted headers, or at its end
+        const settle = (rateLimited: boolean) => {
+          if (!probing) return;
+          probing = false;
+          if (claimed === 'won') cluster!.probeDone(model, rateLimited ? 'rate_limited' : 'ok');
+          endProbe(s, rateLimited);
+        };
         const lease: GateLease = {
           waitedMs: clock.now() - start,
           probe,
+          accepted: () => settle(false),
           release: ({ rateLimited }) => {
             if (released) return;
             released = true;
             releaseSlot(s);
-            if (!probe) return;
-            if (claimed === 'won') cluster!.probeDone(model, rateLimited ? 'rate_limited' : 'ok');
-            endProbe(s, rateLimited);
+            settle(rateLimited);
           },
         };
         return { ok: true, lease };

@@ -5,6 +5,7 @@
 // Every body is read under a byte limit (after decompression): past it, reading stops, the body is
 // cancelled and ResponseTooLarge is thrown — a gzip bomb never inflates past the limit.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { WireBody } from './http-client';
 
 export class StreamReadError extends Error {
   constructor(readonly cause: unknown) {
@@ -28,12 +29,38 @@ export interface ReadSseOptions {
   maxBytes?: number;
 }
 
+/** A body as the engine's HTTP client gives it (http-client.ts), or a fetch Response's stream. */
+export type BodySource = WireBody | ReadableStream<Uint8Array>;
+
+// duck-typed: a fetch handed in by a caller may come from another realm
+const isWebStream = (b: BodySource): b is ReadableStream<Uint8Array> => 'getReader' in b;
+
 /**
  * The chunks of a body, in order. A read that fails is thrown as StreamReadError; when the caller
  * stops early (a terminal event, the byte limit, a throwing handler) the body is cancelled, so the
  * connection is freed.
  */
-async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+async function* chunksOf(body: BodySource): AsyncGenerator<Uint8Array> {
+  if (!isWebStream(body)) {
+    let ended = false;
+    try {
+      for (;;) {
+        let chunk: Uint8Array | null;
+        try {
+          chunk = await body.read();
+        } catch (err) {
+          throw new StreamReadError(err);
+        }
+        if (chunk === null) {
+          ended = true;
+          return;
+        }
+        yield chunk;
+      }
+    } finally {
+      if (!ended) body.cancel();
+    }
+  }
   const reader = body.getReader();
   let ended = false;
   try {
@@ -56,13 +83,20 @@ async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
   }
 }
 
+/** Stops reading a body that is not wanted, freeing its connection. */
+export async function cancelBody(body: BodySource | null): Promise<void> {
+  if (!body) return;
+  if (isWebStream(body)) await body.cancel().catch(() => {});
+  else body.cancel();
+}
+
 /**
  * Feeds the body to the parser and awaits `onEvent` for each event, in order. Stops when the body
  * ends or `onEvent` returns `true` (a terminal event: the rest is not read). Returns whether the
  * body ended by itself (false = stopped by a terminal event).
  */
 export async function readSse(
-  body: ReadableStream<Uint8Array>,
+  body: BodySource,
   onEvent: (ev: EventSourceMessage) => boolean | Promise<boolean>,
   opts: ReadSseOptions = {},
 ): Promise<boolean> {
@@ -97,7 +131,7 @@ export interface BodyText {
  * 'throw' → ResponseTooLarge past the limit; 'cut' → the text read so far, `cut: true`. A read that
  * fails is thrown as StreamReadError.
  */
-export async function readBodyText(body: ReadableStream<Uint8Array> | null, maxBytes: number, onLimit: 'throw' | 'cut'): Promise<BodyText> {
+export async function readBodyText(body: BodySource | null, maxBytes: number, onLimit: 'throw' | 'cut'): Promise<BodyText> {
   if (!body) return { text: '', cut: false };
   const parts: Uint8Array[] = [];
   let read = 0;

@@ -4,7 +4,7 @@
 // pauses the model at the gate. What comes back is the provider's reply, normalised by the adapter,
 // or a failure that ends the attempt as outcome `error` (kind transport / client_error).
 import type { AdapterResult, ReportedUsage } from './adapter';
-import { backoffMs } from './backoff';
+import { backoffMs, TRANSPORT_BACKOFF_DEFAULT, transportBackoffMs } from './backoff';
 import { fmtDuration } from './duration-text';
 import { oneTry, TryAborted, type TryDeps, type TryFailure, type TryOutcome, type TryRequest } from './one-try';
 import { pauseFor429, type Acquired, type GateLease, type RateGate } from './rate-gate';
@@ -116,7 +116,8 @@ function afterFailure(f: TryFailure, { tryNo, wait429, counts, backoff, leftMs, 
   if (wait429 === null && counts.other >= transport.maxAttempts) {
     return stop('transport', `${f.message}; gave up after ${tryNo} tries (transport.max_attempts: ${transport.maxAttempts})`);
   }
-  // the server's wait is a minimum; without one, exponential backoff from default_wait
+  // the server's wait is a minimum, waited exactly (no jitter on top); without one, a backoff:
+  // on_rate_limit.default_wait's for a 429 (drawn in tryUnderLease), transport.backoff's otherwise
   const wait = wait429 ?? f.waitMs ?? backoff();
   // a server wait above max_wait: don't sleep into certain failure
   if (f.waitMs !== null && wait > onRateLimit.maxWaitMs) {
@@ -140,7 +141,16 @@ function afterFailure(f: TryFailure, { tryNo, wait429, counts, backoff, leftMs, 
 async function tryUnderLease(lease: GateLease, req: TransportRequest, deps: TransportDeps, tryNo: number, rateLimited: number) {
   let wait429: number | null = null;
   try {
-    const outcome: TryOutcome = await oneTry(req, deps, tryNo);
+    // a probe accepted (2xx headers) lets the waiters go at once, not after its body or stream
+    const tryDeps: TransportDeps = lease.probe
+      ? {
+          ...deps,
+          onHeaders: (status) => {
+            if (status >= 200 && status < 300) lease.accepted();
+          },
+        }
+      : deps;
+    const outcome: TryOutcome = await oneTry(req, tryDeps, tryNo);
     // a 429, or a rate-limit error event inside a 200 stream: the model is paused alike
     if (outcome.kind === 'failure' && outcome.error === 'rate_limited' && outcome.transient) {
       wait429 = outcome.waitMs ?? backoffMs(rateLimited, req.provider.onRateLimit, deps.clock.random);
@@ -273,7 +283,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
       // again, or not
       if (wait429 !== null) counts.rateLimited++;
       else if (outcome.transient) counts.other++;
-      const backoff = () => backoffMs(counts.other - 1, provider.onRateLimit, clock.random);
+      const backoff = () => transportBackoffMs(counts.other - 1, provider.transport.backoff ?? TRANSPORT_BACKOFF_DEFAULT, clock.random);
       const next = afterFailure(outcome, { tryNo, wait429, counts, backoff, leftMs: deadline - clock.now(), provider });
       if (!next.retry) return giveUp(next.kind, next.message);
       sleepMs = next.sleepMs;

@@ -29,6 +29,16 @@ export interface ModelPrice {
   structuredOutputs?: boolean;
 }
 
+/** `transport.backoff` resolved (DESIGN: Transport retry and rate limits): durations in ms. */
+export interface TransportBackoff {
+  baseMs: number;
+  /** each next re-try waits this many times longer (≥ 1) */
+  factor: number;
+  capMs: number;
+  /** the largest fraction of a wait taken off at random, 0..1 (1: "full jitter", anywhere from 0 to the wait) */
+  jitter: number;
+}
+
 /** A provider with every default applied and durations in milliseconds. */
 export interface ResolvedProvider {
   name: string;
@@ -48,6 +58,8 @@ export interface ResolvedProvider {
     tryDeadlineMs: number;
     /** bytes read per response after decompression; past it the try fails and is not retried */
     maxResponseBytes: number;
+    /** the wait before re-trying a failure that is not a rate limit, when the server names none; absent: TRANSPORT_BACKOFF_DEFAULT (backoff.ts) */
+    backoff?: TransportBackoff;
   };
   onRateLimit: { maxAttempts: number; defaultWaitMs: number; maxWaitMs: number };
   maxConcurrency: number;

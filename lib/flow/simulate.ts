@@ -106,6 +106,9 @@ export async function simulateProject(
     scripts: s.scripts,
     chaos: s.chaos ? { ...s.chaos, seed: s.seed + (opts.seedOffset ?? 0) } : undefined,
     latency: s.latency,
+    limits: s.limits,
+    // a model's limits are a property of the project's seed, the same in every run
+    limitsSeed: s.seed,
   });
   return { sim, ...routeToSimulator(project, sim), close: () => sim.close() };
 }

@@ -2,6 +2,7 @@
 // preview page, or a whole failure group from the failures page. One zod schema each, shared by
 // the browser and the server action, and the states the actions answer with.
 import { z } from 'zod';
+import { usdCapField } from './usd-amount';
 
 /** the highest cap a form accepts, in USD: a typo of a few zeros should not be a blank cheque */
 export const MAX_CAP_USD = 1000;
@@ -10,22 +11,7 @@ export const BATCH_CONCURRENCY = 4;
 /** the most nodes one batch replays (the newest of the group) */
 export const BATCH_MAX_NODES = 50;
 
-const capField = z
-  .string({ error: 'set a cost cap in USD' })
-  .trim()
-  .min(1, 'set a cost cap in USD')
-  .transform((s, ctx) => {
-    const n = Number(s.replace(/^\$/, ''));
-    if (!Number.isFinite(n) || n <= 0) {
-      ctx.addIssue({ code: 'custom', message: 'the cost cap is an amount in USD above 0, e.g. 0.05' });
-      return z.NEVER;
-    }
-    if (n > MAX_CAP_USD) {
-      ctx.addIssue({ code: 'custom', message: `the cost cap is at most $${MAX_CAP_USD}` });
-      return z.NEVER;
-    }
-    return n;
-  });
+const capField = usdCapField(MAX_CAP_USD, '0.05');
 
 const idField = (what: string) =>
   z

@@ -1,6 +1,7 @@
 // Providers a project may use without a providers/ file (DESIGN: Project files), and the defaults
 // every provider gets: transport and on_rate_limit as documented in the provider file format.
 // PROVIDER_DEFAULTS is their one home: providers/NAME.yaml's schema (schema.ts) defaults to it.
+import { TRANSPORT_BACKOFF_DEFAULT } from '../engine/backoff';
 import type { ResolvedProvider, WireApi } from '../engine/types';
 
 export const PROVIDER_DEFAULTS = {
@@ -14,6 +15,8 @@ export const PROVIDER_DEFAULTS = {
     tryDeadlineMs: 30 * 60_000,
     /** transport.max_response_bytes: bytes read per response after decompression */
     maxResponseBytes: 8 * 1024 * 1024,
+    /** transport.backoff: the wait before re-trying a 5xx, a dropped connection or a timeout when the server names none */
+    backoff: TRANSPORT_BACKOFF_DEFAULT,
   },
   onRateLimit: { maxAttempts: 5, defaultWaitMs: 1_000, maxWaitMs: 60_000 },
   maxConcurrency: 16,
@@ -56,7 +59,7 @@ export function builtInProvider(name: string): ResolvedProvider | undefined {
     baseUrl: b.baseUrl,
     apiKeyEnv: b.apiKeyEnv,
     structuredOutputs: b.structuredOutputs,
-    transport: { ...PROVIDER_DEFAULTS.transport },
+    transport: { ...PROVIDER_DEFAULTS.transport, backoff: { ...PROVIDER_DEFAULTS.transport.backoff } },
     onRateLimit: { ...PROVIDER_DEFAULTS.onRateLimit },
     maxConcurrency: PROVIDER_DEFAULTS.maxConcurrency,
     models: {},

@@ -16,7 +16,8 @@ export type CheckCode =
   | 'E_SCHEMA'
   | 'E_LIMIT'
   | 'E_MORE'
-  | 'W_API_KEY';
+  | 'W_API_KEY'
+  | 'W_SCHEMA_LIMIT';
 
 export const CHECK_CODES: readonly CheckCode[] = [
   'E_OUTCOME_FALLBACK',
@@ -32,6 +33,8 @@ export const CHECK_CODES: readonly CheckCode[] = [
   'E_LIMIT',
   'E_MORE',
   'W_API_KEY',
+  // needs a database of measured limits: `aqven check` adds it (lib/project/schema-limits.ts)
+  'W_SCHEMA_LIMIT',
 ];
 
 export type Severity = 'error' | 'warning';

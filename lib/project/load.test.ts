@@ -42,7 +42,7 @@ describe('loadProject', () => {
       baseUrl: 'https://openrouter.ai/api/v1',
       apiKeyEnv: 'OPENROUTER_API_KEY',
       structuredOutputs: true,
-      transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024 },
+      transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024, backoff: { baseMs: 500, factor: 2, capMs: 8000, jitter: 0.25 } },
       onRateLimit: { maxAttempts: 5, defaultWaitMs: 1_000, maxWaitMs: 60_000 },
       maxConcurrency: 16,
       models: {},
@@ -75,7 +75,7 @@ describe('loadProject', () => {
       api: 'anthropic',
       baseUrl: 'http://127.0.0.1:8080/v1',
       structuredOutputs: false,
-      transport: { maxAttempts: 2, budgetMs: 1500, timeoutMs: 500, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024 },
+      transport: { maxAttempts: 2, budgetMs: 1500, timeoutMs: 500, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024, backoff: { baseMs: 500, factor: 2, capMs: 8000, jitter: 0.25 } },
       onRateLimit: { maxAttempts: 5, defaultWaitMs: 2000, maxWaitMs: 60_000 },
       maxConcurrency: 4,
       models: { 'm:1': { inputPerMtok: 1, outputPerMtok: 2.5 } },
@@ -174,6 +174,7 @@ describe('the showcase', () => {
       chaos: { rate_limit: 0.05, server_error: 0.03, drop: 0.01, provider_error: 0.03, refusal: 0.02, truncated: 0.03, invalid: 0.08 },
       latency: { first_token_ms: 150, tokens_per_s: 120 },
       scripts: {},
+      limits: { 'google/gemini-2.5-flash-lite': { depth: 5, list: 40, enum: 30 }, 'openai/gpt-oss-20b': { depth: 8, list: 100, enum: 64 } },
     });
     expect(agentPolicy(project!.agents.gpt)).toEqual({ chain: ['openrouter:openai/gpt-oss-20b'], retries: 4, onError: 'retry', onRefusal: 'fail', onTruncated: 'fail', strict: false });
     expect(agentPolicy(project!.agents.classifier)).toEqual({
@@ -187,7 +188,7 @@ describe('the showcase', () => {
     expect(project!.agents.classifier.description).toBe('Sorts a support ticket into a queue');
     expect(project!.providers.openrouter.models['openai/gpt-oss-20b']).toEqual({ inputPerMtok: 0.04, outputPerMtok: 0.15, structuredOutputs: true });
     expect(project!.providers.openrouter.models['google/gemini-2.5-flash-lite']).toEqual({ inputPerMtok: 0.1, outputPerMtok: 0.4, structuredOutputs: true });
-    expect(Object.keys(project!.flows).sort()).toEqual(['long-answer', 'triage']);
+    expect(Object.keys(project!.flows).sort()).toEqual(['long-answer', 'order-intake', 'triage']);
   });
 
   it('ships agents/gpt.yaml exactly as on the seed page', async () => {

@@ -77,6 +77,7 @@ function resolveProvider(name: string, data: ProviderFile): ResolvedProvider {
       idleTimeoutMs: data.transport.idle_timeout,
       tryDeadlineMs: data.transport.try_deadline,
       maxResponseBytes: data.transport.max_response_bytes,
+      backoff: { baseMs: data.transport.backoff.base, factor: data.transport.backoff.factor, capMs: data.transport.backoff.cap, jitter: data.transport.backoff.jitter },
     },
     onRateLimit: { maxAttempts: data.on_rate_limit.max_attempts, defaultWaitMs: data.on_rate_limit.default_wait, maxWaitMs: data.on_rate_limit.max_wait },
     maxConcurrency: data.max_concurrency,
@@ -332,6 +333,7 @@ function resolveProject(root: string, file: ProjectFile, parts: Pick<Project, 'p
       chaos: simulate.chaos,
       latency: simulate.latency,
       scripts: simulate.scripts,
+      ...(simulate.limits && { limits: simulate.limits }),
     },
     ...parts,
   };

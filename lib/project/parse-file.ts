@@ -56,7 +56,15 @@ export function readYaml(file: string, text: string): { src: YamlSource; diagnos
   const tooBig = sizeDiagnostic(file, text);
   // an empty source keeps positions and nodeAt working for the callers
   if (tooBig) return { src: new YamlSource(file, ''), diagnostics: [tooBig] };
-  const src = new YamlSource(file, text);
+  let src: YamlSource;
+  try {
+    src = new YamlSource(file, text);
+  } catch (err) {
+    // yaml's parser recurses once per line of a block mapping left inside an unclosed flow
+    // collection ("{ a: 1," then 2,000 "k: v" lines, ~30 KB): answered, not thrown
+    if (!(err instanceof RangeError)) throw err;
+    return { src: new YamlSource(file, ''), diagnostics: [{ file, line: 1, col: 1, severity: 'error', code: 'E_LIMIT', message: 'the file cannot be parsed: its structure nests too deeply for the YAML parser', hint: 'close every "{" and "[" on the line it belongs to, and split long mappings', path: [] }] };
+  }
   const syntax = src.syntaxDiagnostics();
   return { src, diagnostics: syntax.length ? syntax : src.structureDiagnostics() };
 }

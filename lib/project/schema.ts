@@ -204,6 +204,29 @@ export const modelCatalogueEntrySchema = z.strictObject({
   structured_outputs: z.boolean().optional(),
 });
 
+const BACKOFF_DEFAULT = PROVIDER_DEFAULTS.transport.backoff;
+
+/** transport.backoff (DESIGN: Transport retry and rate limits): the wait before re-trying a failure that is not a rate limit. */
+export const transportBackoffSchema = z
+  .strictObject({
+    base: waitSchema.default(BACKOFF_DEFAULT.baseMs),
+    /** each next re-try waits this many times longer; 1: every re-try waits base */
+    factor: z.number().min(1).max(10).default(BACKOFF_DEFAULT.factor),
+    cap: waitSchema.default(BACKOFF_DEFAULT.capMs),
+    /** the largest fraction of a wait taken off at random: 0 none, 1 "full jitter" */
+    jitter: z.number().min(0).max(1).default(BACKOFF_DEFAULT.jitter),
+  })
+  .superRefine((b, ctx) => {
+    if (b.cap >= b.base) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['cap'],
+      message: `cap (${formatDuration(b.cap)}) is shorter than base (${formatDuration(b.base)}): no backoff could be as long as the first`,
+      params: { hint: 'raise cap to at least base, or lower base' } satisfies IssueParams,
+    });
+  })
+  .prefault({});
+
 export const providerFileSchema = z.strictObject({
   apiVersion,
   kind: kindOf('Provider'),
@@ -227,6 +250,7 @@ export const providerFileSchema = z.strictObject({
         .min(PROVIDER_LIMITS.maxResponseBytes.min)
         .max(PROVIDER_LIMITS.maxResponseBytes.max)
         .default(PROVIDER_DEFAULTS.transport.maxResponseBytes),
+      backoff: transportBackoffSchema,
     })
     .prefault({}),
   on_rate_limit: z
@@ -280,6 +304,8 @@ export const projectFileSchema = z.strictObject({
       chaos: scenarioShape.chaos.default({}),
       latency: scenarioShape.latency.default({}),
       scripts: scenarioShape.scripts.default({}),
+      /** structural limits the simulated models play (`aqven limits --simulate` finds them) */
+      limits: scenarioShape.limits.optional(),
     })
     .superRefine(seedRule)
     .prefault({}),

@@ -1,7 +1,7 @@
 // What `loadProject` returns: every file of a project, validated, with defaults applied and
 // durations in milliseconds. The flow runner, the CLI and the dashboard consume these types.
 import type { NodePolicy, OutcomePolicy, ResolvedProvider } from '../engine/types';
-import type { ChaosProfile, Latency, ScriptMap } from '../sim/script-schema';
+import type { ChaosProfile, Latency, ScriptMap, SimLimits } from '../sim/script-schema';
 import type { Diagnostic } from './diagnostics';
 
 export type JsonSchema = Record<string, unknown>;
@@ -55,6 +55,8 @@ export interface SimulateConfig {
   chaos: ChaosProfile;
   latency: Latency;
   scripts: ScriptMap;
+  /** structural limits per model id as sent on the wire; absent when none are declared */
+  limits?: SimLimits;
 }
 
 export interface Project {

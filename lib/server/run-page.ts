@@ -7,6 +7,7 @@ import type { RunKind } from '@/db/queries';
 import type { RunFacts } from '@/db/types';
 import { flowShape, type FlowShape } from '@/lib/dashboard/flow-graph';
 import type { BackoffConfig, PauseLite } from '@/lib/dashboard/live-wait';
+import { TRANSPORT_BACKOFF_DEFAULT } from '@/lib/engine/backoff';
 import type { Session } from '@/lib/flow/session';
 import { own } from '@/lib/shared/own';
 
@@ -23,7 +24,7 @@ export async function runPageExtras(session: Session, run: RunFacts & { projectH
   // the run ran under other files (an edit, a newer snapshot): the graph is the flow as it is now
   const changed = run.projectHash != null && run.projectHash !== session.projectHash;
   const backoffs: Record<string, BackoffConfig> = {};
-  for (const [name, p] of Object.entries(session.providers)) backoffs[name] = { defaultWaitMs: p.onRateLimit.defaultWaitMs, maxWaitMs: p.onRateLimit.maxWaitMs };
+  for (const [name, p] of Object.entries(session.providers)) backoffs[name] = p.transport.backoff ?? TRANSPORT_BACKOFF_DEFAULT;
   const live = run.status === 'queued' || run.status === 'running';
   return {
     flow: def ? flowShape(def) : null,

@@ -46,14 +46,14 @@ export function parseScenario(text: string, file: string): Scenario {
     throw new Error(`${file}: cannot parse: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (raw === null || raw === undefined) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${file}: must be a mapping with scripts, chaos and/or latency`);
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${file}: must be a mapping with scripts, chaos, latency and/or limits`);
   const result = scenarioSchema.safeParse(raw);
   if (result.success) {
     const { chaos, ...rest } = result.data;
     return { ...rest, ...(chaos && { chaos }) };
   }
   const problems = issueProblems(result.error.issues, raw).map((p) => {
-    const text = p.path.length === 1 && / unknown key$/.test(p.text) ? `${p.text} (expected scripts, chaos, latency)` : p.text;
+    const text = p.path.length === 1 && / unknown key$/.test(p.text) ? `${p.text} (expected scripts, chaos, latency, limits)` : p.text;
     return doc ? `${file}:${positionOf(doc, lines, p.path)}: ${text}` : text;
   });
   throw new Error(`${file}: invalid scenario:\n  ${problems.join('\n  ')}`);

@@ -23,7 +23,7 @@ function resolveRef(root: Schema, ref: string): Schema | undefined {
 }
 
 /** Flattens $ref, allOf and the first anyOf/oneOf branch into one schema object. */
-function normalize(root: Schema, schema: Schema, depth = 0): Schema {
+export function normalize(root: Schema, schema: Schema, depth = 0): Schema {
   if (depth > MAX_DEPTH) return schema;
   let s = schema;
   if (typeof s.$ref === 'string') {

@@ -141,11 +141,27 @@ export const chaosSchema = z
     }
   });
 
+const limitLevel = z.number().int().min(1).max(100_000);
+
+/** Structural limits of one model (lib/sim/limits.ts): past them its answers break the schema, more often the further past. */
+export const modelLimitsSchema = z.strictObject({
+  /** containers open at once in an answer, the root included */
+  depth: limitLevel.optional(),
+  /** items of the longest list (minItems) */
+  list: limitLevel.optional(),
+  /** values of the largest enum */
+  enum: limitLevel.optional(),
+});
+
+/** Keyed like scripts: the model id as sent on the wire, or "*" for every model without its own. */
+export const limitsMapSchema = z.record(z.string(), modelLimitsSchema);
+
 /** The keys a scenario file and aqven.yaml's `simulate:` block share. */
 export const scenarioShape = {
   scripts: scriptMapSchema,
   chaos: chaosSchema,
   latency: latencySchema,
+  limits: limitsMapSchema,
 };
 
 /** A scenario file of `aqven sim --scenario FILE`. */
@@ -154,6 +170,7 @@ export const scenarioSchema = z.strictObject({
   // null: no chaos, as in POST /_sim/chaos
   chaos: scenarioShape.chaos.nullish(),
   latency: scenarioShape.latency.optional(),
+  limits: scenarioShape.limits.optional(),
 });
 
 export type Usage = z.output<typeof usageSchema>;
@@ -161,9 +178,12 @@ export type Latency = z.output<typeof latencySchema>;
 export type ScriptStep = z.output<typeof scriptStepSchema>;
 export type ScriptMap = z.output<typeof scriptMapSchema>;
 export type ChaosProfile = z.output<typeof chaosSchema>;
+export type SimModelLimits = z.output<typeof modelLimitsSchema>;
+export type SimLimits = z.output<typeof limitsMapSchema>;
 /** A parsed scenario, ready for `startSimulator` (a null chaos is left out). */
 export interface Scenario {
   scripts?: ScriptMap;
   chaos?: ChaosProfile;
   latency?: Latency;
+  limits?: SimLimits;
 }

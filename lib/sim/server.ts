@@ -15,6 +15,8 @@ import { openaiRenderer } from './render-openai';
 import { readAnthropic, readGemini, readOpenAI, type ParseResult, type RequestInfo } from './request-info';
 import type { ChaosFault, ChaosProfile, Dialect, Latency, ScriptMap, ScriptStep, SimOptions, SimRequestLog, SimServer } from './types';
 import { assertValid, validateChaos, validateScripts } from './validate';
+import { isProbeTask, limitedAnswer, limitsOf } from './limits';
+import { lastUserTextOf, type SimWorkload } from './workload';
 
 const RENDERERS: Record<Dialect, Renderer> = {
   openai: openaiRenderer('openai'),
@@ -170,9 +172,18 @@ class Simulator {
   seq = 0;
   readonly latency: Latency | undefined;
   readonly logLimit: number;
+  /** a keyed workload (bench/peers) answers before scripts and chaos */
+  readonly workload: SimWorkload | undefined;
 
-  constructor(opts: SimOptions) {
+  /** structural limits per model (lib/sim/limits.ts): past them an answer that would be ok breaks the schema */
+  readonly limits: SimOptions['limits'];
+  readonly limitsSeed: number;
+
+  constructor(opts: SimOptions & { workload?: SimWorkload }) {
+    this.limits = opts.limits;
+    this.limitsSeed = opts.limitsSeed ?? 1;
     this.latency = opts.latency;
+    this.workload = opts.workload;
     this.logLimit = opts.logLimit ?? DEFAULT_LOG_LIMIT;
     if (opts.scripts) this.loadScripts(opts.scripts);
     if (opts.chaos) this.setChaos(opts.chaos);
@@ -198,7 +209,9 @@ class Simulator {
   }
 
   /** Script (own, then "*") → chaos → ok. Each model keeps its own position, also under "*". */
-  pick(info: RequestInfo): Picked {
+  pick(info: RequestInfo, body?: unknown): Picked {
+    const played = this.workload?.answer({ model: info.model, userText: lastUserTextOf(body) });
+    if (played) return { step: played, logged: played.kind };
     // own entries only: a model id "constructor" is not Object.prototype's
     const script = (Object.hasOwn(this.scripts, info.model) ? this.scripts[info.model] : undefined) ?? this.scripts['*'];
     if (script && script.length > 0) {
@@ -210,11 +223,22 @@ class Simulator {
     }
     if (this.chaos) {
       const { fault, sub } = this.chaos.pick();
+      // a probe task of a model with declared limits breaks its schema by those limits, not by chaos's `invalid`
+      const limited = !fault || fault === 'invalid' ? this.limited(info, body) : undefined;
+      if (limited && (!fault || isProbeTask(lastUserTextOf(body)))) return limited;
       if (!fault) return { step: undefined, logged: 'chaos_ok' };
       const step = chaosStep(fault, sub, info.dialect, info.stream);
       return { step, fault, logged: step.kind };
     }
-    return { step: undefined, logged: 'ok' };
+    return this.limited(info, body) ?? { step: undefined, logged: 'ok' };
+  }
+
+  /** An ok answer of a model with declared structural limits: broken past them (logged `invalid`). */
+  limited(info: RequestInfo, body: unknown): Picked | undefined {
+    const limits = limitsOf(this.limits, info.model);
+    if (!limits || !info.schema) return undefined;
+    const a = limitedAnswer(limits, info.schema, lastUserTextOf(body), this.limitsSeed, info.model);
+    return a ? { step: { kind: 'ok', json: a.json }, logged: a.broken ? 'invalid' : 'ok' } : undefined;
   }
 
   record(entry: Omit<SimRequestLog, 'seq'>): number {
@@ -271,7 +295,7 @@ class Simulator {
         return deliver(res, single(reply, 0));
       }
       const info = parsed.info;
-      const picked = this.pick(info);
+      const picked = this.pick(info, body);
       const seq = this.record({
         ...base,
         model: info.model,
@@ -401,7 +425,7 @@ function readBody(req: IncomingMessage, res: ServerResponse, done: (text: string
   req.on('error', () => res.socket?.destroy());
 }
 
-export async function startSimulator(opts: SimOptions = {}): Promise<SimServer> {
+export async function startSimulator(opts: SimOptions & { workload?: SimWorkload } = {}): Promise<SimServer> {
   const sim = new Simulator(opts);
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => sim.handle(req, res));

@@ -1,11 +1,11 @@
 // Contract of the provider simulator (DESIGN: The provider simulator). Owned by lib/sim; the
 // engine's tests, the CLI's --simulate mode and the benchmarks program against these types.
-import type { CHAOS_FAULTS, ChaosProfile, Latency, ScriptMap, ScriptStep } from './script-schema';
+import type { CHAOS_FAULTS, ChaosProfile, Latency, ScriptMap, ScriptStep, SimLimits } from './script-schema';
 
 export type Dialect = 'openai' | 'openrouter' | 'anthropic' | 'gemini';
 
 // Scripts, chaos and latency are derived from their zod schema, the one home of that format.
-export type { ChaosProfile, Latency, ScriptMap, ScriptStep, Usage } from './script-schema';
+export type { ChaosProfile, Latency, ScriptMap, ScriptStep, SimLimits, SimModelLimits, Usage } from './script-schema';
 
 export interface SimOptions {
   port?: number; // 0 / undefined = ephemeral
@@ -13,6 +13,9 @@ export interface SimOptions {
   scripts?: ScriptMap;
   chaos?: ChaosProfile;
   latency?: Latency; // default: zero latency
+  /** structural limits per model id (lib/sim/limits.ts); draws seeded by `limitsSeed` (default 1) */
+  limits?: SimLimits;
+  limitsSeed?: number;
   /** (extension) request log entries kept, oldest dropped first; default 10000 */
   logLimit?: number;
 }

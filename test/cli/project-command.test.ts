@@ -101,17 +101,17 @@ describe('aqven project', () => {
     expect(await runProjectPush(dir, { env }, io)).toBe(0);
     const [first] = await listSnapshots(t.db);
     expect(first).toMatchObject({ author: cliAuthor(), note: 'push' });
-    expect(io.stdout.trim().split('\n').slice(-2)).toEqual(['✓ showcase: 3 agents, 3 flows, 0 errors, 0 warnings', `snapshot ${first!.id} (new), 8 files`]);
+    expect(io.stdout.trim().split('\n').slice(-2)).toEqual(['✓ showcase: 4 agents, 4 flows, 0 errors, 0 warnings', `snapshot ${first!.id} (new), 10 files`]);
 
     const again = captureIo();
     expect(await runProjectPush(dir, { env }, again)).toBe(0);
-    expect(again.stdout.trim().split('\n').pop()).toBe(`snapshot ${first!.id} (unchanged), 8 files`);
+    expect(again.stdout.trim().split('\n').pop()).toBe(`snapshot ${first!.id} (unchanged), 10 files`);
     expect(await listSnapshots(t.db)).toHaveLength(1);
 
     const out = join(await temp(), 'checkout');
     const pull = captureIo();
     expect(await runProjectPull(out, { env }, pull)).toBe(0);
-    expect(pull.stdout).toBe(`snapshot ${first!.id}: 8 files into ${out} (8 written, 0 unchanged)\n`);
+    expect(pull.stdout).toBe(`snapshot ${first!.id}: 10 files into ${out} (10 written, 0 unchanged)\n`);
     const pulled = await bytesOf(out);
     expect(pulled).toEqual(await bytesOf(dir));
     expect(pulled['flows/deutsch.yaml']).toEqual(Buffer.from(CRLF_FLOW, 'utf8'));
@@ -143,7 +143,7 @@ describe('aqven project', () => {
       else process.env.AQVEN_DATABASE_URL = before;
     }
     expect(forced.code).toBe(0);
-    expect(forced.stdout).toMatch(/\(1 written, 7 unchanged\)\n$/);
+    expect(forced.stdout).toMatch(/\(1 written, 9 unchanged\)\n$/);
     expect(await readFile(mine, 'utf8')).toBe(original);
     expect(await readFile(join(out, 'agents', 'local.yaml'), 'utf8')).toBe('kept');
   });

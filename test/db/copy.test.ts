@@ -128,6 +128,13 @@ async function writeHistory(path: string): Promise<void> {
   await q.insert(schema.failureDaily).values([
     { sig: '0123456789abcdef', day: 1_700_006_400_000, level: 'attempt', agent: 'classifier', model: 'openrouter:a', code: 'invalid_output', message: 'does not match "…"', failures: 2, costUsd: 0.5, firstAt: T0, lastAt: T0 + 9 },
   ]);
+  await q.insert(schema.modelLimits).values([
+    {
+      id: 4, model: 'openrouter:a', dimension: 'depth', settingsKey: 'k1', settings: { trials: 5, threshold: 0.9, strict: false }, measuredOn: '2023-11-15',
+      status: 'partial', lastHeld: 4, firstFailed: null, levels: [{ level: 4, trials: 5, firstTryValid: 5, afterRepairValid: 5, truncated: 0, calls: 5 }],
+      calls: 5, inputTokens: 3_000_000_000, outputTokens: 7, costUsd: 0.125, runId: 'run-ok', startedAt: T0, updatedAt: T0 + 1,
+    },
+  ]);
   await closeDb(path); // checkpointed: the file alone holds the history
 }
 
@@ -182,6 +189,7 @@ describe('aqven db copy', () => {
       ['agent_daily', 1, 1, 0],
       ['node_daily', 1, 1, 0],
       ['failure_daily', 1, 1, 0],
+      ['model_limits', 1, 1, 0],
     ]);
     // batches of 500 rows
     expect(progress.filter((p) => p.startsWith('transport_tries'))).toEqual(['transport_tries 0/1102', 'transport_tries 500/1102', 'transport_tries 1000/1102', 'transport_tries 1102/1102']);
@@ -214,7 +222,7 @@ describe('aqven db copy', () => {
     expect(lines).toHaveLength(COPY_ORDER.length + 1);
     expect(lines[0]).toMatch(/^runs\s+0 rows copied, 4 already there$/);
     expect(lines[3]).toMatch(/^transport_tries\s+0 rows copied, 1,102 already there$/);
-    expect(lines.at(-1)).toBe(`copied 0 rows from ${sourcePath} into ${cliUrl()}; 1,130 already there`);
+    expect(lines.at(-1)).toBe(`copied 0 rows from ${sourcePath} into ${cliUrl()}; 1,131 already there`);
     const [{ n }] = (await pgDb.pool.query<{ n: string }>('SELECT count(*) AS n FROM transport_tries')).rows as [{ n: string }];
     expect(Number(n)).toBe(TRIES + 2);
   });
@@ -242,7 +250,7 @@ describe('aqven db copy', () => {
     expect(await runDbCopy({ from: sourcePath, env: { AQVEN_DATABASE_URL: url }, batchRows: 3, progress: (t) => progress.push(t) }, io)).toBe(0);
     expect(io.stdout).toMatch(/^runs\s+4 rows copied, 0 already there$/m);
     expect(io.stdout).toMatch(/^workers\s+2 rows copied, 0 already there$/m);
-    expect(io.stdout.trim().split('\n').at(-1)).toMatch(/^copied 1,130 rows from .*history\.db into postgres:\/\/.*; 0 already there$/);
+    expect(io.stdout.trim().split('\n').at(-1)).toMatch(/^copied 1,131 rows from .*history\.db into postgres:\/\/.*; 0 already there$/);
     expect(progress).toContain('\r\x1b[Kcopying attempts 3/3');
     expect(progress.at(-1)).toBe('\r\x1b[K'); // the progress line is cleared at the end
     const fresh = (await openDatabase(url)) as PgDb;
@@ -255,8 +263,8 @@ describe('aqven db copy', () => {
   });
 
   it('reads a history at an older schema from a migrated temporary copy; the file stays as it was', async () => {
-    // a database last migrated by an aqven one migration older (before 0008_team_debugging)
-    const { folder: oldFolder } = olderMigrationsFolder('sqlite');
+    // a database last migrated by an aqven one migration older
+    const { folder: oldFolder, latest } = olderMigrationsFolder('sqlite');
     const oldPath = join(dir, 'old.db');
     const conn = new Database(oldPath);
     migrate(drizzle(conn), { migrationsFolder: oldFolder });
@@ -266,7 +274,7 @@ describe('aqven db copy', () => {
 
     const io = captureIo();
     expect(await runDbCopy({ from: oldPath, env: { AQVEN_DATABASE_URL: cliUrl() } }, io)).toBe(0);
-    expect(io.stderr).toMatch(/old\.db is at migration 0007_team_access, 1 behind: read from a migrated temporary copy \(the file is not changed\)/);
+    expect(io.stderr).toContain(`old.db is at migration ${latest}, 1 behind: read from a migrated temporary copy (the file is not changed)`);
     expect(io.stdout).toMatch(/^runs\s+1 row copied, 0 already there$/m);
     const [row] = await pgDb.q.select().from(pgDb.t.runs).where(eq(pgDb.t.runs.id, 'run-old'));
     expect(row).toMatchObject({ id: 'run-old', input: { a: 1 }, snapshotId: null, queuedAt: null, startedAt: T0 });

@@ -79,6 +79,34 @@ describe.each(DIALECTS)('rate-limit gate over $dialect', (c) => {
     expect(h.requests(c.modelId)).toHaveLength(4);
   });
 
+  it("the calls waiting behind a streamed probe go as soon as its headers are in, not when its stream ends", async () => {
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
+        // the probe streams for about 2 s (real time)
+        { kind: 'ok', text: 'slow '.repeat(40), latency: { first_token_ms: 0, tokens_per_s: 20 } },
+        { kind: 'ok', text: 'quick' },
+      ],
+    });
+    const streamed = (nodeId: string) => callNode(node([c.model], { nodeId, stream: true }), { providers: simProviders(h.sim), adapters: builtinAdapters, clock, gate, env: {}, onEvent: (e) => void events.push(e) });
+    const first = streamed('first');
+    let probeEnded = false;
+    void first.then(() => (probeEnded = true));
+    await until(() => events.some((e) => e.type === 'rate_limit_pause'));
+    const second = streamed('second');
+    await until(() => clock.pending() >= 2);
+    clock.advance(1000);
+    await until(() => h.requests(c.modelId).length === 3);
+    // the follower went while the probe's node was still reading its ~2 s stream (waiting for the
+    // stream's end, it would arrive about 2 s after the probe)
+    expect(probeEnded).toBe(false);
+    const [, probe, follower] = h.requests(c.modelId);
+    expect(follower!.arrivedAt - probe!.arrivedAt).toBeLessThan(1500);
+    const [a, b] = await Promise.all([first, second]);
+    expect([a.status, b.status]).toEqual(['succeeded', 'succeeded']);
+    expect(h.requests(c.modelId)).toHaveLength(3);
+  });
+
   it('writes the pause to the shared store, and honours one another process wrote', async () => {
     const rows = new Map<string, { until: number; reason: string }>();
     const shared: SharedPauses = { get: (m) => rows.get(m)?.until ?? null, set: (m, u, reason) => void rows.set(m, { until: u, reason }) };

@@ -105,13 +105,38 @@ describe.each(DIALECTS)('transport over $dialect', (c) => {
     expect(res.attempts[0]!.error?.message).toMatch(/transport\.budget \(10 s\)/);
   });
 
-  it('without retry-after, waits back off from default_wait, doubling; max_attempts ends the tries', async () => {
+  it('without retry-after, a 5xx backs off from transport.backoff (0.5 s, doubling, up to 25% off), not on_rate_limit; max_attempts ends the tries', async () => {
     h.script({ [c.modelId]: [{ kind: 'status', status: 500 }] });
     const res = await h.run(node([c.model], { policy: { onError: 'fail' } }));
     expect(h.requests(c.modelId)).toHaveLength(3);
-    expect(h.clock.sleeps).toEqual([1000, 2000]); // random() = 0.5: no jitter
+    expect(h.clock.sleeps).toEqual([438, 875]); // random() = 0.5: 12.5% off 500 and 1000
     expect(res.attempts[0]!.error).toMatchObject({ kind: 'transport' });
     expect(res.attempts[0]!.error?.message).toContain('transport.max_attempts: 3');
+  });
+
+  it("a provider's transport.backoff sets the waits after 5xx, dropped connections and timeouts, up to its cap", async () => {
+    h.script({ [c.modelId]: [{ kind: 'status', status: 503 }, { kind: 'drop' }, { kind: 'status', status: 502 }, { kind: 'ok', text: 'through' }] });
+    const backoff = { baseMs: 200, factor: 3, capMs: 1000, jitter: 0 };
+    const res = await h.run(node([c.model]), { providerOverrides: { transport: { maxAttempts: 4, backoff }, onRateLimit: { defaultWaitMs: 5000 } } });
+    expect(res.output).toBe('through');
+    expect(h.clock.sleeps).toEqual([200, 600, 1000]);
+  });
+
+  it('a wait the server gave is waited exactly: no jitter, no backoff on top', async () => {
+    h.script({ [c.modelId]: [{ kind: 'status', status: 503, headers: { 'retry-after': '1.5' } }, { kind: 'ok', text: 'on time' }] });
+    const res = await h.run(node([c.model]), { providerOverrides: { transport: { backoff: { baseMs: 4000, factor: 2, capMs: 8000, jitter: 1 } } } });
+    expect(res.output).toBe('on time');
+    expect(h.clock.sleeps).toEqual([1500]);
+    const [first, second] = res.attempts[0]!.tries;
+    expect(second!.startedAt - first!.finishedAt).toBe(1500);
+  });
+
+  it('a 429 without a wait still backs off from on_rate_limit.default_wait, at the gate', async () => {
+    h.script({ [c.modelId]: [{ kind: 'status', status: 429 }, { kind: 'ok', text: 'after the pause' }] });
+    const res = await h.run(node([c.model]), { providerOverrides: { transport: { backoff: { baseMs: 100, factor: 2, capMs: 100, jitter: 0 } } } });
+    expect(res.output).toBe('after the pause');
+    const [first, second] = res.attempts[0]!.tries;
+    expect(second!.startedAt - first!.finishedAt).toBe(1000); // default_wait 1 s, random() = 0.5: no jitter
   });
 
   it('on_rate_limit.max_attempts bounds the tries when the failures are 429s', async () => {

@@ -6,6 +6,7 @@ import { listPolicyRevisions } from '@/db/policy-queries';
 import { AgentPolicyForm } from '@/components/agents/agent-policy-form';
 import { AgentStatsPanel } from '@/components/agents/agent-stats-panel';
 import { AgentTimelineCharts } from '@/components/agents/agent-timeline-chart';
+import { LimitsSection } from '@/components/limits/limits-section';
 import { RevisionHistory } from '@/components/agents/revision-history';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { timelineView } from '@/lib/dashboard/agent-timeline';
@@ -13,6 +14,7 @@ import { parseAgentYaml } from '@/lib/project';
 import { pageSession } from '@/lib/server/page-session';
 import { roleAllows } from '@/lib/shared/roles';
 import { readAgentFile } from '@/lib/server/agent-file';
+import { agentLimitWarnings, limitsResponse, probeDefaults } from '@/lib/server/limits-probe';
 import { own } from '@/lib/shared/own';
 import '@/app/styles/what-if.css';
 import '@/app/styles/agents.css';
@@ -42,6 +44,8 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
     recentAgentFailures(db, agent.name),
     agentTimeline(db, agent.name, { now: Date.now(), days: CHART_DAYS }),
   ]);
+  const chain = [agent.model, ...agent.fallbackModels];
+  const [limits, limitWarnings] = await Promise.all([limitsResponse(db, chain), agentLimitWarnings(db, project, agent.name)]);
   return (
     <section>
       <nav className="crumbs">
@@ -75,6 +79,14 @@ export default async function AgentPage({ params }: { params: Promise<{ name: st
               on_truncated: current.output.onTruncated,
               strict: current.output.strict,
             }}
+          />
+          <LimitsSection
+            models={chain.map((model, i) => ({ model, role: i === 0 ? 'model' : 'fallback' }))}
+            initial={limits}
+            canStart={roleAllows(s.caller.role, 'editor')}
+            defaults={probeDefaults()}
+            warnings={limitWarnings}
+            intro="Where each model of this agent's chain stops getting a shape right on the first try, as aqven limits measured it. The repair retry can fix a wrong shape once; past these figures, expect repairs and failures."
           />
         </div>
         <div className="agent-side">

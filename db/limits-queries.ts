@@ -1,0 +1,145 @@
+// A model's measured structural limits (DESIGN: Storage, "Structural limits"): one row per model,
+// dimension, call settings and UTC date, written level by level by the probe (lib/limits/probe.ts)
+// and read by `aqven check`, the agent page and the providers page. Pure reads and writes over `Db`:
+// no 'server-only', so the CLI uses them too.
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { LimitDimension, LimitLevel, LimitSettings, LimitStatus, ModelLimit } from '@/lib/shared/limits-types';
+import type { ModelLimitRow } from './schema';
+import type { Db } from './types';
+
+export type { LimitDimension, LimitLevel, ModelLimit } from '@/lib/shared/limits-types';
+
+/** A stored measurement with its row id, for the probe that extends it. */
+export interface StoredModelLimit extends ModelLimit {
+  id: number;
+  settingsKey: string;
+}
+
+function view(r: ModelLimitRow): StoredModelLimit {
+  const settings = r.settings as LimitSettings;
+  return {
+    id: r.id,
+    settingsKey: r.settingsKey,
+    model: r.model,
+    dimension: r.dimension,
+    status: r.status,
+    lastHeld: r.lastHeld,
+    firstFailed: r.firstFailed,
+    threshold: settings.threshold,
+    trials: settings.trials,
+    levels: (r.levels as LimitLevel[]) ?? [],
+    calls: r.calls,
+    inputTokens: r.inputTokens,
+    outputTokens: r.outputTokens,
+    costUsd: r.costUsd,
+    measuredOn: r.measuredOn,
+    startedAt: r.startedAt,
+    updatedAt: r.updatedAt,
+    runId: r.runId,
+    settings,
+  };
+}
+
+/**
+ * The newest measurement per (model, dimension), under any settings, of `models` (every model when
+ * omitted), ordered by model then dimension. A row still running or partial is returned as it is:
+ * the caller says so next to its figures.
+ */
+export async function latestModelLimits(db: Db, models?: string[]): Promise<StoredModelLimit[]> {
+  if (models && models.length === 0) return [];
+  const { modelLimits } = db.t;
+  const rows = await db.q
+    .select()
+    .from(modelLimits)
+    .where(models ? inArray(modelLimits.model, models) : undefined)
+    .orderBy(desc(modelLimits.updatedAt), desc(modelLimits.id));
+  // a finished row that decided nothing (every answer an error, stopped before a level was judged)
+  // must not hide an earlier measurement: it is shown only when there is no other
+  const decided = (r: (typeof rows)[number]) => r.status === 'running' || r.lastHeld !== null || r.firstFailed !== null;
+  const newest = new Map<string, StoredModelLimit>();
+  const fallback = new Map<string, StoredModelLimit>();
+  for (const r of rows) {
+    const key = `${r.model}\u0000${r.dimension}`;
+    if (!decided(r)) {
+      if (!fallback.has(key)) fallback.set(key, view(r));
+    } else if (!newest.has(key)) newest.set(key, view(r));
+  }
+  for (const [key, v] of fallback) if (!newest.has(key)) newest.set(key, v);
+  const order: Record<LimitDimension, number> = { depth: 0, list: 1, enum: 2 };
+  return [...newest.values()].sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : order[a.dimension] - order[b.dimension]));
+}
+
+export interface LimitKey {
+  model: string;
+  dimension: LimitDimension;
+  settingsKey: string;
+  measuredOn: string;
+}
+
+/** The measurement stored under `key`, or null. */
+export async function findModelLimit(db: Db, key: LimitKey): Promise<StoredModelLimit | null> {
+  const { modelLimits: m } = db.t;
+  const [row] = await db.q
+    .select()
+    .from(m)
+    .where(and(eq(m.model, key.model), eq(m.dimension, key.dimension), eq(m.settingsKey, key.settingsKey), eq(m.measuredOn, key.measuredOn)))
+    .limit(1);
+  return row ? view(row) : null;
+}
+
+/**
+ * The row a probe writes into: the one stored under `key` (a later run the same day with the same
+ * settings resumes it, keeping its levels), or a new one. Either way it is marked running and
+ * attributed to `runId`.
+ */
+export async function openModelLimit(db: Db, key: LimitKey, o: { settings: LimitSettings; runId: string | null; now: number }): Promise<StoredModelLimit> {
+  const { modelLimits: m } = db.t;
+  await db.q
+    .insert(m)
+    .values({ ...key, settings: o.settings, status: 'running', levels: [], runId: o.runId, startedAt: o.now, updatedAt: o.now })
+    .onConflictDoNothing();
+  await db.q
+    .update(m)
+    .set({ status: 'running', runId: o.runId, updatedAt: o.now })
+    .where(and(eq(m.model, key.model), eq(m.dimension, key.dimension), eq(m.settingsKey, key.settingsKey), eq(m.measuredOn, key.measuredOn)));
+  const row = await findModelLimit(db, key);
+  if (!row) throw new Error(`model_limits: the row for ${key.model} ${key.dimension} vanished as it was opened`);
+  return row;
+}
+
+/** What a probe knows of one dimension after a level: written whole (one process owns the row while it runs). */
+export interface ModelLimitProgress {
+  status: LimitStatus;
+  lastHeld: number | null;
+  firstFailed: number | null;
+  levels: LimitLevel[];
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export async function saveModelLimit(db: Db, id: number, p: ModelLimitProgress, now: number): Promise<void> {
+  const { modelLimits: m } = db.t;
+  await db.q
+    .update(m)
+    .set({
+      status: p.status,
+      lastHeld: p.lastHeld,
+      firstFailed: p.firstFailed,
+      levels: p.levels,
+      calls: p.calls,
+      inputTokens: p.inputTokens,
+      outputTokens: p.outputTokens,
+      costUsd: p.costUsd,
+      updatedAt: now,
+    })
+    .where(eq(m.id, id));
+}
+
+/** Every measurement of `model`, newest first (the history behind latestModelLimits). */
+export async function modelLimitHistory(db: Db, model: string): Promise<StoredModelLimit[]> {
+  const { modelLimits: m } = db.t;
+  const rows = await db.q.select().from(m).where(eq(m.model, model)).orderBy(desc(m.updatedAt), desc(m.id));
+  return rows.map(view);
+}

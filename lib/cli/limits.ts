@@ -1,0 +1,221 @@
+// `aqven limits MODEL` (DESIGN: CLI): finds the nesting depth, list length and enum size where a
+// model stops getting a JSON shape right, through the engine (lib/limits/probe.ts), and prints per
+// dimension the last level that held, the first that failed, the rates with their intervals, calls,
+// tokens and cost. The budget is printed before the first call; a progress line on a TTY (stderr);
+// Ctrl-C keeps what was measured (exit 130) and a later run the same day resumes it. Exit statuses:
+// 0 every dimension's search ended, 1 a budget (or levels nothing could be judged at) stopped it,
+// 2 bad usage (unknown model, bad numbers, a project failing check), 3 cannot record, 130 SIGINT.
+import type { Command } from 'commander';
+import { closeDatabase } from '@/db/client';
+import { cliAuthor } from '@/db/snapshot-queries';
+import { StorageError } from '@/db/storage-error';
+import type { Clock } from '@/lib/engine/types';
+import { beginLimitsProbe, checkModel, UnknownModelError, type DimensionReport, type LimitLevelReport, type LimitsProgress, type LimitsReport, type RateFigure } from '@/lib/limits/probe';
+import { openSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
+import { simulateRequested } from '@/lib/flow/simulate';
+import { formatDiagnostic } from '@/lib/project';
+import { fmtCost } from '@/lib/shared/cost-text';
+import { LIMIT_DEFAULTS, LIMIT_DIMENSIONS, type LimitDimension } from '@/lib/shared/limits-types';
+import { processIo, type CliIo } from './io';
+import { resolveProjectDir } from './project-dir';
+
+export interface LimitsCliOptions {
+  project?: string;
+  simulate?: boolean;
+  dimension?: string;
+  trials?: string;
+  maxCalls?: string;
+  maxCost?: string;
+  threshold?: string;
+  maxTokens?: string;
+  json?: boolean;
+}
+
+/** What a test hands in instead of the process's: the clock, a stop signal, where the progress line goes. */
+export interface LimitsCliDeps {
+  clock?: Clock;
+  signal?: AbortSignal;
+  /** the progress line (a TTY's stderr); none when absent */
+  progress?: (text: string) => void;
+  env?: Record<string, string | undefined>;
+}
+
+class BadOption extends Error {}
+
+function whole(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) throw new BadOption(`${flag} must be a whole number from ${min} to ${max.toLocaleString('en-US')}, got "${raw}"`);
+  return n;
+}
+
+interface Parsed {
+  dimensions: LimitDimension[];
+  trials: number;
+  maxCalls: number;
+  maxCostUsd: number;
+  threshold: number;
+  maxTokens: number;
+}
+
+function parseOptions(o: LimitsCliOptions): Parsed {
+  const d = o.dimension ?? 'all';
+  if (d !== 'all' && !(LIMIT_DIMENSIONS as readonly string[]).includes(d)) throw new BadOption(`--dimension must be depth, list, enum or all, got "${d}"`);
+  const maxCostUsd = o.maxCost === undefined ? LIMIT_DEFAULTS.maxCostUsd : Number(o.maxCost);
+  if (!(Number.isFinite(maxCostUsd) && maxCostUsd > 0) || o.maxCost?.trim() === '') throw new BadOption(`--max-cost must be an amount in USD above 0, got "${o.maxCost}"`);
+  const threshold = o.threshold === undefined ? LIMIT_DEFAULTS.threshold : Number(o.threshold);
+  if (!(Number.isFinite(threshold) && threshold > 0 && threshold <= 1) || o.threshold?.trim() === '') throw new BadOption(`--threshold must be a rate above 0 and at most 1, e.g. 0.9, got "${o.threshold}"`);
+  return {
+    dimensions: d === 'all' ? [...LIMIT_DIMENSIONS] : [d as LimitDimension],
+    trials: whole('--trials', o.trials, LIMIT_DEFAULTS.trials, 1, 100),
+    // a trial may take two calls (its answer and one repair): fewer could not measure anything
+    maxCalls: whole('--max-calls', o.maxCalls, LIMIT_DEFAULTS.maxCalls, 2, 1_000_000),
+    maxCostUsd,
+    threshold,
+    maxTokens: whole('--max-tokens', o.maxTokens, LIMIT_DEFAULTS.maxTokens, 16, 1_000_000),
+  };
+}
+
+const pct = (f: RateFigure) => `${Math.round(f.value * 100)}%`;
+const interval = (f: RateFigure) => `${Math.round(f.low * 100)}–${Math.round(f.high * 100)}%`;
+const answered = (l: LimitLevelReport) => l.trials - l.truncated - (l.errors ?? 0);
+
+function rateCell(k: number, n: number, f: RateFigure): string {
+  return n === 0 ? '—' : `${k}/${n} ${pct(f)} (${interval(f)})`;
+}
+
+function verdict(d: DimensionReport, threshold: number): string {
+  const held = d.lastHeld === null ? 'no level held' : `held up to ${d.lastHeld}`;
+  const failed = d.firstFailed === null ? (d.status === 'complete' && d.lastHeld !== null ? ' (the top of the range: no level failed)' : '') : `, fails at ${d.firstFailed}`;
+  const state = d.status === 'complete' ? '' : d.stoppedBy ? `  [partial: ${d.stoppedBy.replace('_', '-')}]` : '  [partial]';
+  return `${held}${failed} (first-try valid ≥ ${Math.round(threshold * 100)}%)${state}`;
+}
+
+/** The report as a person reads it. */
+export function formatLimitsReport(r: LimitsReport): string {
+  const lines: string[] = [];
+  const s = r.settings;
+  lines.push(`${r.model} · measured ${r.measuredOn} · ${s.trials} trials per level, strict: false, one repair, max_tokens at least ${s.maxTokens}`);
+  for (const d of r.dimensions) {
+    lines.push('');
+    lines.push(`${d.dimension.padEnd(5)}  ${verdict(d, s.threshold)}`);
+    if (d.resumed > 0) lines.push(`       ${d.resumed} level${d.resumed === 1 ? '' : 's'} resumed from a run earlier today`);
+    if (d.levels.length === 0) {
+      lines.push('       nothing measured');
+      continue;
+    }
+    const rows = [['level', 'first try', 'after one repair', ...(d.dimension === 'enum' ? ['right value'] : []), 'truncated', 'errors', 'calls']];
+    for (const l of [...d.levels].sort((a, b) => a.level - b.level)) {
+      const n = answered(l);
+      rows.push([
+        String(l.level),
+        rateCell(l.firstTryValid, n, l.firstTry),
+        rateCell(l.afterRepairValid, n, l.afterRepair),
+        ...(d.dimension === 'enum' ? [l.correctRate ? rateCell(l.correct ?? 0, l.firstTryValid, l.correctRate) : '—'] : []),
+        String(l.truncated),
+        String(l.errors ?? 0),
+        String(l.calls),
+      ]);
+    }
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+    for (const row of rows) lines.push(`       ${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}`);
+    lines.push(`       ${d.calls} calls, ${d.inputTokens.toLocaleString('en-US')} tokens in, ${d.outputTokens.toLocaleString('en-US')} out, ${fmtCost(d.costUsd)} (today, these settings)`);
+  }
+  lines.push('');
+  lines.push(`this run: ${r.calls} calls, ${r.inputTokens.toLocaleString('en-US')} tokens in, ${r.outputTokens.toLocaleString('en-US')} out, ${fmtCost(r.costUsd)} · run ${r.runId}`);
+  if (r.stopped) lines.push(`stopped: ${r.stopped.message}; run the same command again today to resume`);
+  return `${lines.join('\n')}\n`;
+}
+
+function progressLine(p: LimitsProgress): string {
+  const width = 20;
+  const filled = Math.round((width * Math.min(p.calls, p.maxCalls)) / p.maxCalls);
+  return `\r\x1b[K[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${p.dimension} level ${p.level}: ${p.done}/${p.trials} trials · ${p.calls}/${p.maxCalls} calls · ${fmtCost(p.costUsd)} of ${fmtCost(p.maxCostUsd)}`;
+}
+
+/** `aqven limits MODEL …`; returns the exit status. */
+export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo = processIo, deps: LimitsCliDeps = {}): Promise<number> {
+  const say = (t: string) => io.err(`aqven limits: ${t}\n`);
+  let parsed: Parsed;
+  try {
+    parsed = parseOptions(opts);
+  } catch (err) {
+    if (err instanceof BadOption) {
+      say(err.message);
+      return 2;
+    }
+    throw err;
+  }
+  const env = deps.env ?? process.env;
+  let session: Session | undefined;
+  try {
+    session = await openSession(resolveProjectDir(opts.project, env), { simulate: simulateRequested(opts.simulate), env });
+    checkModel(session.project, model);
+    // a missing API key, said before the first call (as `aqven run` does)
+    for (const d of session.warnings) io.err(`${formatDiagnostic(d)}\n`);
+    const p = parsed;
+    say(
+      `probing ${model}${session.simulated ? ' (simulated providers)' : ''}: ${p.dimensions.join(', ')}; ${p.trials} trials per level, threshold ${p.threshold}, max_tokens at least ${p.maxTokens}, strict: false, one repair\n` +
+        `               budget: at most ${p.maxCalls} calls and ${fmtCost(p.maxCostUsd)} (--max-calls, --max-cost); Ctrl-C stops and keeps what was measured`,
+    );
+    const progress = deps.progress;
+    const started = await beginLimitsProbe(
+      { project: session.project, db: session.db, providers: session.providers, env: session.env, snapshotId: session.snapshotId, projectHash: session.projectHash, simulated: session.simulated },
+      { model, ...p, startedBy: cliAuthor(), signal: deps.signal, clock: deps.clock, onProgress: progress && ((e) => progress(progressLine(e))) },
+    );
+    const report = await started.done;
+    progress?.('\r\x1b[K');
+    io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatLimitsReport(report));
+    if (report.stopped?.reason === 'interrupted') return 130;
+    if (report.stopped?.reason === 'error') {
+      say(report.stopped.message);
+      return 1;
+    }
+    return report.dimensions.every((d) => d.status === 'complete') ? 0 : 1;
+  } catch (err) {
+    if (err instanceof UnknownModelError) {
+      say(`${err.message}`);
+      return 2;
+    }
+    if (err instanceof ProjectInvalidError) {
+      for (const d of err.diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
+      say(err.message);
+      return 2;
+    }
+    if (err instanceof StorageError) {
+      say(`${err.message}; no provider was called`);
+      return 3;
+    }
+    throw err;
+  } finally {
+    await session?.close();
+    if (session) await closeDatabase(session.db);
+  }
+}
+
+export function registerLimits(program: Command): void {
+  program
+    .command('limits')
+    .description("find the nesting depth, list length and enum size where a model stops getting a JSON shape right")
+    .argument('<model>', 'the model, as agent files name it: provider:model-id')
+    .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase)')
+    .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')
+    .option('--dimension <which>', 'depth, list, enum or all', 'all')
+    .option('--trials <n>', `trials per level (default ${LIMIT_DEFAULTS.trials})`)
+    .option('--max-calls <n>', `stop before more model calls than this (default ${LIMIT_DEFAULTS.maxCalls})`)
+    .option('--max-cost <usd>', `stop once this much is spent (default ${LIMIT_DEFAULTS.maxCostUsd})`)
+    .option('--threshold <rate>', `a level holds when this share of first answers is valid (default ${LIMIT_DEFAULTS.threshold})`)
+    .option('--max-tokens <n>', `max_tokens of every trial at least; a level whose answer may need more gets more (default ${LIMIT_DEFAULTS.maxTokens})`)
+    .option('--json', 'print the report as JSON')
+    .action(async (model: string, opts: LimitsCliOptions) => {
+      const ac = new AbortController();
+      const onSigint = () => ac.abort(new Error('stopped by SIGINT'));
+      process.on('SIGINT', onSigint);
+      try {
+        const progress = process.stderr.isTTY ? (text: string) => void process.stderr.write(text) : undefined;
+        processIo.exit(await runLimits(model, opts, processIo, { signal: ac.signal, progress }));
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+    });
+}

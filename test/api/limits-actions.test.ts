@@ -1,0 +1,127 @@
+// Structural limits from the dashboard (DESIGN: The dashboard, "Structural limits"): an editor
+// starts a probe of a model of the showcase (its simulator plays the declared limits), GET
+// /api/limits shows it running and then the levels it measured, any role may read them, only
+// editors may start one, a model can be probed once at a time, and bad form values are refused
+// on their field before anything runs.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createToken, createUser } from '@/db/account-queries';
+import { getRunFacts } from '@/db/queries';
+import type { Db } from '@/db/types';
+import type { LimitsResponse } from '@/lib/dashboard/limits-view';
+import type { StartLimitsState } from '@/lib/forms/limits';
+import { FLASH_LITE, copyShowcase } from '../helpers/showcase';
+import { saveEnv } from '../helpers/saved-env';
+
+const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
+vi.mock('server-only', () => ({}));
+vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers) }));
+vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
+
+const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_RUNS_PER_MINUTE']);
+const MODEL = `openrouter:${FLASH_LITE}`;
+let db: Db;
+
+const server = () => import('@/lib/server/session');
+const as = (token: string | null) => {
+  req.headers = token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' };
+};
+const form = (fields: Record<string, string>) => {
+  const fd = new FormData();
+  for (const [k, v] of Object.entries(fields)) fd.set(k, v);
+  return fd;
+};
+const IDLE: StartLimitsState = { status: 'idle' };
+const start = async (fields: Record<string, string>) => (await import('@/lib/actions/start-limits')).startLimitsAction(IDLE, form({ model: MODEL, dimension: 'depth', trials: '4', maxCalls: '100', maxCost: '1', ...fields }));
+const getLimits = async (token: string | null, query = `model=${encodeURIComponent(MODEL)}`) => {
+  const { GET } = await import('@/app/api/limits/route');
+  const url = `http://localhost/api/limits?${query}`;
+  const res = await GET(Object.assign(new Request(url, { headers: token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' } }), { nextUrl: new URL(url) }) as never);
+  return { status: res.status, body: (await res.json()) as LimitsResponse & { error?: string } };
+};
+
+beforeAll(async () => {
+  process.env.AQVEN_PROJECT = copyShowcase();
+  process.env.AQVEN_SIMULATE = '1';
+  delete process.env.AQVEN_DATABASE_URL;
+  delete process.env.AQVEN_RUNS_PER_MINUTE;
+  const s = await (await server()).serverSession();
+  db = s.db;
+  // the declared limits alone decide the answers: no chaos faults to blur a level
+  s.simulated!.sim.setChaos(undefined);
+}, 90_000);
+
+afterAll(async () => {
+  await (await (await server()).serverSession()).close();
+  restoreEnv();
+});
+
+describe('limits from the dashboard', () => {
+  it('an editor starts a probe; GET /api/limits shows it running, then the depth the simulator declares', async () => {
+    as(null);
+    const started = await start({});
+    expect(started).toMatchObject({ status: 'started', model: MODEL });
+    const first = await getLimits(null);
+    expect(first.status).toBe(200);
+    const [probe] = first.body.probes;
+    expect(probe).toMatchObject({ model: MODEL, dimensions: ['depth'], maxCalls: 100, maxCostUsd: 1 });
+    expect(probe!.runId).toMatch(/^[0-9a-f-]{36}$/);
+    // a second start of the same model while it runs is refused
+    if (!(await getLimits(null)).body.probes[0]!.done) expect(await start({})).toMatchObject({ status: 'error', code: 'E_BUSY' });
+
+    let body = first.body;
+    for (const end = Date.now() + 60_000; !body.probes[0]!.done && Date.now() < end; await new Promise((r) => setTimeout(r, 50))) body = (await getLimits(null)).body;
+    expect(body.probes[0]).toMatchObject({ done: true, stopped: null, current: null });
+    expect(body.probes[0]!.calls).toBeGreaterThan(0);
+    expect(body.probes[0]!.calls).toBeLessThanOrEqual(100);
+    // showcase/aqven.yaml declares depth 5 for the flash-lite
+    const [depth] = body.models[0]!.dimensions;
+    expect(depth).toMatchObject({ dimension: 'depth', status: 'complete', lastHeld: 5, firstFailed: 6, trials: 4, runId: probe!.runId });
+    const levels = depth!.levels.map((l) => [l.level, l.held]);
+    expect(levels).toContainEqual([5, true]);
+    expect(levels).toContainEqual([6, false]);
+    // each level's rates with their interval, out of the answered trials
+    const six = depth!.levels.find((l) => l.level === 6)!;
+    expect(six.firstTry.low).toBeLessThanOrEqual(six.firstTry.value);
+    expect(six.firstTry.high).toBeGreaterThanOrEqual(six.firstTry.value);
+    // the probe is a run of kind limits, ended
+    expect(await getRunFacts(db, probe!.runId!)).toMatchObject({ kind: 'limits', status: 'succeeded' });
+    // the agent page lists the node of the extractor that asks deeper than that: the catalogue, 7 deep, not the order
+    const { agentLimitWarnings } = await import('@/lib/server/limits-probe');
+    const s = await (await server()).serverSession();
+    const warnings = await agentLimitWarnings(db, s.project, 'extractor');
+    expect(warnings.map((w) => [w.flow, w.node, w.file])).toEqual([['order-intake', 'catalogue', 'flows/order-intake.yaml']]);
+    expect(warnings[0]!.message).toContain('nests 7 levels deep');
+    expect(await agentLimitWarnings(db, s.project, 'writer')).toEqual([]);
+  }, 90_000);
+
+  it('refuses bad values on their field, and a model that is not the project’s, before anything runs', async () => {
+    as(null);
+    expect(await start({ trials: '0' })).toMatchObject({ status: 'error', field: 'trials', code: 'E_FORM' });
+    expect(await start({ maxCalls: '1' })).toMatchObject({ status: 'error', field: 'maxCalls' });
+    expect(await start({ maxCost: '-1' })).toMatchObject({ status: 'error', field: 'maxCost' });
+    expect(await start({ dimension: 'width' })).toMatchObject({ status: 'error', field: 'dimension' });
+    expect(await start({ model: 'openrouter:nobody/unknown' })).toMatchObject({ status: 'error', field: 'model', code: 'E_MODEL' });
+  });
+
+  it('only an editor may start one; any role may read them', async () => {
+        const now = Date.now();
+    await createUser(db, { name: 'ana', role: 'admin', password: 'a long enough password' }, now);
+    const editor = (await createToken(db, { name: 'limits-editor', role: 'editor', createdBy: 'ana' }, now)).token;
+    const viewer = (await createToken(db, { name: 'limits-viewer', role: 'viewer', createdBy: 'ana' }, now)).token;
+    as(viewer);
+    expect(await start({ dimension: 'enum' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN' });
+    const read = await getLimits(viewer);
+    expect(read.status).toBe(200);
+    expect(read.body.models[0]!.dimensions.map((d) => d.dimension)).toEqual(['depth']);
+    expect((await getLimits(null)).status).toBe(401);
+    expect((await getLimits(viewer, '')).status).toBe(400);
+    as(editor);
+    expect(await start({ dimension: 'enum', trials: '2', maxCalls: '6' })).toMatchObject({ status: 'started' });
+    // the call budget stops it, and what it measured is kept (partial)
+    let body = (await getLimits(editor)).body;
+    for (const end = Date.now() + 60_000; !body.probes[0]!.done && Date.now() < end; await new Promise((r) => setTimeout(r, 50))) body = (await getLimits(editor)).body;
+    expect(body.probes[0]).toMatchObject({ done: true, stopped: expect.stringContaining('call budget') });
+    expect(body.probes[0]!.calls).toBeLessThanOrEqual(6);
+    expect(body.models[0]!.dimensions.find((d) => d.dimension === 'enum')).toMatchObject({ status: 'partial' });
+  }, 90_000);
+});
