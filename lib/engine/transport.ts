@@ -141,22 +141,23 @@ function afterFailure(f: TryFailure, { tryNo, wait429, counts, backoff, leftMs, 
 async function tryUnderLease(lease: GateLease, req: TransportRequest, deps: TransportDeps, tryNo: number, rateLimited: number) {
   let wait429: number | null = null;
   try {
-    // a probe accepted (2xx headers) lets the waiters go at once, not after its body or stream
-    const tryDeps: TransportDeps = lease.probe
-      ? {
-          ...deps,
-          onHeaders: (status) => {
-            if (status >= 200 && status < 300) lease.accepted();
-          },
-        }
-      : deps;
+    // a probe accepted (2xx headers) lets the waiters go at once, not after its body or stream;
+    // a 429's wait counts from its headers, when the server said it, not from when its body was read
+    let headersAt: number | null = null;
+    const tryDeps: TransportDeps = {
+      ...deps,
+      onHeaders: (status) => {
+        headersAt = deps.clock.now();
+        if (lease.probe && status >= 200 && status < 300) lease.accepted();
+      },
+    };
     const outcome: TryOutcome = await oneTry(req, tryDeps, tryNo);
     // a 429, or a rate-limit error event inside a 200 stream: the model is paused alike
     if (outcome.kind === 'failure' && outcome.error === 'rate_limited' && outcome.transient) {
       wait429 = outcome.waitMs ?? backoffMs(rateLimited, req.provider.onRateLimit, deps.clock.random);
       // the others wait until the wait is over, but never longer than max_wait (a far-future retry-after)
       const { pausedUntil, origin } = pauseFor429({
-        now: deps.clock.now(),
+        now: outcome.status === 429 && headersAt !== null ? headersAt : deps.clock.now(),
         askedMs: wait429,
         maxWaitMs: req.provider.onRateLimit.maxWaitMs,
         serverWait: outcome.waitMs !== null ? (outcome.waitSent ?? null) : null,
