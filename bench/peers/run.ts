@@ -8,6 +8,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PROVIDER_DEFAULTS } from '@/lib/project/builtin-providers';
 import { startSimulator } from '@/lib/sim';
@@ -167,6 +168,7 @@ export interface PeersOptions {
 export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: PeersResult; exitCode: number }> {
   const log = opts.log ?? ((l: string) => console.log(l));
   const t0 = performance.now();
+  const loadAtStart = loadavg()[0]!;
   const reps = opts.reps ?? (opts.quick ? 1 : 3);
   const sizes = opts.quick ? { w1: 50, w2: 200, w3: 200, w4: 400 } : { w1: 50, w2: 200, w3: 500, w4: 2000 };
   try {
@@ -267,6 +269,8 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
     targets: [],
     durationS: 0,
     phasesS: { faults: faultsS, w4: (performance.now() - t0) / 1000 - faultsS },
+    load: { start: loadAtStart, end: loadavg()[0]! },
+    cpus: cpus().length,
   };
   result.targets = evaluateTargets(result);
   result.durationS = (performance.now() - t0) / 1000;

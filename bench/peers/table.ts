@@ -24,6 +24,9 @@ export interface PeersResult {
   durationS: number;
   /** seconds spent on W1–W3 (processes started, played) and on W4 */
   phasesS: { faults: number; w4: number };
+  /** the machine's 1-minute load average when the bench started and when it ended (other work shares it) */
+  load?: { start: number; end: number };
+  cpus?: number;
 }
 
 export interface Target {
@@ -121,7 +124,7 @@ export function renderTable(r: PeersResult): string {
     BEGIN,
     `Measured ${r.date.slice(0, 10)} on commit \`${r.commit}\` (Node ${r.node}) by \`npm run bench:peers\`${r.quick ? ' --quick' : ''} in ${Math.round(r.durationS)} s: ` +
       `${r.reps} repetition${r.reps === 1 ? '' : 's'}, each figure the median (min–max); ratios are taken within one repetition. ` +
-      'The machine is a shared 2-core one under load from other work: figures are as measured, not smoothed.',
+      `The machine is a shared ${r.cpus ?? 2}-core one${r.load ? ` (1-minute load average ${r.load.start.toFixed(1)} at the start, ${r.load.end.toFixed(1)} at the end)` : ''}: figures are as measured, not smoothed.`,
     '',
     'One fake provider for every contender: the simulator playing keyed workloads (call N’s k-th answer is the same for everyone), ' +
       'OpenRouter’s chat.completions shape, non-streaming, no added latency, each contender in its own process. ' +
