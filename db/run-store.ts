@@ -25,6 +25,7 @@ import type { AttemptRecord, ClusterPauses, NodePolicy, PauseOrigin, TryRecord, 
 import { clusterGate } from './cluster-gate';
 import { LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, releaseLease, type Lease } from './run-lease';
 import { INTERRUPTED_ATTEMPT_ERROR } from './interrupted-error';
+import { indexPendingSearchDocs } from './search-index';
 import { asStorageError } from './storage-error';
 import { capFailureText, redact } from '@/lib/redact';
 import {
@@ -178,18 +179,42 @@ interface Backend {
   transaction(runIds: string[], fence: (ids: string[], q: Orm, client: pg.PoolClient) => Promise<Map<string, boolean>>, drain: () => void): void | Promise<void>;
   /** a failed commit: make room for the next (SQLite: checkpoint the WAL into the file) */
   afterFailure(): void;
+  /** after a flush: what the store feeds behind its commits is done too (SQLite: the full-text index, db/search-index.ts) */
+  afterFlush(): void;
 }
+
+/** how long search docs may wait to be indexed after the commit that wrote them (SQLite) */
+const SEARCH_INDEX_MS = 1_000;
 
 function sqliteBackend(db: Extract<Db, { dialect: 'sqlite' }>): Backend {
   const c = db.$client;
   // made once: better-sqlite3 builds a transaction's four wrappers on every transaction() call
   const tx = c.transaction((drain: () => void) => drain());
+  // the full-text index of the search docs the commits wrote, in batches (db/search-index.ts)
+  let indexTimer: ReturnType<typeof setTimeout> | null = null;
+  let toldIndex = false;
+  const indexNow = () => {
+    if (indexTimer) clearTimeout(indexTimer);
+    indexTimer = null;
+    try {
+      if (c.open) indexPendingSearchDocs(db);
+    } catch (err) {
+      // the docs stay in search_docs: the next batch (or search) indexes them
+      if (!toldIndex) console.error(`aqven: indexing run text for search failed (tried again later): ${err instanceof Error ? err.message : String(err)}`);
+      toldIndex = true;
+    }
+  };
   return {
     prepare: (query, order) => writeStatement(c, query, order),
     transaction: (_ids, _fence, drain) => {
       // IMMEDIATE: the write lock is taken first, so no sweep can slip between the fence checks and the writes
       tx.immediate(drain);
+      if (!indexTimer) {
+        indexTimer = setTimeout(indexNow, SEARCH_INDEX_MS);
+        indexTimer.unref?.();
+      }
     },
+    afterFlush: indexNow,
     afterFailure: () => {
       // a full disk: what the WAL holds goes into the database file, so that the small write
       // recording the run's failure may still fit (best effort)
@@ -259,6 +284,7 @@ function pgBackend(db: Extract<Db, { dialect: 'pg' }>): Backend {
       }
     },
     afterFailure: () => undefined,
+    afterFlush: () => undefined,
   };
 }
 
@@ -850,7 +876,7 @@ export function runStore(db: Db): RunStore {
       await cluster?.refresh();
     },
     ...(cluster && { clusterPauses: cluster }),
-    flush: commit,
+    flush: () => commit().then(() => backend.afterFlush()),
   };
   cache.set(db, store);
   return store;

@@ -5,11 +5,11 @@
 // not used. Hits come newest text first (search_docs.id grows as runs are recorded), one per run
 // and field; the snippet is cut from the body in JS for the page of hits only.
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { searchWords, snippet, type SearchWord, type SnippetPart } from '@/lib/shared/search-text';
 import { runIdPrefix } from '@/lib/shared/short-id';
 import { runsByIdPrefix } from './run-id-queries';
 import type { Db, RunStatus } from './types';
+import { indexPendingSearchDocs, searchFts } from './search-index';
 
 export type SearchField = 'input' | 'output' | 'error';
 
@@ -73,20 +73,13 @@ export async function searchHistory(db: Db, opts: SearchOptions): Promise<Search
   if (!words.length && !prefix) return { words, hits: [], nextBefore: null };
   const idHits = prefix ? await idPrefixHits(db, prefix) : [];
   if (!words.length) return { words, hits: idHits, nextBefore: null };
+  // SQLite indexes the newest docs in batches behind the commits (db/search-index.ts): a search sees them all
+  if (db.dialect === 'sqlite') indexPendingSearchDocs(db);
   const { picked, nextBefore } = await pickDocs(db, words, opts.q, limit, before);
   const textHits = await hitsOf(db, picked, words);
   return { words, hits: [...idHits, ...textHits], nextBefore };
 }
 
-/**
- * SQLite's FTS5 index of search_docs.body (external content, kept by triggers; hand-written in the
- * migration, so drizzle's schema does not describe it): read-only here, by its hidden columns —
- * the rowid (a search_docs id) and the one named after the table, which MATCH is written against.
- */
-const searchFts = sqliteTable('search_fts', {
-  rowid: integer('rowid').notNull(),
-  table: text('search_fts'),
-});
 
 interface DocRef {
   id: number;
