@@ -27,10 +27,13 @@ export interface BackfillResult {
   ran: boolean;
 }
 
-/** Stamps the failed attempts and nodes that have no signature yet and sums them; once per database. */
-export async function backfillFailureSignatures(db: Db, opts: { batch?: number } = {}): Promise<BackfillResult> {
+/**
+ * Stamps the failed attempts and nodes that have no signature yet and sums them; once per database,
+ * or again with `force` (rows copied in from an older history after the database's own backfill).
+ */
+export async function backfillFailureSignatures(db: Db, opts: { batch?: number; force?: boolean } = {}): Promise<BackfillResult> {
   const { settings } = db.t;
-  const done = await db.q.select({ value: settings.value }).from(settings).where(eq(settings.key, FAILURE_SIG_BACKFILL));
+  const done = opts.force ? [] : await db.q.select({ value: settings.value }).from(settings).where(eq(settings.key, FAILURE_SIG_BACKFILL));
   if (done.length) return { attempts: 0, nodes: 0, ran: false };
   const batch = opts.batch ?? BATCH;
   let attempts = 0;

@@ -17,6 +17,7 @@ import { migrationsFolder } from './migrations-folder';
 import { hasTable, openSqliteReadOnly, schemaVersion } from './status-queries';
 import { transaction } from './tx';
 import type { Db, PgDb, SqliteDb, Tables } from './types';
+import { backfillFailureSignatures } from './backfill';
 
 /** Every table, parents before children (foreign keys: runs ← node_runs ← attempts ← tries, chunks). */
 export const COPY_ORDER = [
@@ -266,6 +267,9 @@ export async function copySqliteHistory(sourcePath: string, db: Db, opts: CopyOp
       opts.onTable?.(t);
       out.push(t);
     }
+    // a history this version never opened has failed rows without a failure signature, and the
+    // target's own backfill ran (when it was migrated) before they came: stamp and sum them now
+    await backfillFailureSignatures(db, { force: true });
     return out;
   } finally {
     if (c.inTransaction) c.exec('COMMIT');
