@@ -1,10 +1,13 @@
 // Engine overhead per attempt, non-streaming: everything callNode does except waiting on the
 // provider. Against the in-process simulator (zero latency), each iteration times one callNode and
-// one raw fetch of the byte-identical request (the baseline), interleaved so both see the same
-// machine state; overhead = median(callNode) − median(raw fetch). Target: < 1 ms median.
+// one raw node:http exchange of the byte-identical request on a keep-alive connection (the
+// baseline: the engine sends on node:http too, lib/engine/http-client.ts; a fetch baseline cost
+// more than the whole engine), interleaved so both see the same machine state;
+// overhead = median(callNode) − median(raw exchange). Target: < 1 ms median.
 //
 //   npx tsx bench/engine.bench.ts [iterations]
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { callNode } from '@/lib/engine/call-node';
@@ -81,6 +84,8 @@ export async function runEngineBench(opts: EngineBenchOptions = {}): Promise<Eng
     pass: true,
     dialects: {},
   };
+  // the baseline's connections, kept alive as the engine keeps its own
+  const keepAlive = new Agent({ keepAlive: true });
   try {
     for (const dialect of dialects) {
       const p = PROVIDER_OF[dialect];
@@ -119,10 +124,20 @@ export async function runEngineBench(opts: EngineBenchOptions = {}): Promise<Eng
         provider,
         'bench-key',
       );
-      const raw = async () => {
-        const res = await fetch(wire.url, { method: 'POST', headers: wire.headers, body: wire.body });
-        await res.text();
-      };
+      const target = new URL(wire.url);
+      const raw = () =>
+        new Promise<void>((done, fail) => {
+          const req = request(
+            { host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'POST', headers: { ...wire.headers, 'content-length': Buffer.byteLength(wire.body) }, agent: keepAlive },
+            (res) => {
+              res.on('error', fail);
+              res.on('end', () => done());
+              res.resume();
+            },
+          );
+          req.on('error', fail);
+          req.end(wire.body);
+        });
       const engine = async () => {
         const r = await callNode(call, deps);
         if (r.status !== 'succeeded') throw new Error(`bench call failed: ${r.error?.message}`);
@@ -155,6 +170,7 @@ export async function runEngineBench(opts: EngineBenchOptions = {}): Promise<Eng
       result.dialects[dialect] = fig;
     }
   } finally {
+    keepAlive.destroy();
     await sim.close();
   }
   result.overheadMedianMs = Math.max(...Object.values(result.dialects).map((d) => d!.overheadMedianMs));
@@ -173,7 +189,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
     (r) => {
       for (const [d, f] of Object.entries(r.dialects)) {
         console.log(
-          `${d.padEnd(10)} engine ${f!.engineMedianMs.toFixed(3)} ms  raw fetch ${f!.rawMedianMs.toFixed(3)} ms  overhead ${f!.overheadMedianMs.toFixed(3)} ms  ratio ${f!.ratio.toFixed(2)}`,
+          `${d.padEnd(10)} engine ${f!.engineMedianMs.toFixed(3)} ms  raw http ${f!.rawMedianMs.toFixed(3)} ms  overhead ${f!.overheadMedianMs.toFixed(3)} ms  ratio ${f!.ratio.toFixed(2)}`,
         );
       }
       console.log(`median overhead per attempt (worst dialect): ${r.overheadMedianMs.toFixed(3)} ms — target < ${r.targetMs} ms: ${r.pass ? 'PASS' : 'FAIL'}`);
