@@ -4,8 +4,7 @@
 // are out of the answered trials: a truncated answer measures max_tokens and a provider error the
 // provider, not the model's grasp of the shape; both are counted apart. Pure; built on the server, read by client
 // components (they import only the types).
-import type { LimitDimension, LimitStatus, ModelLimit } from '@/lib/shared/limits-types';
-import { answeredTrials, levelHeld } from '@/lib/shared/limits-types';
+import { answeredTrials, levelHeld, type LimitDimension, type ModelLimit } from '@/lib/shared/limits-types';
 import { wilson, type Figure } from '@/lib/shared/wilson';
 
 export type { Figure };
@@ -23,20 +22,9 @@ export interface LevelView {
   held: boolean;
 }
 
-export interface DimensionView {
-  dimension: LimitDimension;
-  status: LimitStatus;
-  lastHeld: number | null;
-  firstFailed: number | null;
-  threshold: number;
-  trials: number;
-  /** the levels measured, smallest first */
+/** a stored measurement as the page shows it: its levels judged, smallest first */
+export interface DimensionView extends Pick<ModelLimit, 'dimension' | 'status' | 'lastHeld' | 'firstFailed' | 'threshold' | 'trials' | 'calls' | 'costUsd' | 'measuredOn' | 'updatedAt' | 'runId'> {
   levels: LevelView[];
-  calls: number;
-  costUsd: number;
-  measuredOn: string;
-  updatedAt: number;
-  runId: string | null;
 }
 
 export interface ModelLimitsView {
@@ -47,7 +35,7 @@ export interface ModelLimitsView {
 
 const ORDER: Record<LimitDimension, number> = { depth: 0, list: 1, enum: 2 };
 
-/** One level's figures, judged as the probe judges them (lib/limits/search.ts). */
+/** One level's figures, judged as the probe judges them (levelHeld, lib/shared/limits-types.ts). */
 export function levelView(l: ModelLimit['levels'][number], threshold: number): LevelView {
   const judged = Math.max(0, answeredTrials(l));
   return {

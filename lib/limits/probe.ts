@@ -21,9 +21,9 @@ import { NodeRecorder } from '@/lib/flow/recorder';
 import { trackRun } from '@/lib/flow/active-runs';
 import { agentPolicy, type Project } from '@/lib/project';
 import { builtinAdapters } from '@/lib/providers';
-import type { LimitDimension, LimitLevel, LimitSettings, LimitStatus } from '@/lib/shared/limits-types';
 import { LEVEL_RANGE, answerCorrect, limitTask, maxTokensFor, type LimitTask } from './tasks';
-import { answeredTrials, levelHeld, searchState } from './search';
+import { searchState } from './search';
+import { answeredTrials, levelHeld, type LimitDimension, type LimitLevel, type LimitSettings, type LimitStatus } from '@/lib/shared/limits-types';
 import { limitSettings, settingsKey, utcDate } from './settings';
 
 /** The run's `flow` column and the nodes' `agent`: a limits run runs no flow of the project. */

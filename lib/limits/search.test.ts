@@ -3,7 +3,8 @@
 // goes on from the stored levels; a level nobody could judge decides nothing.
 import { describe, expect, it } from 'vitest';
 import type { LimitLevel } from '@/lib/shared/limits-types';
-import { levelHeld, searchState } from './search';
+import { levelHeld } from '@/lib/shared/limits-types';
+import { searchState } from './search';
 
 const range = { start: 4, max: 64 };
 const lvl = (level: number, valid: number, extra: Partial<LimitLevel> = {}): LimitLevel => ({ level, trials: 5, firstTryValid: valid, afterRepairValid: valid, truncated: 0, calls: 5, ...extra });

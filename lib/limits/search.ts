@@ -3,9 +3,7 @@
 // the range holds), then halving the gap between the last level that held and the first that
 // failed until they are neighbours. Pure: the probe measures, this decides; a resumed run hands in
 // the stored levels and goes on where it stopped.
-import { answeredTrials, levelHeld, type LimitLevel } from '@/lib/shared/limits-types';
-
-export { answeredTrials, levelHeld };
+import { levelHeld, type LimitLevel } from '@/lib/shared/limits-types';
 
 export interface SearchRange {
   start: number;
