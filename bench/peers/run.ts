@@ -4,7 +4,7 @@
 // between <!-- peers:begin --> and <!-- peers:end -->. Exits 1 when AQVEN accepts a bad answer
 // (W2) or sends more than one request per 429 pause (W1).
 //
-//   npx tsx bench/peers/run.ts [--quick] [--reps N] [--no-readme]
+//   npx tsx bench/peers/run.ts [--quick] [--reps N] [--no-readme] [--w4-only] [--only aqven-recorded,openai-parse]
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
@@ -162,6 +162,10 @@ export interface PeersOptions {
   quick?: boolean;
   reps?: number;
   readme?: boolean;
+  /** W4 alone, for work on the overhead: printed, nothing written (the README table needs every workload) */
+  w4Only?: boolean;
+  /** W1–W3 for these contenders only, W1's request log printed: printed, nothing written */
+  only?: ContenderKind[];
   log?: (line: string) => void;
 }
 
@@ -188,14 +192,16 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
   const w1Reps: Record<string, W1Figures[]> = {};
   const w2Reps: Record<string, W2Figures[]> = {};
   const w3Reps: Record<string, W3Figures[]> = {};
-  for (let rep = 0; rep < reps; rep++) {
+  for (let rep = 0; rep < (opts.w4Only ? 0 : reps); rep++) {
     // a different order each repetition: no contender always runs first on a cold machine
-    const plan = rotate(FAULT_CONTENDERS, rep).flatMap((kind) => [w1(sizes.w1), w2(sizes.w2), w3(sizes.w3)].map((w) => ({ kind, w })));
+    const plan = rotate(opts.only ?? FAULT_CONTENDERS, rep).flatMap((kind) => [w1(sizes.w1), w2(sizes.w2), w3(sizes.w3)].map((w) => ({ kind, w })));
     const ready = await pool(plan, 4, ({ kind, w }) => prepare(kind, w));
     try {
       for (const p of ready) {
         const { log: fakeLog, startedAt, result } = await p.play();
         const k = p.kind;
+        // the fake's W1 log, request by request: ms after the first, call/answer, ! for a 429
+        if (opts.only && p.w.name === 'w1') log(`${k} W1: ${fakeLog.map((e) => `${e.at.toFixed(1)} ${e.call}/${e.answer}${e.step.kind === 'ok' ? '' : '!'}`).join(', ')}`);
         if (p.w.name === 'w1') (w1Reps[k] ??= []).push(w1Figures(fakeLog, result.calls, p.w.kindOf, { startedAt, rttMs: rtt, rule: rule(k) }));
         if (p.w.name === 'w2') (w2Reps[k] ??= []).push(w2Figures(fakeLog, result.calls, p.w.kindOf));
         if (p.w.name === 'w3') {
@@ -216,6 +222,7 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
   }
 
   const faultsS = (performance.now() - t0) / 1000;
+  if (opts.only) return { result: { w1: w1Reps, w2: w2Reps, w3: w3Reps } as PeersResult, exitCode: 0 };
   // W4: one process per contender for the whole workload, warmed up, interleaved in rounds
   const w4Reps: Record<string, { callsPerSec: number; cpuMsPerCall: number }[]> = {};
   {
@@ -240,6 +247,8 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
           }
         }
         for (const p of procs) (w4Reps[p.kind] ??= []).push({ callsPerSec: (per * rounds) / (wall[p.kind]! / 1000), cpuMsPerCall: cpu[p.kind]! / (per * rounds) });
+        const ratio = (k: string) => (w4Reps[k]!.at(-1)!.callsPerSec / w4Reps['openai-parse']!.at(-1)!.callsPerSec).toFixed(3);
+        log(`rep ${rep + 1} W4 calls/s × openai@6: recorded ${ratio('aqven-recorded')}, engine alone ${ratio('aqven')}`);
         log(`rep ${rep + 1} W4: ${procs.map((p) => `${p.kind} ${Math.round(w4Reps[p.kind]!.at(-1)!.callsPerSec)}/s ${w4Reps[p.kind]!.at(-1)!.cpuMsPerCall.toFixed(3)} CPU ms`).join(', ')}`);
       }
     } finally {
@@ -248,6 +257,7 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
     }
   }
 
+  if (opts.w4Only) return { result: { w4: w4Reps } as PeersResult, exitCode: 0 };
   let commit = 'unknown';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -285,7 +295,13 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const args = process.argv.slice(2);
   const repsAt = args.indexOf('--reps');
-  runPeersBench({ quick: args.includes('--quick'), reps: repsAt >= 0 ? Number(args[repsAt + 1]) : undefined, readme: !args.includes('--no-readme') }).then(
+  const onlyAt = args.indexOf('--only');
+  const unknown = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').filter((k) => !FAULT_CONTENDERS.includes(k as ContenderKind)) : [];
+  if (unknown.length) {
+    console.error(`--only: unknown contender ${unknown.map((k) => `"${k}"`).join(', ')}; one or more of ${FAULT_CONTENDERS.join(', ')}, comma-separated`);
+    process.exit(2);
+  }
+  runPeersBench({ quick: args.includes('--quick'), reps: repsAt >= 0 ? Number(args[repsAt + 1]) : undefined, readme: !args.includes('--no-readme'), w4Only: args.includes('--w4-only'), only: onlyAt >= 0 ? (args[onlyAt + 1]!.split(',') as ContenderKind[]) : undefined }).then(
     ({ exitCode }) => {
       process.exitCode = exitCode;
     },

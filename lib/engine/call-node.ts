@@ -14,7 +14,7 @@ import { KEY_MARK, scrubSecret, type ScrubOptions } from './secrets';
 import { runTransport, TransportAborted, type TransportResult } from './transport';
 import type { AttemptRecord, Clock, EngineEvent, Message, ModelPrice, NodeCall, NodePolicy, NodeResult, Outcome, PriorAttempt, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
 import { priceUsage, sumUsage } from './usage';
-import { validateOutput } from './validate';
+import { compileSchema, validateOutput } from './validate';
 
 export interface RedactFullOptions {
   /** caller-supplied patterns, redacted on top of the five fixed detectors */
@@ -281,6 +281,9 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
   const stream = call.stream === true;
   const strictAllowed = links.every(strictPossible);
   const { prior } = call;
+  // the validator is made before the first request, not when the first answer is waiting on it
+  // (the first compile in a process costs tens of milliseconds)
+  if (call.outputSchema) compileSchema(call.outputSchema);
 
   // Step 1: the request. `sent` is what the model sees; `recorded` is what we store: the same,
   // except that a failed answer quoted back in a repair is stored redacted, like everywhere else.

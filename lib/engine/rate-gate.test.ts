@@ -129,6 +129,64 @@ describe('rate gate', () => {
     expect(leases.b!.probe).toBe(true); // b probes the second pause
   });
 
+  it('a burst of 429s to requests sent together pauses from the first; each of those calls still waits its own time', async () => {
+    const { clock, gate, lease } = setup();
+    const origin = (setAt: number, askedMs = 1000): PauseOrigin => ({ setAt, serverWait: '1', askedMs, maxWaitMs: 60_000 });
+    // three requests sent at 0; their 429s (retry-after: 1) come back at 2, 9 and 15
+    expect(gate.pause('p:m', 1002, '429', origin(2), 0)).toBe(true);
+    expect(gate.pause('p:m', 1009, '429', origin(9), 0)).toBe(false);
+    expect(gate.pause('p:m', 1015, '429', origin(15), 0)).toBe(false);
+    expect(gate.pausedUntil('p:m')).toBe(1002);
+    const order: string[] = [];
+    const leases: Record<string, GateLease> = {};
+    const take = (name: string, notBefore?: number) => void lease('p:m', { notBefore }).then((l) => (order.push(name), (leases[name] = l)));
+    take('never-sent'); // queued behind the pause, never sent
+    take('second', 1009);
+    take('third', 1015);
+    clock.advance(1002);
+    await flush();
+    expect(order).toEqual(['never-sent']);
+    expect(leases['never-sent']!.probe).toBe(true);
+    leases['never-sent']!.accepted();
+    await flush();
+    // the probe got through, but the calls whose own 429 came later wait out their own retry-after
+    expect(order).toEqual(['never-sent']);
+    clock.advance(7);
+    await flush();
+    expect(order).toEqual(['never-sent', 'second']);
+    clock.advance(6);
+    await flush();
+    expect(order).toEqual(['never-sent', 'second', 'third']);
+    expect(leases.third!.waitedMs).toBe(1015);
+  });
+
+  it('a 429 asking a longer wait, or answering a request sent after the pause began, still pushes the pause later', async () => {
+    const { gate } = setup();
+    const origin = (setAt: number, askedMs: number): PauseOrigin => ({ setAt, serverWait: null, askedMs, maxWaitMs: 60_000 });
+    gate.pause('p:m', 1002, '429', origin(2, 1000), 0);
+    // sent together, but this one asks 5 s
+    expect(gate.pause('p:m', 5010, '429', origin(10, 5000), 0)).toBe(true);
+    expect(gate.pausedUntil('p:m')).toBe(5010);
+    // the probe, sent after the pause began, is answered with the same ask: a new pause from its answer
+    expect(gate.pause('p:m', 6020, '429', origin(5020, 1000), 5011)).toBe(true);
+    expect(gate.pausedUntil('p:m')).toBe(6020);
+    // and a 429 arriving after the pause in force ran out begins a new one
+    expect(gate.pause('p:m', 7100, '429', origin(6100, 1000), 0)).toBe(true);
+  });
+
+  it('clearing a pause clears the own waits of the calls behind it too', async () => {
+    const { clock, gate, lease } = setup();
+    gate.pause('p:m', 1000, '429', { setAt: 0, serverWait: '1', askedMs: 1000, maxWaitMs: 60_000 }, 0);
+    let got: GateLease | null = null;
+    void lease('p:m', { notBefore: 1005 }).then((l) => (got = l));
+    clock.advance(10);
+    await flush();
+    expect(gate.clear('p:m')).toBe(true);
+    await flush();
+    expect(got).not.toBeNull();
+    expect(got!.waitedMs).toBe(10);
+  });
+
   it('max_concurrency limits calls in flight per model', async () => {
     const { lease } = setup();
     const a = await lease('p:m', { maxConcurrency: 1 });
@@ -568,6 +626,40 @@ describe('the gate over the simulator', () => {
     // and another process over the same store, with its own gate, is not refused either
     const other = await h.run(node([c.model], { nodeId: 'elsewhere', policy: { retries: 0 } }), { clock, gate: createRateGate(), sharedPauses: shared, providerOverrides });
     expect(other.status).toBe('succeeded');
+  });
+
+  it('429s to calls sent together pause the model from the first; the probe then goes, and a call whose 429 came later retries only after its own retry-after', async () => {
+    h.fresh();
+    const c = DIALECTS[0]!;
+    h.script({
+      [c.modelId]: [
+        // both in flight at once: a's 429 comes back first, b's later
+        { kind: 'status', status: 429, headers: { 'retry-after': '1' }, latency: { first_token_ms: 100 } },
+        { kind: 'status', status: 429, headers: { 'retry-after': '1' }, latency: { first_token_ms: 400 } },
+        { kind: 'ok', text: 'a' },
+        { kind: 'ok', text: 'b' },
+      ],
+    });
+    const clock = createManualClock(Date.UTC(2026, 0, 1));
+    const t0 = clock.now();
+    const gate = createRateGate();
+    const call = (nodeId: string) => h.run(node([c.model], { nodeId, policy: { retries: 0 } }), { clock, gate });
+    const a = call('a');
+    await until(() => h.requests(c.modelId).length === 1);
+    const b = call('b');
+    await until(() => h.requests(c.modelId).length === 2);
+    await until(() => gate.pausedUntil(c.model) === t0 + 1000); // a's 429, at t0
+    clock.advance(10); // b's 429 comes back 10 ms later
+    await until(() => clock.pending() === 2); // both wait: a for the pause, b for its own retry-after
+    expect(gate.pausedUntil(c.model)).toBe(t0 + 1000);
+    clock.advance(990);
+    await until(() => h.requests(c.modelId).length === 3);
+    expect((await a).output).toBe('a');
+    expect(h.requests(c.modelId)).toHaveLength(3); // b waits its own second still
+    clock.advance(10);
+    const rb = await b;
+    expect(rb.output).toBe('b');
+    expect(rb.attempts[0]!.tries.map((t) => [t.status, t.waitedMs])).toEqual([[429, 0], [200, 1000]]);
   });
 
   it('a call queued for a slot behind a slow one gives up when its transport budget runs out, and says why', async () => {

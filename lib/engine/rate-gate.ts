@@ -18,6 +18,11 @@ export interface AcquireOptions {
   maxWaitMs: number;
   /** no wait at the gate goes past this time (the end of the attempt's transport budget) */
   deadline: number;
+  /**
+   * This call's own retry time after its 429 (the wait its answer asked for, from its headers):
+   * it goes no sooner, whenever the model's pause ends. Cleared pauses clear it too.
+   */
+  notBefore?: number;
   signal?: AbortSignal;
   shared?: SharedPauses;
 }
@@ -63,8 +68,14 @@ export interface GatePause {
 
 export interface RateGate {
   acquire(model: string, opts: AcquireOptions): Promise<Acquired>;
-  /** pauses the model until `pausedUntil` (a later pause wins); returns whether this extended it */
-  pause(model: string, pausedUntil: number, reason: string, origin?: PauseOrigin): boolean;
+  /**
+   * Pauses the model until `pausedUntil` (a later pause wins); returns whether this extended it.
+   * `sentAt`: when the request behind the 429 was sent. A 429 answering a request sent before the
+   * pause in force began, asking no longer a wait than the 429 that began it, is the same limit
+   * told again: it does not push the pause later (its own call still waits its own time,
+   * AcquireOptions.notBefore).
+   */
+  pause(model: string, pausedUntil: number, reason: string, origin?: PauseOrigin, sentAt?: number): boolean;
   /**
    * Forgets the model's pause (an editor cleared it on /providers): the calls waiting it out go on
    * at once, one of them first as the probe. Returns whether there was a pause to forget.
@@ -191,10 +202,12 @@ export function createRateGate(): RateGate {
     return s;
   };
 
-  const pause = (model: string, until: number, reason: string, origin?: PauseOrigin): boolean => {
+  const pause = (model: string, until: number, reason: string, origin?: PauseOrigin, sentAt?: number): boolean => {
     const s = stateOf(model);
     s.probeNeeded = true;
     if (until <= s.pausedUntil) return false;
+    const began = s.origin;
+    if (sentAt !== undefined && origin && began && sentAt <= began.setAt && origin.setAt < s.pausedUntil && origin.askedMs <= began.askedMs) return false;
     s.pausedUntil = until;
     s.reason = reason;
     s.origin = origin ?? null;
@@ -236,14 +249,16 @@ export function createRateGate(): RateGate {
    * pause changes (the caller looks again: a longer pause from another process is waited out too),
    * rejects on abort.
    */
-  const sleepOutPause = async (model: string, s: ModelState, ms: number, clock: Clock, signal?: AbortSignal, cluster?: ClusterPauses) => {
+  const sleepOutPause = async (model: string, s: ModelState, ms: number, clock: Clock, signal?: AbortSignal, cluster?: ClusterPauses): Promise<{ cleared: boolean }> => {
     const { ac, unlink } = linked(signal);
     s.sleepers.add(ac);
     const unwatch = cluster?.watch(model, () => ac.abort(CHANGED));
     try {
       await clock.sleep(Math.min(ms, MAX_TIMER_MS), ac.signal);
+      return { cleared: false };
     } catch (err) {
       if (ac.signal.reason !== CLEARED && ac.signal.reason !== CHANGED) throw err;
+      return { cleared: ac.signal.reason === CLEARED };
     } finally {
       unwatch?.();
       s.sleepers.delete(ac);
@@ -376,6 +391,8 @@ export function createRateGate(): RateGate {
       pausedUntil: waitingFor === 'pause' ? s.pausedUntil : null,
       waitedMs: clock.now() - start,
     });
+    // this call's own retry time after its 429; an editor's clear forgets it with the pause
+    let notBefore = opts.notBefore ?? 0;
     s.waiting++;
     try {
       // a process that starts mid-pause knows of it before its first call goes
@@ -389,7 +406,12 @@ export function createRateGate(): RateGate {
           const left = s.pausedUntil - now;
           if (left > opts.maxWaitMs) return refuse('max_wait', 'pause');
           if (s.pausedUntil > opts.deadline) return refuse('budget', 'pause');
-          await sleepOutPause(model, s, left, clock, signal, cluster);
+          if ((await sleepOutPause(model, s, left, clock, signal, cluster)).cleared) notBefore = 0;
+          continue;
+        }
+        if (notBefore > now) {
+          if (notBefore > opts.deadline) return refuse('budget', 'pause');
+          if ((await sleepOutPause(model, s, notBefore - now, clock, signal, cluster)).cleared) notBefore = 0;
           continue;
         }
         if (s.probeNeeded && s.probeInFlight) {

@@ -140,10 +140,13 @@ function afterFailure(f: TryFailure, { tryNo, wait429, counts, backoff, leftMs, 
  */
 async function tryUnderLease(lease: GateLease, req: TransportRequest, deps: TransportDeps, tryNo: number, rateLimited: number) {
   let wait429: number | null = null;
+  /** a 429's own end: this call's next try goes no sooner */
+  let retryAt: number | null = null;
   try {
     // a probe accepted (2xx headers) lets the waiters go at once, not after its body or stream;
     // a 429's wait counts from its headers, when the server said it, not from when its body was read
     let headersAt: number | null = null;
+    const sentAt = deps.clock.now();
     const tryDeps: TransportDeps = {
       ...deps,
       onHeaders: (status) => {
@@ -163,12 +166,13 @@ async function tryUnderLease(lease: GateLease, req: TransportRequest, deps: Tran
         serverWait: outcome.waitMs !== null ? (outcome.waitSent ?? null) : null,
       });
       const reason = outcome.status === 429 ? `HTTP 429 from ${req.model}` : `a rate-limit error event in the stream from ${req.model}`;
-      if (deps.gate.pause(req.model, pausedUntil, reason, origin)) {
+      retryAt = pausedUntil;
+      if (deps.gate.pause(req.model, pausedUntil, reason, origin, sentAt)) {
         deps.sharedPauses?.set(req.model, pausedUntil, reason, origin);
         await deps.onPause({ type: 'rate_limit_pause', model: req.model, pausedUntil, reason, origin });
       }
     }
-    return { outcome, wait429 };
+    return { outcome, wait429, retryAt };
   } finally {
     lease.release({ rateLimited: wait429 !== null });
   }
@@ -214,6 +218,8 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
   const deadline = clock.now() + provider.transport.budgetMs;
   const counts: FailureCounts = { rateLimited: 0, other: 0 };
   let sleepMs = 0;
+  /** after a 429: this call's own retry time, waited out at the gate with the model's pause */
+  let notBefore: number | undefined;
   let last: TryFailure | null = null;
 
   const record = async (t: TryRecord) => {
@@ -243,6 +249,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
         maxConcurrency: provider.maxConcurrency,
         maxWaitMs: provider.onRateLimit.maxWaitMs,
         deadline,
+        notBefore,
         signal: deps.signal,
         shared: deps.sharedPauses,
       });
@@ -271,7 +278,8 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
       // the try itself
       const waitedMs = clock.now() - waitStart;
       const startedAt = clock.now();
-      const { outcome, wait429 } = await tryUnderLease(acquired.lease, req, deps, tryNo, counts.rateLimited);
+      const { outcome, wait429, retryAt } = await tryUnderLease(acquired.lease, req, deps, tryNo, counts.rateLimited);
+      notBefore = retryAt ?? undefined;
       await record(tryRecord(tryNo, outcome, waitedMs, startedAt, clock, deps.scrub));
       if (outcome.kind === 'reply') {
         usage.push(outcome.response.usage);
