@@ -3,11 +3,15 @@
 // this process. Uses only what every version of the tree since the run store has (openDb, runFlow,
 // the simulator, runStore), so the same file runs in an older checkout too. Prints one JSON line.
 // `--store`: the run store alone, fed the facts of the same runs without engine or HTTP (the
-// recorder's own CPU per run, far less moved by a busy machine than a whole run).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// recorder's own CPU per run, far less moved by a busy machine than a whole run), with ids made as
+// the product makes them (time-ordered, UUID v7; `--ids v4` for random ones, as before), and the
+// bytes the process wrote per run (the WAL and the checkpoints into the file; Linux only).
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { v7 } from 'uuid';
 import { closeDb, openDb } from '@/db/client';
 import { runStore } from '@/db/run-store';
 import { runFlow } from '@/lib/flow/run-flow';
@@ -16,7 +20,7 @@ import { loadProject } from '@/lib/project';
 import { startSimulator } from '@/lib/sim';
 import { oneNodeProject } from './one-node-project';
 
-const { values } = parseArgs({ options: { runs: { type: 'string' }, rounds: { type: 'string' }, invalid: { type: 'string' }, store: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string' }, rounds: { type: 'string' }, invalid: { type: 'string' }, store: { type: 'boolean' }, ids: { type: 'string' } } });
 const total = Number(values.runs ?? 3000);
 const rounds = Number(values.rounds ?? 3);
 /** the share of answers that fail the output schema (each then repaired): the failure feeds' cost */
@@ -116,16 +120,17 @@ async function storeOnly() {
   let seq = 0;
   const output = { queue: 'billing' };
   const usage = { inputTokens: 420, outputTokens: 12, costUsd: 0.0000532 };
+  const newId = values.ids === 'v4' ? randomUUID : v7;
   const oneRun = async () => {
     const n = seq++;
-    const runId = `run-${n}`;
-    const node = `node-${n}`;
+    const runId = newId();
+    const node = newId();
     const t = Date.now();
     await store.insertRun({ id: runId, project: 'probe', flow: 'one', input, startedAt: t });
     store.insertNode({ id: node, runId, nodeId: 'classify', agent: 'sorter', turn: 1, ord: 0, status: 'running', policy: null, startedAt: t });
     const answers = invalid > 0 && n % Math.round(1 / invalid) === 0 ? 2 : 1;
     for (let k = 1; k <= answers; k++) {
-      const id = `${node}-a${k}`;
+      const id = newId();
       const bad = k < answers;
       store.startAttempt({ id, nodeRunId: node, runId, seq: k, model: 'openrouter:openai/gpt-oss-20b', chainIndex: 0, answerNo: k, request: [{ role: 'user', content: 'Sort: I was charged twice' }], startedAt: t });
       await store.finishAttempt(id, {
@@ -150,7 +155,16 @@ async function storeOnly() {
   };
   await rounds(500);
   commits = 0;
+  const written = () => {
+    try {
+      return Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
+    } catch {
+      return NaN; // not Linux
+    }
+  };
+  const w0 = written();
   const r = await rounds(total);
+  const kbPerRun = (written() - w0) / total / 1024;
   console.log(
     JSON.stringify({
       runs: total,
@@ -160,6 +174,8 @@ async function storeOnly() {
       recordedCpuMsPerRun: +(r.cpu / total).toFixed(4),
       recordingCpuMsPerRun: +(r.cpu / total).toFixed(4),
       commitsPerRun: +(commits / total).toFixed(3),
+      ids: values.ids === 'v4' ? 'v4' : 'v7',
+      kbWrittenPerRun: Number.isNaN(kbPerRun) ? null : +kbPerRun.toFixed(1),
       attempts: null,
       searchDocs: null,
     }),

@@ -1,8 +1,9 @@
-// A run named by its id or a prefix of it (DESIGN: The dashboard, "Short run ids and search"): the
-// run page, GET /api/runs/:id, `aqven show` and `aqven cancel` take the 8-character short id as
-// well as the full one. A prefix naming several runs is answered with them, never with a guess.
+// A run named by its id or a prefix of it (DESIGN: The dashboard, "Short run ids"): the run page,
+// GET /api/runs/:id, `aqven show` and `aqven cancel` take the full id, a prefix of it (the short id
+// runs made before ids were time-ordered were shown with), and a prefix of its last group (the
+// short id: lib/shared/short-id.ts). A prefix naming several runs is answered with them, never with a guess.
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import { runIdPrefix } from '@/lib/shared/short-id';
+import { isRunIdTailPrefix, runIdPrefix, RUN_ID_TAIL_START, shortRunIdSpan } from '@/lib/shared/short-id';
 import type { Db, RunStatus } from './types';
 
 /** A run a prefix names, as a list of choices shows it. */
@@ -25,8 +26,9 @@ export type RunIdResolution =
 export const RUN_ID_MATCHES_MAX = 10;
 
 /**
- * The run `idOrPrefix` names: the run with exactly that id, else the only run whose id starts with
- * it (hex and dashes, at least 4 characters: RUN_ID_PREFIX_MIN), else the runs it could mean.
+ * The run `idOrPrefix` names: the run with exactly that id, else the only run whose id, or whose
+ * id's last group, starts with it (hex and dashes, at least 4 characters: RUN_ID_PREFIX_MIN), else
+ * the runs it could mean.
  */
 export async function resolveRunId(db: Db, idOrPrefix: string): Promise<RunIdResolution> {
   const { runs } = db.t;
@@ -34,7 +36,7 @@ export async function resolveRunId(db: Db, idOrPrefix: string): Promise<RunIdRes
   if (exact.length) return { kind: 'found', id: exact[0]!.id };
   const prefix = runIdPrefix(idOrPrefix);
   if (!prefix) return { kind: 'none' };
-  const found = await runsByIdPrefix(db, prefix, RUN_ID_MATCHES_MAX + 1);
+  const found = await runsByIdOrShortId(db, prefix, RUN_ID_MATCHES_MAX + 1);
   if (found.length === 0) return { kind: 'none' };
   if (found.length === 1) return { kind: 'found', id: found[0]!.id };
   return { kind: 'ambiguous', matches: found.slice(0, RUN_ID_MATCHES_MAX), more: found.length > RUN_ID_MATCHES_MAX };
@@ -50,6 +52,40 @@ export function runsByIdPrefix(db: Db, prefix: string, limit: number) {
   const { lo, hi } = prefixRange(prefix);
   const where: SQL[] = [gte(runs.id, lo), sql`substr(${runs.id}, 1, ${prefix.length}) = ${prefix}`];
   if (hi !== null) where.push(lt(runs.id, hi));
+  return db.q
+    .select({ id: runs.id, flow: runs.flow, status: runs.status, kind: runs.kind, startedAt: runs.startedAt })
+    .from(runs)
+    .where(and(...where))
+    .orderBy(desc(runs.startedAt), desc(runs.id))
+    .limit(limit);
+}
+
+/**
+ * The runs whose id starts with `prefix` (as runIdPrefix gives it), or whose id's last group does
+ * (the short id: 4 to 12 hex digits), both newest first, at most `limit`.
+ */
+export async function runsByIdOrShortId(db: Db, prefix: string, limit: number): Promise<RunIdMatch[]> {
+  const whole = await runsByIdPrefix(db, prefix, limit);
+  // a 36-character id not shaped as a UUID is shown by its start (shortRunIdSpan): its tail names nothing
+  const tail = isRunIdTailPrefix(prefix) ? (await runsByShortIdPrefix(db, prefix, limit)).filter((m) => shortRunIdSpan(m.id)[0] === RUN_ID_TAIL_START) : [];
+  const byId = new Map<string, RunIdMatch>();
+  for (const m of [...whole, ...tail]) byId.set(m.id, { ...m, startedAt: Number(m.startedAt) });
+  // the newest `limit` of each side hold the newest `limit` of both
+  return [...byId.values()].sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, limit);
+}
+
+/**
+ * The runs with a UUID-shaped id whose last group starts with `prefix` (4 to 12 hex digits),
+ * newest first, at most `limit`. The index `runs_id_tail_idx` on `substr(id, 25)` is read as a
+ * range — the query names exactly that expression, or neither dialect uses it; the exact test is
+ * on the characters. A query builder (awaited for the rows): the tests read its plan.
+ */
+export function runsByShortIdPrefix(db: Db, prefix: string, limit: number) {
+  const { runs } = db.t;
+  const tail = sql`substr(${runs.id}, 25)`;
+  const { lo, hi } = prefixRange(prefix);
+  // past `ffff…`: a last group is hex digits, below `g` under every collation — an open range would not use the index
+  const where: SQL[] = [sql`${tail} >= ${lo}`, sql`${tail} < ${hi ?? 'g'}`, sql`substr(${runs.id}, 25, ${prefix.length}) = ${prefix}`, sql`length(${runs.id}) = 36`];
   return db.q
     .select({ id: runs.id, flow: runs.flow, status: runs.status, kind: runs.kind, startedAt: runs.startedAt })
     .from(runs)

@@ -62,6 +62,8 @@ export const runs = sqliteTable(
     index('runs_replay_of_idx').on(t.replayOf),
     index('runs_status_idx').on(t.status, t.startedAt),
     index('runs_flow_idx').on(t.flow, t.startedAt),
+    // the short id is the start of the id's last group (lib/shared/short-id.ts): looked up in this
+    index('runs_id_tail_idx').on(sql`substr(${t.id}, 25)`),
   ],
 );
 export type RunRow = typeof runs.$inferSelect;

@@ -6,7 +6,8 @@ import type { RunRecord } from '@/lib/flow/run-record';
 import { searchWords } from '@/lib/shared/search-text';
 import { DIALECTS, withTestDb } from '../test/helpers/dialects';
 import { FLASH_LITE, GPT_OSS, worldOn, type World } from '../test/helpers/showcase';
-import { prefixRange, resolveRunId, runsByIdPrefix } from './run-id-queries';
+import { shortRunId } from '@/lib/shared/short-id';
+import { prefixRange, resolveRunId, runsByIdPrefix, runsByShortIdPrefix } from './run-id-queries';
 import { matchingDocs, searchHistory, type SearchHit } from './search-queries';
 import type { Db } from './types';
 
@@ -58,8 +59,15 @@ describe.each(DIALECTS)('searching runs recorded over the simulator, on %s', (di
     expect(text(hits[0]!)).toContain('<EMAIL>');
   });
 
-  it('names a run by its first 8 characters', async () => {
-    expect(await resolveRunId(w.db, failed.id.slice(0, 8))).toEqual({ kind: 'found', id: failed.id });
+  it('made time-ordered run ids (UUID v7), each later one sorting after the one before', () => {
+    for (const id of [answered.id, failed.id]) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(answered.id < failed.id).toBe(true);
+  });
+
+  it('names a run by its short id, the start of its random last group, and by its id', async () => {
+    expect(shortRunId(failed.id)).toBe(failed.id.slice(24, 32));
+    expect(await resolveRunId(w.db, shortRunId(failed.id))).toEqual({ kind: 'found', id: failed.id });
+    expect(await resolveRunId(w.db, shortRunId(answered.id).toUpperCase())).toEqual({ kind: 'found', id: answered.id });
     expect(await resolveRunId(w.db, failed.id)).toEqual({ kind: 'found', id: failed.id });
   });
 });
@@ -76,9 +84,9 @@ async function addDoc(db: Db, runId: string, field: 'input' | 'output' | 'error'
 describe.each(DIALECTS)('search and run ids on %s', (dialect) => {
   let db: Db;
   withTestDb(dialect, (opened) => (db = opened.db));
-  const A = 'abcd1234-0000-4000-8000-000000000001';
-  const B = 'abcd9999-0000-4000-8000-000000000002';
-  const C = 'ffff0000-0000-4000-8000-000000000003';
+  const A = 'abcd1234-0000-4000-8000-a11ce0000001';
+  const B = 'abcd9999-0000-4000-8000-b0b000000002';
+  const C = 'ffff0000-0000-4000-8000-c0c000000003';
   beforeEach(async () => {
     await db.q.delete(db.t.runs); // their documents go with them
     await addRun(db, A, T0 + 1, { flow: 'triage' });
@@ -174,6 +182,44 @@ describe.each(DIALECTS)('search and run ids on %s', (dialect) => {
     for (const none of ['abc', 'abcd12345', 'abcd1234-1', 'zzzz', '', 'abcd%', 'abcd_']) expect(await resolveRunId(db, none), none).toEqual({ kind: 'none' });
   });
 
+  it("names a run by its short id, the start of its id's last group; runs sharing it are listed, never one picked", async () => {
+    // two time-ordered (v7) runs made in the same minute: their ids share the first 8 characters, and here the short id's too
+    const D = '019ad3f2-9c1e-7b7d-8e8f-5eed1e55cafe';
+    const E = '019ad3f2-9c1e-7b7d-8e8f-5eed1e55beef';
+    await addRun(db, D, T0 + 4);
+    await addRun(db, E, T0 + 5, { flow: 'long-answer' });
+    expect(await resolveRunId(db, '5eed1e55cafe')).toEqual({ kind: 'found', id: D });
+    expect(await resolveRunId(db, '5EED1E55BEEF')).toEqual({ kind: 'found', id: E });
+    const shared = [
+      { id: E, flow: 'long-answer', status: 'succeeded', kind: 'flow', startedAt: T0 + 5 },
+      { id: D, flow: 'triage', status: 'succeeded', kind: 'flow', startedAt: T0 + 4 },
+    ];
+    expect(await resolveRunId(db, '5eed1e55')).toEqual({ kind: 'ambiguous', more: false, matches: shared });
+    expect(await resolveRunId(db, '019ad3f2')).toEqual({ kind: 'ambiguous', more: false, matches: shared });
+    // past the last group's 12 digits, or with a dash, it is a prefix of the whole id only
+    for (const none of ['5eed1e55cafe0', '5eed-1e55', '8e8f-5eed']) expect(await resolveRunId(db, none), none).toEqual({ kind: 'none' });
+    // the search lists them too, the short id marked where it is
+    const { hits } = await searchHistory(db, { q: '5eed1e55' });
+    expect(hits.map((h) => h.runId)).toEqual([E, D]);
+    expect(hits[0]!.snippet).toEqual([{ text: E.slice(0, 24), hit: false }, { text: '5eed1e55', hit: true }, { text: 'beef', hit: false }]);
+  });
+
+  it('names a run recorded with a random (v4) id by its first 8 characters, as it was shown, and by its short id now', async () => {
+    expect(shortRunId(A)).toBe('a11ce000');
+    expect(await resolveRunId(db, 'abcd1234')).toEqual({ kind: 'found', id: A });
+    expect(await resolveRunId(db, 'a11ce000')).toEqual({ kind: 'found', id: A });
+    expect(await resolveRunId(db, 'b0b0')).toEqual({ kind: 'found', id: B });
+    // a query that starts one run's id and another's last group names both
+    const G = 'a11ce000-0000-4000-8000-000000000007';
+    await addRun(db, G, T0 + 7);
+    const r = await resolveRunId(db, 'a11ce000');
+    expect(r.kind === 'ambiguous' && r.matches.map((m) => m.id)).toEqual([G, A]);
+    // an id not shaped as a UUID is shown, and found, by its start only, whatever its length
+    await addRun(db, 'run-made-by-a-test-name-a11ce000zzzz', T0 + 8);
+    const again = await resolveRunId(db, 'a11ce000');
+    expect(again.kind === 'ambiguous' && again.matches.map((m) => m.id)).toEqual([G, A]);
+  });
+
   it('lists at most 10 runs of an ambiguous prefix and says there are more', async () => {
     for (let i = 0; i < 12; i++) await addRun(db, `beef${String(i).padStart(4, '0')}-0000-4000-8000-000000000000`, T0 + 100 + i);
     const r = await resolveRunId(db, 'beef');
@@ -207,6 +253,15 @@ describe('the plan on SQLite', () => {
     const range = db.$client.prepare(`EXPLAIN QUERY PLAN ${byId.sql}`).all(...byId.params) as { detail: string }[];
     expect(range.map((r) => r.detail).join()).toMatch(/USING INDEX sqlite_autoindex_runs_1 \(id>\? AND id<\?\)/);
   });
+
+  it("reads a short id as a range of the index on the ids' last groups", () => {
+    if (db.dialect !== 'sqlite') throw new Error('sqlite only');
+    for (const p of ['5eed', '5eed1e55', 'ffff']) {
+      const q = runsByShortIdPrefix(db, p, 11).toSQL();
+      const plan = (db.$client.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...q.params) as { detail: string }[]).map((r) => r.detail).join();
+      expect(plan, p).toMatch(/SEARCH runs USING INDEX runs_id_tail_idx \(<expr>>\?/);
+    }
+  });
 });
 
 describe('the id range under PostgreSQL linguistic collations', () => {
@@ -228,6 +283,12 @@ describe('the id range under PostgreSQL linguistic collations', () => {
         const inRange = new Set(rows.map((r) => r.id));
         for (const id of ids.filter((i) => i.startsWith(p))) expect(inRange.has(id), `${id} in range of ${p} under ${collation}`).toBe(true);
       }
+    }
+    // a short id past `ffff…` is looked up below `g` (runsByShortIdPrefix): every last group is
+    const tails = ['ffffffffffff', 'ffff0000a0b1', '0000abcd1234', '9fffffffffff'];
+    for (const collation of ['"C"', '"en-US-x-icu"', 'en_shifted', '"und-x-icu"']) {
+      const { rows } = await db.pool.query<{ id: string }>(`SELECT id FROM unnest($1::text[]) AS t(id) WHERE id COLLATE ${collation} < 'g'`, [tails]);
+      expect(rows.map((r) => r.id).sort(), collation).toEqual([...tails].sort());
     }
   });
 
@@ -256,6 +317,24 @@ describe('the id range under PostgreSQL linguistic collations', () => {
       const byId = runsByIdPrefix(db, 'abcd1234', 11).toSQL();
       const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${byId.sql}`, byId.params);
       expect(rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index (Only )?Scan using runs_pkey/);
+    } finally {
+      await client.query('RESET enable_seqscan');
+      client.release();
+    }
+  });
+
+  it("reads a short id as a range of the index on the ids' last groups", async () => {
+    if (db.dialect !== 'pg') throw new Error('pg only');
+    const client = await db.pool.connect();
+    try {
+      await client.query('SET enable_seqscan = off');
+      for (const p of ['5eed', '5eed1e55', 'ffff']) {
+        const q = runsByShortIdPrefix(db, p, 11).toSQL();
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.sql}`, q.params);
+        const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+        expect(plan, p).toMatch(/(Bitmap Index Scan on|Index Scan using) runs_id_tail_idx/);
+        expect(plan, p).toMatch(/Index Cond: \(\(substr\(id, 25\) >= '[0-9a-f]+'::text\) AND \(substr\(id, 25\) < '[0-9a-g]+'::text\)\)/);
+      }
     } finally {
       await client.query('RESET enable_seqscan');
       client.release();

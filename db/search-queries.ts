@@ -6,8 +6,8 @@
 // and field; the snippet is cut from the body in JS for the page of hits only.
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { searchWords, snippet, type SearchWord, type SnippetPart } from '@/lib/shared/search-text';
-import { runIdPrefix } from '@/lib/shared/short-id';
-import { runsByIdPrefix } from './run-id-queries';
+import { RUN_ID_TAIL_START, runIdPrefix } from '@/lib/shared/short-id';
+import { runsByIdOrShortId } from './run-id-queries';
 import type { Db, RunStatus } from './types';
 import { indexPendingSearchDocs, searchFts } from './search-index';
 
@@ -19,7 +19,7 @@ export interface SearchHit {
   status: RunStatus;
   kind: 'flow' | 'replay' | 'limits';
   startedAt: number;
-  /** where the words are: the run's input, a node's output, a failure's text; `id`: the run's id starts with the query */
+  /** where the words are: the run's input, a node's output, a failure's text; `id`: the run's id, or its short id, starts with the query */
   field: SearchField | 'id';
   /** the flow node whose output or failure it is; null for the input, an id, or a run's own failure */
   nodeId: string | null;
@@ -63,7 +63,7 @@ const ID_HITS_MAX = 5;
 /**
  * One page of hits for `q`, newest text first, one hit per run and field (its newest matching
  * text: a run whose every attempt failed alike shows once); a query of hex digits and dashes (at
- * least 4) also lists, first, the runs whose id starts with it. An empty query searches nothing.
+ * least 4) also lists, first, the runs whose id, or short id, starts with it. An empty query searches nothing.
  */
 export async function searchHistory(db: Db, opts: SearchOptions): Promise<SearchPage> {
   const words = searchWords(opts.q);
@@ -253,20 +253,25 @@ async function hitsOf(db: Db, picked: DocRef[], words: SearchWord[]): Promise<Se
 }
 
 async function idPrefixHits(db: Db, prefix: string): Promise<SearchHit[]> {
-  const matches = await runsByIdPrefix(db, prefix, ID_HITS_MAX);
-  return matches.map((m) => ({
-    runId: m.id,
-    flow: m.flow,
-    status: m.status,
-    kind: m.kind,
-    startedAt: Number(m.startedAt),
-    field: 'id' as const,
-    nodeId: null,
-    attemptSeq: null,
-    at: Number(m.startedAt),
-    snippet: [
-      { text: m.id.slice(0, prefix.length), hit: true },
-      { text: m.id.slice(prefix.length), hit: false },
-    ].filter((p) => p.text),
-  }));
+  const matches = await runsByIdOrShortId(db, prefix, ID_HITS_MAX);
+  return matches.map((m) => {
+    // the id starts with the query, or its last group does (the short id)
+    const at = m.id.startsWith(prefix) ? 0 : RUN_ID_TAIL_START;
+    return {
+      runId: m.id,
+      flow: m.flow,
+      status: m.status,
+      kind: m.kind,
+      startedAt: m.startedAt,
+      field: 'id' as const,
+      nodeId: null,
+      attemptSeq: null,
+      at: m.startedAt,
+      snippet: [
+        { text: m.id.slice(0, at), hit: false },
+        { text: m.id.slice(at, at + prefix.length), hit: true },
+        { text: m.id.slice(at + prefix.length), hit: false },
+      ].filter((p) => p.text),
+    };
+  });
 }

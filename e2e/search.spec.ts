@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { FlowsPage } from './pages/flows-page';
 import { RunPage } from './pages/run-page';
 import { GEMINI, GPT, loadScripts, resetScripts } from './sim';
+import { shortRunId } from '../lib/shared/short-id';
 
 // Search from the top bar and short run ids. Works on a fresh history and on a long one: each test
 // finds its own run by words made for it.
@@ -44,7 +45,7 @@ test('a word of a run input or a node output, searched from the top bar, leads t
   await expect(hits.first()).toHaveAttribute('data-run', runId);
   await expect(hits.first()).toHaveAttribute('data-field', 'input');
   await expect(hits.first().locator('mark')).toHaveText(inWord);
-  await expect(hits.first()).toContainText(runId.slice(0, 8));
+  await expect(hits.first()).toContainText(shortRunId(runId));
   // the box keeps the words searched for
   await expect(page.getByTestId('search-box')).toHaveCount(1);
   await expect(page.getByTestId('search-box')).toHaveValue(inWord.toUpperCase());
@@ -80,14 +81,18 @@ test('a word of a run input or a node output, searched from the top bar, leads t
   await expect(page.getByTestId('search-empty')).toBeVisible();
 });
 
-test('a run opens by its first 8 characters, in the URL, the API and the search box', async ({ page, request }) => {
+test('a run opens by its short id, in the URL, the API and the search box', async ({ page, request }) => {
   await loadScripts(request, { [GEMINI]: [{ kind: 'ok' }], [GPT]: [{ kind: 'ok' }] });
   const runId = await startRun(page, 'short id spec: where is my parcel?');
-  const short = runId.slice(0, 8);
+  // the start of the id's random last group, shown in bold in the run's header
+  const short = shortRunId(runId);
+  expect(short).toBe(runId.slice(24, 32));
 
   await page.goto(`/runs/${short}`);
   await expect(page).toHaveURL(`/runs/${runId}`);
   await expect(new RunPage(page).status()).toBeVisible();
+  await expect(page.getByTestId('run-id').locator('strong')).toHaveText(short);
+  await expect(page.getByTestId('run-id')).toHaveText(runId);
 
   const api = await request.get(`/api/runs/${short}`);
   expect(api.status()).toBe(200);

@@ -67,8 +67,8 @@ export default async function SearchPage({ searchParams }: { searchParams: Param
           </li>
           <li>Quotes, AND, OR, NOT and other signs are read as plain words or left out: no syntax to get wrong.</li>
           <li>
-            A run id, or its first 8 characters (4 or more), lists the runs whose id starts with it; <code>/runs/3f2a9c1e</code> opens a run
-            by its short id.
+            A run id, a prefix of it (4 characters or more), or its short id — the 8 characters shown for a run, from the end of its id —
+            lists the runs it names; <code>/runs/3f2a9c1e</code> opens a run by its short id.
           </li>
           <li>
             Searched: each run&apos;s input, each node&apos;s output and each failure&apos;s text, up to their first 8,192 characters. Failure

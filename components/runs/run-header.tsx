@@ -8,7 +8,7 @@ import { fmtCost, fmtMs, fmtTokens, pretty } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
-import { shortRunId } from '@/lib/shared/short-id';
+import { shortRunIdSpan } from '@/lib/shared/short-id';
 
 /** long names and hashes wrap anywhere rather than widen the header past a phone's 390 px */
 const WRAP = { overflowWrap: 'anywhere' } as const;
@@ -20,6 +20,7 @@ export function RunHeader({ run, now }: { run: RunDetailResponse; now: number })
   const failedNode = run.error?.node ? run.nodes.find((n) => n.id === run.error!.node) : undefined;
   // a queued run has not started: its time is when it was queued, and how long it has waited
   const queued = run.status === 'queued';
+  const short = shortRunIdSpan(run.id);
   return (
     <header className="run-header panel">
       <div className="run-title">
@@ -27,10 +28,11 @@ export function RunHeader({ run, now }: { run: RunDetailResponse; now: number })
           Run <span className="mono">{run.flow}</span>
         </h1>
         <StatusBadge status={run.status} testId="run-status" title={RUN_STATUS_NOTES[run.status]} />
-        {/* the short id, its first 8 characters, names the run too: /runs/<short>, aqven show <short> */}
-        <span className="mono muted" title="run id (its first 8 characters name it too)" data-testid="run-id">
-          <strong className="run-short-id">{shortRunId(run.id)}</strong>
-          {run.id.slice(shortRunId(run.id).length)}
+        {/* the short id, in bold, names the run too: /runs/<short>, aqven show <short> */}
+        <span className="mono muted" title="run id (the part in bold names it too)" data-testid="run-id">
+          {run.id.slice(0, short[0])}
+          <strong className="run-short-id">{run.id.slice(...short)}</strong>
+          {run.id.slice(short[1])}
         </span>
       </div>
       <dl className="facts">

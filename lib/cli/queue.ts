@@ -232,7 +232,7 @@ export function registerQueue(program: Command): void {
   program
     .command('cancel')
     .description('PostgreSQL mode: cancel a queued run (one no worker has started)')
-    .argument('<runId>', 'run id, or its first 8 characters (a prefix of 4 or more)')
+    .argument('<runId>', 'run id, or its short id (a prefix of 4 or more of either)')
     .action(async (runId: string) => {
       process.exitCode = await runCancelCommand(runId);
     });

@@ -252,7 +252,7 @@ export function registerRun(program: Command): void {
   program
     .command('show')
     .description('show one run')
-    .argument('<runId>', 'run id, or its first 8 characters (a prefix of 4 or more)')
+    .argument('<runId>', 'run id, its short id (the 8 characters shown for a run), or a prefix of 4 or more')
     .option('--project <dir>', 'project folder')
     .option('--json', 'print the run record as JSON')
     .action(async (runId: string, opts: { project?: string; json?: boolean }) => {

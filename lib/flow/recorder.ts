@@ -4,12 +4,12 @@
 // attempt is committed before the engine is told to go on (the handler is awaited). When the run
 // is stopped (a signal, a lost lease, a storage failure) the attempts still in flight are closed
 // as interrupted, with what is known of them (interrupt()).
-import { randomUUID } from 'node:crypto';
 import type { RunStore } from '@/db/run-store';
 import type { AttemptFacts } from '@/db/types';
 import type { EngineEvent, TryRecord, UsageTotals } from '@/lib/engine/types';
 import { ZERO_USAGE } from '@/lib/engine/usage';
 import { capFailureText } from '@/lib/redact';
+import { newRecordId } from '@/lib/shared/record-id';
 
 const FLUSH_CHARS = 2048;
 const FLUSH_MS = 200;
@@ -49,7 +49,7 @@ export class NodeRecorder {
   readonly onEvent = (e: EngineEvent): void | Promise<void> => {
     switch (e.type) {
       case 'attempt_start': {
-        const p: Pending = { id: randomUUID(), start: e, request: e.request, tryNo: 1, buffer: '', lastFlush: this.now(), text: '', tries: [], cut: null };
+        const p: Pending = { id: newRecordId(), start: e, request: e.request, tryNo: 1, buffer: '', lastFlush: this.now(), text: '', tries: [], cut: null };
         this.attempts.set(e.seq, p);
         this.store.startAttempt({
           id: p.id,

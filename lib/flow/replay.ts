@@ -5,7 +5,6 @@
 // statistics do not count it. In order: plan it (refused, with a code, when an input it needs was
 // never produced), diff its request against the original's, estimate its cost, start it under a
 // cost cap. A batch replays many nodes with bounded concurrency under one cap.
-import { randomUUID } from 'node:crypto';
 import { diffLines } from 'diff';
 import { agentCostHistory, replayLink, type AgentCostHistory } from '@/db/replay-queries';
 import { getRunFacts } from '@/db/queries';
@@ -17,6 +16,7 @@ import { roundCost } from '@/lib/engine/usage';
 import { agentPolicy, renderTemplate, type Project } from '@/lib/project';
 import type { ResolvedProvider } from '@/lib/engine/types';
 import { own } from '@/lib/shared/own';
+import { newRecordId } from '@/lib/shared/record-id';
 import { fmtCost } from '@/lib/shared/cost-text';
 import { beginRun, RunInputError, RunInterruptedError, validateRunInput, type ProgressEvent } from './run-flow';
 import type { RunRecord } from './run-record';
@@ -295,7 +295,7 @@ export async function startReplay(plan: ReplayPlan, deps: ReplayDeps, o: ReplayS
     db: deps.db,
     clock: deps.clock,
     fetch: deps.fetch,
-    runId: o.runId ?? randomUUID(),
+    runId: o.runId ?? newRecordId(),
     startedBy: deps.startedBy ?? null,
     projectHash: deps.projectHash ?? null,
     snapshotId: deps.snapshotId ?? null,

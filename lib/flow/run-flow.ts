@@ -7,8 +7,6 @@
 // a hand-back (a worker draining) stops it without ending it, for another worker to resume
 // (DESIGN: Storage, "Leases"), and a run taken over from a dead worker carries on from its facts
 // (`resume`, lib/flow/resume.ts).
-import { randomUUID } from 'node:crypto';
-import type { ValidateFunction } from 'ajv';
 import { INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
 import { LeaseLostError, type Lease } from '@/db/run-lease';
 import { runStore, type RunStore } from '@/db/run-store';
@@ -19,12 +17,13 @@ import { callNode } from '@/lib/engine/call-node';
 import type { RateGate } from '@/lib/engine/rate-gate';
 import type { Clock, EngineEvent, NodeResult, PriorAnswers, ResolvedProvider, SharedPauses } from '@/lib/engine/types';
 import { sumUsage, sumUsageRounded } from '@/lib/engine/usage';
+import { compileSchema } from '@/lib/engine/validate';
 import { agentPolicy, renderTemplate, type FlowDef, type Project } from '@/lib/project';
 import { formatBytes } from '@/lib/project/limits';
 import { builtinAdapters } from '@/lib/providers';
 import { capFailureText, redact } from '@/lib/redact';
-import { createAjv } from '@/lib/shared/ajv';
 import { own } from '@/lib/shared/own';
+import { newRecordId } from '@/lib/shared/record-id';
 import { trackRun } from './active-runs';
 import { NodeRecorder } from './recorder';
 import { buildRunRecord, type RunRecord } from './run-record';
@@ -147,9 +146,6 @@ export interface StartedRun {
   handBack(reason: string): Promise<void>;
 }
 
-const ajv = createAjv('validate');
-const inputValidators = new WeakMap<FlowDef, ValidateFunction>();
-
 /** The largest run input stored, as JSON text in UTF-8, unless AQVEN_MAX_INPUT_BYTES says otherwise (DESIGN: Storage, "A run's input is bounded before it is stored"). */
 export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024;
 
@@ -186,11 +182,8 @@ export function validateRunInput(flow: FlowDef, input: unknown, opts: InputCheck
     }
   }
   if (!flow.inputSchema) return;
-  let validate = inputValidators.get(flow);
-  if (!validate) {
-    validate = ajv.compile(flow.inputSchema);
-    inputValidators.set(flow, validate);
-  }
+  // the engine's validators: one Ajv, each schema compiled once
+  const validate = compileSchema(flow.inputSchema);
   if (validate(input)) return;
   const err = validate.errors![0]!;
   const missing = err.keyword === 'required' ? `/${(err.params as { missingProperty: string }).missingProperty}` : '';
@@ -321,7 +314,7 @@ class FlowRun {
     this.sharedPauses = pausesOf(this.store);
     this.providers = opts.providers ?? opts.project.providers;
     this.emit = opts.onProgress ?? (() => {});
-    this.runId = opts.runId ?? randomUUID();
+    this.runId = opts.runId ?? newRecordId();
     this.ids = opts.only ? [opts.only.node] : Object.keys(flow.nodes);
     this.given = new Set(Object.keys(opts.only?.outputs ?? {}));
     for (const id of this.given) this.outputs[id] = { output: opts.only!.outputs[id] };
@@ -668,7 +661,7 @@ class FlowRun {
     };
     this.state.set(id, n);
     this.facts.nodes.push(n);
-    this.store?.insertNode({ id: randomUUID(), runId: this.runId, nodeId: id, agent: node.agent, turn, ord: this.ids.indexOf(id), status: 'skipped', policy, startedAt: n.startedAt });
+    this.store?.insertNode({ id: newRecordId(), runId: this.runId, nodeId: id, agent: node.agent, turn, ord: this.ids.indexOf(id), status: 'skipped', policy, startedAt: n.startedAt });
     this.emit({ type: 'node_skipped', node: id, reason });
   }
 
@@ -683,7 +676,7 @@ class FlowRun {
     const restarted = this.restarting.get(id);
     this.restarting.delete(id);
     const earlier = restarted ? [...restarted.attempts] : [];
-    const nodeRunId = restarted ? this.nodeRunIds.get(id)! : randomUUID();
+    const nodeRunId = restarted ? this.nodeRunIds.get(id)! : newRecordId();
     this.nodeRunIds.set(id, nodeRunId);
     const n: NodeFacts = restarted ?? {
       id, agent: agent.name, turn, status: 'running', output: null, error: null, policy, attempts: [],

@@ -6,7 +6,6 @@
 // after one repair. The search (search.ts) picks the levels; each measured level is written to
 // model_limits at once, so a stop (budget, Ctrl-C, an error) keeps what was measured and a later
 // run with the same settings on the same UTC day resumes it.
-import { randomUUID } from 'node:crypto';
 import { openModelLimit, saveModelLimit, type StoredModelLimit } from '@/db/limits-queries';
 import { runStore, type RunStore } from '@/db/run-store';
 import type { Db, RunError } from '@/db/types';
@@ -24,6 +23,7 @@ import { builtinAdapters } from '@/lib/providers';
 import { LEVEL_RANGE, answerCorrect, limitTask, maxTokensFor, type LimitTask } from './tasks';
 import { searchState } from './search';
 import { answeredTrials, levelHeld, type LimitDimension, type LimitLevel, type LimitSettings, type LimitStatus } from '@/lib/shared/limits-types';
+import { newRecordId } from '@/lib/shared/record-id';
 import { limitSettings, settingsKey, utcDate } from './settings';
 
 /** The run's `flow` column and the nodes' `agent`: a limits run runs no flow of the project. */
@@ -225,7 +225,7 @@ export async function runLimitsProbe(s: ProbeSession, o: LimitsProbeOptions): Pr
 }
 
 class Probe {
-  readonly runId = randomUUID();
+  readonly runId = newRecordId();
   private readonly store: RunStore;
   private readonly clock: Clock;
   private readonly settings: LimitSettings;
@@ -464,7 +464,7 @@ class Probe {
   private async trial(task: LimitTask, trial: number): Promise<Trial> {
     const { store, runId } = this;
     const now = () => this.clock.now();
-    const nodeRunId = randomUUID();
+    const nodeRunId = newRecordId();
     const nodeId = `${task.dimension}-${task.level}-t${trial + 1}`;
     store.insertNode({ id: nodeRunId, runId, nodeId, agent: LIMITS_AGENT, turn: this.turn, ord: trial, status: 'running', policy: this.policy, startedAt: now() });
     const recorder = new NodeRecorder(store, runId, nodeRunId, now);

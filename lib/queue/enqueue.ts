@@ -1,12 +1,12 @@
 // A run becomes a job (DESIGN: Storage, "Workers and the queue"): checked first — an unknown flow or
 // an input its schema refuses is an error for the caller, never a queued job — then its row
 // (status `queued`, fence 0, no owner) and its graphile-worker job are committed in one transaction.
-import { randomUUID } from 'node:crypto';
 import { transaction } from '@/db/tx';
 import type { PgDb } from '@/db/types';
 import { UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
 import type { Project } from '@/lib/project';
 import { own } from '@/lib/shared/own';
+import { newRecordId } from '@/lib/shared/record-id';
 import { addRunJob, ensureQueueSchema } from './jobs';
 
 export interface EnqueueOptions {
@@ -35,7 +35,7 @@ export async function enqueueRun(o: EnqueueOptions): Promise<string> {
   if (!flow) throw new UnknownFlowError(o.flow, Object.keys(o.project.flows));
   validateRunInput(flow, o.input);
   await ensureQueueSchema(o.db);
-  const id = o.runId ?? randomUUID();
+  const id = o.runId ?? newRecordId();
   const now = o.now ?? Date.now();
   const { runs } = o.db.t;
   await transaction(o.db, async (q) => {

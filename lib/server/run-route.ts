@@ -1,6 +1,7 @@
 // The preamble of every /api/runs/:id route (DESIGN: Search, "Short run ids"): a viewer at least,
-// then the run named by its id, its 8-character short id or a unique prefix — never a guess: an
-// ambiguous prefix answers 409 with the runs it could mean, an unknown one 404.
+// then the run named by its id, its 8-character short id (from the end of the id) or a unique
+// prefix — never a guess: an ambiguous prefix answers 409 with the runs it could mean, an unknown
+// one 404.
 import 'server-only';
 import { NextResponse } from 'next/server';
 import type { Db } from '@/db/types';

@@ -1,4 +1,4 @@
-// GET /api/runs/:id takes a run's 8-character short id (or any unique prefix of 4 or more) as well
+// GET /api/runs/:id takes a run's 8-character short id (from its id's last group; or any unique prefix of 4 or more) as well
 // as its id; a prefix naming several runs is a 409 listing them, never one of them picked.
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -3,17 +3,21 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, openDatabase } from '@/db/client';
+import { shortRunId } from '@/lib/shared/short-id';
 import { copyShowcase } from '../helpers/showcase';
 import { aqven, ensureCliBuilt } from './aqven-process';
 
 beforeAll(ensureCliBuilt, 120_000);
 
 describe('aqven show SHORT_ID and aqven search', () => {
-  it('prints the run its first 8 characters name; an ambiguous prefix lists the runs it names and exits 2', async () => {
+  it('prints the run its short id names, an older (v4) run by its new short id too; an ambiguous prefix lists the runs it names and exits 2', async () => {
     const dir = copyShowcase();
     const run = aqven(['run', 'triage', '--simulate', '--json', '--project', dir, '--input', '{"ticket":"short ids please"}']);
     const record = JSON.parse(run.out);
-    const short = record.id.slice(0, 8);
+    // a time-ordered id (UUID v7); the short id is the start of its random last group
+    expect(record.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const short = shortRunId(record.id);
+    expect(short).toBe(record.id.slice(24, 32));
 
     const byShort = aqven(['show', short, '--project', dir]);
     expect(byShort.code).toBe(0);
@@ -21,10 +25,10 @@ describe('aqven show SHORT_ID and aqven search', () => {
     expect(byShort.out).toMatch(new RegExp(`^run ${record.id} `));
     expect(JSON.parse(aqven(['show', short.toUpperCase(), '--json', '--project', dir]).out)).toEqual(record);
 
-    // two runs whose ids share their first 8 characters
+    // two runs with random (v4) ids, as recorded before ids were time-ordered, sharing their first 8 characters
     const file = join(dir, '.aqven', 'aqven.db');
     const db = await openDatabase(file);
-    const twins = ['beefcafe-0000-4000-8000-000000000001', 'beefcafe-0000-4000-8000-000000000002'];
+    const twins = ['beefcafe-0000-4000-8000-1111aaaa0001', 'beefcafe-0000-4000-8000-2222bbbb0002'];
     await db.q.insert(db.t.runs).values([
       { id: twins[0]!, project: 'showcase', flow: 'triage', status: 'succeeded', input: null, startedAt: Date.UTC(2026, 0, 1, 9) },
       { id: twins[1]!, project: 'showcase', flow: 'long-answer', status: 'failed', input: null, startedAt: Date.UTC(2026, 0, 1, 10) },
@@ -40,9 +44,11 @@ describe('aqven show SHORT_ID and aqven search', () => {
       `  ${twins[0]}  triage         succeeded   2026-01-01T09:00:00.000Z`,
       '',
     ]);
-    // the whole id picks one
+    // the whole id picks one, and so does the short id the run is shown with now
     const whole = aqven(['show', twins[1]!, '--json', '--project', dir]);
     expect([whole.code, JSON.parse(whole.out).flow]).toEqual([0, 'long-answer']);
+    const byNewShort = aqven(['show', '1111aaaa', '--json', '--project', dir]);
+    expect([byNewShort.code, JSON.parse(byNewShort.out).id]).toEqual([0, twins[0]]);
     // too short to look up, and no such run: exit 1
     expect(aqven(['show', short.slice(0, 3), '--project', dir])).toMatchObject({ code: 1, err: `aqven show: no run with id ${short.slice(0, 3)}\n` });
     expect(aqven(['show', 'deadbeef', '--project', dir])).toMatchObject({ code: 1, err: 'aqven show: no run with id deadbeef\n' });
@@ -55,11 +61,16 @@ describe('aqven show SHORT_ID and aqven search', () => {
       '    {"ticket":"[short] [ids] please"}',
     ]);
     expect(aqven(['search', 'beefcafe', '--project', dir]).out.split('\n')).toEqual([
-      'beefcafe  long-answer    failed      run id               2026-01-01T10:00:00.000Z',
+      '2222bbbb  long-answer    failed      run id               2026-01-01T10:00:00.000Z',
       `    [beefcafe]${twins[1]!.slice(8)}`,
-      'beefcafe  triage         succeeded   run id               2026-01-01T09:00:00.000Z',
+      '1111aaaa  triage         succeeded   run id               2026-01-01T09:00:00.000Z',
       `    [beefcafe]${twins[0]!.slice(8)}`,
       '',
+    ]);
+    // a short id is found in the id's last group, and marked there
+    expect(aqven(['search', short, '--project', dir]).out.split('\n').slice(0, 2)).toEqual([
+      `${short}  triage         ${record.status.padEnd(11)} run id               ${record.startedAt}`,
+      `    ${record.id.slice(0, 24)}[${short}]${record.id.slice(32)}`,
     ]);
     const json = JSON.parse(aqven(['search', 'pleas*', '--json', '--project', dir]).out);
     expect(json.hits.map((h: { runId: string; field: string }) => [h.runId, h.field])).toEqual([[record.id, 'input']]);

@@ -56,8 +56,8 @@ function inserts(dialect: Dialect, key: (typeof TABLES)[number], rows: Record<st
 }
 
 async function oldHistory(dialect: Dialect, rows: Record<string, Record<string, unknown>[]>): Promise<OldHistory> {
-  // the team-debugging migration and the ones after it (model_limits; on SQLite search_write_behind) left out
-  const { folder } = olderMigrationsFolder(dialect, dialect === 'sqlite' ? 3 : 2);
+  // the team-debugging migration and the ones after it (model_limits, run_short_id; on SQLite search_write_behind) left out
+  const { folder } = olderMigrationsFolder(dialect, dialect === 'sqlite' ? 4 : 3);
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'aqven-backfill-'));
     const target = join(dir, 'old.db');

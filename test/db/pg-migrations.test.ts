@@ -68,8 +68,8 @@ describe('drizzle/pg migrations on a real PostgreSQL', () => {
     const indexes = await rows<{ name: string; columns: string[]; primary: boolean; unique: boolean; where: string | null }>(
       `SELECT i.relname AS name, ix.indisprimary AS primary, ix.indisunique AS unique,
               pg_get_expr(ix.indpred, ix.indrelid) AS where,
-              array(SELECT a.attname FROM unnest(ix.indkey) WITH ORDINALITY k(n, ord)
-                    JOIN pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.n ORDER BY k.ord)::text[] AS columns
+              array(SELECT coalesce(a.attname::text, pg_get_indexdef(ix.indexrelid, k.ord::int, true)) FROM unnest(ix.indkey) WITH ORDINALITY k(n, ord)
+                    LEFT JOIN pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.n ORDER BY k.ord)::text[] AS columns
        FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid JOIN pg_class t ON t.oid = ix.indrelid
        JOIN pg_namespace s ON s.oid = t.relnamespace
        WHERE s.nspname = 'public' AND t.relname = $1`,

@@ -1,7 +1,7 @@
 // The shape of a drizzle schema in either dialect, in plain data that can be compared across
 // dialects (db/schema-dialects.test.ts) and checked against a live database
 // (test/db/pg-migrations.test.ts): tables, columns, keys, indexes.
-import { is, type SQL } from 'drizzle-orm';
+import { is, SQL } from 'drizzle-orm';
 import { PgDialect, PgTable, getTableConfig as pgConfig } from 'drizzle-orm/pg-core';
 import { SQLiteSyncDialect, SQLiteTable, getTableConfig as sqliteConfig } from 'drizzle-orm/sqlite-core';
 
@@ -54,9 +54,11 @@ function whereText(where: SQL | undefined, dialect: Dialect): string | null {
   return (dialect === 'pg' ? pgDialect : sqliteDialect).sqlToQuery(where).sql;
 }
 
-function columnName(c: unknown): string {
+/** An indexed column's name, or an expression's text as PostgreSQL prints it back: `substr(id, 25)`. */
+function columnName(c: unknown, dialect: Dialect): string {
+  if (is(c, SQL)) return (dialect === 'pg' ? pgDialect : sqliteDialect).sqlToQuery(c).sql.replace(/"\w+"\./g, '').replaceAll('"', '');
   if (c && typeof c === 'object' && 'name' in c && typeof c.name === 'string') return c.name;
-  throw new Error('an index on an expression: describe it here before using one');
+  throw new Error('an index on something other than a column or an expression: describe it here before using one');
 }
 
 /** Every table a schema module exports, by SQL name. */
@@ -102,7 +104,7 @@ export function shapeOf(table: SQLiteTable | PgTable): TableShape {
     }),
     indexes: config.indexes.map((ix) => ({
       name: ix.config.name ?? '',
-      columns: ix.config.columns.map(columnName),
+      columns: ix.config.columns.map((c) => columnName(c, dialect)),
       unique: ix.config.unique,
       where: whereText(ix.config.where, dialect),
     })),

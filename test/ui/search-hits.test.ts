@@ -32,7 +32,8 @@ describe('a search hit', () => {
         ],
       }),
     );
-    expect(html).toContain('>3f2a9c1e</span>');
+    // the short id: the start of the id's last group
+    expect(html).toContain('>1c2d3e4f</span>');
     expect(html).toContain('error in classify, attempt #2');
     expect(html).toContain('<mark>overloaded</mark>');
     expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;');
