@@ -8,6 +8,8 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 20_000,
     pool: 'forks',
-    globalSetup: ['test/helpers/pg-global-setup.ts'],
+    // the PostgreSQL cluster first (its socket and data stay in the system's temporary folder),
+    // then the run's own temporary folder, removed when the run ends
+    globalSetup: ['test/helpers/pg-global-setup.ts', 'test/helpers/tmp-global-setup.ts'],
   },
 });

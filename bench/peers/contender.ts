@@ -2,7 +2,7 @@
 // channel): `tsx bench/peers/contender.ts KIND BASE_URL`. It sets up (project, database, client),
 // says `ready`, then runs each workload it is sent and reports, per call, whether it handed an
 // object to its caller, which one, when, and the tokens the caller can see.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -112,10 +112,10 @@ export function aqvenProjectFiles(): Record<string, string> {
   return oneNodeProject('peers', { model: MODEL, retries: 2 });
 }
 
-async function aqvenCall(baseUrl: string, record: boolean): Promise<{ one: OneCall; visible?: (calls: CallResult[]) => Promise<void> }> {
+async function aqvenCall(baseUrl: string, record: boolean): Promise<{ one: OneCall; visible?: (calls: CallResult[]) => Promise<void>; close: () => Promise<void> }> {
   const { loadProject } = await import('@/lib/project');
   const { runFlow } = await import('@/lib/flow/run-flow');
-  const { openDb } = await import('@/db/client');
+  const { openDb, closeDb } = await import('@/db/client');
   const { getRunRecord } = await import('@/lib/flow/stored-run');
   const dir = mkdtempSync(join(tmpdir(), 'aqven-peers-'));
   for (const [f, text] of Object.entries(aqvenProjectFiles())) {
@@ -154,7 +154,12 @@ async function aqvenCall(baseUrl: string, record: boolean): Promise<{ one: OneCa
         }
       }
     : undefined;
-  return { one, visible };
+  // the project and its database go with the process
+  const close = async () => {
+    if (db) await closeDb(project.databasePath);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { one, visible, close };
 }
 
 async function main() {
@@ -163,13 +168,17 @@ async function main() {
   const send = (m: FromContender) => process.send!(m);
   let one: OneCall;
   let visible: ((calls: CallResult[]) => Promise<void>) | undefined;
+  let close = async () => {};
   if (kind === 'ai-generateObject' || kind === 'ai-generateText') one = await aiCall(kind, baseUrl);
   else if (kind === 'openai-parse') one = await openaiCall(baseUrl);
   else if (kind === 'fetch') one = fetchCall(baseUrl);
-  else ({ one, visible } = await aqvenCall(baseUrl, kind === 'aqven-recorded'));
+  else ({ one, visible, close } = await aqvenCall(baseUrl, kind === 'aqven-recorded'));
 
   process.on('message', async (m: ToContender) => {
-    if (m.type === 'exit') return process.disconnect();
+    if (m.type === 'exit') {
+      await close().catch((e: unknown) => console.error(`contender ${kind}: cleaning up failed: ${short(e)}`));
+      return process.disconnect();
+    }
     try {
       const results: CallResult[] = [];
       let next = 1;
