@@ -6,7 +6,7 @@
 // filled the way an older history gets them (the team-debugging migration's backfill SQL, then
 // db/backfill.ts), so the reads below run the real read paths over real-sized tables.
 //
-// Each read is timed over `--reps` repetitions (after two warm-ups): p50 and p95, in ms — once as
+// Ids are made as the product makes them (time-ordered UUID v7). Each read is timed over `--reps` repetitions (after two warm-ups): p50 and p95, in ms — once as
 // the product runs today (SQLite has no statistics: no ANALYZE ever ran), once after ANALYZE
 // (analysis_limit 1000: what `PRAGMA optimize` would keep) — against the targets: /runs p95 < 100 ms, /agents < 150 ms, failure groups < 200 ms, search < 200 ms, a
 // run page of 200 attempts < 300 ms. Failure groups (db/failure-queries.ts) and search
@@ -22,6 +22,8 @@ import { backfillFailureSignatures } from '@/db/backfill';
 import { closeDb, openDb } from '@/db/client';
 import { migrationsFolder } from '@/db/migrations-folder';
 import { filterChoices, getRunFacts, listRuns, type RunFilters } from '@/db/queries';
+import { resolveRunId } from '@/db/run-id-queries';
+import { shortRunId } from '@/lib/shared/short-id';
 import type { Db, SqliteDb } from '@/db/types';
 import { writeResult } from './write-result';
 
@@ -87,7 +89,11 @@ export function seedHistory(db: SqliteDb, runs: number) {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
   const hex = (n: number) => Array.from({ length: n }, () => Math.floor(rnd() * 16).toString(16)).join('');
-  const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;
+  // ids as the product makes them (lib/shared/record-id.ts): UUID v7, the time in ms first
+  const uuid = (at: number) => {
+    const ms = Math.max(0, Math.floor(at)).toString(16).padStart(12, '0');
+    return `${ms.slice(0, 8)}-${ms.slice(8)}-7${hex(3)}-8${hex(3)}-${hex(12)}`;
+  };
   const c = db.$client;
   const insRun = c.prepare(
     `INSERT INTO runs (id, project, flow, status, input, output, error_code, error_node, error_message, turns, input_tokens, output_tokens, cost_usd, started_at, finished_at, started_by)
@@ -107,8 +113,8 @@ export function seedHistory(db: SqliteDb, runs: number) {
   const oneRun = (i: number, opts: { big?: boolean; running?: boolean } = {}) => {
     const r = rnd();
     const flow = opts.big ? FLOWS[2]! : r < FLOWS[0]!.share ? FLOWS[0]! : r < FLOWS[0]!.share + FLOWS[1]!.share ? FLOWS[1]! : FLOWS[2]!;
-    const id = opts.big ? 'big-run' : uuid();
     const startedAt = opts.running ? T_END - int(1_000, 60_000) : T_END - SPAN_DAYS * DAY + Math.floor((i / runs) * SPAN_DAYS * DAY) + int(0, 5_000);
+    const id = opts.big ? 'big-run' : uuid(startedAt);
     const ticket = sentence(int(8, 30));
     const input = JSON.stringify({ ticket, customer: `cus_${hex(10)}`, priority: pick(['low', 'normal', 'high']) });
     let t = startedAt;
@@ -123,15 +129,15 @@ export function seedHistory(db: SqliteDb, runs: number) {
     flow.nodes.forEach((node, ord) => {
       if (flow.name === 'triage' && node.id === 'manual_review' && !routed) {
         // reached only when classify failed (its on_fail route); skipped otherwise
-        rows.push([uuid(), id, node.id, node.agent, 0, 'skipped', null, null, null, null, 0, 0, 0, t, t, ord]);
+        rows.push([uuid(t), id, node.id, node.agent, 0, 'skipped', null, null, null, null, 0, 0, 0, t, t, ord]);
         return;
       }
       if (!reached) return;
       if (runFailed) {
-        rows.push([uuid(), id, node.id, node.agent, 0, 'skipped', null, null, null, null, 0, 0, 0, t, t, ord]);
+        rows.push([uuid(t), id, node.id, node.agent, 0, 'skipped', null, null, null, null, 0, 0, 0, t, t, ord]);
         return;
       }
-      const nid = uuid();
+      const nid = uuid(t);
       const chain = CHAIN[node.agent]!;
       const nodeStart = t;
       const running = opts.running && ord === 0;
@@ -161,7 +167,7 @@ export function seedHistory(db: SqliteDb, runs: number) {
         const response = f?.outcome === 'ok' || !failed ? (node.agent === 'writer' ? sentence(int(10, 40)) : `{"queue":"${pick(['billing', 'tech', 'sales'])}","confidence":0.${int(10, 99)}}`) : null;
         const inFlight = running && !failed;
         insAttempt.run(
-          uuid(), nid, id, k + 1, model, model === chain[0] ? 0 : 1, k + 1,
+          uuid(t), nid, id, k + 1, model, model === chain[0] ? 0 : 1, k + 1,
           inFlight ? null : (f?.outcome ?? 'ok'), inFlight ? null : failed ? (f!.cause === 'refusal' ? 'content_filter' : f!.cause === 'truncated' ? 'length' : 'stop') : 'stop',
           inFlight ? null : (f?.cause ?? null), inFlight ? null : action, request, inFlight ? null : response, f?.kind ?? null, message, issues, failed ? 1 : 0,
           ins, outs, price, t, inFlight ? null : t + dur,
@@ -208,7 +214,7 @@ export function seedHistory(db: SqliteDb, runs: number) {
   };
   const t0 = performance.now();
   // consistent by construction (a run's attempts are written before its row): no key checks while
-  // seeding; a large page cache for the random inserts of uuid keys, back to the default after
+  // seeding; a large page cache for the inserts (the run-id tail index is random), back to the default after
   c.pragma('foreign_keys = OFF');
   const cache = c.pragma('cache_size', { simple: true });
   c.pragma('cache_size = -262144');
@@ -338,6 +344,10 @@ async function readPass(d: Db, reps: number, optional: { failures: Record<string
   const first = await listRuns(d, { limit: 50 });
   reads['runs.list.secondPage'] = await time(reps, () => listRuns(d, { limit: 50, cursor: first.nextCursor }));
   reads['runs.filterChoices'] = await time(reps, () => filterChoices(d));
+  // a run named by its short id (the start of its id's random last group) and by a prefix of its id
+  const named = first.items[Math.min(10, first.items.length - 1)]!.id;
+  reads['runs.byShortId'] = await time(reps, () => resolveRunId(d, shortRunId(named)));
+  reads['runs.byIdPrefix'] = await time(reps, () => resolveRunId(d, named.slice(0, 13)));
   reads['runs.page'] = await time(reps, () => Promise.all([filterChoices(d), listRuns(d, { limit: 50 })]));
   reads['agents.page'] = await time(reps, () => agentStats(d));
   reads['agent.stats'] = await time(reps, () => agentStats(d, { agent: 'writer' }));
