@@ -3,7 +3,7 @@
 // measurement per model and dimension is what check and the pages read.
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { LimitSettings } from '@/lib/shared/limits-types';
+import { STALE_RUNNING_MS, type LimitSettings } from '@/lib/shared/limits-types';
 import { DIALECTS, withTestDb } from '../test/helpers/dialects';
 import { latestModelLimits, modelLimitHistory, openModelLimit, saveModelLimit } from './limits-queries';
 import type { Db } from './types';
@@ -60,6 +60,28 @@ describe.each(DIALECTS)('model limits on %s', (dialect) => {
     // with nothing else measured, the undecided row is what there is
     await db.q.delete(db.t.modelLimits).where(eq(db.t.modelLimits.id, a.id));
     expect((await latestModelLimits(db))[0]).toMatchObject({ id: b.id, status: 'partial', lastHeld: null });
+  });
+
+  it('a key a running probe holds is refused to another probe until that one ends or goes stale; the same run reopens it', async () => {
+    for (const id of ['run-a', 'run-b', 'run-c']) await db.q.insert(db.t.runs).values({ id, project: 'p', flow: 'limits', status: 'running', kind: 'limits', startedAt: T0 });
+    const a = await openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-a', now: T0 });
+    await saveModelLimit(db, a.id, { status: 'running', lastHeld: 2, firstFailed: null, levels: [level(2, 5)], calls: 5, inputTokens: 1, outputTokens: 1, costUsd: 0 }, T0 + 60_000);
+    // another run, while a's last level is 30 s old: refused, and a's row is left as it was
+    const busy = openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-b', now: T0 + 90_000 });
+    await expect(busy).rejects.toMatchObject({ name: 'LimitBusyError', runId: 'run-a', secondsAgo: 30 });
+    await expect(busy).rejects.toThrow(/another aqven limits run is measuring openrouter:a depth with the same settings today \(run run-a, its last level written 30 s ago\)/);
+    expect((await latestModelLimits(db))[0]).toMatchObject({ id: a.id, runId: 'run-a', status: 'running', updatedAt: T0 + 60_000, calls: 5 });
+    // other settings are another key: free
+    await expect(openModelLimit(db, key('openrouter:a', 'depth', '2026-01-01', 's2'), { settings: SETTINGS, runId: 'run-b', now: T0 + 90_000 })).resolves.toMatchObject({ runId: 'run-b' });
+    // the same run reopens its own row
+    await expect(openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-a', now: T0 + 95_000 })).resolves.toMatchObject({ id: a.id, runId: 'run-a' });
+    // once a's row is stale (its process died), b takes it over and resumes its levels
+    const taken = await openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-b', now: T0 + 95_000 + STALE_RUNNING_MS + 1 });
+    expect(taken).toMatchObject({ id: a.id, runId: 'run-b', status: 'running', calls: 5 });
+    expect(taken.levels.map((l) => l.level)).toEqual([2]);
+    // and once b ends it, c may open it at once
+    await saveModelLimit(db, taken.id, { status: 'complete', lastHeld: 4, firstFailed: 5, levels: [level(2, 5)], calls: 9, inputTokens: 1, outputTokens: 1, costUsd: 0 }, T0 + 95_000 + STALE_RUNNING_MS + 2);
+    await expect(openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-c', now: T0 + 95_000 + STALE_RUNNING_MS + 3 })).resolves.toMatchObject({ id: a.id, runId: 'run-c' });
   });
 
   it('a purged limits run leaves its measurement, without the link', async () => {

@@ -2,8 +2,9 @@
 // dimension, call settings and UTC date, written level by level by the probe (lib/limits/probe.ts)
 // and read by `aqven check`, the agent page and the providers page. Pure reads and writes over `Db`:
 // no 'server-only', so the CLI uses them too.
-import { and, desc, eq, inArray } from 'drizzle-orm';
-import type { LimitDimension, LimitLevel, LimitSettings, LimitStatus, ModelLimit } from '@/lib/shared/limits-types';
+import { and, desc, eq, inArray, isNull, lt, ne, or } from 'drizzle-orm';
+import { shortRunId } from '@/lib/shared/short-id';
+import { STALE_RUNNING_MS, type LimitDimension, type LimitLevel, type LimitSettings, type LimitStatus, type ModelLimit } from '@/lib/shared/limits-types';
 import type { ModelLimitRow } from './schema';
 import type { Db } from './types';
 
@@ -87,10 +88,28 @@ export async function findModelLimit(db: Db, key: LimitKey): Promise<StoredModel
   return row ? view(row) : null;
 }
 
+/** Another probe is measuring the same key now: its row is not written into (two probes would overwrite each other's levels). */
+export class LimitBusyError extends Error {
+  constructor(
+    readonly key: LimitKey,
+    readonly runId: string | null,
+    readonly secondsAgo: number,
+  ) {
+    super(
+      `another aqven limits run is measuring ${key.model} ${key.dimension} with the same settings today (run ${runId ? shortRunId(runId) : 'unknown'}, ` +
+        `its last level written ${secondsAgo} s ago): wait for it to end, or measure with other settings (--trials, --threshold, --max-tokens)`,
+    );
+    this.name = 'LimitBusyError';
+  }
+}
+
 /**
  * The row a probe writes into: the one stored under `key` (a later run the same day with the same
  * settings resumes it, keeping its levels), or a new one. Either way it is marked running and
- * attributed to `runId`.
+ * attributed to `runId` — unless another run holds it: running, and written within
+ * STALE_RUNNING_MS (LimitBusyError). The claim is one conditional UPDATE, so of two probes opening
+ * the same key at once one gets the row; a row left running by a process that died is taken over
+ * once it is stale.
  */
 export async function openModelLimit(db: Db, key: LimitKey, o: { settings: LimitSettings; runId: string | null; now: number }): Promise<StoredModelLimit> {
   const { modelLimits: m } = db.t;
@@ -98,12 +117,14 @@ export async function openModelLimit(db: Db, key: LimitKey, o: { settings: Limit
     .insert(m)
     .values({ ...key, settings: o.settings, status: 'running', levels: [], runId: o.runId, startedAt: o.now, updatedAt: o.now })
     .onConflictDoNothing();
+  const free = or(ne(m.status, 'running'), isNull(m.runId), o.runId === null ? undefined : eq(m.runId, o.runId), lt(m.updatedAt, o.now - STALE_RUNNING_MS));
   await db.q
     .update(m)
     .set({ status: 'running', runId: o.runId, updatedAt: o.now })
-    .where(and(eq(m.model, key.model), eq(m.dimension, key.dimension), eq(m.settingsKey, key.settingsKey), eq(m.measuredOn, key.measuredOn)));
+    .where(and(eq(m.model, key.model), eq(m.dimension, key.dimension), eq(m.settingsKey, key.settingsKey), eq(m.measuredOn, key.measuredOn), free));
   const row = await findModelLimit(db, key);
   if (!row) throw new Error(`model_limits: the row for ${key.model} ${key.dimension} vanished as it was opened`);
+  if (row.runId !== o.runId || row.updatedAt !== o.now) throw new LimitBusyError(key, row.runId, Math.max(0, Math.round((o.now - row.updatedAt) / 1000)));
   return row;
 }
 

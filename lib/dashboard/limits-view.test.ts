@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelLimit } from '@/lib/shared/limits-types';
-import { modelLimitsViews, STALE_RUNNING_MS } from './limits-view';
+import { STALE_RUNNING_MS } from '@/lib/shared/limits-types';
+import { modelLimitsViews } from './limits-view';
 
 const row = (o: Partial<ModelLimit>): ModelLimit => ({
   model: 'openrouter:a/b',

@@ -4,7 +4,7 @@
 // are out of the answered trials: a truncated answer measures max_tokens and a provider error the
 // provider, not the model's grasp of the shape; both are counted apart. Pure; built on the server, read by client
 // components (they import only the types).
-import { answeredTrials, levelHeld, type LimitDimension, type ModelLimit } from '@/lib/shared/limits-types';
+import { answeredTrials, levelHeld, STALE_RUNNING_MS, type LimitDimension, type ModelLimit } from '@/lib/shared/limits-types';
 import { wilson, type Figure } from '@/lib/shared/wilson';
 
 export type { Figure };
@@ -50,11 +50,6 @@ export function levelView(l: ModelLimit['levels'][number], threshold: number): L
   };
 }
 
-/**
- * A row still `running` but not written for this long is read as partial: its process died (a
- * level is written as soon as it is measured), and the next probe with its settings that day resumes it.
- */
-export const STALE_RUNNING_MS = 10 * 60_000;
 
 /** The views of `models` (in that order; a model never measured has no dimensions) from the newest measurements. */
 export function modelLimitsViews(models: readonly string[], limits: readonly ModelLimit[], now = Date.now()): ModelLimitsView[] {

@@ -6,6 +6,14 @@ export const LIMIT_DIMENSIONS: readonly LimitDimension[] = ['depth', 'list', 'en
 
 export type LimitStatus = 'running' | 'complete' | 'partial';
 
+/**
+ * A row still `running` but not written for this long is read as partial: its process died (a
+ * level is written as soon as it is measured). The pages show it so, and the next probe with its
+ * settings that day takes it over and resumes it; a row written more recently belongs to a probe
+ * still running, which another probe of the same key may not write into (db/limits-queries.ts).
+ */
+export const STALE_RUNNING_MS = 10 * 60_000;
+
 /** The safe defaults of a limits run, printed before it starts (CLI) and proposed by the dashboard's form. */
 export const LIMIT_DEFAULTS = {
   trials: 5,

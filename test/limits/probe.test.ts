@@ -163,6 +163,24 @@ describe('the limits probe against the simulator with declared limits', () => {
     expect((await latestModelLimits(w.db, [FLASH_LITE]))[0]!.measuredOn).toBe('2026-06-16');
   });
 
+  it('a second probe of the same model and settings while one runs is refused, recorded as failed; the first is not disturbed', async () => {
+    const w = await limitsWorld();
+    let second: Promise<Awaited<ReturnType<typeof runLimitsProbe>>> | null = null;
+    // the second starts once the first has written its first level
+    const startSecond = () => {
+      second ??= runLimitsProbe(w.session, options({ dimensions: ['depth'], clock: at(T0 + 12_000) }));
+    };
+    const first = await runLimitsProbe(w.session, options({ dimensions: ['depth'], onProgress: (p) => (p.measured ? startSecond() : undefined) }));
+    const refused = await second!;
+    expect(refused.stopped).toMatchObject({ reason: 'error' });
+    expect(refused.stopped!.message).toMatch(/another aqven limits run is measuring openrouter:google\/gemini-2\.5-flash-lite depth with the same settings today \(run \w{8}, its last level written 12 s ago\)/);
+    expect(refused.calls).toBe(0);
+    const [run] = await w.db.q.select({ status: w.db.t.runs.status, message: w.db.t.runs.errorMessage }).from(w.db.t.runs).where(eq(w.db.t.runs.id, refused.runId));
+    expect(run).toMatchObject({ status: 'failed', message: refused.stopped!.message });
+    expect(first.dimensions[0]).toMatchObject({ status: 'complete', lastHeld: DECLARED.depth, firstFailed: DECLARED.depth + 1 });
+    expect((await latestModelLimits(w.db, [FLASH_LITE]))[0]).toMatchObject({ runId: first.runId, status: 'complete' });
+  });
+
   it('sends every trial through the engine: a 429 is retried, failure text redacted, usage and cost recorded', async () => {
     const w = await limitsWorld();
     // scripts come before the limits: a rate limit, an answer that is no JSON (quoting an address), then ok
