@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { checkProject, loadProject } from '@/lib/project';
-import { initProject, listTemplates, registerInit } from './init';
+import { initProject, listTemplates, registerInit, templatesDir } from './init';
 import { captureIo } from './io';
 
 
@@ -43,8 +43,16 @@ describe('aqven init', () => {
     expect(io.code).toBe(0);
     const { project, diagnostics } = await loadProject(dir, { env: KEY });
     expect(diagnostics).toEqual([]);
-    expect(Object.keys(project!.agents).sort()).toEqual(['classifier', 'gpt', 'writer']);
-    expect(Object.keys(project!.flows).sort()).toEqual(['long-answer', 'triage']);
+    expect(Object.keys(project!.agents).sort()).toEqual(['classifier', 'extractor', 'gpt', 'writer']);
+    expect(Object.keys(project!.flows).sort()).toEqual(['long-answer', 'order-intake', 'triage']);
+  });
+
+  it('the showcase template is the showcase the repository runs, file for file', async () => {
+    const files = async (root: string) => (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() && !join(e.parentPath, e.name).includes('.aqven')).map((e) => relative(root, join(e.parentPath, e.name))).sort();
+    const template = join(templatesDir(), 'showcase');
+    const showcase = join(process.cwd(), 'showcase');
+    expect(await files(template)).toEqual(await files(showcase));
+    for (const f of await files(showcase)) expect(await readFile(join(template, f), 'utf8'), f).toBe(await readFile(join(showcase, f), 'utf8'));
   });
 
   it('accepts an existing empty folder', async () => {
