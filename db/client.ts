@@ -18,6 +18,7 @@ import { expiredBefore, expiredLeases, leaseKeeper, READ_SWEEP_MS } from './run-
 import { closeCutOffAttempts, failCutOffNodes, flushRunStore } from './run-store';
 import * as schema from './schema';
 import { guardStorage } from './storage-error';
+import { endHeldModelLimits } from './limits-queries';
 import { transaction } from './tx';
 import type { Db, SqliteDb } from './types';
 
@@ -62,6 +63,7 @@ export async function markInterrupted(db: Db, now = Date.now()): Promise<number>
       // failed as a node failed by its own run is: signed, searchable, counted (flow runs)
       await failCutOffNodes(db, q, r.runId, node, now);
       await closeCutOffAttempts(db, q, r.runId, now); // discarded; streamed text joined, redacted and capped
+      await endHeldModelLimits(db, q, r.runId, now); // a limits run's rows: partial, free to resume
     }
     return swept;
   });

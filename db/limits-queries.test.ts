@@ -5,7 +5,8 @@ import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { STALE_RUNNING_MS, type LimitSettings } from '@/lib/shared/limits-types';
 import { DIALECTS, withTestDb } from '../test/helpers/dialects';
-import { latestModelLimits, modelLimitHistory, openModelLimit, saveModelLimit } from './limits-queries';
+import { endHeldModelLimits, latestModelLimits, modelLimitHistory, openModelLimit, saveModelLimit } from './limits-queries';
+import { transaction } from './tx';
 import type { Db } from './types';
 
 const SETTINGS: LimitSettings = { trials: 5, threshold: 0.9, maxTokens: 4096, strict: false, tasks: 1 };
@@ -82,6 +83,18 @@ describe.each(DIALECTS)('model limits on %s', (dialect) => {
     // and once b ends it, c may open it at once
     await saveModelLimit(db, taken.id, { status: 'complete', lastHeld: 4, firstFailed: 5, levels: [level(2, 5)], calls: 9, inputTokens: 1, outputTokens: 1, costUsd: 0 }, T0 + 95_000 + STALE_RUNNING_MS + 2);
     await expect(openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-c', now: T0 + 95_000 + STALE_RUNNING_MS + 3 })).resolves.toMatchObject({ id: a.id, runId: 'run-c' });
+  });
+
+  it("a limits run that died leaves its running rows partial at once, and no other run's", async () => {
+    for (const id of ['run-d1', 'run-d2']) await db.q.insert(db.t.runs).values({ id, project: 'p', flow: 'limits', status: 'running', kind: 'limits', startedAt: T0 });
+    const a = await openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-d1', now: T0 });
+    const b = await openModelLimit(db, key('openrouter:a', 'list'), { settings: SETTINGS, runId: 'run-d2', now: T0 });
+    expect(await transaction(db, (q) => endHeldModelLimits(db, q, 'run-d1', T0 + 5))).toBe(1);
+    const rows = await modelLimitHistory(db, 'openrouter:a');
+    expect(rows.find((r) => r.id === a.id)).toMatchObject({ status: 'partial', updatedAt: T0 + 5 });
+    expect(rows.find((r) => r.id === b.id)).toMatchObject({ status: 'running', updatedAt: T0 });
+    // and the next probe opens it at once, not STALE_RUNNING_MS later
+    await expect(openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-d2', now: T0 + 6 })).resolves.toMatchObject({ id: a.id, runId: 'run-d2' });
   });
 
   it('a purged limits run leaves its measurement, without the link', async () => {

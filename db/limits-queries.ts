@@ -6,7 +6,7 @@ import { and, desc, eq, inArray, isNull, lt, ne, or } from 'drizzle-orm';
 import { shortRunId } from '@/lib/shared/short-id';
 import { STALE_RUNNING_MS, type LimitDimension, type LimitLevel, type LimitSettings, type LimitStatus, type ModelLimit } from '@/lib/shared/limits-types';
 import type { ModelLimitRow } from './schema';
-import type { Db } from './types';
+import type { Db, Orm } from './types';
 
 export type { LimitDimension, LimitLevel, ModelLimit } from '@/lib/shared/limits-types';
 
@@ -163,4 +163,20 @@ export async function modelLimitHistory(db: Db, model: string): Promise<StoredMo
   const { modelLimits: m } = db.t;
   const rows = await db.q.select().from(m).where(eq(m.model, model)).orderBy(desc(m.updatedAt), desc(m.id));
   return rows.map(view);
+}
+
+/**
+ * A limits run that ended without writing its rows' end (its process died: the lease sweep, or a
+ * PostgreSQL worker taking it over): the rows it still holds `running` become `partial` at once —
+ * shown so, and free for the next probe with those settings to resume — instead of waiting
+ * STALE_RUNNING_MS. Runs inside the caller's transaction (`q`). Returns the rows ended.
+ */
+export async function endHeldModelLimits(db: Db, q: Orm, runId: string, now: number): Promise<number> {
+  const { modelLimits: m } = db.t;
+  const ended = await q
+    .update(m)
+    .set({ status: 'partial', updatedAt: now })
+    .where(and(eq(m.runId, runId), eq(m.status, 'running')))
+    .returning({ id: m.id });
+  return ended.length;
 }

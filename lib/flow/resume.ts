@@ -3,10 +3,11 @@
 // run carries on from its stored facts under the new lease — finished nodes are not run again, and
 // an unfinished node restarts from its original request with its models' answers counted. The old
 // owner's late writes are refused from the claim on (the run store's fencing).
-import { getRunFacts, type RunOrigin } from '@/db/queries';
+import { getRunFacts, type RunKind, type RunOrigin } from '@/db/queries';
 import { nodeRunIdsOf } from '@/db/resume-queries';
 import { takeOver, type Lease } from '@/db/run-lease';
 import { closeCutOffAttempts, runStore } from '@/db/run-store';
+import { endHeldModelLimits } from '@/db/limits-queries';
 import { transaction } from '@/db/tx';
 import type { Db, RunError, RunFacts } from '@/db/types';
 import { sumUsageRounded } from '@/lib/engine/usage';
@@ -44,6 +45,8 @@ export async function takeOverRun(o: TakeOverOptions): Promise<StartedRun | null
   const [facts, nodeRunIds] = await Promise.all([getRunFacts(db, runId), nodeRunIdsOf(db, runId)]);
   if (!facts) throw new Error(`run ${runId} was taken over but cannot be read back`);
   const { project, providers, env, clock, gate, fetch, onProgress } = o;
+  // a limits probe is not carried on by another process: it ends interrupted, its rows free to resume
+  if (facts.kind === 'limits') return endUnfit(db, lease, facts, nodeRunIds, LIMITS_TAKEN_OVER, now, 'interrupted');
   try {
     // a replay goes on as the one node it replays, never as its whole flow
     const only = await replayScope(db, project, runId);
@@ -51,9 +54,16 @@ export async function takeOverRun(o: TakeOverOptions): Promise<StartedRun | null
   } catch (err) {
     const error = unfit(err);
     if (!error) throw err;
-    return failUnfit(db, lease, facts, nodeRunIds, error, now);
+    return endUnfit(db, lease, facts, nodeRunIds, error, now, 'failed');
   }
 }
+
+const LIMITS_TAKEN_OVER: RunError = {
+  code: 'interrupted',
+  node: null,
+  message: "the limits run's process stopped before it ended; a limits run is not carried on by another process",
+  hint: 'Run aqven limits again with the same settings today: it resumes the levels measured.',
+};
 
 /** Why a taken-over run cannot go on under the project (its flow removed, its input no longer valid), or null. */
 function unfit(err: unknown): RunError | null {
@@ -66,8 +76,11 @@ function unfit(err: unknown): RunError | null {
   return null;
 }
 
-/** Ends a taken-over run that cannot go on: its unfinished nodes and the run fail with `error`. */
-async function failUnfit(db: Db, lease: Lease, facts: RunFacts & RunOrigin, nodeRunIds: ReadonlyMap<string, string>, error: RunError, now: number): Promise<StartedRun> {
+/**
+ * Ends a taken-over run that cannot go on: its unfinished nodes fail with `error`, the run ends
+ * `status` with it (a limits run: interrupted, the measurements it held left partial).
+ */
+async function endUnfit(db: Db, lease: Lease, facts: RunFacts & RunOrigin & { kind: RunKind }, nodeRunIds: ReadonlyMap<string, string>, error: RunError, now: number, status: 'failed' | 'interrupted'): Promise<StartedRun> {
   const store = runStore(db);
   const open = facts.nodes.filter((n) => (n.status === 'running' || n.status === 'pending') && nodeRunIds.has(n.id));
   store.adoptRun({ id: facts.id, lease, nodeRunIds: open.map((n) => nodeRunIds.get(n.id)!) });
@@ -76,10 +89,13 @@ async function failUnfit(db: Db, lease: Lease, facts: RunFacts & RunOrigin, node
     Object.assign(n, { status: 'failed', error: nodeError, finishedAt: now });
     store.finishNode({ id: nodeRunIds.get(n.id)!, status: 'failed', output: null, error: nodeError, usage: sumUsageRounded(n.attempts.map((a) => a.usage)), finishedAt: now });
   }
-  Object.assign(facts, { status: 'failed', error, output: null, finishedAt: now });
+  Object.assign(facts, { status, error, output: null, finishedAt: now });
   const record = buildRunRecord(facts);
   const done = store
-    .finishRun({ id: facts.id, status: 'failed', output: null, error, turns: facts.turns, usage: sumUsageRounded([record.usage]), finishedAt: now })
-    .then(() => record);
+    .finishRun({ id: facts.id, status, output: null, error, turns: facts.turns, usage: sumUsageRounded([record.usage]), finishedAt: now })
+    .then(async () => {
+      if (facts.kind === 'limits') await transaction(db, (q) => endHeldModelLimits(db, q, facts.id, now));
+      return record;
+    });
   return { runId: facts.id, done, handBack: async () => undefined };
 }

@@ -10,6 +10,7 @@ import { expiredLeases, LEASE_TTL_MS, leaseKeeper, LeaseLostError, PROCESS_OWNER
 import { runStore } from '@/db/run-store';
 import type { Db } from '@/db/types';
 import { takeOverRun } from '@/lib/flow/resume';
+import { runLimitsProbe } from '@/lib/limits/probe';
 import { beginRun, RunInterruptedError, RunNotRecordedError, type ProgressEvent } from '@/lib/flow/run-flow';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { routeToSimulator } from '@/lib/flow/simulate';
@@ -232,6 +233,36 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
       ['critique', 'failed', 'unknown_flow'],
     ]);
     expect(await runRow(db, runId)).toMatchObject({ status: 'failed', owner: 'worker-2', fence: 2 });
+  });
+
+  it('a limits run whose process died is not carried on: it ends interrupted, its measurement left partial for the next probe to resume', async () => {
+    // every answer stalls: the probe's first level (its 2 trials at once) never ends
+    const { project, providers, env, db, sim } = await open(dialect, { [FLASH_LITE]: Array.from({ length: 6 }, () => ({ kind: 'stall' as const })) });
+    const dying = otherProcess({ db, target: targetOf(db), close: async () => undefined });
+    const ac = new AbortController();
+    const probe = runLimitsProbe(
+      { project, db: dying.db, providers, env },
+      { model: `openrouter:${FLASH_LITE}`, dimensions: ['depth'], trials: 2, threshold: 0.9, maxCalls: 10, maxCostUsd: 1, maxTokens: 1024, startedBy: 'cli:test', signal: ac.signal },
+    ).catch(() => null);
+    cleanups.push(async () => {
+      ac.abort(new Error('killed'));
+      await probe;
+      await dying.close();
+    });
+    await until('the first level\'s 2 trials at the simulator', () => sim.requests().length === 2);
+    const limitsRow = async () => (await db.q.select({ status: db.t.modelLimits.status, runId: db.t.modelLimits.runId }).from(db.t.modelLimits))[0]!;
+    const { runId } = await limitsRow();
+    await runStore(dying.db).flush();
+    leaseKeeper(dying.db).drop(runId!);
+    expect(await limitsRow()).toEqual({ status: 'running', runId });
+
+    const sent = sim.requests().length;
+    const started = (await takeOverRun({ db, runId: runId!, fence: 1, project, providers, env, now: later(), owner: 'worker-2' }))!;
+    const record = await started.done;
+    expect(record).toMatchObject({ status: 'interrupted', error: { code: 'interrupted', message: expect.stringContaining('is not carried on by another process') } });
+    expect(await runRow(db, runId!)).toMatchObject({ status: 'interrupted', owner: 'worker-2' });
+    expect(await limitsRow()).toEqual({ status: 'partial', runId });
+    expect(sim.requests()).toHaveLength(sent); // the take-over sent nothing
   });
 
   it('two workers taking the same run over at once: exactly one wins', async () => {
