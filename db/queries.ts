@@ -157,6 +157,7 @@ export interface RunFilters {
   kind?: RunKind;
 }
 
+/** flow: a run of a flow, counted in every statistic; replay and limits runs are recorded and searchable, never counted */
 export type RunKind = RunRow['kind'];
 
 export interface RunListItem {

@@ -41,12 +41,12 @@ import {
   valueSearchText,
   writeDailySums,
 } from './run-aggregates';
-import type { RunRow } from './schema';
+import type { RunKind } from './queries';
 import { excluded, pgStatement, placeholders, valueStatement, writeStatement, type BuiltQuery } from './typed-sql';
 import type { Db, Orm, RunError } from './types';
 
-/** flow: a run of a flow, counted in every statistic; replay and limits runs are recorded and searchable, never counted */
-export type RunKind = RunRow['kind'];
+/** the kind of a run (db/queries.ts), re-exported for the store's callers */
+export type { RunKind };
 
 /** a JSON column's value as its column would encode it (undefined: NULL) */
 const jsonText = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
