@@ -5,6 +5,7 @@ import type { AgentFailure, AgentModelStats, AgentStatsView } from '@/lib/dashbo
 import { fmtCost, fmtTokens, shortId, splitModel } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { OutcomeBar, outcomeCounts } from './outcome-bar';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 /** provider: muted, the model id as ink; wraps at its slashes and dashes on a phone */
 function ModelName({ model }: { model: string }) {
@@ -93,7 +94,7 @@ export function AgentStatsPanel({ stats, models, failures }: { stats: AgentStats
           <ul className="failures">
             {failures.map((f) => (
               <li key={`${f.runId}-${f.nodeId}`}>
-                <Link href={`/runs/${f.runId}#node-${f.nodeId}`} className="mono">
+                <Link href={runHref(f.runId, { node: f.nodeId })} className="mono">
                   {f.flow} {shortId(f.runId)} · {f.nodeId}
                 </Link>{' '}
                 <span className="mono error-text">{f.errorCode}</span> <LocalTime ms={f.startedAt} withDate />

@@ -14,6 +14,7 @@ import type { DimensionView, Figure, LimitsResponse, ModelLimitsView, ProbeView 
 import type { StartLimitsState } from '@/lib/forms/limits';
 import type { LimitDimension } from '@/lib/shared/limits-types';
 import '@/app/styles/limits.css';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 const POLL_MS = 1000;
 
@@ -185,7 +186,7 @@ function ProbeProgress({ p }: { p: ProbeView }) {
         {p.runId ? (
           <>
             {' · '}
-            <Link href={`/runs/${encodeURIComponent(p.runId)}`} className="mono">
+            <Link href={runHref(p.runId)} className="mono">
               run {shortId(p.runId)}
             </Link>
           </>
@@ -280,7 +281,7 @@ function MeasuredSummary({ dimensions, open }: { dimensions: DimensionView[]; op
           {runs.map((r, i) => (
             <span key={r}>
               {i > 0 ? ', ' : null}
-              <Link href={`/runs/${encodeURIComponent(r)}`} className="mono">
+              <Link href={runHref(r)} className="mono">
                 {shortId(r)}
               </Link>
             </span>

@@ -11,6 +11,7 @@ import { replayGroupAction } from '@/lib/actions/replay-group';
 import type { BatchResponse } from '@/lib/dashboard/replay-types';
 import { BATCH_MAX_NODES, type ReplayFormState } from '@/lib/forms/replay';
 import { fmtCost, shortId } from '@/components/ui/format';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 const POLL_MS = 1000;
 
@@ -75,13 +76,13 @@ function BatchProgressView({ batchId }: { batchId: string }) {
                 {it.state === 'running' ? <span className="pulse" aria-hidden /> : null}
                 {STATE_BADGE[it.state][1]}
               </span>{' '}
-              <Link href={`/runs/${encodeURIComponent(it.runId)}#node-${encodeURIComponent(it.nodeId)}`} className="mono">
+              <Link href={runHref(it.runId, { node: it.nodeId })} className="mono">
                 {shortId(it.runId)}/{it.nodeId}
               </Link>
               {it.replayRunId ? (
                 <>
                   {' → '}
-                  <Link href={`/runs/${encodeURIComponent(it.replayRunId)}`} className="mono">
+                  <Link href={runHref(it.replayRunId)} className="mono">
                     replay {shortId(it.replayRunId)}
                   </Link>
                 </>

@@ -4,6 +4,7 @@ import type { RunStatus } from '@/db/types';
 import { fmtCost, shortId } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { StatusBadge } from '@/components/ui/status-badge';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 export interface ReplayLineFacts {
   id: string;
@@ -16,7 +17,7 @@ export interface ReplayLineFacts {
 export function ReplayLine({ r, node }: { r: ReplayLineFacts; node?: string | null }) {
   return (
     <li>
-      <Link href={`/runs/${encodeURIComponent(r.id)}`} className="mono">
+      <Link href={runHref(r.id)} className="mono">
         {shortId(r.id)}
       </Link>{' '}
       {node ? (

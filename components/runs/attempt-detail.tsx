@@ -9,6 +9,7 @@ import { OutcomeChip } from '@/components/ui/status-badge';
 import { CopyLink } from '@/components/notes/copy-link';
 import { NoteThread } from '@/components/notes/note-thread';
 import { LiveWaitText, useLiveWait } from './run-live';
+import { attemptAnchor } from '@/lib/dashboard/run-anchors';
 
 const ACTION_TEXT: Record<string, string> = {
   retry: 'retried the same model',
@@ -30,7 +31,7 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
   return (
     <article
       className={`attempt o-${key}`}
-      id={`attempt-${nodeId}-${a.seq}`}
+      id={attemptAnchor(nodeId, a.seq)}
       data-testid="attempt-detail"
       data-seq={a.seq}
       data-outcome={a.outcome ?? 'pending'}

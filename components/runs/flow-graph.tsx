@@ -6,6 +6,7 @@
 // is all it needs; a graph library would add weight and its own styling for no gain.
 import { useId } from 'react';
 import { layoutFlow, type FlowShape, type NodeState, type NodeStateView } from '@/lib/dashboard/flow-graph';
+import { nodeAnchor } from '@/lib/dashboard/run-anchors';
 
 const STATE_WORD: Record<NodeState, string> = {
   succeeded: 'succeeded',
@@ -76,7 +77,7 @@ export function FlowGraph({ flow, states }: { flow: FlowShape; states: Map<strin
         const s = stateOf(n.id);
         const label = `${n.id} (agent ${n.agent}): ${s.note}`;
         return (
-          <a key={n.id} href={`#node-${n.id}`} className={`fg-node st-${s.state}`} data-testid="graph-node" data-node={n.id} data-state={s.state} aria-label={label}>
+          <a key={n.id} href={`#${nodeAnchor(n.id)}`} className={`fg-node st-${s.state}`} data-testid="graph-node" data-node={n.id} data-state={s.state} aria-label={label}>
             <title>{label}</title>
             <rect x={n.x} y={n.y} width={w} height={h} rx={7} />
             <text x={n.x + 10} y={n.y + 19} className="fg-id">
@@ -112,7 +113,7 @@ export function FlowGraphNotes({ flow, states }: { flow: FlowShape; states: Map<
         <ul className="flow-facts" data-testid="flow-facts">
           {notable.map((n) => (
             <li key={n.id} data-node={n.id}>
-              <a href={`#node-${n.id}`} className="mono">
+              <a href={`#${nodeAnchor(n.id)}`} className="mono">
                 {n.id}
               </a>{' '}
               <span className={`st-text-${states.get(n.id)?.state ?? 'not-reached'}`}>{states.get(n.id)?.note ?? 'not reached'}</span>

@@ -18,6 +18,7 @@ import { CopyLink } from '@/components/notes/copy-link';
 import { useOpenOnLink } from '@/components/notes/link-target';
 import { NoteCount, NoteThread } from '@/components/notes/note-thread';
 import { ReplayNodeLink } from '@/components/replay/replay-node-link';
+import { nodeAnchor } from '@/lib/dashboard/run-anchors';
 
 /** The badge of a node the run never started: "not reached", "not needed" (its stored status stays in data-status). */
 const UNRUN_WORD: Partial<Record<NodeStateView['state'], string>> = { 'not-reached': 'not reached', 'not-needed': 'not needed' };
@@ -89,7 +90,7 @@ export function NodeRow({ node, axis, now, defaultOpen, state }: { node: NodeFac
       ) : null}
       {state?.routedTo ? (
         <div className="node-routed small" data-testid="node-routed">
-          Routed around: <a href={`#node-${state.routedTo}`} className="mono">{state.routedTo}</a> ran instead (on_fail).
+          Routed around: <a href={`#${nodeAnchor(state.routedTo)}`} className="mono">{state.routedTo}</a> ran instead (on_fail).
         </div>
       ) : null}
 

@@ -9,6 +9,7 @@ import { LocalTime } from '@/components/ui/local-time';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
 import { shortRunIdSpan } from '@/lib/shared/short-id';
+import { nodeAnchor } from '@/lib/dashboard/run-anchors';
 
 /** long names and hashes wrap anywhere rather than widen the header past a phone's 390 px */
 const WRAP = { overflowWrap: 'anywhere' } as const;
@@ -101,7 +102,7 @@ export function RunHeader({ run, now }: { run: RunDetailResponse; now: number })
             {run.error.node ? (
               <>
                 {' '}
-                at node <a href={`#node-${run.error.node}`} className="mono">{run.error.node}</a>
+                at node <a href={`#${nodeAnchor(run.error.node)}`} className="mono">{run.error.node}</a>
               </>
             ) : null}
             : {run.error.message}

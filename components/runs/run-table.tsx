@@ -12,6 +12,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { isLiveRun, RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
 import { useRunList } from './use-runs';
 import '@/app/styles/runs.css';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 export function RunTable({ query, initial, renderedAt, firstPage = false }: { query: string; initial: RunListResponse; renderedAt: number; firstPage?: boolean }) {
   const router = useRouter();
@@ -47,7 +48,7 @@ export function RunTable({ query, initial, renderedAt, firstPage = false }: { qu
           </thead>
           <tbody>
             {data.items.map((r) => {
-              const href = `/runs/${r.id}`;
+              const href = runHref(r.id);
               return (
                 <tr
                   key={r.id}
@@ -118,7 +119,7 @@ function RunMarks({ run: r }: { run: RunListItem }) {
         <span className="badge mark-replay" data-testid="replay-of" title={r.replayNode ? `node ${r.replayNode} run again under today's files` : undefined}>
           {r.replayOf ? (
             <>
-              replay of <Link href={`/runs/${r.replayOf}`} className="mono">{shortId(r.replayOf)}</Link>
+              replay of <Link href={runHref(r.replayOf)} className="mono">{shortId(r.replayOf)}</Link>
             </>
           ) : (
             'replay (its original was purged)'

@@ -13,6 +13,7 @@ import { RunHeader } from './run-header';
 import { NodeRow } from './node-row';
 import { RunLiveProvider } from './run-live';
 import { useRunDetail } from './use-runs';
+import { nodeAnchor } from '@/lib/dashboard/run-anchors';
 
 /** not-reached holds nodes never reached and on_fail routes not needed: each row's badge says which */
 const GROUP_LABEL: Record<TurnGroup['kind'], string> = { turn: '', pending: 'pending — not started yet', 'not-reached': 'not run' };
@@ -108,7 +109,7 @@ export function RunView({
           <div key={`${g.kind}-${g.turn}`} className={`turn turn-${g.kind}`} data-turn={g.turn} data-kind={g.kind}>
             <div className="turn-label">{g.kind === 'turn' ? `turn ${g.turn}` : GROUP_LABEL[g.kind]}</div>
             {g.nodes.map((n) => (
-              <div key={n.id} id={`node-${n.id}`}>
+              <div key={n.id} id={nodeAnchor(n.id)}>
                 <NodeRow node={n} axis={axis} now={now} defaultOpen={few || n.status === 'failed'} state={states.get(n.id)} />
               </div>
             ))}

@@ -6,6 +6,7 @@ import { RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
 import { LocalTime } from '@/components/ui/local-time';
 import { StatusBadge } from '@/components/ui/status-badge';
 import '@/app/styles/search.css';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 export function AmbiguousRunId({ prefix, matches, more }: { prefix: string; matches: RunIdMatch[]; more: boolean }) {
   return (
@@ -21,7 +22,7 @@ export function AmbiguousRunId({ prefix, matches, more }: { prefix: string; matc
       <ul className="run-choices">
         {matches.map((m) => (
           <li key={m.id} data-testid="run-choice">
-            <Link href={`/runs/${encodeURIComponent(m.id)}`} className="mono run-choice-id">
+            <Link href={runHref(m.id)} className="mono run-choice-id">
               {m.id}
             </Link>
             <strong>{m.flow}</strong>

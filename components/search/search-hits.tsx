@@ -3,7 +3,7 @@
 // and links to the run — to the node, or the attempt, whose output or failure it is.
 import Link from 'next/link';
 import type { SearchHit } from '@/db/search-queries';
-import { attemptAnchor, nodeAnchor } from '@/lib/dashboard/run-anchors';
+import { runHref } from '@/lib/dashboard/run-anchors';
 import { RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
 import { shortRunId } from '@/lib/shared/short-id';
 import { LocalTime } from '@/components/ui/local-time';
@@ -11,9 +11,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 
 /** The run page of a hit, opened on its node or attempt when the words are in one. */
 export function hitHref(h: Pick<SearchHit, 'runId' | 'nodeId' | 'attemptSeq'>): string {
-  const run = `/runs/${encodeURIComponent(h.runId)}`;
-  if (h.nodeId === null) return run;
-  return `${run}#${encodeURIComponent(h.attemptSeq === null ? nodeAnchor(h.nodeId) : attemptAnchor(h.nodeId, h.attemptSeq))}`;
+  return runHref(h.runId, h.nodeId === null ? undefined : { node: h.nodeId, seq: h.attemptSeq });
 }
 
 function where(h: SearchHit): string {

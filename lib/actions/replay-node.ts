@@ -7,6 +7,7 @@ import { redirect } from 'next/navigation';
 import { replayFormError, replayNodeFormSchema, type ReplayFormState } from '@/lib/forms/replay';
 import { actionCaller } from '@/lib/server/access';
 import { replayNodeNow } from '@/lib/server/replay';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 export async function replayNodeAction(_prev: ReplayFormState, fd: FormData): Promise<ReplayFormState> {
   const who = await actionCaller('editor');
@@ -16,5 +17,5 @@ export async function replayNodeAction(_prev: ReplayFormState, fd: FormData): Pr
   const { runId, node, cap } = parsed.data;
   const res = await replayNodeNow(who.caller, runId, node, cap);
   if (!res.ok) return { status: 'error', field: res.code === 'E_CAP' ? 'cap' : 'form', code: res.code, message: res.error };
-  redirect(`/runs/${encodeURIComponent(res.id)}`);
+  redirect(runHref(res.id));
 }

@@ -5,6 +5,7 @@ import { redirect } from 'next/navigation';
 import { startRunFieldErrors, startRunFormSchema, type StartRunFormState } from '@/lib/forms/start-run';
 import { actionCaller } from '@/lib/server/access';
 import { startRun } from '@/lib/server/session';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 export async function startRunAction(_prev: StartRunFormState, formData: FormData): Promise<StartRunFormState> {
   const who = await actionCaller('editor');
@@ -13,5 +14,5 @@ export async function startRunAction(_prev: StartRunFormState, formData: FormDat
   if (!parsed.success) return { fieldErrors: startRunFieldErrors(parsed.error) };
   const res = await startRun(parsed.data.flow, parsed.data.input, who.caller.author);
   if (!res.ok) return { fieldErrors: res.status === 404 ? { flow: res.error } : { input: res.error }, inputField: res.field };
-  redirect(`/runs/${res.id}`);
+  redirect(runHref(res.id));
 }

@@ -2,7 +2,7 @@
 // example links to, how a group's code is coloured, how long ago a failure was. Pure, so the page
 // and its tests share them.
 import type { FailureGroup } from '@/db/failure-queries';
-import { attemptAnchor, nodeAnchor } from './run-anchors';
+import { runHref } from './run-anchors';
 
 const HOUR = 3_600_000;
 
@@ -21,8 +21,7 @@ export function readFailureWindow(value: string | string[] | undefined): Failure
 
 /** The run page's place of an example: the failed attempt of an attempt group, else the node. */
 export function exampleHref(e: FailureGroup['examples'][number]): string {
-  const anchor = e.attemptSeq != null ? attemptAnchor(e.nodeId, e.attemptSeq) : nodeAnchor(e.nodeId);
-  return `/runs/${encodeURIComponent(e.runId)}#${anchor}`;
+  return runHref(e.runId, { node: e.nodeId, seq: e.attemptSeq });
 }
 
 /** The outcome colour of a cause or a node's error code (the timeline's colours); null: none fits. */

@@ -1,5 +1,5 @@
-// The anchors of the run page (the id a node's or an attempt's element carries, and the URL hash
-// that opens the page on it): one home for making and reading them.
+// The run page's address and anchors (the id a node's or an attempt's element carries, and the URL
+// hash that opens the page on it): one home for making and reading them.
 
 export function nodeAnchor(nodeId: string): string {
   return `node-${nodeId}`;
@@ -7,6 +7,13 @@ export function nodeAnchor(nodeId: string): string {
 
 export function attemptAnchor(nodeId: string, seq: number): string {
   return `attempt-${nodeId}-${seq}`;
+}
+
+/** The run page of `runId`, opened on a node, or on one of its attempts when `seq` is given. */
+export function runHref(runId: string, at?: { node: string; seq?: number | null }): string {
+  const page = `/runs/${encodeURIComponent(runId)}`;
+  if (!at) return page;
+  return `${page}#${encodeURIComponent(at.seq != null ? attemptAnchor(at.node, at.seq) : nodeAnchor(at.node))}`;
 }
 
 /**

@@ -19,6 +19,7 @@ import { noteAuthor } from '@/lib/forms/notes';
 import '@/app/styles/notes.css';
 import '@/app/styles/replay.css';
 import '@/app/styles/run-page.css';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 export const dynamic = 'force-dynamic';
 
@@ -30,7 +31,7 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
   if (!facts) {
     // a short id or prefix: the run it names, or the runs it could mean (never a guess)
     const named = await resolveRunId(s.session.db, runId);
-    if (named.kind === 'found') redirect(`/runs/${encodeURIComponent(named.id)}`);
+    if (named.kind === 'found') redirect(runHref(named.id));
     if (named.kind === 'ambiguous') return <AmbiguousRunId prefix={runId} matches={named.matches} more={named.more} />;
     notFound();
   }

@@ -13,6 +13,7 @@ import { suggestedCap } from '@/lib/forms/replay';
 import { pageSession } from '@/lib/server/page-session';
 import { replayPreview } from '@/lib/server/replay';
 import '@/app/styles/replay.css';
+import { runHref } from '@/lib/dashboard/run-anchors';
 
 export const dynamic = 'force-dynamic';
 
@@ -25,7 +26,7 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
   const s = await pageSession('editor');
   const back = (
     <nav className="crumbs">
-      <Link href={`/runs/${encodeURIComponent(runId)}${node ? `#node-${encodeURIComponent(node)}` : ''}`}>← Run {shortId(runId)}</Link>
+      <Link href={runHref(runId, node ? { node } : undefined)}>← Run {shortId(runId)}</Link>
     </nav>
   );
   if (!s.ok) return <section>{back}<ProjectProblem {...s} /></section>;
