@@ -8,6 +8,7 @@ import { runScaleBench } from './scale.bench';
 import { runScaleOutBench } from './scale-out.bench';
 import { runStreamStoreBench } from './stream-store.bench';
 import { runPeersBench } from './peers/run';
+import { runPgSearchBench } from './pg-search.bench';
 
 const r = runRedactBench();
 console.log(`redact: ${r.realistic.mbPerS} MB/s realistic; worst adversarial ${Math.max(...r.adversarial.map((a) => a.ms))} ms`);
@@ -42,6 +43,8 @@ console.log(
   `scale (${big.rows.runs.toLocaleString('en')} runs, ${big.rows.attempts.toLocaleString('en')} attempts): ` +
     big.noStatistics.targets.map((t) => `${t.read} p95 ${t.p95} ms (< ${t.targetMs}${t.met ? '' : ' MISSED'})`).join('; '),
 );
+const pgSearch = await runPgSearchBench();
+console.log(`pg search (${pgSearch.docs.toLocaleString('en')} documents): p95 ${pgSearch.target.p95} ms (< ${pgSearch.target.targetMs}${pgSearch.target.met ? '' : ' MISSED'})`);
 // AQVEN side by side with ai@6 and openai@6 (bench/peers/): prints its own lines, rewrites the README table
 const peers = await runPeersBench();
 if (peers.exitCode) process.exitCode = peers.exitCode;
