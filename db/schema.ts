@@ -419,8 +419,9 @@ export type NoteRow = typeof notes.$inferSelect;
  * The searchable text of the run history, one row per run input, node output and (redacted)
  * failure text, written by the run store with the facts it comes from. The full-text index over
  * `body` is the dialect's own and lives in hand-written migration SQL: an FTS5 table `search_fts`
- * (external content, fed in batches by db/search-index.ts) on SQLite, a GIN index on `to_tsvector('simple', body)` on
- * PostgreSQL.
+ * (external content, fed in batches by db/search-index.ts) on SQLite; on PostgreSQL a stored
+ * generated column `body_tsv` (`to_tsvector('simple', body)`) with a GIN index, described in
+ * db/search-index.ts.
  */
 export const searchDocs = sqliteTable(
   'search_docs',

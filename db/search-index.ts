@@ -5,8 +5,10 @@
 // transaction: a second after the commit that wrote them, before every search, and when the store
 // is flushed. The settings row FTS_WATERMARK is the highest id indexed; the delete trigger (migration
 // 0010_search_write_behind) takes out of the index only rows at or below it, since an FTS5 'delete'
-// of a row the index never held would corrupt it. PostgreSQL's GIN index needs none of this.
+// of a row the index never held would corrupt it. PostgreSQL needs none of this: its parsed bodies are
+// a stored column of search_docs, GIN-indexed (searchDocsTsv below).
 import { eq, gt, sql } from 'drizzle-orm';
+import { customType, pgTable } from 'drizzle-orm/pg-core';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { SqliteDb } from './types';
 
@@ -21,6 +23,17 @@ export const searchFts = sqliteTable('search_fts', {
   rowid: integer('rowid').notNull(),
   table: text('search_fts'),
   body: text('body'),
+});
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/**
+ * PostgreSQL's parsed bodies: search_docs.body_tsv, `to_tsvector('simple', body)` stored when the
+ * row is written (a generated column, hand-written in migration pg/0006_search_tsvector, so
+ * drizzle's schema does not describe it), with the GIN index search_docs_tsv_idx.
+ */
+export const searchDocsTsv = pgTable('search_docs', {
+  bodyTsv: tsvector('body_tsv'),
 });
 
 const prepared = new WeakMap<SqliteDb, () => number>();

@@ -1,15 +1,14 @@
 // Full-text search over the run history (DESIGN: The dashboard, "Short run ids and search"): run
 // inputs, node outputs and the (already redacted) failure text, as the run store writes them into
-// search_docs, and runs by id prefix. SQLite reads the FTS5 table search_fts; PostgreSQL the GIN
-// index on to_tsvector('simple', body) — the query names exactly that expression, or the index is
-// not used. Hits come newest text first (search_docs.id grows as runs are recorded), one per run
+// search_docs, and runs by id prefix. SQLite reads the FTS5 table search_fts; PostgreSQL the stored
+// parsed bodies, search_docs.body_tsv, and their GIN index. Hits come newest text first (search_docs.id grows as runs are recorded), one per run
 // and field; the snippet is cut from the body in JS for the page of hits only.
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { searchWords, snippet, type SearchWord, type SnippetPart } from '@/lib/shared/search-text';
 import { RUN_ID_TAIL_START, runIdPrefix } from '@/lib/shared/short-id';
 import { runsByIdOrShortId } from './run-id-queries';
 import type { Db, RunStatus } from './types';
-import { indexPendingSearchDocs, searchFts } from './search-index';
+import { indexPendingSearchDocs, searchDocsTsv, searchFts } from './search-index';
 
 export type SearchField = 'input' | 'output' | 'error';
 
@@ -51,10 +50,13 @@ const BATCH_PER_HIT = 4;
 /** the most matching documents one page reads before it answers with what it has (and a next page) */
 const SCAN_MAX = 2_000;
 /**
- * PostgreSQL: the newest documents first read whole (each body parsed), so a common word is found
- * without reading its every match from the GIN index; a rarer one is read from the index after.
+ * PostgreSQL: the newest documents are tested first (each a stored tsvector, about a microsecond),
+ * so a common word or pair is found without the GIN index handing over all its matches; what is
+ * older is read from the GIN index, which a rare or absent word needs. Left to itself the planner
+ * reads backwards through the primary key for a word it cannot estimate — the whole table for a
+ * word no document has.
  */
-const PG_RECENT = 300;
+const PG_RECENT = 2_000;
 /** PostgreSQL reads the query text with its own parser, as it read the bodies: bounded */
 const PG_QUERY_MAX = 500;
 /** runs listed by id prefix on the first page */
@@ -130,9 +132,8 @@ async function pickDocs(db: Db, words: SearchWord[], q: string, limit: number, b
   const p = new Picker(limit, before);
   const full = () => ({ picked: p.picked, nextBefore: p.cursor });
   if (db.dialect === 'pg') {
-    // a common word: found among the newest documents, without reading all its matches
     const recent = db.q
-      .select({ id: d.id, runId: d.runId, field: d.field, body: d.body })
+      .select({ id: d.id, runId: d.runId, field: d.field, tsv: sql`${searchDocsTsv.bodyTsv}`.as('tsv') })
       .from(d)
       .where(before === null ? undefined : lt(d.id, before))
       .orderBy(desc(d.id))
@@ -141,10 +142,10 @@ async function pickDocs(db: Db, words: SearchWord[], q: string, limit: number, b
     const window = await db.q
       .select({ id: recent.id, runId: recent.runId, field: recent.field })
       .from(recent)
-      .where(pgMatch(sql`${recent.body}`, words, q))
+      .where(pgMatch(sql`${recent.tsv}`, words, q))
       .orderBy(desc(recent.id));
     if (p.take(window)) return full();
-    // the newest PG_RECENT were read: what is older is read from the GIN index
+    // the newest PG_RECENT were tested: what is older is read from the GIN index
     const [oldest] = await db.q
       .select({ id: d.id })
       .from(d)
@@ -183,29 +184,28 @@ export function matchingDocs(db: Db, words: SearchWord[], q: string, page: { bef
       .limit(page.limit);
     return query.where(inArray(d.id, ids)).orderBy(desc(d.id)).limit(page.limit);
   }
-  const match = pgMatch(sql`${d.body}`, words, q);
+  const match = pgMatch(sql`${searchDocsTsv.bodyTsv}`, words, q);
   return (
     query
       .where(page.before === null ? match : and(match, lt(d.id, page.before)))
-      // `+ 0` keeps the planner off the primary key's order, which parses every body it passes: the GIN index, then a top-N sort
+      // `+ 0` keeps the planner off a backward scan of the primary key (PG_RECENT did that part): the GIN index, then a top-N sort
       .orderBy(sql`${d.id} + 0 desc`)
       .limit(page.limit)
   );
 }
 
 /**
- * PostgreSQL: `body` matches the user's text as the parser read the bodies (hosts, emails,
- * hyphenated words), each `word*` a prefix — written as the GIN index's own expression,
- * to_tsvector('simple', body), or the index is not used.
+ * PostgreSQL: a stored parsed body (`tsv`: search_docs.body_tsv) matches the user's text read by the
+ * same parser (hosts, emails, hyphenated words), each `word*` a prefix.
  */
-function pgMatch(body: SQL, words: SearchWord[], q: string): SQL {
+function pgMatch(tsv: SQL, words: SearchWord[], q: string): SQL {
   const plain = q.slice(0, PG_QUERY_MAX).replace(/[\p{L}\p{N}\p{Co}]+\*/gu, ' ');
   const prefixes = words.filter((w) => w.prefix).map((w) => `${w.text}:*`);
   const parts: SQL[] = [];
   if (searchWords(plain).length) parts.push(sql`plainto_tsquery('simple', ${plain})`);
   if (prefixes.length) parts.push(sql`to_tsquery('simple', ${prefixes.join(' & ')})`);
   if (!parts.length) return sql`false`;
-  return sql`to_tsvector('simple', ${body}) @@ (${sql.join(parts, sql` && `)})`;
+  return sql`${tsv} @@ (${sql.join(parts, sql` && `)})`;
 }
 
 /** The hits of the documents picked, in their order: each with its run, node, attempt and snippet. */

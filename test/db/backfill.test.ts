@@ -57,7 +57,7 @@ function inserts(dialect: Dialect, key: (typeof TABLES)[number], rows: Record<st
 
 async function oldHistory(dialect: Dialect, rows: Record<string, Record<string, unknown>[]>): Promise<OldHistory> {
   // the team-debugging migration and the ones after it (model_limits, run_short_id; on SQLite search_write_behind) left out
-  const { folder } = olderMigrationsFolder(dialect, dialect === 'sqlite' ? 4 : 3);
+  const { folder } = olderMigrationsFolder(dialect, { before: 'team_debugging' });
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'aqven-backfill-'));
     const target = join(dir, 'old.db');

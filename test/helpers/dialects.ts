@@ -65,6 +65,10 @@ export function otherProcess(t: TestDb): { db: Db; close(): Promise<void> } {
     return { db: { dialect: 'sqlite', name: t.target, q: orm, t: schema, $client: conn }, close: async () => void conn.close() };
   }
   const pool = new pg.Pool({ connectionString: t.target, max: 4 });
+  // as db/pg.ts does: a connection the server ends (the test database dropped at the end of its
+  // file while a client of this pool is still closing) is no uncaught 'error' event
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const orm = drizzlePg(pool, { schema: pgSchema });
   return {
     db: { dialect: 'pg', name: t.db.name, url: t.target, pool, q: orm as unknown as Orm, t: pgSchema as unknown as Tables },
