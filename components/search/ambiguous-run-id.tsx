@@ -7,6 +7,7 @@ import { LocalTime } from '@/components/ui/local-time';
 import { StatusBadge } from '@/components/ui/status-badge';
 import '@/app/styles/search.css';
 import { runHref } from '@/lib/dashboard/run-anchors';
+import { ambiguousRunIdWords } from '@/lib/shared/short-id';
 
 export function AmbiguousRunId({ prefix, matches, more }: { prefix: string; matches: RunIdMatch[]; more: boolean }) {
   return (
@@ -16,8 +17,7 @@ export function AmbiguousRunId({ prefix, matches, more }: { prefix: string; matc
       </nav>
       <h1>Which run?</h1>
       <p className="muted">
-        <span className="mono">{prefix}</span> is the start of {more ? 'more than ' : ''}
-        {matches.length} runs&apos; ids. Pick one, or give more of the id.
+        <span className="mono">{prefix}</span> {ambiguousRunIdWords(matches.length, more)}. Pick one, or give more of the id.
       </p>
       <ul className="run-choices">
         {matches.map((m) => (

@@ -4,7 +4,7 @@
 import { resolveRunId, type RunIdMatch } from '@/db/run-id-queries';
 import type { SearchPage } from '@/db/search-queries';
 import type { Db } from '@/db/types';
-import { shortRunId } from '@/lib/shared/short-id';
+import { ambiguousRunIdWords, shortRunId } from '@/lib/shared/short-id';
 
 /** the full id `idOrPrefix` names, or what to print and the exit status when it names none or several */
 export type CliRunId = { ok: true; id: string } | { ok: false; exitCode: 1 | 2; message: string };
@@ -16,11 +16,11 @@ export async function cliRunId(db: Db, command: string, idOrPrefix: string): Pro
   return { ok: false, exitCode: 2, message: formatAmbiguous(command, idOrPrefix, r.matches, r.more) };
 }
 
-/** `aqven show: "abcd" is the start of 2 runs' ids; give more of it:` and one line per run */
+/** `aqven show: "abcd" names 2 runs (by the start of their id or of their short id); give more of it:` and one line per run */
 export function formatAmbiguous(command: string, prefix: string, matches: RunIdMatch[], more: boolean): string {
   const lines = matches.map((m) => `  ${m.id}  ${m.flow.padEnd(14)} ${m.status.padEnd(11)} ${new Date(m.startedAt).toISOString()}`);
   if (more) lines.push('  … and more');
-  return [`aqven ${command}: "${prefix}" is the start of ${more ? 'more than ' : ''}${matches.length} runs' ids; give more of it:`, ...lines].join('\n');
+  return [`aqven ${command}: "${prefix}" ${ambiguousRunIdWords(matches.length, more)}; give more of it:`, ...lines].join('\n');
 }
 
 /**

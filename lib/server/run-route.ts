@@ -8,6 +8,7 @@ import type { Db } from '@/db/types';
 import { resolveRunId } from '@/db/run-id-queries';
 import { routeCaller } from './access';
 import { serverSession } from './session';
+import { ambiguousRunIdWords } from '@/lib/shared/short-id';
 
 export async function runRoute<T>(req: Request, params: Promise<{ id: string }>, load: (db: Db, runId: string) => Promise<T | null>): Promise<Response> {
   const caller = await routeCaller(req, 'viewer');
@@ -19,7 +20,7 @@ export async function runRoute<T>(req: Request, params: Promise<{ id: string }>,
   const named = await resolveRunId(db, id);
   if (named.kind === 'ambiguous') {
     return NextResponse.json(
-      { error: `"${id}" is the start of ${named.more ? 'more than ' : ''}${named.matches.length} runs' ids; give more of it`, code: 'E_AMBIGUOUS_RUN_ID', matches: named.matches, more: named.more },
+      { error: `"${id}" ${ambiguousRunIdWords(named.matches.length, named.more)}; give more of it`, code: 'E_AMBIGUOUS_RUN_ID', matches: named.matches, more: named.more },
       { status: 409 },
     );
   }

@@ -47,3 +47,11 @@ export function runIdPrefix(text: string): string | null {
 export function isRunIdTailPrefix(prefix: string): boolean {
   return prefix.length <= RUN_ID_TAIL_LENGTH && /^[0-9a-f]+$/.test(prefix);
 }
+
+/**
+ * What an ambiguous id or prefix names, after the text itself: `names 2 runs (by the start of
+ * their id or of their short id)` — one wording for the run page, the API's 409 and the CLI.
+ */
+export function ambiguousRunIdWords(count: number, more: boolean): string {
+  return `names ${more ? 'more than ' : ''}${count} runs (by the start of their id or of their short id)`;
+}

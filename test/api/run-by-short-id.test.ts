@@ -50,7 +50,7 @@ describe('GET /api/runs/:id by short id', () => {
     expect(await get('c0ffee00')).toEqual({
       status: 409,
       body: {
-        error: `"c0ffee00" is the start of 2 runs' ids; give more of it`,
+        error: `"c0ffee00" names 2 runs (by the start of their id or of their short id); give more of it`,
         code: 'E_AMBIGUOUS_RUN_ID',
         more: false,
         matches: [

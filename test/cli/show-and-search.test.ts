@@ -39,7 +39,7 @@ describe('aqven show SHORT_ID and aqven search', () => {
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.out).toBe('');
     expect(ambiguous.err.split('\n')).toEqual([
-      `aqven show: "beefcafe" is the start of 2 runs' ids; give more of it:`,
+      `aqven show: "beefcafe" names 2 runs (by the start of their id or of their short id); give more of it:`,
       `  ${twins[1]}  long-answer    failed      2026-01-01T10:00:00.000Z`,
       `  ${twins[0]}  triage         succeeded   2026-01-01T09:00:00.000Z`,
       '',

@@ -57,7 +57,7 @@ describe('an ambiguous short id', () => {
         ],
       }),
     );
-    expect(html).toContain('is the start of more than 2 runs');
+    expect(html).toContain('names more than 2 runs (by the start of their id or of their short id)');
     expect(html).toContain(`href="/runs/${ID}"`);
     expect(html).toContain(`href="/runs/${other}"`);
     expect(html.match(/data-testid="run-choice"/g)).toHaveLength(2);
