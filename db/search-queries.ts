@@ -1,8 +1,9 @@
 // Full-text search over the run history (DESIGN: The dashboard, "Short run ids and search"): run
 // inputs, node outputs and the (already redacted) failure text, as the run store writes them into
 // search_docs, and runs by id prefix. SQLite reads the FTS5 table search_fts; PostgreSQL the stored
-// parsed bodies, search_docs.body_tsv, and their GIN index. Hits come newest text first (search_docs.id grows as runs are recorded), one per run
-// and field; the snippet is cut from the body in JS for the page of hits only.
+// parsed bodies, search_docs.body_tsv, and their GIN index. Hits come newest text first
+// (search_docs.id grows as runs are recorded), one per run and field; the snippet is cut from the
+// body in JS for the page of hits only.
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { searchWords, snippet, type SearchWord, type SnippetPart } from '@/lib/shared/search-text';
 import { RUN_ID_TAIL_START, runIdPrefix } from '@/lib/shared/short-id';
