@@ -4,7 +4,7 @@
 // between <!-- peers:begin --> and <!-- peers:end -->. Exits 1 when AQVEN accepts a bad answer
 // (W2) or sends more than one request per 429 pause (W1).
 //
-//   npx tsx bench/peers/run.ts [--quick] [--reps N] [--no-readme] [--w4-only] [--only aqven-recorded,openai-parse]
+//   npx tsx bench/peers/run.ts [--quick] [--reps N] [--no-readme] [--w4-only] [--only aqven-recorded,openai-parse] [--cpu-prof DIR]
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
@@ -166,6 +166,8 @@ export interface PeersOptions {
   w4Only?: boolean;
   /** W1–W3 for these contenders only, W1's request log printed: printed, nothing written */
   only?: ContenderKind[];
+  /** each contender process writes its V8 CPU profile (.cpuprofile) into this folder */
+  cpuProfDir?: string;
   log?: (line: string) => void;
 }
 
@@ -180,6 +182,7 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
   } catch (e) {
     log(`contender bundle failed, starting contenders under tsx (slower): ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (opts.cpuProfDir) contenderEntry.execArgv.push('--cpu-prof', `--cpu-prof-dir=${resolve(opts.cpuProfDir)}`);
   const rtt = await roundTripMs();
   const rule = (kind: ContenderKind): PauseRule => ({
     windowMs: W1_WINDOW_MS,
@@ -296,12 +299,17 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const args = process.argv.slice(2);
   const repsAt = args.indexOf('--reps');
   const onlyAt = args.indexOf('--only');
+  const profAt = args.indexOf('--cpu-prof');
   const unknown = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').filter((k) => !FAULT_CONTENDERS.includes(k as ContenderKind)) : [];
+  if (profAt >= 0 && !(args[profAt + 1] ?? '').trim()) {
+    console.error('--cpu-prof: name the folder the contenders write their CPU profiles into');
+    process.exit(2);
+  }
   if (unknown.length) {
     console.error(`--only: unknown contender ${unknown.map((k) => `"${k}"`).join(', ')}; one or more of ${FAULT_CONTENDERS.join(', ')}, comma-separated`);
     process.exit(2);
   }
-  runPeersBench({ quick: args.includes('--quick'), reps: repsAt >= 0 ? Number(args[repsAt + 1]) : undefined, readme: !args.includes('--no-readme'), w4Only: args.includes('--w4-only'), only: onlyAt >= 0 ? (args[onlyAt + 1]!.split(',') as ContenderKind[]) : undefined }).then(
+  runPeersBench({ quick: args.includes('--quick'), reps: repsAt >= 0 ? Number(args[repsAt + 1]) : undefined, readme: !args.includes('--no-readme'), w4Only: args.includes('--w4-only'), only: onlyAt >= 0 ? (args[onlyAt + 1]!.split(',') as ContenderKind[]) : undefined, cpuProfDir: profAt >= 0 ? args[profAt + 1] : undefined }).then(
     ({ exitCode }) => {
       process.exitCode = exitCode;
     },
