@@ -137,6 +137,7 @@ function attemptFacts(a: AttemptRow, tries: TransportTryRow[]): AttemptFacts {
       retryAfterMs: t.retryAfterMs,
       waitedMs: t.waitedMs,
       discardedText: t.discardedText,
+      ...(t.usageLookup !== null && { generationId: t.generationId, usageLookup: t.usageLookup }),
       startedAt: t.startedAt,
       finishedAt: t.finishedAt,
     })),

@@ -331,7 +331,7 @@ export function runStore(db: Db): RunStore {
   const nodeStart = ['id', 'runId', 'nodeId', 'agent', 'turn', 'ord', 'status', 'policy', 'startedAt', 'finishedAt'] as const;
   const nodeEnd = ['status', 'output', 'errorCode', 'errorMessage', 'hint', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt', 'failureSig'] as const;
   const chunk = ['attemptId', 'seq', 'text'] as const;
-  const tryRow = ['attemptId', 'tryNo', 'status', 'error', 'retryAfterMs', 'waitedMs', 'discardedText', 'startedAt', 'finishedAt'] as const;
+  const tryRow = ['attemptId', 'tryNo', 'status', 'error', 'retryAfterMs', 'waitedMs', 'discardedText', 'startedAt', 'finishedAt', 'generationId', 'usageLookup', 'lookupAfter'] as const;
   const pause = ['model', 'pausedUntil', 'reason', 'setAt', 'serverWait', 'askedMs', 'maxWaitMs'] as const;
   const doc = ['runId', 'nodeRunId', 'attemptId', 'field', 'body', 'at'] as const;
   const agentDay = ['agent', 'day', 'model', 'outcome', 'cause', 'action', 'attempts', 'inputTokens', 'outputTokens', 'costUsd', 'durationMs'] as const;
@@ -410,7 +410,8 @@ export function runStore(db: Db): RunStore {
       : null;
   const cluster = db.dialect === 'pg' ? clusterGate(db) : null;
   const insertTry = (attemptId: string, t: TryRecord) =>
-    s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.discardedText ?? null, t.startedAt, t.finishedAt);
+    // a cut-off answer with a generation id: its usage is looked up later (lib/flow/usage-lookup.ts), due at once
+    s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.discardedText ?? null, t.startedAt, t.finishedAt, t.generationId ?? null, t.generationId ? 'pending' : null, t.generationId ? t.finishedAt : null);
 
   // Write-behind with durable points: facts that do not decide anything (a run, node or attempt
   // started, a try, streamed text, a node finished) are queued and written within FLUSH_MS.

@@ -181,8 +181,24 @@ export const transportTries = pgTable(
     discardedText: text('discarded_text'),
     startedAt: big('started_at').notNull(),
     finishedAt: big('finished_at').notNull(),
+    /** the provider's generation id of a 2xx reply not read to its end (OpenRouter's x-generation-id); null otherwise */
+    generationId: text('generation_id'),
+    /** the lookup of that reply's usage (DESIGN: Usage unknown, never zero): null (none), pending, found, gave_up */
+    usageLookup: text('usage_lookup', { enum: ['pending', 'found', 'gave_up'] }),
+    /** lookups claimed so far */
+    lookupCount: integer('lookup_count').notNull().default(0),
+    /** ms: the next lookup is due then (a claimed one: when its claim lapses); null unless pending */
+    lookupAfter: big('lookup_after'),
+    /** the usage the provider reported when looked up (found); null before */
+    inputTokens: big('input_tokens'),
+    outputTokens: big('output_tokens'),
+    costUsd: doublePrecision('cost_usd'),
   },
-  (t) => [index('transport_tries_attempt_idx').on(t.attemptId, t.tryNo)],
+  (t) => [
+    index('transport_tries_attempt_idx').on(t.attemptId, t.tryNo),
+    // partial: only cut-off answers of a router that names its generations are ever pending
+    index('transport_tries_lookup_idx').on(t.lookupAfter).where(sql`lookup_after IS NOT NULL`),
+  ],
 );
 export type TransportTryRow = typeof transportTries.$inferSelect;
 

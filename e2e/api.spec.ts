@@ -10,6 +10,10 @@ test('the runs API: 202 with a location, the run record, filters and cursor page
   const failed = await runToEnd(request, 'long-answer', { question: 'api: cut off' });
   expect(failed.status).toBe('failed');
 
+  // run ids begin with their time (UUID v7), wherever the run was started
+  for (const id of [routed.id, failed.id]) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(routed.id < failed.id).toBe(true);
+
   const record = await (await request.get(`/api/runs/${failed.id}`)).json();
   expect(record).toMatchObject({ id: failed.id, flow: 'long-answer', status: 'failed', error: { code: 'truncated', node: 'draft' } });
 

@@ -113,4 +113,13 @@ test('a streamed draft whose connection broke shows the broken text struck throu
   await expect(struck.first()).toHaveCSS('text-decoration-line', 'line-through');
   await expect(draft.getByText('Complete second draft.').first()).toBeVisible();
   await expect(draft.locator('.discarded', { hasText: 'Complete second draft.' })).toHaveCount(0);
+  // the broken draft was billed all the same: the dashboard's server asks the provider for its usage in the background
+  const lookup = async () => {
+    const rec = (await (await request.get(`/api/runs/${id}`)).json()) as { nodes: { id: string; attempts: { usageLookup: string | null; usageUnknown: boolean }[] }[] };
+    return rec.nodes.find((n) => n.id === 'draft')?.attempts[0];
+  };
+  await expect.poll(async () => (await lookup())?.usageLookup, { timeout: 20_000 }).toBe('found');
+  expect((await lookup())?.usageUnknown).toBe(false);
+  await run.goto(id);
+  await expect(draft.getByTestId('usage-lookup').first()).toHaveText('usage found later');
 });

@@ -139,6 +139,9 @@ async function aqvenCall(baseUrl: string, record: boolean): Promise<{ one: OneCa
   // recorded: the tokens the run record in the database shows, every attempt's usage summed
   const visible = db
     ? async (calls: CallResult[]) => {
+        // the answers cut off mid-body were billed: their usage is looked up from the fake first (it answers at once)
+        const { lookUpUntilDone } = await import('@/lib/flow/usage-lookup');
+        await lookUpUntilDone(db, { providers, env, deadline: Date.now() + 30_000 });
         for (const c of calls) {
           const stored = await getRunRecord(db, runIds.get(c.call)!);
           const attempts = (stored?.nodes ?? []).flatMap((n) => n.attempts);

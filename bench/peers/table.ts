@@ -89,7 +89,7 @@ export function evaluateTargets(r: PeersResult): Target[] {
   out.push({
     workload: 'W3',
     target: 'every billed token visible in the run record',
-    value: `${fmt(a3.map((f) => f.visibleShare * 100), 1)} % of the billed tokens; ${fmt(a3.map((f) => f.usageUnknownAttempts), 0)} attempts marked usage unknown for ${fmt(a3.map((f) => f.droppedAnswers), 0)} answers cut off`,
+    value: `${fmt(a3.map((f) => f.visibleShare * 100), 1)} % of the billed tokens after the usage lookup; ${fmt(a3.map((f) => f.usageUnknownAttempts), 0)} attempts still marked usage unknown for ${fmt(a3.map((f) => f.droppedAnswers), 0)} answers cut off`,
     met: a3.every((f) => f.visibleTokens >= f.billedTokens),
   });
   const wall = ratios(r.w3, (f) => f.wallMs, (xs) => Math.min(...xs));
@@ -148,7 +148,7 @@ export function renderTable(r: PeersResult): string {
     row(`W3 successes (of ${r.sizes.w3} calls)`, per(r.w3, (f) => f.successes, 0)),
     row('W3 wall time, s', per(r.w3, (f) => f.wallMs / 1000, 2)),
     row('W3 requests per success', per(r.w3, (f) => f.requestsPerSuccess, 3)),
-    row('W3 tokens visible to the caller, % of billed', per(r.w3, (f) => f.visibleShare * 100, 1)),
+    row('W3 tokens visible to the caller, % of billed (AQVEN: its run record, after the usage lookup)', per(r.w3, (f) => f.visibleShare * 100, 1)),
     row('W3 answers cut off mid-body (billed, usage never received)', per(r.w3, (f) => f.droppedAnswers, 0)),
     '',
   ];

@@ -3,7 +3,7 @@
 // usage, latency, the redacted error, validation errors, transport tries, the request and the
 // response.
 import { isWaiting } from '@/lib/dashboard/live-wait';
-import { isDropped, outcomeKey, waitedTotal, type AttemptFacts } from '@/lib/dashboard/run-view';
+import { isDropped, outcomeKey, usageLookupText, waitedTotal, type AttemptFacts } from '@/lib/dashboard/run-view';
 import { fmtCost, fmtMs, fmtTokens } from '@/components/ui/format';
 import { OutcomeChip } from '@/components/ui/status-badge';
 import { CopyLink } from '@/components/notes/copy-link';
@@ -23,6 +23,7 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
   const end = a.finishedAt ?? now;
   const waited = waitedTotal(a, now);
   const dropped = isDropped(a);
+  const lookup = usageLookupText(a);
   const wait = useLiveWait(a, now);
   const waiting = isWaiting(wait);
   // one clean try needs no table
@@ -91,6 +92,11 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
           {a.usageUnknown ? (
             <span className="usage-unknown" data-testid="usage-unknown" title="the reply was not read to its end (size limit, timeout or a break): the provider may have billed tokens not counted here">
               usage unknown
+            </span>
+          ) : null}
+          {lookup ? (
+            <span className="muted usage-lookup" data-testid="usage-lookup" title={lookup.title}>
+              {lookup.text}
             </span>
           ) : null}
           <span>{fmtCost(a.usage.costUsd)}</span>

@@ -9,6 +9,14 @@ import { originLine } from '@/lib/dashboard/run-origin';
 const usd = (n: number) => `$${n.toFixed(6)}`;
 const tokens = (u: { inputTokens: number; outputTokens: number }) => `${u.inputTokens} in / ${u.outputTokens} out`;
 
+/** "usage unknown", with what became of its lookup from the provider (DESIGN: Usage unknown, never zero) */
+function usageNote(a: RunRecord['nodes'][number]['attempts'][number]): string {
+  if (!a.usageUnknown) return a.usageLookup === 'found' ? '  usage found later' : '';
+  if (a.usageLookup === 'pending') return '  usage unknown (lookup pending)';
+  if (a.usageLookup === 'gave_up') return '  usage unknown (lookup gave up)';
+  return '  usage unknown';
+}
+
 export function formatRun(r: RunRecord): string {
   const out: string[] = [];
   // unfinished: running, or queued (no worker has taken it yet)
@@ -26,7 +34,7 @@ export function formatRun(r: RunRecord): string {
       const detail = a.error && a.error.kind !== a.cause ? `  [${a.error.kind}: ${a.error.message}]` : '';
       out.push(
         `    #${a.seq} ${a.model}  ${a.outcome ?? 'in flight'}${a.finishReason ? ` (${a.finishReason})` : ''}${a.finishNote ? `  note: ${a.finishNote}` : ''}` +
-          `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}${a.discarded ? '  discarded' : ''}${a.usageUnknown ? '  usage unknown' : ''}` +
+          `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}${a.discarded ? '  discarded' : ''}${usageNote(a)}` +
           `  ${a.latencyMs ?? '-'}ms  tries: ${tries || '-'}${detail}`,
       );
     }

@@ -7,9 +7,10 @@ type Register = (program: Command) => unknown;
 
 // `runs purge` hangs under `runs`: registered right after it
 const loadRun = () =>
-  Promise.all([import('./run'), import('./runs-purge')]).then(([m, purge]): Register => (p) => {
+  Promise.all([import('./run'), import('./runs-purge'), import('./runs-reconcile')]).then(([m, purge, reconcile]): Register => (p) => {
     m.registerRun(p);
     purge.registerRunsPurge(p);
+    reconcile.registerRunsReconcile(p);
   });
 const loadQueue = () => import('./queue').then((m): Register => m.registerQueue);
 // each subcommand's module is imported only when asked for: `aqven check` never loads SQLite or the simulator

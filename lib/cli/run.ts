@@ -18,6 +18,8 @@ import { RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, Unkno
 import { openSession, ProjectInvalidError } from '@/lib/flow/session';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { getRunRecord } from '@/lib/flow/stored-run';
+import type { RunRecord } from '@/lib/flow/run-record';
+import { lookUpUsage } from '@/lib/flow/usage-lookup';
 import { formatDiagnostic, loadProject } from '@/lib/project';
 import { formatRun, formatRunList, LiveProgress } from './format-run';
 import { cliRunId, formatSearchPage } from './find-runs';
@@ -131,7 +133,8 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
         signal: ac.signal,
       }),
     );
-    process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRun(record)}\n`);
+    const shown = signalExit === null ? await lookUpCutOff(s, record) : record;
+    process.stdout.write(opts.json ? `${JSON.stringify(shown, null, 2)}\n` : `${formatRun(shown)}\n`);
     process.exitCode = signalExit ?? (record.status === 'succeeded' ? 0 : 1);
   } catch (err) {
     if (err instanceof RunNotRecordedError) {
@@ -163,6 +166,19 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
     // the WAL is checkpointed and truncated: a finished command leaves only the database file
     if (session) await closeDatabase(session.db);
   }
+}
+
+/**
+ * A finished run with answers cut off after a 2xx that named their generation: one lookup pass
+ * now, about 2 s at most (DESIGN: Usage unknown, never zero), the run read back with what it found;
+ * what is still pending is said, with the command that finishes it.
+ */
+async function lookUpCutOff(s: { db: Db; providers: Parameters<typeof lookUpUsage>[1]['providers']; env: Parameters<typeof lookUpUsage>[1]['env'] }, record: RunRecord): Promise<RunRecord> {
+  if (!record.nodes.some((n) => n.attempts.some((a) => a.usageUnknown))) return record;
+  const pass = await lookUpUsage(s.db, { providers: s.providers, env: s.env, runId: record.id, timeoutMs: 1_500 });
+  if (pass.pending) console.error(`aqven run: the usage of ${pass.pending} cut-off answer${pass.pending === 1 ? '' : 's'} is not known yet; \`aqven runs reconcile --wait 30\` looks it up`);
+  if (!pass.looked) return record;
+  return (await getRunRecord(s.db, record.id)) ?? record;
 }
 
 /** Reads the project's run history with `read`, then closes the database (a PostgreSQL pool would keep the process alive). */

@@ -5,7 +5,7 @@
 import type { NodeFacts, RunFacts } from '@/db/types';
 import type { UsageTotals } from '@/lib/engine/types';
 import { sumUsageRounded } from '@/lib/engine/usage';
-import { nodeBudget } from '@/lib/flow/run-record';
+import { nodeBudget, usageLookupOf } from '@/lib/flow/run-record';
 import type { FlowShape } from './flow-graph';
 
 export type AttemptFacts = NodeFacts['attempts'][number];
@@ -281,4 +281,22 @@ export function streamParts(node: Pick<NodeFacts, 'attempts'>): StreamPart[] {
     if (a.streamedText) out.push({ key: String(a.seq), seq: a.seq, text: a.streamedText, discarded: a.discarded || isDropped(a) });
   }
   return out;
+}
+
+/**
+ * The few words the attempt line adds about the later lookup of a cut-off reply's usage (DESIGN:
+ * Usage unknown, never zero): found (its tokens are in the usage shown), pending, given up; null
+ * when none was looked up.
+ */
+export function usageLookupText(a: Pick<AttemptFacts, 'tries'>): { text: string; title: string } | null {
+  switch (usageLookupOf(a.tries)) {
+    case 'found':
+      return { text: 'usage found later', title: 'the reply was cut off; its usage was looked up from the provider afterwards and is counted here' };
+    case 'pending':
+      return { text: 'usage lookup pending', title: 'the provider will be asked for the usage of the cut-off reply (aqven runs reconcile)' };
+    case 'gave_up':
+      return { text: 'usage lookup gave up', title: 'the provider never gave the usage of the cut-off reply' };
+    default:
+      return null;
+  }
 }

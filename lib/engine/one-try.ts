@@ -60,6 +60,8 @@ export interface TryFailure {
   usage: ReportedUsage | null;
   /** a 2xx reply that was not read to its end: the provider may have billed tokens we never saw */
   usageUnknown?: boolean;
+  /** such a reply's `x-generation-id` (OpenRouter): its usage can be looked up later (DESIGN: Usage unknown, never zero) */
+  generationId?: string;
 }
 
 /** Bytes of a non-2xx body read at most: the status decides, the body only explains it. */
@@ -298,6 +300,14 @@ async function errorStatus(res: WireReply, adapter: ProviderAdapter, deps: TryDe
 }
 
 export async function oneTry(req: TryRequest, deps: TryDeps, tryNo: number): Promise<TryOutcome> {
+  const seen: { generationId: string | null } = { generationId: null };
+  const out = await exchange(req, deps, tryNo, seen);
+  // a reply billed but never read to its end, with no usage reported: the provider's id lets it be looked up
+  if (out.kind === 'failure' && out.usageUnknown && seen.generationId && !usageSeen(out.usage)) out.generationId = seen.generationId;
+  return out;
+}
+
+async function exchange(req: TryRequest, deps: TryDeps, tryNo: number, seen: { generationId: string | null }): Promise<TryOutcome> {
   const { adapter, wire } = req;
   const limits = req.provider.transport;
   const watchdog = startWatchdog(limits, deps.signal);
@@ -313,6 +323,7 @@ export async function oneTry(req: TryRequest, deps: TryDeps, tryNo: number): Pro
       return brokenConnection(err, null, watchdog, acc, deps);
     }
     watchdog.refresh(); // the headers are in
+    seen.generationId = res.headers.get('x-generation-id');
     deps.onHeaders?.(res.status);
 
     if (res.status >= 300 && res.status < 400) return await redirected(res, wire.url);

@@ -119,6 +119,8 @@ interface ModelState {
 const CLEARED = Symbol('pause cleared');
 const CHANGED = Symbol('the stored pause changed');
 const DEADLINE = Symbol('transport budget spent');
+/** a wait's deadline timer no longer needed: a reason of our own (an abort without one builds a DOMException and its stack) */
+const WAIT_OVER = Symbol('the wait is over');
 /** a call that lost the cluster's probe claim asks again no sooner than this (a guard against a busy loop) */
 const MIN_CLAIM_RETRY_MS = 10;
 
@@ -171,7 +173,7 @@ function deadlineSignal(clock: Clock, deadline: number, outer: AbortSignal | und
     signal: ac.signal,
     passed: () => ac.signal.reason === DEADLINE,
     dispose: () => {
-      timer.abort();
+      timer.abort(WAIT_OVER);
       unlink();
     },
   };

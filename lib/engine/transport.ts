@@ -205,6 +205,7 @@ function tryRecord(tryNo: number, outcome: TryOutcome, waitedMs: number, started
     finishedAt: clock.now(),
   };
   if (outcome.kind === 'failure' && outcome.partial) t.discardedText = scrub(outcome.partial);
+  if (outcome.kind === 'failure' && outcome.generationId) t.generationId = outcome.generationId;
   return t;
 }
 

@@ -117,6 +117,10 @@ export interface TryRecord {
   finishedAt: number;
   /** text this try streamed before its connection broke (DESIGN: Streaming: discarded), redacted; absent otherwise */
   discardedText?: string | null;
+  /** the provider's generation id of a 2xx reply not read to its end (OpenRouter's `x-generation-id`): its usage is looked up later; absent otherwise */
+  generationId?: string | null;
+  /** as stored (the engine never sets it): the later lookup of that reply's usage (lib/flow/usage-lookup.ts) */
+  usageLookup?: 'pending' | 'found' | 'gave_up' | null;
 }
 
 export interface ValidationIssue {

@@ -29,6 +29,12 @@ export interface AttemptJson {
   usage: UsageJson;
   /** the reply was not read to its end (size limit, timeout, break): `usage` is a lower bound, never a zero to trust */
   usageUnknown: boolean;
+  /**
+   * the usage of a reply cut off after a 2xx, looked up from the provider afterwards (DESIGN: Usage
+   * unknown, never zero): `pending` while some lookup waits, else `gave_up` when one was given up,
+   * else `found` (its usage is in `usage`); null when no try of the attempt was looked up
+   */
+  usageLookup: 'pending' | 'found' | 'gave_up' | null;
   latencyMs: number | null;
   error: { kind: string; message: string; detail: string | null; validationErrors: { pointer: string; message: string }[] } | null;
   transport: { try: number; status: number | null; error: string | null; retryAfterMs: number | null; waitedMs: number }[];
@@ -74,6 +80,13 @@ export function nodeBudget(policy: NodePolicy | null, attempts: Parameters<typeo
   return policy ? computeBudget(policy, attempts) : { retries: 0, models: [] };
 }
 
+/** The state of an attempt's usage lookups: one pending makes it pending, then one given up, then found. */
+export function usageLookupOf(tries: readonly { usageLookup?: AttemptJson['usageLookup'] }[]): AttemptJson['usageLookup'] {
+  const states = new Set(tries.map((t) => t.usageLookup ?? null));
+  for (const s of ['pending', 'gave_up', 'found'] as const) if (states.has(s)) return s;
+  return null;
+}
+
 function attemptJson(a: AttemptFacts): AttemptJson {
   return {
     seq: a.seq,
@@ -86,6 +99,7 @@ function attemptJson(a: AttemptFacts): AttemptJson {
     discarded: a.discarded,
     usage: { ...a.usage, costUsd: roundCost(a.usage.costUsd) },
     usageUnknown: a.usageUnknown === true,
+    usageLookup: usageLookupOf(a.tries),
     latencyMs: a.finishedAt == null ? null : a.finishedAt - a.startedAt,
     error: a.error
       ? { kind: a.error.kind, message: a.error.message, detail: a.error.detail, validationErrors: a.validationErrors }

@@ -12,6 +12,7 @@ import { takeOverRun } from '@/lib/flow/resume';
 import { beginRun, RunNotRecordedError, type StartedRun } from '@/lib/flow/run-flow';
 import type { RunRecord } from '@/lib/flow/run-record';
 import { currentSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
+import { startUsageLookups } from '@/lib/flow/usage-lookup';
 import { claimRun, failClaimedRun } from './claim';
 import { ensureQueueSchema, queueLogger, redeliverStuckRuns, RUN_TASK, runIdOf } from './jobs';
 import { beatWorker, registerWorker, stopWorkerRow } from './worker-row';
@@ -113,6 +114,8 @@ export class QueueWorker {
   private ended = 0;
   private runner: Runner | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** stops the background lookups of cut-off answers' usage (lib/flow/usage-lookup.ts) */
+  private stopLookups: (() => void) | null = null;
   private ticking = false;
   private draining = false;
   /** set once the drain's wait is over: every run in progress, and any that starts from now on, is handed back with it */
@@ -149,6 +152,7 @@ export class QueueWorker {
       logger: queueLogger,
     });
     w.timer = setInterval(() => void w.tick(), LEASE_HEARTBEAT_MS);
+    w.stopLookups = startUsageLookups(db, () => ({ providers: w.session.providers, env: w.session.env }), { log: (line) => o.onWarning?.(line) });
     void w.tick(); // a worker starting after others died takes their runs over at once
     return w;
   }
@@ -314,6 +318,7 @@ export class QueueWorker {
     await this.idle();
     await stopped;
     if (this.timer) clearInterval(this.timer);
+    this.stopLookups?.();
     await stopWorkerRow(this.db, this.id).catch((err: unknown) => this.o.onWarning?.(`could not mark the worker stopped: ${message(err)}`));
     const back = handedBack() - before.handedBack;
     return { finished: this.ended - before.ended - back, handedBack: back };

@@ -6,21 +6,23 @@
 // runs over instead. SIGINT/SIGTERM interrupt this process's runs and record them. Each run starts
 // under the project as it is then (refreshSession: the folder's files, or the newest snapshot): no
 // run uses a policy that another dashboard process or a hand edit has replaced (DESIGN: Storage,
-// "The project folder in a long-lived process").
+// "The project folder in a long-lived process"). The usage of answers cut off mid-body is looked up
+// from the provider in the background.
 import 'server-only';
-import { randomUUID } from 'node:crypto';
 import { sweepBeforeRead, sweepExpiredRuns } from '@/db/client';
 import { LEASE_SWEEP_MS } from '@/db/run-lease';
 import { StorageError } from '@/db/storage-error';
 import { interruptAll, interruptAllNow } from '@/lib/flow/active-runs';
 import { beginRun, RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
 import { openSession, ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
+import { startUsageLookups } from '@/lib/flow/usage-lookup';
 import { cancelQueuedRun, type CancelResult } from '@/lib/queue/cancel';
 import { enqueueRun } from '@/lib/queue/enqueue';
 import { own } from '@/lib/shared/own';
+import { newRecordId } from '@/lib/shared/record-id';
 import { dashboardContext } from './context';
 
-const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenSweeper?: NodeJS.Timeout; __aqvenSignals?: boolean };
+const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenSweeper?: NodeJS.Timeout; __aqvenSignals?: boolean; __aqvenLookups?: () => void };
 
 /**
  * The background sweep (SQLite mode): a dead run is marked interrupted within LEASE_TTL_MS +
@@ -36,6 +38,16 @@ function startSweeper(s: Session): void {
     });
   }, LEASE_SWEEP_MS);
   g.__aqvenSweeper.unref();
+}
+
+/**
+ * The usage of cut-off answers, looked up in the background every few seconds (DESIGN: Usage
+ * unknown, never zero) — from the session's providers as they are now, so a simulated dashboard
+ * asks its own simulator.
+ */
+function startLookups(s: Session): void {
+  g.__aqvenLookups?.();
+  g.__aqvenLookups = startUsageLookups(s.db, () => ({ providers: s.providers, env: s.env }));
 }
 
 /**
@@ -64,6 +76,7 @@ function session(): Promise<Session> {
     g.__aqvenSession.then(
       (s) => {
         startSweeper(s);
+        startLookups(s);
         handleStopSignals();
       },
       () => {
@@ -130,7 +143,7 @@ export async function startRun(flowName: string, input: unknown, startedBy: stri
       return { ok: false, status: 503, error: `the run could not be queued: ${err instanceof Error ? err.message : String(err)}` };
     }
   }
-  const id = randomUUID();
+  const id = newRecordId();
   try {
     const { done } = await beginRun({ project, flow: flowName, input, providers, env, db, runId: id, snapshotId, projectHash, startedBy });
     void done.catch((err) => console.error(`aqven: run ${id} stopped: ${err instanceof Error ? err.message : String(err)}`));

@@ -98,9 +98,14 @@ function usage(flavour: Flavour, a: Answer): Record<string, unknown> {
   };
 }
 
+/** The OpenRouter generation id of the answer to request `seq`: the `x-generation-id` header and the body's `id`. */
+export function simGenerationId(seq: number): string {
+  return `gen-sim-${pad(seq)}`;
+}
+
 function ids(flavour: Flavour, ctx: RenderCtx): { id: string; headers: Record<string, string> } {
   if (flavour === 'openrouter') {
-    const id = `gen-sim-${pad(ctx.seq)}`;
+    const id = simGenerationId(ctx.seq);
     return { id, headers: { 'x-generation-id': id } };
   }
   return {

@@ -11,7 +11,8 @@ import { anthropicRenderer } from './render-anthropic';
 import type { Frame, HttpReply, RenderCtx, Renderer } from './render-common';
 import { JSON_TYPE } from './render-common';
 import { geminiRenderer } from './render-gemini';
-import { openaiRenderer } from './render-openai';
+import { openaiRenderer, simGenerationId } from './render-openai';
+import { Generations } from './generations';
 import { readAnthropic, readGemini, readOpenAI, type ParseResult, type RequestInfo } from './request-info';
 import type { ChaosFault, ChaosProfile, Dialect, Latency, ScriptMap, ScriptStep, SimOptions, SimRequestLog, SimServer } from './types';
 import { assertValid, validateChaos, validateScripts } from './validate';
@@ -42,6 +43,7 @@ const ROUTES = new Map<string, Dialect>([
   ['/openrouter/api/v1/chat/completions', 'openrouter'],
   ['/anthropic/v1/messages', 'anthropic'],
 ]);
+const GENERATION_ROUTE = '/openrouter/api/v1/generation';
 const GEMINI_ROUTE = /^\/gemini\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
 const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'proxy-authorization', 'cookie']);
@@ -178,8 +180,11 @@ class Simulator {
   /** structural limits per model (lib/sim/limits.ts): past them an answer that would be ok breaks the schema */
   readonly limits: SimOptions['limits'];
   readonly limitsSeed: number;
+  /** the usage of every OpenRouter answer rendered, by generation id (generations.ts) */
+  readonly generations: Generations;
 
   constructor(opts: SimOptions & { workload?: SimWorkload }) {
+    this.generations = new Generations(opts.generations);
     this.limits = opts.limits;
     this.limitsSeed = opts.limitsSeed ?? 1;
     this.latency = opts.latency;
@@ -206,6 +211,7 @@ class Simulator {
     this.chaos = undefined;
     this.log = [];
     this.seq = 0;
+    this.generations.clear(); // ids restart with seq
   }
 
   /** Script (own, then "*") → chaos → ok. Each model keeps its own position, also under "*". */
@@ -257,6 +263,7 @@ class Simulator {
     const query = q < 0 ? '' : url.slice(q + 1);
 
     if (path.startsWith('/_sim/')) return this.control(req, res, path);
+    if (path === GENERATION_ROUTE && req.method === 'GET') return this.generations.serve(req, res, query);
 
     let dialect = ROUTES.get(path);
     let geminiModel = '';
@@ -322,6 +329,10 @@ class Simulator {
     }
 
     const answer = answerFor(ctx.info, step);
+    // generated, so billed — even if its bytes are then dropped or cut
+    if (ctx.info.dialect === 'openrouter') {
+      this.generations.remember({ id: simGenerationId(ctx.seq), model: ctx.info.model, usage: answer.usage, streamed: ctx.info.stream, finishReason: answer.finish, at: Date.now() });
+    }
     if (step?.kind === 'keepalive') return send(keepaliveDelivery(step, answer, renderer, ctx, latency, sse));
 
     const stream = ctx.info.stream;

@@ -18,6 +18,18 @@ export interface SimOptions {
   limitsSeed?: number;
   /** (extension) request log entries kept, oldest dropped first; default 10000 */
   logLimit?: number;
+  /** (extension) OpenRouter's `GET /generation?id=` (lib/sim/generations.ts) */
+  generations?: SimGenerationOptions;
+}
+
+/** How the OpenRouter flavour serves the stats of the answers it rendered. */
+export interface SimGenerationOptions {
+  /** ms after an answer before its stats are ready (404 until then, as OpenRouter's take a few seconds); default 0 */
+  readyAfterMs?: number;
+  /** the one API key the endpoint accepts (`Authorization: Bearer …`); any other gets 401. Default: any key, or none */
+  key?: string;
+  /** answers remembered, the oldest forgotten first; default 10000 */
+  keep?: number;
 }
 
 /** (extension) the fault a chaos profile picked for a request */
