@@ -36,6 +36,7 @@ export const COPY_ORDER = [
   'nodeDaily',
   'failureDaily',
   'modelLimits',
+  'replayBatches',
 ] as const satisfies readonly (keyof Tables)[];
 type TableKey = (typeof COPY_ORDER)[number];
 

@@ -2,7 +2,8 @@
 // stored under them — nodes, attempts, transport tries, stream chunks, notes, search entries (the
 // foreign keys cascade; SQLite's connection turns them on, db/client.ts) — in short batches, one
 // transaction each, so a dashboard or a worker writing meanwhile waits at most one batch; then the
-// daily sums of the days wholly before the cutoff. A run still queued or running is never deleted.
+// daily sums of the days wholly before the cutoff, and the replay batches started before it. A run
+// still queued or running is never deleted.
 import { and, asc, count, eq, gt, inArray, lt, lte, notInArray, or, sql } from 'drizzle-orm';
 import { DAY_MS } from './run-aggregates';
 import { transaction } from './tx';
@@ -20,6 +21,8 @@ export interface PurgeCounts {
   agentDaily: number;
   nodeDaily: number;
   failureDaily: number;
+  /** bulk replays started before the cutoff and no longer written */
+  replayBatches: number;
 }
 
 export interface StorageSize {
@@ -49,9 +52,9 @@ export interface PurgeResult {
 export const PURGE_BATCH = 100;
 
 const LIVE = ['queued', 'running'] as const;
-const TABLES = ['runs', 'node_runs', 'attempts', 'transport_tries', 'stream_chunks', 'notes', 'search_docs', 'agent_daily', 'node_daily', 'failure_daily'] as const;
+const TABLES = ['runs', 'node_runs', 'attempts', 'transport_tries', 'stream_chunks', 'notes', 'search_docs', 'agent_daily', 'node_daily', 'failure_daily', 'replay_batches'] as const;
 
-const zero = (): PurgeCounts => ({ runs: 0, nodeRuns: 0, attempts: 0, transportTries: 0, streamChunks: 0, notes: 0, searchDocs: 0, agentDaily: 0, nodeDaily: 0, failureDaily: 0 });
+const zero = (): PurgeCounts => ({ runs: 0, nodeRuns: 0, attempts: 0, transportTries: 0, streamChunks: 0, notes: 0, searchDocs: 0, agentDaily: 0, nodeDaily: 0, failureDaily: 0, replayBatches: 0 });
 
 /** The daily sums of a day are deleted once the whole day lies before the cutoff. */
 export const lastWholeDayBefore = (cutoff: number): number => Math.floor(cutoff / DAY_MS) * DAY_MS - DAY_MS;
@@ -75,7 +78,7 @@ function autoVacuumOf(db: Db): PurgeResult['autoVacuum'] {
 }
 
 /** What lies under these runs, counted before they go (the cascade does not say what it deleted). */
-async function countUnder(db: Db, ids: string[]): Promise<Omit<PurgeCounts, 'runs' | 'agentDaily' | 'nodeDaily' | 'failureDaily'>> {
+async function countUnder(db: Db, ids: string[]): Promise<Omit<PurgeCounts, 'runs' | 'agentDaily' | 'nodeDaily' | 'failureDaily' | 'replayBatches'>> {
   const { attempts, nodeRuns, notes, searchDocs, streamChunks, transportTries } = db.t;
   const n = async (q: Promise<{ n: number }[]>) => Number((await q)[0]?.n ?? 0);
   // one after another: inside a PostgreSQL transaction they share one connection
@@ -141,6 +144,12 @@ export async function purgeRuns(
     if (dryRun) deleted[key] = Number((await db.q.select({ n: count() }).from(table).where(lte(day, lastDay)))[0]?.n ?? 0);
     else deleted[key] = (await db.q.delete(table).where(lte(day, lastDay)).returning({ one: sql`1` })).length;
   }
+
+  // a bulk replay goes with the runs of its time; one still written (running) stays
+  const { replayBatches } = db.t;
+  const oldBatch = and(lt(replayBatches.startedAt, opts.cutoff), lt(replayBatches.updatedAt, opts.cutoff));
+  if (dryRun) deleted.replayBatches = Number((await db.q.select({ n: count() }).from(replayBatches).where(oldBatch))[0]?.n ?? 0);
+  else deleted.replayBatches = (await db.q.delete(replayBatches).where(oldBatch).returning({ one: sql`1` })).length;
 
   const autoVacuum = autoVacuumOf(db);
   // incremental auto_vacuum gives the free pages back to the file system only when asked

@@ -567,3 +567,36 @@ export const modelLimits = pgTable(
   ],
 );
 export type ModelLimitRow = typeof modelLimits.$inferSelect;
+
+// ── Replay batches (DESIGN: The dashboard, "Replay with the current policy") ──────────────────
+
+/** A bulk replay of a failure group and its progress (db/schema.ts says when it is written and read). */
+export const replayBatches = pgTable(
+  'replay_batches',
+  {
+    id: text('id').primaryKey(),
+    /** what the batch replays: the failure group's signature */
+    label: text('label').notNull(),
+    /** who started it: a user's name, `token:<name>`; null without accounts */
+    startedBy: text('started_by'),
+    startedAt: big('started_at').notNull(),
+    /** the owner's last write: progress or heartbeat */
+    updatedAt: big('updated_at').notNull(),
+    /** null while it runs */
+    finishedAt: big('finished_at'),
+    /** the random id of the process running it (db/run-lease.ts PROCESS_OWNER) */
+    owner: text('owner').notNull(),
+    total: integer('total').notNull(),
+    /** replays that now succeed */
+    succeeded: integer('succeeded').notNull().default(0),
+    spentUsd: doublePrecision('spent_usd').notNull().default(0),
+    /** the batch's cost cap; null: none */
+    capUsd: doublePrecision('cap_usd'),
+    /** why it stopped before its end; null when it went through (or still runs) */
+    stopped: text('stopped'),
+    /** the whole progress as the batch last saw it (lib/flow/replay.ts BatchProgress) */
+    progress: json('progress').notNull(),
+  },
+  (t) => [index('replay_batches_started_idx').on(t.startedAt), index('replay_batches_label_idx').on(t.label, t.startedAt)],
+);
+export type ReplayBatchRow = typeof replayBatches.$inferSelect;

@@ -569,3 +569,41 @@ export const modelLimits = sqliteTable(
   ],
 );
 export type ModelLimitRow = typeof modelLimits.$inferSelect;
+
+// ── Replay batches (DESIGN: The dashboard, "Replay with the current policy") ──────────────────
+
+/**
+ * A bulk replay of a failure group and its progress, written by the dashboard process running it
+ * (lib/server/replay.ts): at its start, at most every 500 ms while it changes and at each replay's
+ * end, every BATCH_HEARTBEAT_MS regardless, and once finished. Any dashboard process reads it; one
+ * not finished whose updated_at is older than BATCH_STALE_MS lost its process and reads as stopped.
+ */
+export const replayBatches = sqliteTable(
+  'replay_batches',
+  {
+    id: text('id').primaryKey(),
+    /** what the batch replays: the failure group's signature */
+    label: text('label').notNull(),
+    /** who started it: a user's name, `token:<name>`; null without accounts */
+    startedBy: text('started_by'),
+    startedAt: integer('started_at').notNull(),
+    /** the owner's last write: progress or heartbeat */
+    updatedAt: integer('updated_at').notNull(),
+    /** null while it runs */
+    finishedAt: integer('finished_at'),
+    /** the random id of the process running it (db/run-lease.ts PROCESS_OWNER) */
+    owner: text('owner').notNull(),
+    total: integer('total').notNull(),
+    /** replays that now succeed */
+    succeeded: integer('succeeded').notNull().default(0),
+    spentUsd: real('spent_usd').notNull().default(0),
+    /** the batch's cost cap; null: none */
+    capUsd: real('cap_usd'),
+    /** why it stopped before its end; null when it went through (or still runs) */
+    stopped: text('stopped'),
+    /** the whole progress as the batch last saw it (lib/flow/replay.ts BatchProgress) */
+    progress: text('progress', { mode: 'json' }).notNull(),
+  },
+  (t) => [index('replay_batches_started_idx').on(t.startedAt), index('replay_batches_label_idx').on(t.label, t.startedAt)],
+);
+export type ReplayBatchRow = typeof replayBatches.$inferSelect;

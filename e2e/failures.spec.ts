@@ -141,4 +141,16 @@ test('an editor replays a whole failure group under the current files and sees h
     // the replay is a run of its own, linked to its original
     await expect(item.getByRole('link', { name: /^replay / })).toBeVisible();
   }
+  const replayLinks = await batch.getByRole('link', { name: /^replay / }).evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+
+  // the batch is stored: after a reload (or on another server process) it is among the recent batches
+  const batchId = await batch.getAttribute('data-batch');
+  await page.reload();
+  const row = page.getByTestId('replay-batch-row').and(page.locator(`[data-batch="${batchId}"]`));
+  await expect(row).toHaveAttribute('data-state', 'finished');
+  await expect(row.getByTestId('replay-batch-result')).toHaveText('2 of 2 now succeed');
+  await expect(row).toContainText('classifier');
+  await row.getByRole('link', { name: 'its replays →' }).click();
+  await expect(page).toHaveURL(/\/runs\?kind=replay&/);
+  for (const href of replayLinks) await expect(page.locator(`a[href^="${href}"]`).first()).toBeVisible();
 });

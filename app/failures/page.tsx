@@ -2,12 +2,16 @@ import Link from 'next/link';
 import { failureAgents, failureGroups } from '@/db/failure-queries';
 import { FailureFilters } from '@/components/failures/failure-filters';
 import { FailureGroupList } from '@/components/failures/failure-group-list';
+import { RecentReplayBatches } from '@/components/replay/recent-replay-batches';
 import { ProjectProblem } from '@/components/ui/project-problem';
+import { splitModel } from '@/components/ui/format';
 import { FAILURE_WINDOW_LABELS, FAILURE_WINDOWS, readFailureWindow } from '@/lib/dashboard/failure-groups';
+import { recentBatches } from '@/lib/flow/replay-batch-store';
 import { pageSession } from '@/lib/server/page-session';
 import { roleAllows } from '@/lib/shared/roles';
 import '@/app/styles/failures.css';
 import '@/app/styles/replay.css';
+import '@/app/styles/replay-batches.css';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,6 +19,8 @@ type SearchParams = Record<string, string | string[] | undefined>;
 
 /** groups shown; the largest come first */
 const GROUPS = 50;
+/** recent replay batches listed under the groups */
+const BATCHES = 8;
 
 export default async function FailuresPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const sp = await searchParams;
@@ -26,7 +32,11 @@ export default async function FailuresPage({ searchParams }: { searchParams: Pro
   const agent = typeof sp.agent === 'string' ? sp.agent : '';
   const now = Date.now();
   const since = now - FAILURE_WINDOWS[win];
-  const [groups, agents] = await Promise.all([failureGroups(db, { since, agent: agent || undefined, limit: GROUPS, examples: 3 }), failureAgents(db, since)]);
+  const [groups, agents, batches] = await Promise.all([
+    failureGroups(db, { since, agent: agent || undefined, limit: GROUPS, examples: 3 }),
+    failureAgents(db, since),
+    recentBatches(db, now, { limit: BATCHES }),
+  ]);
   const total = groups.reduce((n, g) => n + g.failures, 0);
   return (
     <section className="failures-page">
@@ -50,6 +60,7 @@ export default async function FailuresPage({ searchParams }: { searchParams: Pro
           <FailureGroupList groups={groups} now={now} replaySince={roleAllows(s.caller.role, 'editor') ? since : null} />
         </>
       )}
+      <RecentReplayBatches batches={batches} groups={Object.fromEntries(groups.map((g) => [g.sig, [g.agent, g.model ? splitModel(g.model).id : 'node', g.code || 'no code'].join(' · ')]))} now={now} />
     </section>
   );
 }

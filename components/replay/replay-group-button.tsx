@@ -42,7 +42,7 @@ function BatchProgressView({ batchId }: { batchId: string }) {
   const finished = b.counts.succeeded + b.counts.failed + b.counts.refused + b.counts.not_started;
   const pct = b.total ? Math.round((finished / b.total) * 100) : 100;
   return (
-    <div className="replay-batch" data-testid="replay-batch" data-done={b.done}>
+    <div className="replay-batch" data-testid="replay-batch" data-batch={b.id} data-done={b.done}>
       <div className="replay-progress" role="progressbar" aria-valuemin={0} aria-valuemax={b.total} aria-valuenow={finished} aria-label="Replays finished">
         <span style={{ width: `${pct}%` }} />
       </div>

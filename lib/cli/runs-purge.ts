@@ -43,6 +43,7 @@ const TABLE_ROWS: [keyof PurgeResult['deleted'], string][] = [
   ['agentDaily', 'agent_daily'],
   ['nodeDaily', 'node_daily'],
   ['failureDaily', 'failure_daily'],
+  ['replayBatches', 'replay_batches'],
 ];
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

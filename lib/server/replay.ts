@@ -3,10 +3,10 @@
 // snapshot), against the session's providers — the configured ones, or the simulator under
 // AQVEN_SIMULATE. Replays run in this process in both modes (PostgreSQL too: a replay is one node,
 // started by a person looking at the page; the queue's workers run whole flows), each counted
-// against the caller's run starts (runStartLimit). A batch's progress lives in memory here, keyed
-// by its id; what it did is in the database as runs of kind `replay` with their replay_of.
+// against the caller's run starts (runStartLimit). A batch's progress is stored in replay_batches as
+// it goes (any dashboard process reads it) and cached in memory here while this process runs it;
+// its replays are runs of kind `replay` with their replay_of.
 import 'server-only';
-import { randomUUID } from 'node:crypto';
 import { replayLink, replaysOf, type ReplaySummary } from '@/db/replay-queries';
 import { getRunFacts } from '@/db/queries';
 import { StorageError } from '@/db/storage-error';
@@ -26,7 +26,9 @@ import {
   type ReplayDeps,
   type ReplayEstimate,
 } from '@/lib/flow/replay';
+import { BatchRecorder, recentBatches, storedBatchView, type BatchSummary, type BatchView } from '@/lib/flow/replay-batch-store';
 import { ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
+import { newRecordId } from '@/lib/shared/record-id';
 import { BATCH_CONCURRENCY } from '@/lib/forms/replay';
 import type { Caller } from './access';
 import { runStartLimit } from './limits';
@@ -132,15 +134,9 @@ export async function replayNodeNow(caller: Caller, runId: string, nodeId: strin
 
 // ── batches ──
 
-export interface BatchView extends BatchProgress {
-  id: string;
-  /** what the batch replays, e.g. the failure group's signature */
-  label: string;
-  startedBy: string | null;
-  startedAt: number;
-}
+export type { BatchView } from '@/lib/flow/replay-batch-store';
 
-/** finished batches kept for their progress page; the oldest go first */
+/** finished batches kept in memory for their progress page; the oldest go first (the database keeps them all) */
 const KEEP_BATCHES = 20;
 const g = globalThis as { __aqvenReplayBatches?: Map<string, BatchView> };
 const batches = (g.__aqvenReplayBatches ??= new Map());
@@ -153,23 +149,34 @@ function remember(view: BatchView): void {
   }
 }
 
-/** A batch's progress as this process knows it; null for an id it never started (another server process, or forgotten). */
-export function batchProgress(id: string): BatchView | null {
-  return batches.get(id) ?? null;
+/**
+ * A batch's progress: this process's own view while it runs the batch, else the stored row (any
+ * process, or this one after a restart) — a batch whose process stopped reads as stopped; null for
+ * an id never stored.
+ */
+export async function batchProgress(id: string, now = Date.now()): Promise<BatchView | null> {
+  const mine = batches.get(id);
+  if (mine) return mine;
+  const { db } = await serverSession();
+  return storedBatchView(db, id, now);
+}
+
+/** The newest replay batches, any process's, of one failure group when `label` is given. */
+export async function recentReplayBatchList(o: { limit: number; label?: string }, now = Date.now()): Promise<BatchSummary[]> {
+  const { db } = await serverSession();
+  return recentBatches(db, now, o);
 }
 
 /**
  * Starts replaying `items` in the background, BATCH_CONCURRENCY at a time under `capUsd` for the
  * whole batch, each replay counted against the caller's run starts (a refusal stops the batch) and
- * run under the files as they are when it starts. Answers the batch id at once.
+ * run under the files as they are when it starts. Its row is stored before the id is answered (a
+ * failed write is logged and the batch goes on); its progress is written as it goes (BatchRecorder).
  */
-export function replayBatchNow(caller: Caller, label: string, items: BatchItem[], capUsd: number): { ok: true; batchId: string; total: number } {
-  const id = randomUUID();
-  const view: BatchView = {
-    id,
-    label,
-    startedBy: caller.author,
-    startedAt: Date.now(),
+export async function replayBatchNow(caller: Caller, label: string, items: BatchItem[], capUsd: number): Promise<{ ok: true; batchId: string; total: number }> {
+  const id = newRecordId();
+  const meta = { id, label, startedBy: caller.author, startedAt: Date.now() };
+  const first: BatchProgress = {
     total: items.length,
     concurrency: BATCH_CONCURRENCY,
     capUsd,
@@ -180,9 +187,23 @@ export function replayBatchNow(caller: Caller, label: string, items: BatchItem[]
     stopped: null,
     items: items.map((i) => ({ ...i, state: 'waiting', replayRunId: null, reason: null, estimateUsd: null, costUsd: 0 })),
   };
+  const view: BatchView = { ...meta, ...first };
   remember(view);
-  if (items.length === 0) return { ok: true, batchId: id, total: 0 };
-  const update = (p: BatchProgress) => batches.set(id, { ...view, ...p });
+  const { db } = await serverSession();
+  const recorder = new BatchRecorder(db, meta, first, {
+    onWriteError: (err) => console.error(`aqven: replay batch ${id}: its progress could not be stored (the batch goes on; other processes may not see it): ${err instanceof Error ? err.message : String(err)}`),
+  });
+  if (items.length === 0) {
+    await recorder.finish(first);
+    return { ok: true, batchId: id, total: 0 };
+  }
+  await recorder.start();
+  let last = first;
+  const update = (p: BatchProgress) => {
+    last = p;
+    batches.set(id, { ...meta, ...p });
+    recorder.progress(p);
+  };
   void runReplayBatch(items, {
     concurrency: BATCH_CONCURRENCY,
     capUsd,
@@ -194,13 +215,18 @@ export function replayBatchNow(caller: Caller, label: string, items: BatchItem[]
     },
     onProgress: update,
   })
-    .then(update)
+    .then((p) => {
+      batches.set(id, { ...meta, ...p });
+      return recorder.finish(p);
+    })
     .catch((err: unknown) => {
-      const b = batches.get(id);
       const why = err instanceof Error ? err.message : String(err);
-      if (b) batches.set(id, { ...b, done: true, stopped: b.stopped ?? `the batch stopped: ${why}` });
+      const ended: BatchProgress = { ...last, done: true, stopped: last.stopped ?? `the batch stopped: ${why}` };
+      batches.set(id, { ...meta, ...ended });
       console.error(`aqven: replay batch ${id} stopped: ${why}`);
-    });
+      return recorder.finish(ended);
+    })
+    .catch(() => undefined);
   return { ok: true, batchId: id, total: items.length };
 }
 

@@ -135,6 +135,10 @@ async function writeHistory(path: string): Promise<void> {
       calls: 5, inputTokens: 3_000_000_000, outputTokens: 7, costUsd: 0.125, runId: 'run-ok', startedAt: T0, updatedAt: T0 + 1,
     },
   ]);
+  const progress = { total: 1, concurrency: 2, capUsd: 0.5, spentUsd: 0.01, counts: { waiting: 0, running: 0, succeeded: 1, failed: 0, refused: 0, not_started: 0 }, peakRunning: 1, done: true, stopped: null, items: [{ runId: 'run-ok', nodeId: 'classify', state: 'succeeded', replayRunId: 'run-ok', reason: null, estimateUsd: 0.01, costUsd: 0.01 }] };
+  await q.insert(schema.replayBatches).values([
+    { id: 'batch-1', label: '0123456789abcdef', startedBy: 'zoë', startedAt: T0, updatedAt: T0 + 5, finishedAt: T0 + 5, owner: 'p1', total: 1, succeeded: 1, spentUsd: 0.01, capUsd: 0.5, stopped: null, progress },
+  ]);
   await closeDb(path); // checkpointed: the file alone holds the history
 }
 
@@ -201,6 +205,7 @@ describe('aqven db copy', () => {
       ['node_daily', 1, 1, 0],
       ['failure_daily', 1, 1, 0],
       ['model_limits', 1, 1, 0],
+      ['replay_batches', 1, 1, 0],
     ]);
     // batches of 500 rows
     expect(progress.filter((p) => p.startsWith('transport_tries'))).toEqual(['transport_tries 0/1102', 'transport_tries 500/1102', 'transport_tries 1000/1102', 'transport_tries 1102/1102']);
@@ -244,7 +249,7 @@ describe('aqven db copy', () => {
     expect(lines).toHaveLength(COPY_ORDER.length + 1);
     expect(lines[0]).toMatch(/^runs\s+0 rows copied, 4 already there$/);
     expect(lines[3]).toMatch(/^transport_tries\s+0 rows copied, 1,102 already there$/);
-    expect(lines.at(-1)).toBe(`copied 0 rows from ${sourcePath} into ${cliUrl()}; 1,131 already there`);
+    expect(lines.at(-1)).toBe(`copied 0 rows from ${sourcePath} into ${cliUrl()}; 1,132 already there`);
     const [{ n }] = (await pgDb.pool.query<{ n: string }>('SELECT count(*) AS n FROM transport_tries')).rows as [{ n: string }];
     expect(Number(n)).toBe(TRIES + 2);
   });
@@ -272,7 +277,7 @@ describe('aqven db copy', () => {
     expect(await runDbCopy({ from: sourcePath, env: { AQVEN_DATABASE_URL: url }, batchRows: 3, progress: (t) => progress.push(t) }, io)).toBe(0);
     expect(io.stdout).toMatch(/^runs\s+4 rows copied, 0 already there$/m);
     expect(io.stdout).toMatch(/^workers\s+2 rows copied, 0 already there$/m);
-    expect(io.stdout.trim().split('\n').at(-1)).toMatch(/^copied 1,131 rows from .*history\.db into postgres:\/\/.*; 0 already there$/);
+    expect(io.stdout.trim().split('\n').at(-1)).toMatch(/^copied 1,132 rows from .*history\.db into postgres:\/\/.*; 0 already there$/);
     expect(progress).toContain('\r\x1b[Kcopying attempts 3/3');
     expect(progress.at(-1)).toBe('\r\x1b[K'); // the progress line is cleared at the end
     const fresh = (await openDatabase(url)) as PgDb;

@@ -1,6 +1,7 @@
-// GET /api/replays/:batchId — the progress of a replay batch this server process started (the
-// failures page polls it while the batch runs). A batch another process started, or one long
-// finished, is not known here: 404; its replays are in the run list all the same (kind replay).
+// GET /api/replays/:batchId — the progress of a replay batch (the failures page polls it while the
+// batch runs), from any server process: the one running the batch answers from memory, the others
+// from the replay_batches row; a batch whose process stopped reads as stopped. 404 only for an id
+// never stored (or purged since).
 import { NextResponse, type NextRequest } from 'next/server';
 import { routeCaller } from '@/lib/server/access';
 import { batchProgress } from '@/lib/server/replay';
@@ -11,7 +12,7 @@ export async function GET(req: NextRequest, { params }: { params: Promise<{ batc
   const caller = await routeCaller(req, 'viewer');
   if (caller instanceof Response) return caller;
   const { batchId } = await params;
-  const batch = batchProgress(batchId);
-  if (!batch) return NextResponse.json({ error: `no replay batch ${batchId} is known to this server (it may have been started by another process, or forgotten since)` }, { status: 404 });
+  const batch = await batchProgress(batchId);
+  if (!batch) return NextResponse.json({ error: `no replay batch ${batchId} is stored (a wrong id, or purged since)` }, { status: 404 });
   return NextResponse.json(batch, { headers: { 'cache-control': 'no-store' } });
 }
