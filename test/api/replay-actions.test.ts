@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToken, createUser } from '@/db/account-queries';
-import { getRunFacts } from '@/db/queries';
 import { replayLink } from '@/db/replay-queries';
 import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import type { BatchResponse } from '@/lib/dashboard/replay-types';
 import { FLASH_LITE, GPT_OSS, copyShowcase } from '../helpers/showcase';
+import { runEnded } from '../helpers/run-ended';
 import { saveEnv } from '../helpers/saved-env';
 
 const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
@@ -71,14 +71,7 @@ const getBatch = async (id: string, token: string | null) => {
   });
   return { status: res.status, body: (await res.json()) as BatchResponse & { error?: string } };
 };
-/** waits until run `id` has ended; its facts */
-async function finished(id: string) {
-  for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
-    const f = await getRunFacts(db, id);
-    if (f && f.status !== 'running' && f.status !== 'queued') return f;
-  }
-  throw new Error(`run ${id} did not end`);
-}
+const finished = (id: string) => runEnded(db, id);
 
 /** A triage run whose draft failed: gpt-oss refuses, and the writer fails on a refusal (policy A). */
 async function failedDraft(): Promise<string> {

@@ -13,6 +13,7 @@ import type { BatchResponse } from '@/lib/dashboard/replay-types';
 import { BATCH_STALE_MS } from '@/lib/flow/replay-batch-store';
 import { FLASH_LITE, GPT_OSS, copyShowcase } from '../helpers/showcase';
 import { otherProcess } from '../helpers/dialects';
+import { runEnded } from '../helpers/run-ended';
 import { saveEnv } from '../helpers/saved-env';
 
 vi.mock('server-only', () => ({}));
@@ -38,13 +39,7 @@ const getBatch = async (id: string) => {
 /** this process forgets the batches it ran, as a restarted one (or another one behind the load balancer) never knew them */
 const forget = () => (globalThis as { __aqvenReplayBatches?: Map<string, unknown> }).__aqvenReplayBatches?.clear();
 
-async function finished(id: string) {
-  for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
-    const f = await getRunFacts(db, id);
-    if (f && f.status !== 'running' && f.status !== 'queued') return f;
-  }
-  throw new Error(`run ${id} did not end`);
-}
+const finished = (id: string) => runEnded(db, id);
 
 beforeAll(async () => {
   process.env.AQVEN_PROJECT = copyShowcase();
