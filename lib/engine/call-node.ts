@@ -311,14 +311,18 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
 
     // the key is read at call time, never stored
     const apiKey = link.provider.apiKeyEnv && Object.hasOwn(env, link.provider.apiKeyEnv) ? env[link.provider.apiKeyEnv] : undefined; // never Object.prototype's "constructor"
+    // the key the process's environment holds is scrubbed too when the call sends another (a
+    // simulated run sends a placeholder): whatever echoes it back, it is never stored either
+    const ownKey = link.provider.apiKeyEnv && Object.hasOwn(process.env, link.provider.apiKeyEnv) ? process.env[link.provider.apiKeyEnv] : undefined;
+    const keys = ownKey !== undefined && ownKey !== apiKey ? [apiKey, ownKey] : [apiKey];
     // no API key in anything we store or show (DESIGN: Redaction), whatever a provider echoes back:
     // the key is scrubbed from the whole text first (a detector could otherwise rewrite part of it,
     // say its digits as a <PHONE>, and hide the rest from the key scrub), then the text is redacted,
     // then cut (secrets.ts), and never longer than FAILURE_TEXT_MAX_CHARS
     const scrub = (text: string, opts: ScrubOptions = {}): string => {
-      const keyless = scrubSecret(text, apiKey, { cut: opts.cut });
+      const keyless = scrubSecret(text, keys, { cut: opts.cut });
       const redacted = opts.secretsOnly ? keyless : full ? redactText(keyless, full) : redact(keyless);
-      return capFailureText(opts.max === undefined ? redacted : scrubSecret(redacted, apiKey, { max: opts.max }));
+      return capFailureText(opts.max === undefined ? redacted : scrubSecret(redacted, keys, { max: opts.max }));
     };
 
     // Streamed text that may become failure text is never stored raw (DESIGN: Streaming): each
@@ -327,7 +331,7 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
     let live: { tryNo: number; redactor: StreamRedactor; scannedAt: number } | null = null;
     const onDelta = (tryNo: number, text: string): Promise<void> => {
       if (live?.tryNo !== tryNo) {
-        const secrets = apiKey && apiKey.length >= 4 ? [{ value: apiKey, placeholder: KEY_MARK }] : [];
+        const secrets = keys.filter((k): k is string => k !== undefined && k.length >= 4).map((value) => ({ value, placeholder: KEY_MARK }));
         live = { tryNo, redactor: createStreamRedactor({ secrets }), scannedAt: clock.now() };
       }
       const r = live.redactor;
@@ -376,7 +380,7 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
     if (tr.ok) {
       // under full redaction the answer is redacted before anything reads it, and streamed once
       const text = full ? redactText(tr.response.text, full) : tr.response.text;
-      if (full && stream && text) await emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo: tr.tries.length, text, stored: scrubSecret(text, apiKey) });
+      if (full && stream && text) await emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo: tr.tries.length, text, stored: scrubSecret(text, keys) });
       judged = judgeReply(tr.response, text, link.model, call.outputSchema, scrub);
     } else {
       judged = judgeTransportFailure(tr, link.model, link.provider.name);

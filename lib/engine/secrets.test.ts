@@ -21,6 +21,14 @@ describe('scrubSecret', () => {
     expect(scrubSecret('key: sk-ant', KEY, { cut: true })).toBe('key: sk-ant');
   });
 
+  it('scrubs each of several keys, the longer first, and a prefix of any of them at a cut', () => {
+    const OTHER = 'sk-or-v1-0123456789abcdef';
+    expect(scrubSecret(`sent ${KEY}, held ${OTHER}`, [KEY, undefined, OTHER])).toBe('sent <API_KEY>, held <API_KEY>');
+    // one key inside the other: the longer goes whole, not as the shorter plus a tail
+    expect(scrubSecret(`x ${KEY}XYZ y`, [KEY, `${KEY}XYZ`])).toBe('x <API_KEY> y');
+    expect(scrubSecret(`held ${OTHER.slice(0, 12)}`, [KEY, OTHER], { cut: true })).toBe('held <API_KEY>');
+  });
+
   it('leaves text without the key alone, and does not look for keys under 4 characters', () => {
     expect(scrubSecret('nothing here', KEY)).toBe('nothing here');
     expect(scrubSecret('abc abc', 'abc')).toBe('abc abc');

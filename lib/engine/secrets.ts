@@ -27,24 +27,27 @@ function scrubKeyPrefixAtEnd(text: string, key: string): string {
 }
 
 /**
- * Scrubs `key` from `text`, then cuts it to `opts.max` characters; at a cut (this one, or an
- * earlier one the caller reports with `opts.cut`), a leftover prefix of the key is scrubbed too.
- * Keys shorter than 4 characters are not looked for (they would match ordinary text).
+ * Scrubs `key` — or each of several keys, the longest first — from `text`, then cuts it to
+ * `opts.max` characters; at a cut (this one, or an earlier one the caller reports with `opts.cut`),
+ * a leftover prefix of a key is scrubbed too. Keys shorter than 4 characters are not looked for
+ * (they would match ordinary text).
  */
-export function scrubSecret(text: string, key: string | undefined, opts: ScrubOptions = {}): string {
-  const usable = key !== undefined && key.length >= 4 ? key : undefined;
-  let out = usable && text.includes(usable) ? text.split(usable).join(KEY_MARK) : text;
-  let cut = opts.cut === true;
+export function scrubSecret(text: string, key: string | undefined | readonly (string | undefined)[], opts: ScrubOptions = {}): string {
+  const keys = (typeof key === 'string' || key === undefined ? [key] : [...key])
+    .filter((k): k is string => k !== undefined && k.length >= 4)
+    .sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const k of keys) if (out.includes(k)) out = out.split(k).join(KEY_MARK);
+  const cut = opts.cut === true;
   if (opts.max !== undefined && out.length > opts.max) {
     out = out.slice(0, Math.max(0, opts.max));
     // do not leave half a surrogate pair at the cut
     const last = out.charCodeAt(out.length - 1);
     if (last >= 0xd800 && last <= 0xdbff) out = out.slice(0, -1);
-    cut = true;
-    if (usable) out = scrubKeyPrefixAtEnd(out, usable);
+    for (const k of keys) out = scrubKeyPrefixAtEnd(out, k);
     return `${out}…`;
   }
-  if (cut && usable) out = scrubKeyPrefixAtEnd(out, usable);
+  if (cut) for (const k of keys) out = scrubKeyPrefixAtEnd(out, k);
   return out;
 }
 

@@ -39,4 +39,25 @@ describe('redaction end to end', () => {
       expect(readFileSync(join(dbDir, f)).includes(Buffer.from(SECRET)), `${f} contains the address`).toBe(false);
     }
   });
+
+  it('a simulated run sends a placeholder key, and the real key of the environment, echoed back, is stored as <API_KEY>', async () => {
+    const KEY = 'sk-or-v1-redaction-e2e-real-key-7f3a9c';
+    const before = process.env.OPENROUTER_API_KEY;
+    process.env.OPENROUTER_API_KEY = KEY;
+    try {
+      w = await world({ [FLASH_LITE]: [{ kind: 'refusal', text: `Your key ${KEY} is not allowed to ask this.` }], [GPT_OSS]: [{ kind: 'ok' }] });
+      const r = await w.run('triage', ticket);
+      expect(r.nodes.find((n) => n.id === 'classify')!.status).toBe('failed');
+      const rows = w.db.$client.prepare(`SELECT error_message AS m, error_detail AS d FROM attempts WHERE outcome = 'refusal'`).all() as { m: string; d: string }[];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const { d } of rows) expect(d).toContain('Your key <API_KEY> is not allowed');
+      const dbDir = join(w.dir, '.aqven');
+      await w.close();
+      w = null;
+      for (const f of readdirSync(dbDir)) expect(readFileSync(join(dbDir, f)).includes(Buffer.from(KEY)), `${f} contains the key`).toBe(false);
+    } finally {
+      if (before === undefined) delete process.env.OPENROUTER_API_KEY;
+      else process.env.OPENROUTER_API_KEY = before;
+    }
+  });
 });
