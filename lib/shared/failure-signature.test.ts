@@ -18,6 +18,14 @@ describe('failure signatures', () => {
     expect(new Set(all).size).toBe(all.length);
   });
 
+  it("an apostrophe inside a word is no quote: the words between two of them stay, and tell failures apart", () => {
+    const text = "openrouter:openai/gpt-oss-20b's answer does not match the node's output schema: /queue must be one of 'billing', 'tech'";
+    expect(normaliseFailureText(text)).toBe("openrouter:openai/gpt-oss-20b's answer does not match the node's output schema: /queue must be one of '…', '…'");
+    const a = failureSignature({ ...base, message: "the model's answer was cut and the node's retries ran out" });
+    const b = failureSignature({ ...base, message: "the model's answer was refused and the node's fallback ran out" });
+    expect(a.sig).not.toBe(b.sig);
+  });
+
   it('keeps redaction placeholders and folds whitespace; a long text is cut', () => {
     expect(normaliseFailureText('mail  [EMAIL]\n on\tfile')).toBe('mail [EMAIL] on file');
     expect(normaliseFailureText(null)).toBe('');

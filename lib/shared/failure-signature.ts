@@ -30,7 +30,8 @@ const RULES: [RegExp, string][] = [
   [/\b(?:run|att|node|req|chatcmpl|msg|gen)[-_][A-Za-z0-9_-]{6,}\b/g, '<id>'],
   [/\b[0-9a-f]{12,}\b/gi, '<hex>'],
   [/"(?:[^"\\]|\\.){0,200}"/g, '"…"'],
-  [/'(?:[^'\\]|\\.){0,200}'/g, "'…'"],
+  // a quote opens after no letter and closes before none: the apostrophe of "gpt-oss-20b's" or "can't" is no quote
+  [/(?<![\p{L}\p{N}])'(?:[^'\\]|\\.){0,200}'(?![\p{L}\p{N}])/gu, "'…'"],
   [/\b\d+(?:[.,]\d+)*\s?(?:ms|s|KiB|MiB|bytes|tokens)\b/g, '<n>'],
   [/\b\d{4}-\d{2}-\d{2}T[\d:.]+Z?\b/g, '<time>'],
   // a number standing alone; digits inside a name (gemini-2.5-flash-lite, gpt-oss-20b) stay
