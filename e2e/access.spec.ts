@@ -101,6 +101,8 @@ test.describe('a viewer', () => {
     await signIn(page, VIEWER);
     await expect(page.getByTestId('user-menu')).toContainText('viewer');
     await expect(page.getByRole('heading', { name: 'Runs' })).toBeVisible();
+    // no button that leads to a form a viewer may not use
+    await expect(page.getByRole('link', { name: 'Start a run' })).toHaveCount(0);
 
     await page.goto('/flows');
     await expect(page.getByTestId('start-run-form')).toHaveCount(0);

@@ -4,6 +4,7 @@ import { RunFiltersForm } from '@/components/runs/run-filters-form';
 import { RunTable } from '@/components/runs/run-table';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { pageSession } from '@/lib/server/page-session';
+import { roleAllows } from '@/lib/shared/roles';
 import { parseRunFilters, RUN_FILTER_KEYS, runFilterQuery } from '@/lib/server/run-filters';
 
 export const dynamic = 'force-dynamic';
@@ -30,9 +31,11 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
     <section>
       <div className="page-head">
         {heading}
-        <Link href="/flows" className="button-link">
-          Start a run
-        </Link>
+        {roleAllows(s.caller.role, 'editor') ? (
+          <Link href="/flows" className="button-link">
+            Start a run
+          </Link>
+        ) : null}
       </div>
       <RunFiltersForm choices={choices} values={values} />
       {!parsed.ok ? (

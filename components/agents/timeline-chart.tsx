@@ -122,7 +122,8 @@ export function DroppedSpendChart({ days, marks }: { days: TimelineDay[]; marks:
     <BarChart accessibilityLayer={false} responsive style={{ width: '100%', height: HEIGHT }} data={data} margin={MARGIN} barCategoryGap="12%">
       <CartesianGrid vertical={false} stroke={LINE} />
       {xAxis}
-      <YAxis tickFormatter={tickCost} tick={axisTick} tickLine={false} axisLine={false} width={56} />
+      {/* as wide as its longest tick: a day of fractions of a cent reads "$0.00045" */}
+      <YAxis tickFormatter={tickCost} tick={axisTick} tickLine={false} axisLine={false} width="auto" />
       <Tooltip content={(props) => <SpendTip {...props} marks={marks} />} cursor={{ fill: 'rgba(47, 111, 214, 0.08)' }} isAnimationActive={false} />
       <Legend wrapperStyle={{ fontSize: 12, lineHeight: '18px' }} iconSize={10} itemSorter={null} formatter={legendText} />
       <Bar dataKey="dropped" name="spent on dropped attempts" stackId="s" fill={COLOUR.error} isAnimationActive={false} />

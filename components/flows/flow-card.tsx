@@ -61,7 +61,7 @@ export function FlowCard({ flow, canRun = true }: { flow: FlowDef; canRun?: bool
         {canRun ? (
           <StartRunForm flow={flow.name} example={exampleInputText(flow.inputSchema)} />
         ) : (
-          <p className="hint" data-testid="read-only">
+          <p className="muted small" data-testid="read-only">
             Viewers see the flow; an editor may start a run.
           </p>
         )}
