@@ -32,7 +32,8 @@ export interface Caller {
 const OPEN: Caller = { kind: 'open', author: null, name: null, role: 'admin' };
 
 /** Why nobody is let in: no session, or no account exists and the request is not from this machine. */
-export type Unknown = { why: 'sign-in' | 'no-account-remote' };
+/** `bad-token`: an `Authorization: Bearer` the dashboard does not know (unknown, revoked or expired) */
+export type Unknown = { why: 'sign-in' | 'bad-token' | 'no-account-remote' };
 
 /**
  * The address the request came from, when it can be trusted: behind a trusted proxy
@@ -69,7 +70,7 @@ export async function callerOf(db: Db, h: Headers, now = Date.now()): Promise<Ca
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(h.get('authorization') ?? '')?.[1];
   if (bearer) {
     const token = await tokenCaller(db, bearer, now);
-    return token ? { kind: 'token', author: `token:${token.name}`, name: token.name, role: token.role } : { why: 'sign-in' };
+    return token ? { kind: 'token', author: `token:${token.name}`, name: token.name, role: token.role } : { why: 'bad-token' };
   }
   if (!(await anyUser(db))) return fromThisMachine(h) ? OPEN : { why: 'no-account-remote' };
   const user = await sessionUser(db, h);
@@ -94,6 +95,7 @@ function isCaller(c: Caller | Unknown): c is Caller {
 /** What a refusal says. */
 function refusalText(c: Caller | Unknown, role: Role): string {
   if (isCaller(c)) return `your role (${c.role}) may not do this: it needs ${role}`;
+  if (c.why === 'bad-token') return 'the API token is not valid: unknown, revoked or expired (aqven token list shows yours)';
   return c.why === 'no-account-remote'
     ? 'no account exists yet: the dashboard answers this machine only (create one: aqven user add NAME --role admin)'
     : 'sign in first';

@@ -114,6 +114,11 @@ describe('limits from the dashboard', () => {
     expect(read.status).toBe(200);
     expect(read.body.models[0]!.dimensions.map((d) => d.dimension)).toEqual(['depth']);
     expect((await getLimits(null)).status).toBe(401);
+    // a token the dashboard does not know is told apart from no sign-in at all
+    const bogus = await getLimits('aqv_not_a_token_at_all');
+    expect(bogus.status).toBe(401);
+    expect(bogus.body.error).toBe('the API token is not valid: unknown, revoked or expired (aqven token list shows yours)');
+    expect((await getLimits(null)).body.error).toBe('sign in first');
     expect((await getLimits(viewer, '')).status).toBe(400);
     as(editor);
     expect(await start({ dimension: 'enum', trials: '2', maxCalls: '6' })).toMatchObject({ status: 'started' });
