@@ -49,6 +49,7 @@ describe.each(DIALECTS)('run list on %s', (dialect) => {
     expect(await ids('kind=flow')).toEqual(['failed', 'plain', 'routed']);
     expect(await ids('kind=flow&status=succeeded')).toEqual(['plain', 'routed']);
     expect(parseRunFilters(new URLSearchParams('kind=nope'))).toMatchObject({ ok: false, error: expect.stringMatching(/^query parameter kind: /) });
+    for (const bad of ['abc', '0', '501', '2.5']) expect(parseRunFilters(new URLSearchParams(`limit=${bad}`))).toEqual({ ok: false, error: 'query parameter limit: must be a whole number from 1 to 500' });
   });
 
   it('offers the flows, agents and models of the history, in order, and every cause', async () => {

@@ -15,6 +15,9 @@ export type RunRange = keyof typeof RUN_RANGES;
 /** The query parameters the run list understands, in the order its links write them. */
 export const RUN_FILTER_KEYS = ['status', 'flow', 'agent', 'model', 'cause', 'retried', 'fell_back', 'kind', 'range', 'from', 'to', 'limit'] as const;
 
+/** one sentence for every way a limit is wrong (zod's own, "expected number, received NaN", names no range) */
+const LIMIT = { error: 'must be a whole number from 1 to 500' };
+
 const schema = z.object({
   status: z.enum(RUN_STATUSES).optional(),
   flow: z.string().min(1).optional(),
@@ -27,7 +30,7 @@ const schema = z.object({
   from: time.optional(),
   to: time.optional(),
   range: z.enum(Object.keys(RUN_RANGES) as [RunRange, ...RunRange[]]).optional(),
-  limit: z.coerce.number().int().min(1).max(500).optional(),
+  limit: z.coerce.number(LIMIT).int(LIMIT).min(1, LIMIT).max(500, LIMIT).optional(),
 });
 
 export type ParsedFilters = { ok: true; filters: RunFilters; limit?: number } | { ok: false; error: string };
