@@ -70,7 +70,8 @@ export const durationSchema = durationUpTo(DURATION_MAX.timeoutMs);
 export const waitSchema = durationUpTo(DURATION_MAX.waitMs);
 
 export const outcomePolicySchema = z.enum(['fail', 'retry', 'fallback']);
-export const retriesSchema = z.number().int().min(0).max(RETRIES_MAX);
+const RETRIES_WORDS = { error: `retries must be a whole number from 0 to ${RETRIES_MAX}` };
+export const retriesSchema = z.number(RETRIES_WORDS).int(RETRIES_WORDS).min(0, RETRIES_WORDS).max(RETRIES_MAX, RETRIES_WORDS);
 
 // ---------------------------------------------------------------------------------------------
 // agents/NAME.yaml
