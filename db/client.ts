@@ -13,11 +13,11 @@ import { migrationsFolder } from './migrations-folder';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { stopClusterGate } from './cluster-gate';
 import { INTERRUPTED_NODE_ERROR } from './interrupted-error';
-import { closePg, isPostgresUrl, openedPg, openPg } from './pg';
+import { closePg, isPostgresUrl, openedPg, openPg, unreadablePostgresUrl } from './pg';
 import { expiredBefore, expiredLeases, leaseKeeper, READ_SWEEP_MS } from './run-lease';
 import { closeCutOffAttempts, failCutOffNodes, flushRunStore } from './run-store';
 import * as schema from './schema';
-import { guardStorage } from './storage-error';
+import { DatabaseUrlError, guardStorage } from './storage-error';
 import { endHeldModelLimits } from './limits-queries';
 import { transaction } from './tx';
 import type { Db, SqliteDb } from './types';
@@ -103,11 +103,31 @@ function createPrivately(abs: string): void {
 }
 
 /**
+ * AQVEN_DATABASE_URL, trimmed, or null when unset: a postgres:// URL or a SQLite file path. Any
+ * other `scheme://` is refused (DatabaseUrlError), never taken for a path — `mysql://user:pw@db/x`
+ * would become folders holding the password — as is a postgres:// URL node-postgres cannot read.
+ * The error names the scheme only: the value may hold a password.
+ */
+export function databaseUrl(env: Record<string, string | undefined> = process.env): string | null {
+  const value = env.AQVEN_DATABASE_URL?.trim();
+  if (!value) return null;
+  if (isPostgresUrl(value)) {
+    const why = unreadablePostgresUrl(value);
+    // node-postgres's reason ("Invalid URL", an sslrootcert file not found), never the value itself
+    if (why !== null) throw new DatabaseUrlError(`is a postgres:// URL that cannot be read (${why.split(value).join('…')}; check its host, port, parameters and the %-encoding of its user and password)`);
+    return value;
+  }
+  const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
+  if (scheme) throw new DatabaseUrlError(`is a ${scheme.toLowerCase()}:// URL`);
+  return value;
+}
+
+/**
  * The database a process records to (DESIGN: Storage): AQVEN_DATABASE_URL when it is set (a
- * postgres:// URL), else the project's SQLite file.
+ * postgres:// URL or a SQLite file; databaseUrl), else the project's SQLite file.
  */
 export function databaseTarget(sqlitePath: string, env: Record<string, string | undefined> = process.env): string {
-  return env.AQVEN_DATABASE_URL?.trim() || sqlitePath;
+  return databaseUrl(env) ?? sqlitePath;
 }
 
 /**

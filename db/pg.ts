@@ -8,11 +8,22 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { migrationsFolder } from './migrations-folder';
 import * as pgSchema from './schema-pg';
+import { StorageError } from './storage-error';
 import type { Orm, PgDb, Tables } from './types';
 
 /** Whether the database target is a PostgreSQL URL (else it is a SQLite file path). */
 export function isPostgresUrl(target: string): boolean {
   return /^postgres(ql)?:\/\//i.test(target.trim());
+}
+
+/** Why node-postgres cannot read `url` as a connection string (its own parse, which connects nothing), or null when it can. */
+export function unreadablePostgresUrl(url: string): string | null {
+  try {
+    new pg.Client({ connectionString: url });
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 /** The URL as it may be printed: its password replaced by `***`. */
@@ -26,6 +37,25 @@ export function displayUrl(url: string): string {
   }
 }
 
+/** node-postgres's reason in one line (a refused "localhost" is an AggregateError with an empty message). */
+export function pgReason(err: unknown): string {
+  const e = err as { message?: string; code?: string; errors?: { message?: string }[] };
+  const inner = e.errors?.map((x) => x.message).filter(Boolean).join('; ');
+  const text = e.message || inner || String(err);
+  return e.code && !text.includes(e.code) ? `${text} (${e.code})` : text;
+}
+
+/**
+ * The server of `url` cannot be reached or refuses us (down, wrong host, port, password or
+ * database): a StorageError, so every command says one line naming the database and exits 3.
+ */
+function unreachable(url: string, err: unknown): StorageError {
+  const code = (err as { code?: unknown }).code;
+  return new StorageError(`cannot connect to the PostgreSQL database ${displayUrl(url)}: ${pgReason(err)}`, displayUrl(url), typeof code === 'string' ? code : 'ECONNECT', {
+    cause: err,
+  });
+}
+
 /** One key for the migration lock, the same in every AQVEN process ("aqven" in ASCII). */
 const MIGRATION_LOCK = 0x617176656e;
 
@@ -33,7 +63,10 @@ const MIGRATION_LOCK = 0x617176656e;
 export async function migratePg(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined); // a failure rejects the query in flight
-  await client.connect();
+  // the first connection of every open: where an unreachable server shows, for every command at once
+  await client.connect().catch((err: unknown) => {
+    throw unreachable(url, err);
+  });
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {

@@ -32,11 +32,21 @@ export interface RunOrigin {
 }
 
 /**
+ * What kind of run it is (DESIGN: The run record): `runs.kind`, and for a replay the run and node it
+ * replays (`runs.replay_of`, `runs.replay_node`; replayOf null once the original was purged).
+ */
+export interface RunLink {
+  kind: RunKind;
+  replayOf: string | null;
+  replayNode: string | null;
+}
+
+/**
  * Every stored fact of one run, nodes in the order the run record lists them — by turn (turn 0,
  * the nodes never reached, last), then their place in the flow (`ord`; 0 in rows written before it
  * was kept), then start and id; null when there is no such run.
  */
-export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOrigin & { kind: RunKind }) | null> {
+export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOrigin & RunLink) | null> {
   const { attempts, nodeRuns, runs, streamChunks, transportTries } = db.t;
   const run = (await db.q.select().from(runs).where(eq(runs.id, id)).limit(1))[0];
   if (!run) return null;
@@ -91,6 +101,8 @@ export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOr
     projectHash: run.projectHash,
     snapshotId: run.snapshotId,
     kind: run.kind,
+    replayOf: run.replayOf,
+    replayNode: run.replayNode,
     nodes: nodes.map(
       (n): NodeFacts => ({
         id: n.nodeId,

@@ -14,7 +14,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { migrationsFolder } from './migrations-folder';
-import { displayUrl, isPostgresUrl } from './pg';
+import { displayUrl, isPostgresUrl, pgReason } from './pg';
+
+export { pgReason };
 import * as schema from './schema';
 import * as pgTables from './schema-pg';
 import type { Db, Orm, PgDb, SqliteDb, Tables } from './types';
@@ -321,14 +323,6 @@ export class DatabaseUnreachableError extends Error {
     super(message, options);
     this.name = 'DatabaseUnreachableError';
   }
-}
-
-/** node-postgres's reason in one line (a refused "localhost" is an AggregateError with an empty message). */
-export function pgReason(err: unknown): string {
-  const e = err as { message?: string; code?: string; errors?: { message?: string }[] };
-  const inner = e.errors?.map((x) => x.message).filter(Boolean).join('; ');
-  const text = e.message || inner || String(err);
-  return e.code && !text.includes(e.code) ? `${text} (${e.code})` : text;
 }
 
 /** Connects once to `url` and disconnects: throws DatabaseUnreachableError when that fails. */

@@ -18,6 +18,17 @@ export class StorageError extends Error {
   }
 }
 
+/**
+ * AQVEN_DATABASE_URL names no database AQVEN can open: a URL of another scheme (mysql://…), or a
+ * postgres:// URL node-postgres cannot read. Bad configuration: the CLI exits 2 on it.
+ */
+export class DatabaseUrlError extends Error {
+  constructor(why: string) {
+    super(`AQVEN_DATABASE_URL ${why}; it must be a PostgreSQL URL (postgres://user:password@host:5432/database, or postgresql://…) or the path of a SQLite file`);
+    this.name = 'DatabaseUrlError';
+  }
+}
+
 const READ_ONLY = new Set(['EACCES', 'EPERM', 'EROFS']);
 const FULL = new Set(['ENOSPC', 'EFBIG', 'EDQUOT']);
 

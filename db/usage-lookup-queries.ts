@@ -136,6 +136,20 @@ export async function applyFoundUsage(db: Db, l: DueLookup, u: UsageTotals): Pro
   });
 }
 
+/**
+ * Every lookup of run `runId` still pending, given up (its usage stays unknown); how many. Claims
+ * held by another process are taken over: this is for a run nobody else can look up (a simulated one).
+ */
+export async function giveUpRunLookups(db: Db, runId: string): Promise<number> {
+  const { transportTries: t, attempts: a } = db.t;
+  const gone = await db.q
+    .update(t)
+    .set({ usageLookup: 'gave_up', lookupAfter: null })
+    .where(and(eq(t.usageLookup, 'pending'), inArray(t.attemptId, db.q.select({ id: a.id }).from(a).where(eq(a.runId, runId)))))
+    .returning({ id: t.id });
+  return gone.length;
+}
+
 /** How many lookups wait (in `runIds`, or anywhere), and when the next is due (null: none waits). */
 export async function pendingLookups(db: Db, runIds?: readonly string[]): Promise<{ pending: number; nextAt: number | null }> {
   const { transportTries: t, attempts: a } = db.t;

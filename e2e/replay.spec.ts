@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { shortRunId } from '../lib/shared/short-id';
 import { e2eProjectDir } from './project-dir';
 import { RunPage } from './pages/run-page';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
@@ -21,6 +22,11 @@ test('a node that failed is replayed under the changed policy and now succeeds, 
   const ticket = `Replay me ${Date.now()}: my invoice is wrong`;
   const original = await runToEnd(request, 'triage', { ticket });
   expect(original.status).toBe('failed');
+
+  // the preview opened by the run's short id goes on to its full id, as the run page does
+  await page.goto(`/runs/${shortRunId(original.id)}/replay?node=draft`);
+  await expect(page).toHaveURL(new RegExp(`/runs/${original.id}/replay\\?node=draft$`), { timeout: 30_000 });
+  await expect(page.getByTestId('replay-preview')).toBeVisible();
 
   const run = new RunPage(page);
   await run.goto(original.id);

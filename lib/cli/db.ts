@@ -5,7 +5,7 @@
 // that is not an AQVEN database), 3 the database cannot be opened or reached.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { closeDb, openDatabase, openDb } from '@/db/client';
+import { closeDb, databaseUrl, openDatabase, openDb } from '@/db/client';
 import { CopyBatchError, copySqliteHistory, CopySourceError, type CopyProgress, type TableCopied } from '@/db/copy';
 import { displayUrl, isPostgresUrl, migratePg } from '@/db/pg';
 import {
@@ -195,9 +195,9 @@ export async function runDbCopy(
   io: CliIo = processIo,
 ): Promise<number> {
   const env = opts.env ?? process.env;
-  const url = env.AQVEN_DATABASE_URL?.trim();
   let opened: string | null = null;
   try {
+    const url = databaseUrl(env);
     if (!url || !isPostgresUrl(url)) {
       throw new UsageError(
         url

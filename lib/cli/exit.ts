@@ -2,7 +2,7 @@
 // they know (DESIGN: CLI, exit codes): say its message as one line and exit with its status — the
 // database unreachable or unwritable is 3 for all of them; each command adds its own classes. An
 // error none of them knows is a bug: rethrown (exit 70 in main.ts).
-import { StorageError } from '@/db/storage-error';
+import { DatabaseUrlError, StorageError } from '@/db/storage-error';
 import { DatabaseUnreachableError } from '@/db/status-queries';
 
 /** bad usage or configuration */
@@ -10,17 +10,20 @@ export const EXIT_USAGE = 2;
 /** the database cannot be reached or opened */
 export const EXIT_CANNOT_OPEN = 3;
 
-/** bad usage or configuration: exit 2 with its one line */
-export class UsageError extends Error {}
+export { UsageError } from './usage-error';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 
 /** Error classes and the exit status a command gives them, checked in order. */
 export type ExitRules = readonly (readonly [readonly ErrorClass[], number])[];
 
-/** The exit status of `err` by `rules` (then the database's own failures: 3), its message said by `say`; rethrows an unknown error. */
+/** The exit status of `err` by `rules` (then an AQVEN_DATABASE_URL naming no database: 2; the database's own failures: 3), its message said by `say`; rethrows an unknown error. */
 export function exitFor(err: unknown, say: (text: string) => void, rules: ExitRules): number {
-  for (const [classes, code] of [...rules, [[StorageError, DatabaseUnreachableError], EXIT_CANNOT_OPEN] as const]) {
+  const always: ExitRules = [
+    [[DatabaseUrlError], EXIT_USAGE],
+    [[StorageError, DatabaseUnreachableError], EXIT_CANNOT_OPEN],
+  ];
+  for (const [classes, code] of [...rules, ...always]) {
     if (classes.some((c) => err instanceof c)) {
       say((err as Error).message);
       return code;

@@ -5,6 +5,7 @@ import { resolveRunId, type RunIdMatch } from '@/db/run-id-queries';
 import type { SearchPage } from '@/db/search-queries';
 import type { Db } from '@/db/types';
 import { ambiguousRunIdWords, shortRunId } from '@/lib/shared/short-id';
+import { printable } from './printable';
 
 /** the full id `idOrPrefix` names, or what to print and the exit status when it names none or several */
 export type CliRunId = { ok: true; id: string } | { ok: false; exitCode: 1 | 2; message: string };
@@ -20,7 +21,7 @@ export async function cliRunId(db: Db, command: string, idOrPrefix: string): Pro
 export function formatAmbiguous(command: string, prefix: string, matches: RunIdMatch[], more: boolean): string {
   const lines = matches.map((m) => `  ${m.id}  ${m.flow.padEnd(14)} ${m.status.padEnd(11)} ${new Date(m.startedAt).toISOString()}`);
   if (more) lines.push('  … and more');
-  return [`aqven ${command}: "${prefix}" ${ambiguousRunIdWords(matches.length, more)}; give more of it:`, ...lines].join('\n');
+  return printable([`aqven ${command}: "${prefix}" ${ambiguousRunIdWords(matches.length, more)}; give more of it:`, ...lines].join('\n'), { block: true });
 }
 
 /**
@@ -32,9 +33,10 @@ export function formatSearchPage(page: SearchPage): string {
   if (!page.hits.length) return 'no run input, node output or failure text holds every one of these words';
   const lines = page.hits.flatMap((h) => {
     const where = h.field === 'id' ? 'run id' : h.nodeId ? `${h.field} of ${h.nodeId}${h.attemptSeq !== null ? ` #${h.attemptSeq}` : ''}` : h.field;
-    const text = h.snippet.map((p) => (p.hit ? `[${p.text}]` : p.text)).join('');
+    // one line: the stored text's own breaks and tabs as spaces, its other control characters escaped
+    const text = printable(h.snippet.map((p) => (p.hit ? `[${p.text}]` : p.text)).join('').replace(/[\n\t]/g, ' '));
     return [`${shortRunId(h.runId)}  ${h.flow.padEnd(14)} ${h.status.padEnd(11)} ${where.padEnd(20)} ${new Date(h.startedAt).toISOString()}`, `    ${text}`];
   });
   if (page.nextBefore !== null) lines.push(`older text: --before ${page.nextBefore}`);
-  return lines.join('\n');
+  return printable(lines.join('\n'), { block: true });
 }

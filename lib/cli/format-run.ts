@@ -5,6 +5,8 @@ import type { EngineEvent } from '@/lib/engine/types';
 import type { ProgressEvent } from '@/lib/flow/run-flow';
 import type { RunRecord } from '@/lib/flow/run-record';
 import { originLine } from '@/lib/dashboard/run-origin';
+import { shortRunId } from '@/lib/shared/short-id';
+import { printable } from './printable';
 
 const usd = (n: number) => `$${n.toFixed(6)}`;
 const tokens = (u: { inputTokens: number; outputTokens: number }) => `${u.inputTokens} in / ${u.outputTokens} out`;
@@ -17,6 +19,18 @@ function usageNote(a: RunRecord['nodes'][number]['attempts'][number]): string {
   return '  usage unknown';
 }
 
+/** What a run that is no plain flow run is: `replay of 0a9ba381 · node draft`, `limits probe`; null for a flow run. */
+export function runKindMark(r: Pick<RunRecord, 'kind' | 'replayOf' | 'replayNode'>): string | null {
+  if (r.kind === 'limits') return 'limits probe';
+  if (r.kind !== 'replay') return null;
+  return `${r.replayOf ? `replay of ${shortRunId(r.replayOf)}` : 'replay (its original was purged)'}${r.replayNode ? ` · node ${r.replayNode}` : ''}`;
+}
+
+/** A try as it ended: its HTTP status, its transport error, or both (`200 connection`: cut off after the headers). */
+function tryLine(t: { status?: number | null; error?: string | null }): string {
+  return [t.status, t.error].filter((x) => x != null && x !== '').join(' ') || '?';
+}
+
 export function formatRun(r: RunRecord): string {
   const out: string[] = [];
   // unfinished: running, or queued (no worker has taken it yet)
@@ -25,38 +39,43 @@ export function formatRun(r: RunRecord): string {
   out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${tokens(r.usage)}  cost ${usd(r.usage.costUsd)}${unknown}`);
   // who started it and the project version (the hash's first 12 characters; `--json` has it whole)
   const origin = originLine(r);
+  const mark = runKindMark(r);
+  if (mark) out.push(mark);
   if (origin) out.push(origin);
   for (const n of r.nodes) {
     const err = n.error ? `  ${n.error.code}` : '';
     out.push(`  ${n.turn ? `turn ${n.turn}` : 'never ran'}  ${n.id} (${n.agent})  ${n.status}${err}`);
     for (const a of n.attempts) {
-      const tries = a.transport.map((t) => (t.status ?? t.error ?? '?') + (t.retryAfterMs != null ? ` retry-after ${t.retryAfterMs}ms` : '')).join(', ');
-      const detail = a.error && a.error.kind !== a.cause ? `  [${a.error.kind}: ${a.error.message}]` : '';
+      const tries = a.transport.map((t) => tryLine(t) + (t.retryAfterMs != null ? ` retry-after ${t.retryAfterMs}ms` : '')).join(', ');
+      const detail = a.error && a.error.kind !== a.cause ? `  [${a.error.kind}: ${printable(a.error.message)}]` : '';
       out.push(
-        `    #${a.seq} ${a.model}  ${a.outcome ?? 'in flight'}${a.finishReason ? ` (${a.finishReason})` : ''}${a.finishNote ? `  note: ${a.finishNote}` : ''}` +
+        `    #${a.seq} ${a.model}  ${a.outcome ?? 'in flight'}${a.finishReason ? ` (${a.finishReason})` : ''}${a.finishNote ? `  note: ${printable(a.finishNote)}` : ''}` +
           `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}${a.discarded ? '  discarded' : ''}${usageNote(a)}` +
           `  ${a.latencyMs ?? '-'}ms  tries: ${tries || '-'}${detail}`,
       );
     }
   }
   if (r.error) {
-    out.push(`error ${r.error.code}${r.error.node ? ` at node ${r.error.node}` : ''}: ${r.error.message}`);
-    if (r.error.hint) out.push(`hint: ${r.error.hint}`);
+    out.push(`error ${r.error.code}${r.error.node ? ` at node ${r.error.node}` : ''}: ${printable(r.error.message)}`);
+    if (r.error.hint) out.push(`hint: ${printable(r.error.hint)}`);
   } else if (r.status === 'succeeded') {
     out.push(`output: ${JSON.stringify(r.output)}`);
   }
-  return out.join('\n');
+  // the lines are ours; what is stored in them (ids, names, models, output: JSON keeps C1 and DEL raw) is escaped
+  return printable(out.join('\n'), { block: true });
 }
 
+/** A line per run: start, short id (what `aqven show` and the dashboard take), full id, flow, status, attempts, cost, where it failed. */
 export function formatRunList(items: RunListItem[]): string {
   if (items.length === 0) return 'no runs yet';
-  return items
+  const lines = items
     .map(
       (r) =>
-        `${new Date(r.startedAt).toISOString()}  ${r.id}  ${r.flow.padEnd(14)} ${r.status.padEnd(11)} ` +
-        `${String(r.attempts).padStart(3)} attempts  ${usd(r.costUsd)}${r.errorCode ? `  ${r.errorCode}@${r.errorNode ?? '-'}` : ''}`,
+        `${new Date(r.startedAt).toISOString()}  ${shortRunId(r.id).padEnd(8)}  ${r.id}  ${r.flow.padEnd(14)} ${r.status.padEnd(11)} ` +
+        `${String(r.attempts).padStart(3)} attempts  ${usd(r.costUsd)}${r.errorCode ? `  ${r.errorCode}@${r.errorNode ?? '-'}` : ''}${r.kind === 'flow' ? '' : `  ${runKindMark(r)}`}`,
     )
     .join('\n');
+  return printable(lines, { block: true });
 }
 
 /** Redraws one line per node in place (ANSI cursor movement) while a run is in progress. */
@@ -73,7 +92,8 @@ export class LiveProgress {
 
   private draw() {
     let s = this.drawn ? `\x1b[${this.drawn}A` : '';
-    for (const line of this.lines.values()) s += `\x1b[2K${line.slice(0, (this.stream.columns || 120) - 1)}\n`;
+    // escaped before it is cut: a provider's text never brings a control code of its own
+    for (const line of this.lines.values()) s += `\x1b[2K${printable(line).slice(0, (this.stream.columns || 120) - 1)}\n`;
     this.drawn = this.lines.size;
     this.stream.write(s);
   }
@@ -87,7 +107,7 @@ export class LiveProgress {
   private engine(node: string, ev: EngineEvent) {
     if (ev.type === 'attempt_start') this.set(node, `  ${node}  attempt ${ev.seq}  ${ev.model}  …`);
     else if (ev.type === 'try_end' && ev.try.status !== 200)
-      this.set(node, `  ${node}  attempt ${ev.seq}  try ${ev.try.tryNo}: ${ev.try.status ?? ev.try.error}${ev.try.retryAfterMs != null ? `, waiting ${ev.try.retryAfterMs}ms` : ''}`);
+      this.set(node, `  ${node}  attempt ${ev.seq}  try ${ev.try.tryNo}: ${tryLine(ev.try)}${ev.try.retryAfterMs != null ? `, waiting ${ev.try.retryAfterMs}ms` : ''}`);
     else if (ev.type === 'attempt_end')
       this.set(node, `  ${node}  attempt ${ev.attempt.seq}  ${ev.attempt.model}  ${ev.attempt.outcome}${ev.attempt.cause ? ` → ${ev.attempt.action}` : ''}`);
   }

@@ -62,6 +62,8 @@ export interface InitResult {
 }
 
 export async function initProject(dir: string, template: string = DEFAULT_TEMPLATE, root: string = templatesDir()): Promise<InitResult> {
+  // an empty name would be the working directory itself ("  is not empty")
+  if (dir.trim() === '') throw new InitError('the folder name is empty: give the folder of the new project, e.g. aqven init support-bot');
   const templates = await listTemplates(root);
   if (!templates.includes(template)) {
     throw new InitError(`unknown template "${template}"; available templates: ${templates.join(', ') || '(none)'}`);

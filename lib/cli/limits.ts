@@ -16,8 +16,10 @@ import { simulateRequested } from '@/lib/flow/simulate';
 import { formatDiagnostic } from '@/lib/project';
 import { fmtCost } from '@/lib/shared/cost-text';
 import { LIMIT_DEFAULTS, LIMIT_DIMENSIONS, type LimitDimension } from '@/lib/shared/limits-types';
+import { lookUpCutOff } from './cut-off-lookup';
 import { processIo, type CliIo } from './io';
 import { resolveProjectDir } from './project-dir';
+import { printable } from './printable';
 
 export interface LimitsCliOptions {
   project?: string;
@@ -123,7 +125,7 @@ export function formatLimitsReport(r: LimitsReport): string {
   }
   lines.push('');
   lines.push(`this run: ${r.calls} calls, ${r.inputTokens.toLocaleString('en-US')} tokens in, ${r.outputTokens.toLocaleString('en-US')} out, ${fmtCost(r.costUsd)} · run ${r.runId}`);
-  if (r.stopped) lines.push(`stopped: ${r.stopped.message}; run the same command again today to resume`);
+  if (r.stopped) lines.push(`stopped: ${printable(r.stopped.message)}; run the same command again today to resume`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -165,10 +167,12 @@ export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo
     );
     const report = await started.done;
     progress?.('\r\x1b[K');
+    // the usage of answers cut off mid-body, looked up now, as `aqven run` does (a simulated probe's from its own simulator)
+    if (report.stopped?.reason !== 'interrupted') await lookUpCutOff('limits', session, report.runId, (line) => io.err(`${line}\n`));
     io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatLimitsReport(report));
     if (report.stopped?.reason === 'interrupted') return 130;
     if (report.stopped?.reason === 'error') {
-      say(report.stopped.message);
+      say(printable(report.stopped.message));
       return 1;
     }
     return report.dimensions.every((d) => d.status === 'complete') ? 0 : 1;

@@ -1,7 +1,8 @@
 // The `aqven` command (DESIGN: CLI), built into dist/cli by scripts/build-cli.mjs and started by bin/aqven.mjs.
 import { Command } from 'commander';
-import { StorageError } from '@/db/storage-error';
+import { DatabaseUrlError, StorageError } from '@/db/storage-error';
 import { version } from '../../package.json';
+import { UsageError } from './usage-error';
 
 type Register = (program: Command) => unknown;
 
@@ -49,6 +50,20 @@ const program = new Command('aqven')
   // commander's own usage errors (unknown option, missing argument) exit 2, like ours
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
+/**
+ * A reader that went away (`aqven check | head -1`) ends the command quietly, as SIGPIPE ends other
+ * tools: nothing on stderr, the exit status the command has set by then (0 if none). The exit waits
+ * for the code already running, so a command that wrote its last line still sets its status.
+ */
+function endQuietlyOnClosedOutput(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    setImmediate(() => process.exit(process.exitCode ?? 0));
+  });
+}
+endQuietlyOnClosedOutput(process.stdout);
+endQuietlyOnClosedOutput(process.stderr);
+
 async function main(): Promise<void> {
   const registers = await Promise.all(loadersFor(process.argv.slice(2)).map((load) => load()));
   for (const register of registers) register(program);
@@ -60,6 +75,11 @@ main().catch((err: unknown) => {
   if (err instanceof StorageError) {
     console.error(`aqven: ${err.message}`);
     process.exit(3);
+  }
+  // bad usage no command caught (an empty or file --project), or AQVEN_DATABASE_URL naming no database AQVEN opens: exit 2
+  if (err instanceof UsageError || err instanceof DatabaseUrlError) {
+    console.error(`aqven: ${err.message}`);
+    process.exit(2);
   }
   console.error(`aqven: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exit(70);

@@ -1,12 +1,31 @@
 // Which project a command works on (DESIGN: "CLI"): --project, then $AQVEN_PROJECT, then ./showcase.
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { databaseTarget } from '@/db/client';
+import { databaseTarget, databaseUrl } from '@/db/client';
 import { formatDiagnostic, loadProject } from '@/lib/project';
 import { UsageError } from './exit';
 import type { CliIo } from './io';
 
+/** Whether `path` is there and is no folder (unreadable or missing: left to the loader, which says why). */
+function isNoFolder(path: string): boolean {
+  try {
+    return !statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The project folder, absolute. Refused (UsageError, exit 2): an empty --project (it would
+ * silently mean the default), and a path that is a file (or anything but a folder). A folder not there yet is
+ * left to the command (loading it says there is no aqven.yaml).
+ */
 export function resolveProjectDir(opt?: string, env: Record<string, string | undefined> = process.env, cwd: string = process.cwd()): string {
-  return resolve(cwd, opt || env.AQVEN_PROJECT || 'showcase');
+  if (opt !== undefined && opt.trim() === '') throw new UsageError('--project is empty: give the project folder (or leave --project out for $AQVEN_PROJECT, then ./showcase)');
+  const [given, from] = opt ? [opt, '--project'] : env.AQVEN_PROJECT ? [env.AQVEN_PROJECT, 'AQVEN_PROJECT'] : ['showcase', 'the default project'];
+  const dir = resolve(cwd, given);
+  if (isNoFolder(dir)) throw new UsageError(`${from} ${dir} is not a folder: give the project folder (the one holding aqven.yaml)`);
+  return dir;
 }
 
 /**
@@ -15,7 +34,7 @@ export function resolveProjectDir(opt?: string, env: Record<string, string | und
  */
 export async function commandDatabaseTarget(opts: { project?: string; env?: Record<string, string | undefined> }, io: CliIo): Promise<string> {
   const env = opts.env ?? process.env;
-  const url = env.AQVEN_DATABASE_URL?.trim();
+  const url = databaseUrl(env);
   if (url) return url;
   const dir = resolveProjectDir(opts.project, env);
   const { project, diagnostics } = await loadProject(dir, { env });

@@ -7,7 +7,7 @@
 // be reached or opened.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { closeDb, openDatabase } from '@/db/client';
+import { closeDb, databaseUrl, openDatabase } from '@/db/client';
 import { isPostgresUrl, openedPg } from '@/db/pg';
 import { cliAuthor, latestSnapshot, listSnapshots, pushSnapshot } from '@/db/snapshot-queries';
 import { DatabaseUnreachableError, pgReason, reachPg } from '@/db/status-queries';
@@ -15,6 +15,7 @@ import type { Db } from '@/db/types';
 import { ProjectFilesError, readProjectFiles, writeProjectFiles } from '@/lib/project';
 import { runCheck } from './check';
 import { type CliIo, processIo } from './io';
+import { printable } from './printable';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
 
 type Env = Record<string, string | undefined>;
@@ -36,8 +37,8 @@ export interface ProjectCommandOptions {
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** AQVEN_DATABASE_URL, which every project command needs: a postgres:// URL. */
-function databaseUrl(env: Env): string {
-  const url = env.AQVEN_DATABASE_URL?.trim();
+function projectDatabaseUrl(env: Env): string {
+  const url = databaseUrl(env);
   if (!url) throw new UsageError('AQVEN_DATABASE_URL is not set: the project lives in a PostgreSQL database (postgres://user:password@host/database)');
   if (!isPostgresUrl(url)) throw new UsageError('AQVEN_DATABASE_URL must be a postgres:// URL: the project lives in a PostgreSQL database');
   return url;
@@ -48,7 +49,7 @@ async function withDatabase(command: string, env: Env, io: CliIo, f: (db: Db) =>
   const say = (text: string) => io.err(`aqven project ${command}: ${text}\n`);
   let opened: string | null = null;
   try {
-    const url = databaseUrl(env);
+    const url = projectDatabaseUrl(env);
     await reachPg(url);
     // closed at the end only when this command opened it (a test's process may hold it open)
     if (!openedPg(url)) opened = url;
@@ -74,7 +75,7 @@ export async function runProjectPush(dir: string, opts: ProjectCommandOptions = 
   const env = opts.env ?? process.env;
   const root = resolve(dir);
   try {
-    databaseUrl(env); // before the check: a missing URL is the first thing to say
+    projectDatabaseUrl(env); // before the check: a missing URL is the first thing to say
   } catch (err) {
     io.err(`aqven project push: ${(err as Error).message}\n`);
     return EXIT_USAGE;
@@ -119,7 +120,8 @@ export async function runProjectLog(opts: ProjectCommandOptions & { limit?: numb
       return 0;
     }
     if (snapshots.length === 0) io.out('no snapshots yet: run `aqven project push DIR`\n');
-    for (const s of snapshots) io.out(`${String(s.id).padStart(5)}  ${new Date(s.createdAt).toISOString()}  ${s.author ?? '-'}  ${s.note ?? ''}`.trimEnd() + '\n');
+    // the author and note are stored text (a dashboard user's note): escaped as all stored text is
+    for (const s of snapshots) io.out(printable(`${String(s.id).padStart(5)}  ${new Date(s.createdAt).toISOString()}  ${s.author ?? '-'}  ${s.note ?? ''}`.trimEnd()) + '\n');
     return 0;
   });
 }

@@ -19,6 +19,7 @@ import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
 import { type CliIo, processIo } from './io';
 import { cliRunId } from './find-runs';
 import { resolveProjectDir } from './project-dir';
+import { printable } from './printable';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
 
 export const EXIT_NOT_CANCELLED = 1;
@@ -55,7 +56,7 @@ function seconds(name: string, raw: string): number {
 /** `run <id> <flow> <status> <n> attempts <duration>`, and why when it did not end on its own. */
 export function runEndLine(r: RunEnd): string {
   const why = r.note && r.status !== 'succeeded' ? ` (${r.note.split('\n')[0]!.slice(0, 200)})` : '';
-  return `run ${r.runId} ${r.flow || '-'} ${r.status} ${r.attempts} attempt${r.attempts === 1 ? '' : 's'} ${fmtDuration(r.durationMs)}${r.resumed ? ' taken over' : ''}${why}`;
+  return printable(`run ${r.runId} ${r.flow || '-'} ${r.status} ${r.attempts} attempt${r.attempts === 1 ? '' : 's'} ${fmtDuration(r.durationMs)}${r.resumed ? ' taken over' : ''}${why}`);
 }
 
 function statsLine(id: string, s: WorkerStats): string {

@@ -13,8 +13,11 @@ import { openSession, ProjectInvalidError, type Session } from '@/lib/flow/sessi
 import { fmtCost } from '@/lib/shared/cost-text';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { formatDiagnostic } from '@/lib/project';
+import { recordAfterLookup } from './cut-off-lookup';
+import { formatAmbiguous } from './find-runs';
 import { formatRun } from './format-run';
 import { resolveProjectDir } from './project-dir';
+import { printable } from './printable';
 
 interface ReplayOptions {
   project?: string;
@@ -36,23 +39,27 @@ async function replayCommand(runId: string, node: string, opts: ReplayOptions): 
   try {
     session = await openSession(resolveProjectDir(opts.project), { simulate: simulateRequested(opts.simulate) });
     const s = session;
+    // a missing key fails every call only after the transport's tries: said before the replay, as `aqven run` does
+    for (const d of s.warnings) console.error(formatDiagnostic(d));
     const plan = await planReplay(s.db, s.project, runId, node);
     const diff = promptDiff(plan);
     const estimate = await estimateReplay(s.db, plan);
     const say = (line: string) => process.stderr.write(`${line}\n`);
-    say(`replay of node ${node} of run ${runId} (${plan.original.status}) under the current files${s.simulated ? ', simulated providers' : ''}`);
+    say(`replay of node ${node} of run ${plan.runId} (${plan.original.status}) under the current files${s.simulated ? ', simulated providers' : ''}`);
     for (const change of policyChanges(plan.policyBefore, plan.policyNow)) say(`  policy ${change}`);
     say(diff.changed ? 'request, original ⇒ now:' : 'request: the same as the original’s');
-    if (diff.changed) for (const l of diff.lines) if (l.op !== ' ') say(`  ${l.op} ${l.text}`);
+    if (diff.changed) for (const l of diff.lines) if (l.op !== ' ') say(`  ${l.op} ${printable(l.text)}`);
     say(`estimate ${fmtCost(estimate.costUsd)}: ${estimateBasis(estimate)}${cap === null ? '' : `; cap ${fmtCost(cap)}`}`);
     process.on('SIGINT', onSigint);
     const started = await startReplay(plan, { project: s.project, providers: s.providers, env: s.env, db: s.db, snapshotId: s.snapshotId, projectHash: s.projectHash, startedBy: cliAuthor() }, { capUsd: cap, estimateUsd: estimate.costUsd, signal: ac.signal });
     const result = await started.done;
-    process.stdout.write(opts.json ? `${JSON.stringify({ replayOf: runId, replayNode: node, ...result.record }, null, 2)}\n` : `${formatRun(result.record)}\n`);
+    const shown = ac.signal.aborted ? result.record : await recordAfterLookup('replay', s, result.record);
+    process.stdout.write(opts.json ? `${JSON.stringify(shown, null, 2)}\n` : `${formatRun(shown)}\n`);
     process.exitCode = ac.signal.aborted && !result.capped ? 130 : result.status === 'succeeded' ? 0 : 1;
   } catch (err) {
     if (err instanceof ReplayRefusedError) {
-      console.error(`aqven replay: ${err.code} ${err.message}`);
+      // an ambiguous short id: the runs it names, listed as `aqven show` lists them
+      console.error(err.ambiguous ? formatAmbiguous('replay', runId, err.ambiguous.matches, err.ambiguous.more) : `aqven replay: ${err.code} ${err.message}`);
       process.exitCode = 2;
     } else if (err instanceof ProjectInvalidError) {
       for (const d of err.diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
@@ -73,7 +80,7 @@ export function registerReplay(program: Command): void {
   program
     .command('replay')
     .description('run one node of a finished run again, with its original inputs, under the current files')
-    .argument('<runId>', 'the run whose node to replay')
+    .argument('<runId>', 'the run whose node to replay: its id, short id or a unique prefix')
     .argument('<node>', 'the node id')
     .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase)')
     .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')

@@ -3,7 +3,7 @@
 // run was stopped), 130/143 stopped by SIGINT/SIGTERM (the run is recorded interrupted). With
 // `--queue` (PostgreSQL mode): 0 queued, 2 not PostgreSQL mode or bad input, 3 database unreachable.
 // A run records who started it: `cli:<login>` (the OS login; USER, else `unknown`).
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
 import type { Db } from '@/db/types';
@@ -12,21 +12,19 @@ import { searchHistory } from '@/db/search-queries';
 import { isPostgresUrl } from '@/db/pg';
 import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import { cliAuthor } from '@/db/snapshot-queries';
-import { StorageError } from '@/db/storage-error';
+import { DatabaseUrlError, StorageError } from '@/db/storage-error';
 import { interruptAllNow } from '@/lib/flow/active-runs';
-import { RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
+import { maxInputBytes, RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
 import { openSession, ProjectInvalidError } from '@/lib/flow/session';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { getRunRecord } from '@/lib/flow/stored-run';
-import type { RunRecord } from '@/lib/flow/run-record';
-import { lookUpUsage } from '@/lib/flow/usage-lookup';
 import { formatDiagnostic, loadProject } from '@/lib/project';
+import { formatBytes } from '@/lib/project/limits';
 import { formatRun, formatRunList, LiveProgress } from './format-run';
 import { cliRunId, formatSearchPage } from './find-runs';
+import { recordAfterLookup } from './cut-off-lookup';
+import { UsageError } from './exit';
 import { resolveProjectDir } from './project-dir';
-
-/** Exit status 2: bad usage or a project that fails check. */
-class UsageError extends Error {}
 
 /** Exit status 3: the run database cannot be written (DESIGN: CLI). */
 export const EXIT_CANNOT_RECORD = 3;
@@ -83,18 +81,35 @@ function parseInput(opts: { input?: string; inputFile?: string }): unknown {
   }
 }
 
-function readFileOrThrow(path: string): string {
+/**
+ * The file's text, read to at most one byte past the run input cap: a bigger file (or /dev/zero, a
+ * pipe that never ends) is refused as the cap refuses an input, without holding more of it.
+ */
+function readFileOrThrow(path: string, limit: number = maxInputBytes()): string {
+  let fd: number | null = null;
   try {
-    return readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(limit + 1);
+    let size = 0;
+    for (let n; size < buf.length && (n = readSync(fd, buf, size, buf.length - size, null)) > 0; ) size += n;
+    if (size > limit) {
+      throw new UsageError(
+        `--input-file ${path} is more than ${limit.toLocaleString('en-US')} bytes; a run input may be at most ${limit.toLocaleString('en-US')} bytes (${formatBytes(limit)}, AQVEN_MAX_INPUT_BYTES) — nothing was stored`,
+      );
+    }
+    return buf.toString('utf8', 0, size);
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(`cannot read --input-file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
 }
 
 async function runCommand(flow: string, opts: { project?: string; input?: string; inputFile?: string; json?: boolean; simulate?: boolean; queue?: boolean }) {
-  const dir = resolveProjectDir(opts.project);
   let session;
   try {
+    const dir = resolveProjectDir(opts.project);
     const input = parseInput(opts);
     if (opts.queue) {
       // PostgreSQL mode: the run becomes a job for `aqven worker`; its id is printed at once (DESIGN: CLI)
@@ -133,7 +148,7 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
         signal: ac.signal,
       }),
     );
-    const shown = signalExit === null ? await lookUpCutOff(s, record) : record;
+    const shown = signalExit === null ? await recordAfterLookup('run', s, record) : record;
     process.stdout.write(opts.json ? `${JSON.stringify(shown, null, 2)}\n` : `${formatRun(shown)}\n`);
     process.exitCode = signalExit ?? (record.status === 'succeeded' ? 0 : 1);
   } catch (err) {
@@ -157,7 +172,7 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
     if (err instanceof ProjectInvalidError) {
       for (const d of err.diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
       console.error(`aqven run: ${err.message}`);
-    } else if (err instanceof UsageError || err instanceof RunInputError || err instanceof UnknownFlowError) {
+    } else if (err instanceof UsageError || err instanceof DatabaseUrlError || err instanceof RunInputError || err instanceof UnknownFlowError) {
       console.error(`aqven run: ${err.message}`);
     } else throw err;
     process.exitCode = 2;
@@ -166,19 +181,6 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
     // the WAL is checkpointed and truncated: a finished command leaves only the database file
     if (session) await closeDatabase(session.db);
   }
-}
-
-/**
- * A finished run with answers cut off after a 2xx that named their generation: one lookup pass
- * now, about 2 s at most (DESIGN: Usage unknown, never zero), the run read back with what it found;
- * what is still pending is said, with the command that finishes it.
- */
-async function lookUpCutOff(s: { db: Db; providers: Parameters<typeof lookUpUsage>[1]['providers']; env: Parameters<typeof lookUpUsage>[1]['env'] }, record: RunRecord): Promise<RunRecord> {
-  if (!record.nodes.some((n) => n.attempts.some((a) => a.usageUnknown))) return record;
-  const pass = await lookUpUsage(s.db, { providers: s.providers, env: s.env, runId: record.id, timeoutMs: 1_500 });
-  if (pass.pending) console.error(`aqven run: the usage of ${pass.pending} cut-off answer${pass.pending === 1 ? '' : 's'} is not known yet; \`aqven runs reconcile --wait 30\` looks it up`);
-  if (!pass.looked) return record;
-  return (await getRunRecord(s.db, record.id)) ?? record;
 }
 
 /** Reads the project's run history with `read`, then closes the database (a PostgreSQL pool would keep the process alive). */
@@ -232,7 +234,7 @@ export function registerRun(program: Command): void {
         process.stdout.write(opts.json ? `${JSON.stringify(items, null, 2)}\n` : `${formatRunList(items)}\n`);
       } catch (err) {
         if (err instanceof StorageError) return cannotRecord('runs', err);
-        if (!(err instanceof UsageError)) throw err;
+        if (!(err instanceof UsageError || err instanceof DatabaseUrlError)) throw err;
         console.error(`aqven runs: ${err.message}`);
         process.exitCode = 2;
       }
@@ -259,7 +261,7 @@ export function registerRun(program: Command): void {
         process.stdout.write(opts.json ? `${JSON.stringify(page, null, 2)}\n` : `${formatSearchPage(page)}\n`);
       } catch (err) {
         if (err instanceof StorageError) return cannotRecord('search', err);
-        if (!(err instanceof UsageError)) throw err;
+        if (!(err instanceof UsageError || err instanceof DatabaseUrlError)) throw err;
         console.error(`aqven search: ${err.message}`);
         process.exitCode = 2;
       }
@@ -286,7 +288,7 @@ export function registerRun(program: Command): void {
         process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRun(record)}\n`);
       } catch (err) {
         if (err instanceof StorageError) return cannotRecord('show', err);
-        if (!(err instanceof UsageError)) throw err;
+        if (!(err instanceof UsageError || err instanceof DatabaseUrlError)) throw err;
         console.error(`aqven show: ${err.message}`);
         process.exitCode = 2;
       }

@@ -72,6 +72,19 @@ describe('aqven runs purge on a project’s SQLite file', () => {
     expect(io.stderr).toContain('--batch must be a whole number');
   });
 
+  it('refuses a period beyond 100 years in one line (a cutoff no run could predate), and its help says m is minutes', async () => {
+    const io = captureIo();
+    expect(await runRunsPurge({ project: dir, olderThan: '99999999d', now: NOW, env: {} }, io)).toBe(2);
+    expect(io.stderr).toBe('aqven runs purge: --older-than 99999999d is longer than 100 years (36525d), the longest period a run may be kept; nothing was deleted\n');
+    expect(await runIds(file)).toHaveLength(4);
+    const ok = captureIo();
+    expect(await runRunsPurge({ project: dir, olderThan: '36525d', dryRun: true, now: NOW, env: {} }, ok)).toBe(0);
+    const program = new Command('aqven');
+    registerRun(program);
+    const purge = registerRunsPurge(program);
+    expect(purge.helpInformation().replace(/\s+/g, ' ')).toContain('m minutes');
+  });
+
   it('on a dry run counts the runs older than the period and deletes nothing', async () => {
     const io = captureIo();
     expect(await runRunsPurge({ project: dir, olderThan: '30d', dryRun: true, json: true, now: NOW, env: {} }, io)).toBe(0);

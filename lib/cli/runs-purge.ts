@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { closeDatabase, openDatabase } from '@/db/client';
+import { closeDatabase, databaseUrl, openDatabase } from '@/db/client';
 import { displayUrl, isPostgresUrl } from '@/db/pg';
 import { purgeRuns, PURGE_BATCH, type PurgeResult } from '@/db/purge';
 import { formatDiagnostic, formatDuration, loadProject, parseDuration } from '@/lib/project';
@@ -48,16 +48,27 @@ const TABLE_ROWS: [keyof PurgeResult['deleted'], string][] = [
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
+/** the units a period is written in: `m` is minutes, never months */
+const PERIOD_UNITS = 'units: d days, h hours, m minutes, s seconds, ms';
+
+/** the longest period: a cutoff further back is no date a run was started on (99999999d would print the year -271764) */
+export const MAX_PERIOD_DAYS = 36_525;
+
 /** The period in ms from `--older-than` or the project's setting; a UsageError says what is missing or wrong. */
 function period(opts: RunsPurgeOptions, retentionMs: number | undefined, dir: string): { ms: number; text: string } {
+  const bounded = (ms: number, what: string) => {
+    if (ms > MAX_PERIOD_DAYS * 86_400_000) throw new UsageError(`${what} is longer than 100 years (${MAX_PERIOD_DAYS}d), the longest period a run may be kept; nothing was deleted`);
+    return ms;
+  };
   if (opts.olderThan !== undefined) {
     const ms = parseDuration(opts.olderThan, { days: true });
-    if (ms === null || ms <= 0) throw new UsageError(`--older-than "${opts.olderThan}" is not a period: ${RETENTION_HINT}`);
-    return { ms, text: opts.olderThan.trim() };
+    if (ms === null || ms <= 0) throw new UsageError(`--older-than "${opts.olderThan}" is not a period: ${RETENTION_HINT} (${PERIOD_UNITS})`);
+    return { ms: bounded(ms, `--older-than ${opts.olderThan.trim()}`), text: opts.olderThan.trim() };
   }
   if (retentionMs === undefined) {
     throw new UsageError(`say how old a run must be to go: --older-than 90d, or \`retention: 90d\` in ${resolve(dir, 'aqven.yaml')} (nothing was deleted)`);
   }
+  bounded(retentionMs, `retention: in ${resolve(dir, 'aqven.yaml')}`);
   return { ms: retentionMs, text: retentionMs % 86_400_000 === 0 ? `${retentionMs / 86_400_000}d` : formatDuration(retentionMs) };
 }
 
@@ -93,7 +104,7 @@ export async function runRunsPurge(opts: RunsPurgeOptions, io: CliIo = processIo
     const batch = opts.batch === undefined ? PURGE_BATCH : Number(opts.batch);
     if (!Number.isInteger(batch) || batch < 1 || batch > 5000) throw new UsageError(`--batch must be a whole number from 1 to 5000, got "${opts.batch}"`);
     const dir = resolveProjectDir(opts.project, env);
-    const url = env.AQVEN_DATABASE_URL?.trim();
+    const url = databaseUrl(env);
     // a bad flag is said before the project is read
     if (opts.olderThan !== undefined) period(opts, undefined, dir);
     const { project, diagnostics } = await loadProject(dir, { env });
@@ -130,7 +141,7 @@ export function registerRunsPurge(program: Command, io: CliIo = processIo): Comm
   return runs
     .command('purge')
     .description('delete the runs started longer ago than a period (--older-than, else aqven.yaml `retention`), with all they hold')
-    .option('--older-than <period>', 'e.g. 90d, 30d, 12h (default: aqven.yaml retention)')
+    .option('--older-than <period>', `e.g. 90d, 30d, 12h, 45m (${PERIOD_UNITS}; at most ${MAX_PERIOD_DAYS}d; default: aqven.yaml retention)`)
     .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase); AQVEN_DATABASE_URL names the database when set')
     .option('--dry-run', 'count what would be deleted; delete nothing')
     .option('--json', 'print JSON')

@@ -8,6 +8,7 @@
 import { diffLines } from 'diff';
 import { agentCostHistory, replayLink, type AgentCostHistory } from '@/db/replay-queries';
 import { getRunFacts } from '@/db/queries';
+import { resolveRunId, type RunIdMatch } from '@/db/run-id-queries';
 import type { Db, NodeFacts, RunStatus } from '@/db/types';
 import { initialMessages } from '@/lib/engine/messages';
 import { answerLimit } from '@/lib/engine/policy';
@@ -18,12 +19,14 @@ import type { ResolvedProvider } from '@/lib/engine/types';
 import { own } from '@/lib/shared/own';
 import { newRecordId } from '@/lib/shared/record-id';
 import { fmtCost } from '@/lib/shared/cost-text';
+import { ambiguousRunIdWords } from '@/lib/shared/short-id';
 import { beginRun, RunInputError, RunInterruptedError, validateRunInput, type ProgressEvent } from './run-flow';
 import type { RunRecord } from './run-record';
 
 /** Why a replay cannot be planned or started: a code the forms map to a field, and words that say what to do. */
 export type ReplayRefusalCode =
   | 'E_RUN' // no such run
+  | 'E_RUN_AMBIGUOUS' // the short id or prefix names several runs: `ambiguous` lists them
   | 'E_RUNNING' // the run has not ended
   | 'E_NODE' // the run has no such node
   | 'E_FLOW' // the flow is gone from the project
@@ -36,6 +39,8 @@ export class ReplayRefusedError extends Error {
   constructor(
     readonly code: ReplayRefusalCode,
     message: string,
+    /** E_RUN_AMBIGUOUS: the runs the id could mean, newest first (never one of them guessed) */
+    readonly ambiguous?: { matches: RunIdMatch[]; more: boolean },
   ) {
     super(message);
     this.name = 'ReplayRefusedError';
@@ -74,12 +79,25 @@ function missingWhy(n: NodeFacts | undefined): string {
 }
 
 /**
- * The replay of node `nodeId` of run `runId` under `project` as it is now; ReplayRefusedError when
+ * The full id of the run `idOrPrefix` names — its id, short id or a unique prefix, as everywhere a
+ * run id is taken (db/run-id-queries.ts); refused when it names none (E_RUN) or several (E_RUN_AMBIGUOUS).
+ */
+async function replayedRunId(db: Db, idOrPrefix: string): Promise<string> {
+  const named = await resolveRunId(db, idOrPrefix);
+  if (named.kind === 'found') return named.id;
+  if (named.kind === 'none') throw new ReplayRefusedError('E_RUN', `no run ${idOrPrefix} is stored`);
+  throw new ReplayRefusedError('E_RUN_AMBIGUOUS', `"${idOrPrefix}" ${ambiguousRunIdWords(named.matches.length, named.more)}; give more of it`, { matches: named.matches, more: named.more });
+}
+
+/**
+ * The replay of node `nodeId` of run `idOrPrefix` (its id, short id or a unique prefix: the plan
+ * carries the full id) under `project` as it is now; ReplayRefusedError when
  * the run has not ended, the node or its flow is gone, or a node it needs (today) produced no output.
  */
-export async function planReplay(db: Db, project: Project, runId: string, nodeId: string): Promise<ReplayPlan> {
+export async function planReplay(db: Db, project: Project, idOrPrefix: string, nodeId: string): Promise<ReplayPlan> {
+  const runId = await replayedRunId(db, idOrPrefix);
   const facts = await getRunFacts(db, runId);
-  if (!facts) throw new ReplayRefusedError('E_RUN', `no run ${runId} is stored`);
+  if (!facts) throw new ReplayRefusedError('E_RUN', `no run ${idOrPrefix} is stored`);
   if (facts.status === 'queued' || facts.status === 'running') throw new ReplayRefusedError('E_RUNNING', `run ${runId} is still ${facts.status}: replay its nodes once it has ended`);
   const original = facts.nodes.find((n) => n.id === nodeId);
   if (!original) throw new ReplayRefusedError('E_NODE', `run ${runId} has no node "${nodeId}"`);

@@ -11,7 +11,7 @@ import { INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
 import { LeaseLostError, type Lease } from '@/db/run-lease';
 import { runStore, type RunStore } from '@/db/run-store';
 import { StorageError } from '@/db/storage-error';
-import type { RunOrigin } from '@/db/queries';
+import type { RunLink, RunOrigin } from '@/db/queries';
 import type { AttemptFacts, Db, NodeFacts, RunError, RunFacts } from '@/db/types';
 import { callNode } from '@/lib/engine/call-node';
 import type { RateGate } from '@/lib/engine/rate-gate';
@@ -128,7 +128,7 @@ export interface RunFlowOptions {
  */
 export interface ResumeFrom {
   /** with who started the run and under which project, as first recorded: a take-over keeps them */
-  facts: RunFacts & Partial<RunOrigin>;
+  facts: RunFacts & Partial<RunOrigin> & Partial<RunLink>;
   nodeRunIds: ReadonlyMap<string, string>;
 }
 
@@ -277,7 +277,7 @@ class FlowRun {
   /** the closing writes were refused: the run had changed hands meanwhile */
   private closingLost: LeaseLostError | null = null;
   private readonly recorders = new Map<string, NodeRecorder>();
-  private readonly facts: RunFacts & RunOrigin;
+  private readonly facts: RunFacts & RunOrigin & Partial<RunLink>;
   /** the flow's node ids, in file order */
   private readonly ids: string[];
   /** every node that ran, runs or was skipped */
@@ -326,6 +326,8 @@ class FlowRun {
       else outer.addEventListener('abort', fromOuter, { once: true });
     }
     const stored = opts.resume?.facts;
+    // a replay's or a limits probe's record says so from its first fact (a taken-over run's kind is read with its row)
+    const link: Partial<RunLink> = opts.runKind ? { kind: opts.runKind.kind, replayOf: opts.runKind.replayOf ?? null, replayNode: opts.runKind.replayNode ?? null } : {};
     this.facts = stored
       ? {
           ...stored,
@@ -333,6 +335,7 @@ class FlowRun {
           startedBy: stored.startedBy ?? null,
           projectHash: stored.projectHash ?? null,
           snapshotId: stored.snapshotId ?? null,
+          ...link,
           id: this.runId,
           status: 'running',
           output: null,
@@ -354,6 +357,7 @@ class FlowRun {
           startedBy: opts.startedBy ?? null,
           projectHash: opts.projectHash ?? null,
           snapshotId: opts.snapshotId ?? null,
+          ...link,
         };
     if (opts.resume) this.restore(opts.resume);
   }

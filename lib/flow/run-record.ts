@@ -1,14 +1,14 @@
 // The run record (DESIGN: The run record): one shape for `aqven run --json`, `aqven show --json`,
 // `GET /api/runs/:id` and the dashboard. Built by one function from the same facts, whether they
 // come from a live run or from the database, so the two can never drift apart.
-import type { RunOrigin } from '@/db/queries';
+import type { RunLink, RunOrigin } from '@/db/queries';
 import type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunStatus } from '@/db/types';
 import { computeBudget } from '@/lib/engine/policy';
 import type { NodePolicy } from '@/lib/engine/types';
 import { roundCost, sumUsageRounded } from '@/lib/engine/usage';
 
 // the facts are db's types (what is stored); re-exported for the readers of the record
-export type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunOrigin, RunStatus };
+export type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunLink, RunOrigin, RunStatus };
 
 export interface UsageJson {
   inputTokens: number;
@@ -55,6 +55,12 @@ export interface NodeJson {
 export interface RunRecord {
   id: string;
   flow: string;
+  /** flow: a run of the flow; replay: one node of another run run again (DESIGN: Replay); limits: a structural-limits probe */
+  kind: RunLink['kind'];
+  /** a replay's original run (null once it was purged, and for another kind) */
+  replayOf: string | null;
+  /** the node a replay ran again; null for another kind */
+  replayNode: string | null;
   status: RunStatus;
   input: unknown;
   output: unknown;
@@ -108,7 +114,7 @@ function attemptJson(a: AttemptFacts): AttemptJson {
   };
 }
 
-export function buildRunRecord(run: RunFacts & Partial<RunOrigin>): RunRecord {
+export function buildRunRecord(run: RunFacts & Partial<RunOrigin> & Partial<RunLink>): RunRecord {
   const nodes: NodeJson[] = run.nodes.map((n) => ({
     id: n.id,
     agent: n.agent,
@@ -123,6 +129,10 @@ export function buildRunRecord(run: RunFacts & Partial<RunOrigin>): RunRecord {
   return {
     id: run.id,
     flow: run.flow,
+    // facts without a kind are a flow run's (runFlow sets a replay's or a limits probe's from its runKind)
+    kind: run.kind ?? 'flow',
+    replayOf: run.replayOf ?? null,
+    replayNode: run.replayNode ?? null,
     status: run.status,
     input: run.input ?? null,
     output: run.output ?? null,

@@ -4,8 +4,9 @@
 // `GET {base_url}/generation?id=` for what was billed: found → added to the try, attempt, node, run
 // and daily sums once (db/usage-lookup-queries.ts); not ready yet (404), a 5xx or a network error
 // → again later, each wait twice the last; refused (401/403) → given up at once, as after
-// MAX_LOOKUPS lookups or MAX_LOOKUP_AGE_MS. The key is sent, never stored, logged or printed.
-import { applyFoundUsage, claimLookup, dueLookups, lookupGaveUp, lookUpLater, pendingLookups, type DueLookup } from '@/db/usage-lookup-queries';
+// MAX_LOOKUPS lookups or MAX_LOOKUP_AGE_MS. A simulated run's lookups end with the command that ran
+// it (lookUpRunNow): no later process asks about them. The key is sent, never stored, logged or printed.
+import { applyFoundUsage, claimLookup, dueLookups, giveUpRunLookups, lookupGaveUp, lookUpLater, pendingLookups, type DueLookup } from '@/db/usage-lookup-queries';
 import type { Db } from '@/db/types';
 import { parseModelString } from '@/lib/engine/model-string';
 import type { ResolvedProvider, UsageTotals } from '@/lib/engine/types';
@@ -148,6 +149,21 @@ export async function lookUpUsage(db: Db, o: LookUpOptions): Promise<LookupPass>
   pass.pending = left.pending;
   pass.nextAt = left.nextAt;
   return pass;
+}
+
+/**
+ * The one pass a command makes for the run it just ran, before it exits (`aqven run`, `aqven
+ * limits`, `aqven replay`: lib/cli/cut-off-lookup.ts). With `simulated` providers, what the pass did
+ * not find is given up then: the simulator that minted those generations is this command's (or
+ * asked by it), and any later pass would ask one that never did — a fresh simulator numbers its
+ * generations from 1 again — or, without --simulate, the real provider.
+ */
+export async function lookUpRunNow(db: Db, o: LookUpOptions & { runId: string; simulated: boolean }): Promise<LookupPass> {
+  const pass = await lookUpUsage(db, o);
+  if (!o.simulated || pass.pending === 0) return pass;
+  const gone = await giveUpRunLookups(db, o.runId);
+  pass.notes.push(`${gone} lookup${gone === 1 ? '' : 's'} of a simulated run given up: no later process can ask the simulator that answered`);
+  return { ...pass, gaveUp: pass.gaveUp + gone, pending: 0, nextAt: null };
 }
 
 /**

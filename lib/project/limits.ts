@@ -2,6 +2,7 @@
 // the work on it grows with it, so a hostile or broken file is answered with a positioned
 // diagnostic (E_LIMIT) in well under a second instead of a crash or a hang. Past the per-file cap
 // of diagnostics, the rest are counted in one E_MORE diagnostic.
+import { escapeUnprintable } from '@/lib/shared/unprintable';
 
 export const LIMITS = {
   /** bytes of one project file; a larger file is not parsed */
@@ -30,21 +31,16 @@ export function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-// C0/C1 controls, bidi overrides and isolates, zero-width and other invisible format characters,
-// line/paragraph separators, lone surrogates: shown as \u{…} so a message can neither hide text
-// nor drive the terminal it is printed on.
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
-
 /** Text from a project file as it may appear inside a message: escaped and at most `max` characters. */
 export function quote(text: string, max: number = LIMITS.quoted): string {
   const clipped = text.length > max ? `${text.slice(0, max)}…` : text;
-  return clipped.replace(UNPRINTABLE, (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`);
+  return escapeUnprintable(clipped);
 }
 
 /** A whole message or hint, made safe to print: invisible characters escaped, length capped. */
 export function printable(text: string, max: number = LIMITS.messageChars): string {
   // newlines would break the one-line format; a hint's own text never has one
-  const escaped = text.replace(UNPRINTABLE, (c) => (c === '\n' ? ' ' : `\\u{${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`));
+  const escaped = escapeUnprintable(text, (c) => (c === '\n' ? ' ' : undefined));
   return escaped.length > max ? `${escaped.slice(0, max - 1)}…` : escaped;
 }
 

@@ -162,7 +162,9 @@ export async function projectFolderFingerprint(dir: string, now: () => number = 
       parts.push(`${path}\t${info.size}\t${info.mtimeNs}\t${info.ctimeNs}\t${info.ino}`);
       newest = Math.max(newest, Number(info.mtimeMs));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      // ENOTDIR: the "folder" is a file; what loads it then says there is no aqven.yaml
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
       parts.push(`${path}\t-`); // aqven.yaml missing, or a file removed since it was listed
     }
   }

@@ -9,6 +9,7 @@
 import 'server-only';
 import { replayLink, replaysOf, type ReplaySummary } from '@/db/replay-queries';
 import { getRunFacts } from '@/db/queries';
+import type { RunIdMatch } from '@/db/run-id-queries';
 import { StorageError } from '@/db/storage-error';
 import type { NodeFacts, RunFacts } from '@/db/types';
 import {
@@ -34,7 +35,8 @@ import type { Caller } from './access';
 import { runStartLimit } from './limits';
 import { serverSession } from './session';
 
-export type ReplayRefusal = { ok: false; code: string; error: string };
+/** `ambiguous`: the short id or prefix names several runs (E_RUN_AMBIGUOUS), listed to pick from */
+export type ReplayRefusal = { ok: false; code: string; error: string; ambiguous?: { matches: RunIdMatch[]; more: boolean } };
 
 /** The session brought up to date; a folder that now fails check refuses the replay (no run under files that are gone). */
 async function currentSession(): Promise<{ ok: true; s: Session } | ReplayRefusal> {
@@ -55,10 +57,12 @@ function depsOf(s: Session, startedBy: string | null): ReplayDeps {
   return { project, providers, env, db, snapshotId, projectHash, startedBy };
 }
 
-const refusal = (err: unknown): ReplayRefusal | null => (err instanceof ReplayRefusedError ? { ok: false, code: err.code, error: err.message } : null);
+const refusal = (err: unknown): ReplayRefusal | null =>
+  err instanceof ReplayRefusedError ? { ok: false, code: err.code, error: err.message, ...(err.ambiguous && { ambiguous: err.ambiguous }) } : null;
 
 export interface ReplayPreview {
   ok: true;
+  /** the original run's full id (the page may have been opened with its short id) */
   runId: string;
   nodeId: string;
   flow: string;
@@ -77,7 +81,7 @@ export interface ReplayPreview {
   earlier: ReplaySummary[];
 }
 
-/** What the preview page shows before a replay starts: the prompt diff, the policy changes, the estimate. */
+/** What the preview page shows before a replay starts: the prompt diff, the policy changes, the estimate; `runId` may be a short id or prefix. */
 export async function replayPreview(runId: string, nodeId: string): Promise<ReplayPreview | ReplayRefusal> {
   const cur = await currentSession();
   if (!cur.ok) return cur;
@@ -87,7 +91,7 @@ export async function replayPreview(runId: string, nodeId: string): Promise<Repl
     const estimate = await estimateReplay(db, plan);
     return {
       ok: true,
-      runId,
+      runId: plan.runId,
       nodeId,
       flow: plan.flow,
       agent: plan.agent,
@@ -98,7 +102,7 @@ export async function replayPreview(runId: string, nodeId: string): Promise<Repl
       estimate,
       basis: estimateBasis(estimate),
       simulated: cur.s.simulated !== null,
-      earlier: (await replaysOf(db, runId)).filter((r) => r.node === nodeId),
+      earlier: (await replaysOf(db, plan.runId)).filter((r) => r.node === nodeId),
     };
   } catch (err) {
     const r = refusal(err);

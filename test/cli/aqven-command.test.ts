@@ -27,7 +27,7 @@ describe('the aqven command', () => {
     const record = JSON.parse(run.out);
     expect(run.code).toBe(record.status === 'succeeded' ? 0 : 1);
     expect(record).toMatchObject({ flow: 'triage', input: { ticket: 'I was charged twice' } });
-    expect(Object.keys(record)).toEqual(['id', 'flow', 'status', 'input', 'output', 'error', 'usage', 'usageUnknown', 'startedAt', 'finishedAt', 'startedBy', 'projectHash', 'snapshotId', 'nodes']);
+    expect(Object.keys(record)).toEqual(['id', 'flow', 'kind', 'replayOf', 'replayNode', 'status', 'input', 'output', 'error', 'usage', 'usageUnknown', 'startedAt', 'finishedAt', 'startedBy', 'projectHash', 'snapshotId', 'nodes']);
     // who started it (the OS login) and the files it ran under
     expect(record).toMatchObject({ startedBy: cliAuthor(), projectHash: projectFilesHash(await readProjectFiles(dir)), snapshotId: null });
     expect(record.startedBy).toMatch(/^cli:./);

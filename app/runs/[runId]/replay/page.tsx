@@ -2,9 +2,11 @@
 // editors: before anything runs, the request the current files would send against the original's,
 // what changed in the agent's policy, and the estimated cost with a cap to set; then Start.
 import Link from 'next/link';
+import { redirect } from 'next/navigation';
 import { PromptDiff } from '@/components/replay/prompt-diff';
 import { ReplayLine } from '@/components/replay/replay-line';
 import { ReplayStartForm } from '@/components/replay/replay-start-form';
+import { AmbiguousRunId } from '@/components/search/ambiguous-run-id';
 import { fmtCost, shortId } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { ProjectProblem } from '@/components/ui/project-problem';
@@ -47,6 +49,9 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
     );
   }
   const p = await replayPreview(runId, node);
+  // a short id or prefix: the page of the run it names, as the run page does (an ambiguous one lists the runs, never a guess)
+  if (p.ok && p.runId !== runId) redirect(`/runs/${encodeURIComponent(p.runId)}/replay?node=${encodeURIComponent(node)}`);
+  if (!p.ok && p.ambiguous) return <AmbiguousRunId prefix={runId} matches={p.ambiguous.matches} more={p.ambiguous.more} />;
   if (!p.ok) {
     return (
       <section className="replay-page">
@@ -138,7 +143,7 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
           A replay whose estimate is over the cap does not start; one that reaches the cap while it runs makes no further attempt and ends interrupted. It counts
           against your run starts per minute, and is not counted in the agent’s statistics.
         </p>
-        <ReplayStartForm runId={runId} nodeId={p.nodeId} suggestedCap={cap} />
+        <ReplayStartForm runId={p.runId} nodeId={p.nodeId} suggestedCap={cap} />
       </section>
 
       {p.earlier.length ? (

@@ -1,0 +1,92 @@
+// The text `aqven run`, `show` and `runs` print (DESIGN: CLI): what a reader of the terminal sees of
+// a try cut off after its headers, of a run's short id, and of a provider's text holding escape codes.
+import { describe, expect, it } from 'vitest';
+import type { RunListItem } from '@/db/queries';
+import type { RunRecord } from '@/lib/flow/run-record';
+import { formatRun, formatRunList } from './format-run';
+import { printable } from './printable';
+
+const ID = '0192f0c4-5e6a-7b8c-9d0e-a1b2c3d4e5f6';
+const EVIL = '\u001b[31mRED\u001b]0;pwned\u0007';
+
+function record(attempt: Record<string, unknown>, error: RunRecord['error'] = null): RunRecord {
+  return {
+    id: ID,
+    flow: 'triage',
+    kind: 'flow',
+    replayOf: null,
+    replayNode: null,
+    status: error ? 'failed' : 'succeeded',
+    input: {},
+    output: error ? null : { ok: true },
+    error,
+    usage: { inputTokens: 1, outputTokens: 1, costUsd: 0 },
+    usageUnknown: false,
+    startedAt: '2026-12-01T12:00:00.000Z',
+    finishedAt: '2026-12-01T12:00:01.000Z',
+    startedBy: null,
+    projectHash: null,
+    snapshotId: null,
+    nodes: [{ id: 'classify', agent: 'classifier', status: error ? 'failed' : 'succeeded', turn: 1, error: null, attempts: [{ seq: 1, model: 'openrouter:m', outcome: 'error', cause: 'transport', action: 'retry', latencyMs: 5, error: null, transport: [], ...attempt }] }],
+  } as unknown as RunRecord;
+}
+
+const listItem = (over: Partial<RunListItem> = {}): RunListItem => ({
+  id: ID,
+  flow: 'triage',
+  status: 'succeeded',
+  errorCode: null,
+  errorNode: null,
+  turns: 1,
+  inputTokens: 1,
+  outputTokens: 1,
+  costUsd: 0,
+  startedAt: Date.parse('2026-12-01T12:00:00Z'),
+  finishedAt: null,
+  attempts: 1,
+  kind: 'flow',
+  replayOf: null,
+  replayNode: null,
+  routedAround: false,
+  ...over,
+});
+
+describe('formatRun', () => {
+  it('prints a try cut off after a 200 as both its status and its error', () => {
+    const text = formatRun(record({ transport: [{ tryNo: 1, status: 200, error: 'connection', retryAfterMs: null }, { tryNo: 2, status: 503, error: null, retryAfterMs: 1000 }, { tryNo: 3, status: null, error: 'timeout', retryAfterMs: null }] }));
+    expect(text).toContain('tries: 200 connection, 503 retry-after 1000ms, timeout');
+  });
+
+  it('shows the escape codes of a provider error as \\u{…}, on its own line', () => {
+    const text = formatRun(record({ error: { kind: 'provider', message: `${EVIL}\nsecond line` } }, { code: 'provider_error', node: 'classify', message: EVIL, hint: `try\u0008\u0008\u0008 again` } as RunRecord['error']));
+    expect(text).toContain('[provider: \\u{001B}[31mRED\\u{001B}]0;pwned\\u{0007}\\u{000A}second line]');
+    expect(text).toContain('error provider_error at node classify: \\u{001B}[31mRED');
+    expect(text).toContain('hint: try\\u{0008}\\u{0008}\\u{0008} again');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it('escapes C1 controls JSON leaves raw in an output', () => {
+    const r = record({});
+    r.output = { text: 'a\u009b31mb\u007f' };
+    expect(formatRun(r)).toContain('output: {"text":"a\\u{009B}31mb\\u{007F}"}');
+  });
+});
+
+describe('formatRunList', () => {
+  it('shows each run by its short id — the random end of its id, what `aqven show` takes — next to the full id', () => {
+    const line = formatRunList([listItem()]);
+    expect(line.startsWith('2026-12-01T12:00:00.000Z  a1b2c3d4  0192f0c4-5e6a-7b8c-9d0e-a1b2c3d4e5f6  triage')).toBe(true);
+  });
+
+  it('escapes a stored flow name or error code', () => {
+    expect(formatRunList([listItem({ flow: `x${EVIL}`, errorCode: 'e\u001b[2J', errorNode: 'n' })])).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+});
+
+describe('printable', () => {
+  it('keeps the line breaks and tabs of a block, and escapes them in a line', () => {
+    expect(printable('a\tb\nc\r', { block: true })).toBe('a\tb\nc\\u{000D}');
+    expect(printable('a\tb\nc')).toBe('a\\u{0009}b\\u{000A}c');
+    expect(printable('plain, ünïcode, 日本')).toBe('plain, ünïcode, 日本');
+  });
+});

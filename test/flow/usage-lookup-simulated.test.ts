@@ -1,0 +1,82 @@
+// A simulated run's cut-off answers are looked up by the command that ran it, from its simulator,
+// and by no later process (DESIGN: Usage unknown, never zero, "Looked up afterwards"): what that one
+// pass cannot find is given up then, so a later `aqven runs reconcile` never asks a real provider —
+// or a fresh simulator, which numbers its generations from 1 again — about them. A run on real
+// providers keeps the ordinary rule: asked again later. Over the simulator, on both dialects.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { asc, eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '@/db/types';
+import { runFlow } from '@/lib/flow/run-flow';
+import { lookUpRunNow, lookUpUsage } from '@/lib/flow/usage-lookup';
+import { loadProject, type Project } from '@/lib/project';
+import { startSimulator } from '@/lib/sim';
+import type { SimGenerationOptions, SimServer } from '@/lib/sim/types';
+import { oneNodeProject } from '../../bench/one-node-project';
+import { DIALECTS, openTestDb, type TestDb } from '../helpers/dialects';
+
+const MODEL = 'openai/gpt-oss-20b';
+const KEY = 'sk-or-v1-simulated-lookup-1234';
+
+describe.each(DIALECTS)('the lookups of a simulated run end with its command, on %s', (dialect) => {
+  let t: TestDb;
+  let dir: string;
+  let project: Project;
+  const sims: SimServer[] = [];
+
+  /** the project's providers on a fresh simulator, and a run on it whose first reply is dropped mid-body after its headers */
+  async function cutRun(generations: SimGenerationOptions | undefined, label: string) {
+    const sim = await startSimulator({ generations, scripts: { [MODEL]: [{ kind: 'drop', when: 'during_body', usage: { input: 120, output: 30, thoughts: 0 } }, { kind: 'ok' }] } });
+    sims.push(sim);
+    const base = project.providers.openrouter!;
+    const providers = { ...project.providers, openrouter: { ...base, baseUrl: sim.baseUrl('openrouter'), transport: { ...base.transport, backoff: { baseMs: 1, factor: 1, capMs: 1, jitter: 0 } } } };
+    const env = { OPENROUTER_API_KEY: KEY };
+    const r = await runFlow({ project, flow: 'one', input: { ticket: label }, providers, env, db: t.db });
+    return { runId: r.id, providers, env };
+  }
+  const lookups = async (db: Db, runId: string) => {
+    const { attempts, transportTries } = db.t;
+    const ids = (await db.q.select({ id: attempts.id }).from(attempts).where(eq(attempts.runId, runId))).map((a) => a.id);
+    return (await db.q.select({ state: transportTries.usageLookup }).from(transportTries).where(inArray(transportTries.attemptId, ids)).orderBy(asc(transportTries.id))).map((x) => x.state).filter((s) => s !== null);
+  };
+
+  beforeAll(async () => {
+    t = await openTestDb(dialect);
+    dir = mkdtempSync(join(tmpdir(), 'aqven-sim-lookup-'));
+    for (const [f, text] of Object.entries(oneNodeProject('simlookup', { model: MODEL }))) {
+      mkdirSync(join(dir, f, '..'), { recursive: true });
+      writeFileSync(join(dir, f), text);
+    }
+    project = (await loadProject(dir, { env: {} })).project!;
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all(sims.map((s) => s.close()));
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('its simulator answers the one pass; what it cannot answer is given up then, and no later pass asks anyone', async () => {
+    const found = await cutRun(undefined, 'found');
+    expect(await lookUpRunNow(t.db, { ...found, simulated: true })).toMatchObject({ looked: 1, found: 1, gaveUp: 0, pending: 0 });
+    expect(await lookups(t.db, found.runId)).toEqual(['found']);
+
+    // the simulator has no stats for it yet (it would, past the command's end: nobody could ask it then)
+    const unanswered = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'not ready');
+    const pass = await lookUpRunNow(t.db, { ...unanswered, simulated: true });
+    expect(pass).toMatchObject({ looked: 1, found: 0, gaveUp: 1, pending: 0, nextAt: null });
+    expect(pass.notes.join('\n')).toContain('1 lookup of a simulated run given up');
+    expect(await lookups(t.db, unanswered.runId)).toEqual(['gave_up']);
+    // a later `aqven runs reconcile`, due or not: nothing of that run is left to ask about
+    let asked = 0;
+    const later = await lookUpUsage(t.db, { ...unanswered, now: () => Date.now() + 3_600_000, fetch: async () => (asked++, new Response('{}', { status: 404 })) });
+    expect([later.looked, later.pending, asked]).toEqual([0, 0, 0]);
+  });
+
+  it('a run on real providers keeps its pending lookup for a later pass', async () => {
+    const real = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'real');
+    expect(await lookUpRunNow(t.db, { ...real, simulated: false })).toMatchObject({ looked: 1, gaveUp: 0, pending: 1 });
+    expect(await lookups(t.db, real.runId)).toEqual(['pending']);
+  });
+});
