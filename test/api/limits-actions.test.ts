@@ -9,19 +9,19 @@ import { getRunFacts } from '@/db/queries';
 import type { Db } from '@/db/types';
 import type { LimitsResponse } from '@/lib/dashboard/limits-view';
 import type { StartLimitsState } from '@/lib/forms/limits';
-import { FLASH_LITE, copyShowcase } from '../helpers/showcase';
-import { saveEnv } from '../helpers/saved-env';
+import { FLASH_LITE } from '../helpers/showcase';
+import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers) }));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
-const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_RUNS_PER_MINUTE']);
+const dashboard = simulatedDashboard();
 const MODEL = `openrouter:${FLASH_LITE}`;
 let db: Db;
 
-const server = () => import('@/lib/server/session');
+const { server } = dashboard;
 const as = (token: string | null) => {
   req.headers = token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' };
 };
@@ -40,20 +40,13 @@ const getLimits = async (token: string | null, query = `model=${encodeURICompone
 };
 
 beforeAll(async () => {
-  process.env.AQVEN_PROJECT = copyShowcase();
-  process.env.AQVEN_SIMULATE = '1';
-  delete process.env.AQVEN_DATABASE_URL;
-  delete process.env.AQVEN_RUNS_PER_MINUTE;
-  const s = await (await server()).serverSession();
+  const { session: s } = await dashboard.open();
   db = s.db;
   // the declared limits alone decide the answers: no chaos faults to blur a level
   s.simulated!.sim.setChaos(undefined);
 }, 90_000);
 
-afterAll(async () => {
-  await (await (await server()).serverSession()).close();
-  restoreEnv();
-});
+afterAll(() => dashboard.close());
 
 describe('limits from the dashboard', () => {
   it('an editor starts a probe; GET /api/limits shows it running, then the depth the simulator declares', async () => {

@@ -12,9 +12,9 @@ import { replayLink } from '@/db/replay-queries';
 import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import type { BatchResponse } from '@/lib/dashboard/replay-types';
-import { FLASH_LITE, GPT_OSS, copyShowcase } from '../helpers/showcase';
+import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { runEnded } from '../helpers/run-ended';
-import { saveEnv } from '../helpers/saved-env';
+import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
 const Redirect = vi.hoisted(
@@ -37,12 +37,12 @@ vi.mock('next/navigation', () => ({
   },
 }));
 
-const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_RUNS_PER_MINUTE']);
+const dashboard = simulatedDashboard();
 const T0 = Date.now();
 let db: Db;
 let dir: string;
 
-const server = () => import('@/lib/server/session');
+const { server } = dashboard;
 const replays = () => import('@/lib/server/replay');
 const as = (token: string | null) => {
   req.headers = token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' };
@@ -83,20 +83,13 @@ async function failedDraft(): Promise<string> {
 }
 
 beforeAll(async () => {
-  dir = copyShowcase();
-  process.env.AQVEN_PROJECT = dir;
-  process.env.AQVEN_SIMULATE = '1';
-  delete process.env.AQVEN_DATABASE_URL;
-  delete process.env.AQVEN_RUNS_PER_MINUTE;
-  const s = await (await server()).serverSession();
+  const { session: s, dir: copied } = await dashboard.open();
+  dir = copied;
   db = s.db;
   s.simulated!.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'refusal' }] });
 }, 90_000);
 
-afterAll(async () => {
-  await (await (await server()).serverSession()).close();
-  restoreEnv();
-});
+afterAll(() => dashboard.close());
 
 describe('replay from the dashboard', () => {
   let originals: string[] = [];

@@ -11,19 +11,19 @@ import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import type { BatchResponse } from '@/lib/dashboard/replay-types';
 import { BATCH_STALE_MS } from '@/lib/flow/replay-batch-store';
-import { FLASH_LITE, GPT_OSS, copyShowcase } from '../helpers/showcase';
+import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { otherProcess } from '../helpers/dialects';
 import { runEnded } from '../helpers/run-ended';
-import { saveEnv } from '../helpers/saved-env';
+import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => ({ headers: async () => new Headers({ host: 'localhost' }) }));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
-const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_RUNS_PER_MINUTE']);
+const dashboard = simulatedDashboard();
 let db: Db;
 
-const server = () => import('@/lib/server/session');
+const { server } = dashboard;
 const replays = () => import('@/lib/server/replay');
 const IDLE: ReplayFormState = { status: 'idle' };
 const replayGroup = async (fields: Record<string, string>) => {
@@ -42,20 +42,13 @@ const forget = () => (globalThis as { __aqvenReplayBatches?: Map<string, unknown
 const finished = (id: string) => runEnded(db, id);
 
 beforeAll(async () => {
-  process.env.AQVEN_PROJECT = copyShowcase();
-  process.env.AQVEN_SIMULATE = '1';
-  delete process.env.AQVEN_DATABASE_URL;
-  delete process.env.AQVEN_RUNS_PER_MINUTE;
-  const s = await (await server()).serverSession();
+  const { session: s } = await dashboard.open();
   db = s.db;
   // the writer's model refuses: its draft node fails (policy A), and fails again when replayed
   s.simulated!.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'refusal' }] });
 }, 90_000);
 
-afterAll(async () => {
-  await (await (await server()).serverSession()).close();
-  restoreEnv();
-});
+afterAll(() => dashboard.close());
 
 describe('a bulk replay’s progress outlives the memory of the process that ran it', () => {
   it('is answered from the database once the process has forgotten it, and listed among the recent batches', async () => {

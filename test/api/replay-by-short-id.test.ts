@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import { shortRunId } from '@/lib/shared/short-id';
-import { FLASH_LITE, GPT_OSS, copyShowcase } from '../helpers/showcase';
+import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { runEnded } from '../helpers/run-ended';
-import { saveEnv } from '../helpers/saved-env';
+import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 const Redirect = vi.hoisted(
   () =>
@@ -31,9 +31,9 @@ vi.mock('next/navigation', () => ({
   },
 }));
 
-const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_RUNS_PER_MINUTE']);
+const dashboard = simulatedDashboard();
 let db: Db;
-const server = () => import('@/lib/server/session');
+const { server } = dashboard;
 
 /** what a server page or action answered: its element or state, or where it sent the browser */
 async function follow<T>(f: () => Promise<T>): Promise<T | { redirect: string }> {
@@ -74,19 +74,12 @@ async function failedDraft(): Promise<string> {
 }
 
 beforeAll(async () => {
-  process.env.AQVEN_PROJECT = copyShowcase();
-  process.env.AQVEN_SIMULATE = '1';
-  delete process.env.AQVEN_DATABASE_URL;
-  delete process.env.AQVEN_RUNS_PER_MINUTE;
-  const s = await (await server()).serverSession();
+  const { session: s } = await dashboard.open();
   db = s.db;
   s.simulated!.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'refusal' }] });
 }, 90_000);
 
-afterAll(async () => {
-  await (await (await server()).serverSession()).close();
-  restoreEnv();
-});
+afterAll(() => dashboard.close());
 
 describe('replay by short id on the dashboard', () => {
   it('the preview page goes on to the full id; an ambiguous prefix lists the runs; the action replays the run a short id names', async () => {
