@@ -9,7 +9,8 @@ import '@/app/styles/search.css';
 import { runHref } from '@/lib/dashboard/run-anchors';
 import { ambiguousRunIdWords } from '@/lib/shared/short-id';
 
-export function AmbiguousRunId({ prefix, matches, more }: { prefix: string; matches: RunIdMatch[]; more: boolean }) {
+/** `hrefOf`: where a choice leads (default its run page; the replay preview passes its own page's address) */
+export function AmbiguousRunId({ prefix, matches, more, hrefOf = runHref }: { prefix: string; matches: RunIdMatch[]; more: boolean; hrefOf?: (runId: string) => string }) {
   return (
     <section data-testid="ambiguous-run-id">
       <nav className="crumbs">
@@ -22,7 +23,7 @@ export function AmbiguousRunId({ prefix, matches, more }: { prefix: string; matc
       <ul className="run-choices">
         {matches.map((m) => (
           <li key={m.id} data-testid="run-choice">
-            <Link href={runHref(m.id)} className="mono run-choice-id">
+            <Link href={hrefOf(m.id)} className="mono run-choice-id">
               {m.id}
             </Link>
             <strong>{m.flow}</strong>

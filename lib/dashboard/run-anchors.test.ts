@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptAnchor, nodeAnchor, readRunAnchor, runHref } from './run-anchors';
+import { attemptAnchor, nodeAnchor, readRunAnchor, replayHref, runHref } from './run-anchors';
 
 describe('run page anchors', () => {
   it('reads back the node and attempt it made, node ids with "-" and "_" included', () => {
@@ -16,6 +16,11 @@ describe('run page anchors', () => {
     expect(runHref(id, { node: 'draft', seq: null })).toBe(`/runs/${id}#node-draft`);
     expect(runHref('a b/c')).toBe('/runs/a%20b%2Fc');
     expect(readRunAnchor(runHref(id, { node: 'draft-2', seq: 3 }).split('#')[1]!)).toEqual({ anchor: 'attempt-draft-2-3', nodeId: 'draft-2', seq: 3 });
+  });
+
+  it("makes a node's replay preview address, the run id and node encoded", () => {
+    expect(replayHref('01a2-x', 'draft')).toBe('/runs/01a2-x/replay?node=draft');
+    expect(replayHref('a/b', 'n&m=1')).toBe('/runs/a%2Fb/replay?node=n%26m%3D1');
   });
 
   it('decodes a percent-encoded hash, and points nowhere for any other hash', () => {

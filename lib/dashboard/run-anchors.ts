@@ -16,6 +16,11 @@ export function runHref(runId: string, at?: { node: string; seq?: number | null 
   return `${page}#${encodeURIComponent(at.seq != null ? attemptAnchor(at.node, at.seq) : nodeAnchor(at.node))}`;
 }
 
+/** The replay preview of node `node` of run `runId` (DESIGN: The dashboard, "Replay with the current policy"). */
+export function replayHref(runId: string, node: string): string {
+  return `/runs/${encodeURIComponent(runId)}/replay?node=${encodeURIComponent(node)}`;
+}
+
 /**
  * What a URL hash (with or without its "#", percent-encoded or not) points at on the run page: a
  * node, or an attempt of a node; null for anything else. Node ids hold no "#" or space (the

@@ -99,6 +99,8 @@ describe('replay by short id on the dashboard', () => {
     const listed = (await previewPage(prefix, 'draft')) as { props: { prefix: string; matches: { id: string }[] } };
     expect(listed.props.prefix).toBe(prefix);
     expect(listed.props.matches.map((m) => m.id)).toEqual([b, a]);
+    // each choice leads to the replay of the same node, not to the run page
+    expect((listed.props as unknown as { hrefOf: (id: string) => string }).hrefOf(a)).toBe(`/runs/${a}/replay?node=draft`);
     expect(await replayNode(prefix, 'draft')).toMatchObject({ status: 'error', code: 'E_RUN_AMBIGUOUS', message: expect.stringContaining('names 2 runs') });
 
     const sent = await replayNode(short, 'draft');

@@ -15,7 +15,7 @@ import { suggestedCap } from '@/lib/forms/replay';
 import { pageSession } from '@/lib/server/page-session';
 import { replayPreview } from '@/lib/server/replay';
 import '@/app/styles/replay.css';
-import { runHref } from '@/lib/dashboard/run-anchors';
+import { replayHref, runHref } from '@/lib/dashboard/run-anchors';
 
 export const dynamic = 'force-dynamic';
 
@@ -50,8 +50,8 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
   }
   const p = await replayPreview(runId, node);
   // a short id or prefix: the page of the run it names, as the run page does (an ambiguous one lists the runs, never a guess)
-  if (p.ok && p.runId !== runId) redirect(`/runs/${encodeURIComponent(p.runId)}/replay?node=${encodeURIComponent(node)}`);
-  if (!p.ok && p.ambiguous) return <AmbiguousRunId prefix={runId} matches={p.ambiguous.matches} more={p.ambiguous.more} />;
+  if (p.ok && p.runId !== runId) redirect(replayHref(p.runId, node));
+  if (!p.ok && p.ambiguous) return <AmbiguousRunId prefix={runId} matches={p.ambiguous.matches} more={p.ambiguous.more} hrefOf={(id) => replayHref(id, node)} />;
   if (!p.ok) {
     return (
       <section className="replay-page">
