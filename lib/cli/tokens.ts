@@ -13,6 +13,12 @@ export const DEFAULT_TOKEN_ROLE = 'editor';
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
 
+/** Where the example sends it: the dashboard's public URL when one is set, else this machine on $PORT (3000, `aqven serve`'s default). */
+function dashboardUrl(env: Readonly<Record<string, string | undefined>>): string {
+  const pub = env.AQVEN_PUBLIC_URL?.trim();
+  return pub ? pub.replace(/\/+$/, '') : `http://127.0.0.1:${env.PORT?.trim() || '3000'}`;
+}
+
 /** `aqven token create NAME [--role R]`: the token alone on its line, between what it is and how to use it. */
 export async function runTokenCreate(name: string, opts: AccountCommandOptions & { role?: string; createdBy?: string }, io: CliIo = processIo): Promise<number> {
   const role = opts.role ?? DEFAULT_TOKEN_ROLE;
@@ -30,7 +36,7 @@ export async function runTokenCreate(name: string, opts: AccountCommandOptions &
         token,
         'It will not be shown again: store it now (only its hash is kept).',
         'Send it on POST /api/runs as the header `Authorization: Bearer <token>`, e.g. with the token in $AQVEN_TOKEN:',
-        `  curl -X POST http://127.0.0.1:3000/api/runs -H "Authorization: Bearer $AQVEN_TOKEN" -H 'Content-Type: application/json' -d '{"flow": "FLOW", "input": {}}'`,
+        `  curl -X POST ${dashboardUrl(opts.env ?? process.env)}/api/runs -H "Authorization: Bearer $AQVEN_TOKEN" -H 'Content-Type: application/json' -d '{"flow": "FLOW", "input": {}}'`,
         '',
       ].join('\n'),
     );

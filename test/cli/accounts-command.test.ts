@@ -123,6 +123,7 @@ describe('aqven user and aqven token over the project database', () => {
     expect(made.out).toContain('It will not be shown again');
     expect(made.out).toContain('`Authorization: Bearer <token>`');
     expect(made.out).toContain('POST /api/runs');
+    expect(made.out).toContain('curl -X POST http://127.0.0.1:3000/api/runs ');
     expect(await tokenCaller(db, token, Date.now())).toMatchObject({ name: 'ci', role: 'editor' });
 
     expect(cli(['token', 'create', 'reader', '--role', 'viewer']).out).toContain('token reader created (viewer):\n');
@@ -150,6 +151,10 @@ describe('aqven user and aqven token over the project database', () => {
     expect(cli(['token', 'revoke', 'ci']).out).toMatch(/^token ci was already revoked \(\S+Z\)\n$/);
     expect(cli(['token', 'revoke', 'nope'])).toMatchObject({ code: 1, err: 'aqven token revoke: no token named nope\n' });
     expect((await listTokens(db)).find((t) => t.name === 'ci')!.revokedAt).toEqual(expect.any(Number));
+
+    // the example goes where the dashboard is: its public URL when one is set
+    const elsewhere = aqven(['token', 'create', 'ci-public', '--project', dir], { ...SQLITE_ENV, AQVEN_PUBLIC_URL: 'https://aqven.example.com/' });
+    expect(elsewhere.out).toContain('curl -X POST https://aqven.example.com/api/runs ');
   });
 
   it('a project failing check is bad usage (exit 2): it names the database', () => {
