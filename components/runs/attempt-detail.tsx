@@ -10,6 +10,22 @@ import { CopyLink } from '@/components/notes/copy-link';
 import { NoteThread } from '@/components/notes/note-thread';
 import { LiveWaitText, useLiveWait } from './run-live';
 import { attemptAnchor } from '@/lib/dashboard/run-anchors';
+import { Fragment } from 'react';
+
+/** `rate_limited` may wrap after its underscore on a phone, not mid-word */
+function Breakable({ text }: { text: string }) {
+  const parts = text.split('_');
+  return parts.map((p, i) => (
+    <Fragment key={i}>
+      {p}
+      {i < parts.length - 1 ? (
+        <>
+          _<wbr />
+        </>
+      ) : null}
+    </Fragment>
+  ));
+}
 
 const ACTION_TEXT: Record<string, string> = {
   retry: 'retried the same model',
@@ -154,7 +170,7 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
               <tr key={t.tryNo} className={t.error || (t.status != null && t.status >= 400) ? 'try-bad' : undefined}>
                 <td className="mono">{t.tryNo}</td>
                 <td className="mono">{t.status ?? '—'}</td>
-                <td className="mono">{t.error ?? ''}</td>
+                <td className="mono">{t.error ? <Breakable text={t.error} /> : ''}</td>
                 <td className="mono">{t.retryAfterMs != null ? fmtMs(t.retryAfterMs) : ''}</td>
                 <td className="mono">{t.waitedMs ? fmtMs(t.waitedMs) : ''}</td>
                 <td className="mono">{fmtMs(t.finishedAt - t.startedAt)}</td>
