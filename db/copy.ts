@@ -6,7 +6,7 @@
 // PostgreSQL schema types it; a row already there (same key) is left as it is — copying twice
 // copies nothing twice.
 import Database from 'better-sqlite3';
-import { count, getTableColumns, getTableName, sql } from 'drizzle-orm';
+import { asc, count, getTableColumns, getTableName, gt, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -252,6 +252,37 @@ async function copyTable(src: SqliteDb, db: PgDb, key: TableKey, opts: CopyOptio
 }
 
 /**
+ * The target holds runs the file does not (another history, or runs recorded there since): the
+ * file's numbered rows (transport tries, search documents, notes, revisions, snapshots, limits) and
+ * its day-keyed sums would meet rows of that history under the same keys, and `ON CONFLICT DO
+ * NOTHING` would drop them in silence. Refused before anything is written: the copy goes into a
+ * fresh database, or one it copied the same file into before (which then gets what is new).
+ */
+async function refuseAnotherHistory(src: SqliteDb, db: PgDb, sourcePath: string): Promise<void> {
+  const { runs } = db.t;
+  const [{ n } = { n: 0 }] = await db.q.select({ n: count() }).from(runs);
+  if (!Number(n)) return;
+  const mine = new Set((await src.q.select({ id: src.t.runs.id }).from(src.t.runs)).map((r) => r.id));
+  let others = 0;
+  let example: string | null = null;
+  for (let after = ''; ; ) {
+    const page = await db.q.select({ id: runs.id }).from(runs).where(gt(runs.id, after)).orderBy(asc(runs.id)).limit(5000);
+    for (const r of page) {
+      if (mine.has(r.id)) continue;
+      others++;
+      example ??= r.id;
+    }
+    if (page.length < 5000) break;
+    after = page[page.length - 1]!.id;
+  }
+  if (others) {
+    throw new CopySourceError(
+      `${db.name} already holds ${others.toLocaleString('en-US')} run${others === 1 ? '' : 's'} that ${resolve(sourcePath)} does not (e.g. ${example}): copying into it would drop rows of the file whose numbered ids and daily sums meet that history's; copy into a fresh database (aqven db migrate on an empty one), or into the one this file was copied into before`,
+    );
+  }
+}
+
+/**
  * Copies every table of the SQLite history at `sourcePath` into the PostgreSQL database `db`
  * (migrated), in COPY_ORDER, one transaction per batch. Resolves with each table's counts.
  * Throws CopySourceError before writing anything when the file cannot be copied.
@@ -262,6 +293,7 @@ export async function copySqliteHistory(sourcePath: string, db: Db, opts: CopyOp
   const c = src.$client;
   try {
     c.exec('BEGIN'); // one read snapshot for every table: a writer of the file cannot tear the history
+    await refuseAnotherHistory(src, db, sourcePath);
     const out: TableCopied[] = [];
     for (const key of COPY_ORDER) {
       const t = await copyTable(src, db, key, opts);

@@ -299,11 +299,15 @@ describe('aqven db copy', () => {
     conn.close();
     const before = sha(oldPath);
 
+    // into a database of its own: the main one holds another history, which a copy refuses
+    const extra = await testDatabase();
+    extraDbs.push(extra);
     const io = captureIo();
-    expect(await runDbCopy({ from: oldPath, env: { AQVEN_DATABASE_URL: cliUrl() } }, io)).toBe(0);
+    expect(await runDbCopy({ from: oldPath, env: { AQVEN_DATABASE_URL: extra.url } }, io)).toBe(0);
     expect(io.stderr).toContain(`old.db is at migration ${latest}, 1 behind: read from a migrated temporary copy (the file is not changed)`);
     expect(io.stdout).toMatch(/^runs\s+1 row copied, 0 already there$/m);
-    const [row] = await pgDb.q.select().from(pgDb.t.runs).where(eq(pgDb.t.runs.id, 'run-old'));
+    const target = (await openDatabase(extra.url)) as PgDb;
+    const [row] = await target.q.select().from(target.t.runs).where(eq(target.t.runs.id, 'run-old'));
     expect(row).toMatchObject({ id: 'run-old', input: { a: 1 }, snapshotId: null, queuedAt: null, startedAt: T0 });
     expect(sha(oldPath)).toBe(before);
   });
@@ -345,8 +349,23 @@ describe('aqven db copy', () => {
     const db = openDb(nulPath);
     await db.q.insert(schema.runs).values({ id: 'run-nul', project: 'p', flow: 'f', status: 'failed', errorMessage: 'a\u0000b', startedAt: T0 });
     await closeDb(nulPath);
+    const extra = await testDatabase();
+    extraDbs.push(extra);
     const io = captureIo();
-    expect(await runDbCopy({ from: nulPath, env: { AQVEN_DATABASE_URL: cliUrl() } }, io)).toBe(1);
+    expect(await runDbCopy({ from: nulPath, env: { AQVEN_DATABASE_URL: extra.url } }, io)).toBe(1);
     expect(io.stderr).toBe('aqven db copy: runs run-nul: error_message holds a NUL character, which PostgreSQL text cannot store; nothing of its batch was copied\n');
+  });
+
+  it('refuses, before writing anything, a target that holds runs the file does not: their numbered rows and daily sums would be dropped', async () => {
+    // another history: one run, with a transport try whose id 1 the main history's tries use too
+    const otherPath = join(dir, 'other.db');
+    const other = openDb(otherPath);
+    await other.q.insert(schema.runs).values({ id: 'run-other', project: 'p', flow: 'f', status: 'succeeded', startedAt: T0 });
+    await closeDb(otherPath);
+    const before = await pgDb.q.select().from(pgDb.t.runs);
+    const io = captureIo();
+    expect(await runDbCopy({ from: otherPath, env: { AQVEN_DATABASE_URL: cliUrl() } }, io)).toBe(2);
+    expect(io.stderr).toMatch(/^aqven db copy: postgres:\/\/\S+ already holds 4 runs that \S+other\.db does not \(e\.g\. run-\S+\): copying into it would drop rows of the file whose numbered ids and daily sums meet that history's; copy into a fresh database/);
+    expect(await pgDb.q.select().from(pgDb.t.runs)).toEqual(before);
   });
 });
