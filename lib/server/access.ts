@@ -8,7 +8,10 @@ import { cache } from 'react';
 import { redirect } from 'next/navigation';
 import { NextResponse } from 'next/server';
 import { anyUser, tokenCaller } from '@/db/account-queries';
+import { pgReason } from '@/db/pg';
+import { StorageError } from '@/db/storage-error';
 import type { Db } from '@/db/types';
+import { ProjectInvalidError } from '@/lib/flow/session';
 import { isLoopback } from '@/lib/shared/loopback';
 import { roleAllows, type Role } from '@/lib/shared/roles';
 import { sessionUser } from './auth';
@@ -92,6 +95,12 @@ function isCaller(c: Caller | Unknown): c is Caller {
   return 'role' in c;
 }
 
+/** Why a request cannot be served at all: the run database's own words (a StorageError names it), else node-postgres's reason. */
+function unavailableText(err: unknown): string {
+  if (err instanceof StorageError || err instanceof ProjectInvalidError) return err.message;
+  return `the run database cannot be read: ${pgReason((err as { cause?: unknown }).cause ?? err)}`;
+}
+
 /** What a refusal says. */
 function refusalText(c: Caller | Unknown, role: Role): string {
   if (isCaller(c)) return `your role (${c.role}) may not do this: it needs ${role}`;
@@ -155,8 +164,13 @@ export async function editorRefusal(): Promise<string | null> {
 
 /** The caller of a route handler with at least `role`, or the JSON response refusing them: 401 unknown, 403 without the role. */
 export async function routeCaller(req: Request, role: Role): Promise<Caller | NextResponse> {
-  const { db } = await serverSession();
-  const c = await callerOf(db, req.headers);
+  let c: Caller | Unknown;
+  try {
+    c = await callerOf((await serverSession()).db, req.headers);
+  } catch (err) {
+    // who is asking cannot be read: the database is down or refuses us — a 503 that says so, never an empty 500
+    return NextResponse.json({ error: unavailableText(err) }, { status: 503, headers: { 'retry-after': '5' } });
+  }
   if (isCaller(c) && roleAllows(c.role, role)) return c;
   const status = isCaller(c) ? 403 : 401;
   return NextResponse.json({ error: refusalText(c, role) }, { status, headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined });

@@ -1,0 +1,37 @@
+// The dashboard's API when its run database cannot be reached (DESIGN: The dashboard, accounts):
+// who is asking cannot be read, so the answer is a 503 that says why — the database named without
+// its password — never an empty 500 and never a stack.
+import { NextRequest } from 'next/server';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { copyShowcase } from '../helpers/showcase';
+import { saveEnv } from '../helpers/saved-env';
+
+vi.mock('server-only', () => ({}));
+vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
+
+const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
+
+beforeAll(() => {
+  process.env.AQVEN_PROJECT = copyShowcase();
+  process.env.AQVEN_SIMULATE = '1';
+  // a port nothing listens on: the first connection is refused at once
+  process.env.AQVEN_DATABASE_URL = 'postgres://aqven:hunter2secret@127.0.0.1:1/aqven';
+});
+
+afterAll(() => restoreEnv());
+
+describe('the API with its database down', () => {
+  it('GET and POST /api/runs answer 503 naming the database, without its password', async () => {
+    const { GET, POST } = await import('@/app/api/runs/route');
+    const headers = { host: 'localhost', authorization: 'Bearer aqven_some_token', 'content-type': 'application/json' };
+    for (const res of [
+      await GET(new NextRequest('http://localhost/api/runs', { headers })),
+      await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', headers, body: JSON.stringify({ flow: 'triage', input: { ticket: 'x' } }) })),
+    ]) {
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { error: string };
+      expect(body.error).toMatch(/^cannot connect to the PostgreSQL database postgres:\/\/aqven:\*\*\*@127\.0\.0\.1:1\/aqven: /);
+      expect(body.error).not.toContain('hunter2secret');
+    }
+  });
+});
