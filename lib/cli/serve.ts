@@ -33,7 +33,7 @@ const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM
 const STOP_GRACE_MS = 5_000;
 
 export const NO_USER_REFUSAL =
-  'aqven: no user exists yet, so the dashboard only listens on loopback; create one first: aqven user add NAME --role admin';
+  'aqven serve: no user exists yet, so the dashboard only listens on loopback; create one first: aqven user add NAME --role admin';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -170,7 +170,7 @@ async function refusalBeyondLoopback(host: string, port: number, publicUrl: stri
   if (!publicUrl) {
     const example = `http://${isWildcard(host) ? 'HOST' : urlHost(host)}:${port}`;
     io.err(
-      `aqven: the dashboard answers only requests for its public URL's host, and none is set for --host ${host}: pass --public-url ${example} (the name browsers use to reach it), or set AQVEN_PUBLIC_URL\n`,
+      `aqven serve: the dashboard answers only requests for its public URL's host, and none is set for --host ${host}: pass --public-url ${example} (the name browsers use to reach it), or set AQVEN_PUBLIC_URL\n`,
     );
     return EXIT_USAGE;
   }

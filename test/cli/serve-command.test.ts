@@ -83,7 +83,7 @@ describe('aqven serve refuses before listening (no build needed)', () => {
   it('beyond loopback while no user exists: one line, exit 2', () => {
     const res = aqven(['serve', '--host', '0.0.0.0', '--port', '0', '--project', dir], ENV);
     expect(res).toMatchObject({ code: 2, out: '', err: `${NO_USER_REFUSAL}\n` });
-    expect(res.err).toBe('aqven: no user exists yet, so the dashboard only listens on loopback; create one first: aqven user add NAME --role admin\n');
+    expect(res.err).toBe('aqven serve: no user exists yet, so the dashboard only listens on loopback; create one first: aqven user add NAME --role admin\n');
   });
 
   it('beyond loopback without a public URL once a user exists: exit 2, naming --public-url', () => {
@@ -92,7 +92,7 @@ describe('aqven serve refuses before listening (no build needed)', () => {
     expect(res.code).toBe(2);
     expect(res.out).toBe('');
     expect(res.err).toBe(
-      "aqven: the dashboard answers only requests for its public URL's host, and none is set for --host 0.0.0.0: pass --public-url http://HOST:8123 (the name browsers use to reach it), or set AQVEN_PUBLIC_URL\n",
+      "aqven serve: the dashboard answers only requests for its public URL's host, and none is set for --host 0.0.0.0: pass --public-url http://HOST:8123 (the name browsers use to reach it), or set AQVEN_PUBLIC_URL\n",
     );
     expect(aqven(['serve', '--host', '10.1.2.3', '--project', dir], ENV).err).toContain('pass --public-url http://10.1.2.3:3000');
   });
