@@ -46,6 +46,16 @@ export function pgReason(err: unknown): string {
 }
 
 /**
+ * A failed query in one line: the driver's reason, never the SQL and its parameters (run data:
+ * inputs, outputs, error text) that drizzle's "Failed query: … params: …" message carries.
+ */
+export function queryErrorText(err: unknown): string {
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  if (err instanceof Error && err.message.startsWith('Failed query') && cause) return pgReason(cause);
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
  * The server of `url` cannot be reached or refuses us (down, wrong host, port, password or
  * database): a StorageError, so every command says one line naming the database and exits 3.
  */

@@ -12,6 +12,7 @@ import { parseModelString } from '@/lib/engine/model-string';
 import type { ResolvedProvider, UsageTotals } from '@/lib/engine/types';
 import { priceUsage, roundCost, ZERO_USAGE } from '@/lib/engine/usage';
 import { joinUrl } from '@/lib/providers/wire-helpers';
+import { queryErrorText } from '@/db/pg';
 
 /** lookups of one try at most; then its usage stays unknown */
 export const MAX_LOOKUPS = 10;
@@ -216,7 +217,7 @@ export function startUsageLookups(
       await lookUpUsage(db, { ...source(), limit: 50 });
       told = false;
     } catch (err) {
-      if (!told) log(`aqven: looking up the usage of cut-off answers failed (tried again later): ${err instanceof Error ? err.message : String(err)}`);
+      if (!told) log(`aqven: looking up the usage of cut-off answers failed (tried again later): ${queryErrorText(err)}`);
       told = true;
     } finally {
       busy = false;

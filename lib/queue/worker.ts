@@ -16,6 +16,7 @@ import { startUsageLookups } from '@/lib/flow/usage-lookup';
 import { claimRun, failClaimedRun } from './claim';
 import { ensureQueueSchema, queueLogger, redeliverStuckRuns, RUN_TASK, runIdOf } from './jobs';
 import { beatWorker, registerWorker, stopWorkerRow } from './worker-row';
+import { queryErrorText } from '@/db/pg';
 
 /** One run this worker ended: what `aqven worker` prints as a line. */
 export interface RunEnd {
@@ -98,7 +99,8 @@ class Slots {
   }
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+/** an error in one line: a failed query says the database's reason, not its SQL and run data */
+const message = queryErrorText;
 const attemptsOf = (r: RunRecord) => r.nodes.reduce((n, x) => n + x.attempts.length, 0);
 
 export class QueueWorker {
