@@ -62,10 +62,10 @@ describe.each(DIALECTS)('replay batches on %s', (dialect) => {
   it('reads the outcome of a batch’s replay runs', async () => {
     await db.q.insert(db.t.runs).values([
       { id: 'rr1', project: 'p', flow: 'triage', status: 'interrupted', startedAt: T0, kind: 'replay', errorMessage: 'the process stopped' },
-      { id: 'rr2', project: 'p', flow: 'triage', status: 'succeeded', startedAt: T0, kind: 'replay' },
+      { id: 'rr2', project: 'p', flow: 'triage', status: 'succeeded', startedAt: T0, kind: 'replay', costUsd: 0.125 },
     ]);
     const got = await runOutcomes(db, ['rr1', 'rr2', 'rr3']);
-    expect(Object.fromEntries(got)).toEqual({ rr1: { status: 'interrupted', error: 'the process stopped' }, rr2: { status: 'succeeded', error: null } });
+    expect(Object.fromEntries(got)).toEqual({ rr1: { status: 'interrupted', error: 'the process stopped', costUsd: 0 }, rr2: { status: 'succeeded', error: null, costUsd: 0.125 } });
     expect((await runOutcomes(db, [])).size).toBe(0);
     await db.q.delete(db.t.runs);
   });

@@ -69,9 +69,9 @@ export async function recentReplayBatches(db: Db, o: { limit: number; label?: st
 }
 
 /** The status and error of these runs as the run store recorded them (a batch's replays). */
-export async function runOutcomes(db: Db, ids: string[]): Promise<Map<string, { status: string; error: string | null }>> {
+export async function runOutcomes(db: Db, ids: string[]): Promise<Map<string, { status: string; error: string | null; costUsd: number }>> {
   if (ids.length === 0) return new Map();
   const r = db.t.runs;
-  const rows = await db.q.select({ id: r.id, status: r.status, error: r.errorMessage }).from(r).where(inArray(r.id, ids));
-  return new Map(rows.map((x) => [x.id, { status: x.status, error: x.error }]));
+  const rows = await db.q.select({ id: r.id, status: r.status, error: r.errorMessage, costUsd: r.costUsd }).from(r).where(inArray(r.id, ids));
+  return new Map(rows.map((x) => [x.id, { status: x.status, error: x.error, costUsd: Number(x.costUsd) }]));
 }

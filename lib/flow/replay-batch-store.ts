@@ -160,13 +160,16 @@ async function asStopped(db: Db, view: BatchView): Promise<BatchView> {
     if (it.state !== 'running') return it;
     const run = it.replayRunId ? outcomes.get(it.replayRunId) : undefined;
     if (!run) return { ...it, state: 'not_started', reason: why };
-    if (run.status === 'succeeded') return { ...it, state: 'succeeded', reason: null };
-    if (run.status === 'running' || run.status === 'queued') return it;
-    return { ...it, state: 'failed', reason: run.error ?? `the replay run ended ${run.status}` };
+    // what the run spent, as recorded (the batch's row stopped counting when its process died)
+    const spent = { costUsd: Math.max(it.costUsd, run.costUsd) };
+    if (run.status === 'succeeded') return { ...it, ...spent, state: 'succeeded', reason: null };
+    if (run.status === 'running' || run.status === 'queued') return { ...it, ...spent };
+    return { ...it, ...spent, state: 'failed', reason: run.error ?? `the replay run ended ${run.status}` };
   });
   const counts: Record<BatchItemState, number> = { waiting: 0, running: 0, succeeded: 0, failed: 0, refused: 0, not_started: 0 };
   for (const it of items) counts[it.state]++;
-  return { ...view, items, counts, done: true, stopped: view.stopped ? `${why} (before that: ${view.stopped})` : why };
+  const spentUsd = Math.max(view.spentUsd, items.reduce((sum, it) => sum + it.costUsd, 0));
+  return { ...view, items, counts, spentUsd, done: true, stopped: view.stopped ? `${why} (before that: ${view.stopped})` : why };
 }
 
 /** A batch as stored, read by any process at `now`; null for an id never stored. A lost batch reads as stopped. */
@@ -198,22 +201,26 @@ export interface BatchSummary {
 
 /** The newest batches (of one failure group when `label` is given), as any process sees them at `now`. */
 export async function recentBatches(db: Db, now: number, o: { limit: number; label?: string }): Promise<BatchSummary[]> {
-  return (await recentReplayBatches(db, o)).map((r) => {
-    const p = r.progress as BatchProgress;
-    const lost = isLost(r, now);
-    return {
-      id: r.id,
-      label: r.label,
-      startedBy: r.startedBy,
-      startedAt: r.startedAt,
-      lastAt: r.finishedAt ?? r.updatedAt,
-      state: lost ? 'lost' : r.finishedAt === null ? 'running' : 'finished',
-      total: r.total,
-      succeeded: r.succeeded,
-      finished: finishedCount(p),
-      spentUsd: r.spentUsd,
-      capUsd: r.capUsd,
-      stopped: lost ? lostReason(p) : r.stopped,
-    };
-  });
+  const rows = await recentReplayBatches(db, o);
+  return Promise.all(
+    rows.map(async (r) => {
+      const lost = isLost(r, now);
+      // a lost batch as its progress route shows it: its started replays as their runs recorded them
+      const p = lost ? await asStopped(db, { ...(r.progress as BatchProgress), id: r.id, label: r.label, startedBy: r.startedBy, startedAt: r.startedAt }) : (r.progress as BatchProgress);
+      return {
+        id: r.id,
+        label: r.label,
+        startedBy: r.startedBy,
+        startedAt: r.startedAt,
+        lastAt: r.finishedAt ?? r.updatedAt,
+        state: lost ? 'lost' : r.finishedAt === null ? 'running' : 'finished',
+        total: r.total,
+        succeeded: lost ? p.counts.succeeded : r.succeeded,
+        finished: finishedCount(p),
+        spentUsd: lost ? p.spentUsd : r.spentUsd,
+        capUsd: r.capUsd,
+        stopped: lost ? lostReason(r.progress as BatchProgress) : r.stopped,
+      };
+    }),
+  );
 }

@@ -94,7 +94,7 @@ describe.each(DIALECTS)('a replay batch’s progress through the database on %s'
 
   it('a batch whose process stopped writing reads as stopped, its replays as the run store recorded them', async () => {
     await t.db.q.insert(t.db.t.runs).values([
-      { id: 'replay-ok', project: 'p', flow: 'triage', status: 'succeeded', startedAt: T0, kind: 'replay' },
+      { id: 'replay-ok', project: 'p', flow: 'triage', status: 'succeeded', startedAt: T0, kind: 'replay', costUsd: 0.25 },
       { id: 'replay-cut', project: 'p', flow: 'triage', status: 'interrupted', startedAt: T0, kind: 'replay', errorMessage: 'the process running the run stopped' },
     ]);
     const m = meta();
@@ -126,8 +126,12 @@ describe.each(DIALECTS)('a replay batch’s progress through the database on %s'
       ['not_started', lost!.stopped],
       ['not_started', lost!.stopped],
     ]);
+    // what the replay taken over spent is counted, as its run recorded it
+    expect(lost!.items[1]!.costUsd).toBe(0.25);
+    expect(lost!.spentUsd).toBeGreaterThanOrEqual(0.25);
+    // the list says what the batch's page says: the replays that now succeed, taken over ones included
     const [listed] = (await recentBatches(other.db, lastWrite + BATCH_STALE_MS + 1, { limit: 5 })).filter((b) => b.id === m.id);
-    expect(listed).toMatchObject({ state: 'lost', finished: 1, total: 5, stopped: lost!.stopped });
+    expect(listed).toMatchObject({ state: 'lost', succeeded: 2, finished: 3, total: 5, spentUsd: lost!.spentUsd, stopped: lost!.stopped });
     expect((await recentBatches(other.db, lastWrite, { limit: 5 })).find((b) => b.id === m.id)).toMatchObject({ state: 'running', stopped: null });
   });
 
