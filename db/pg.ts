@@ -45,6 +45,18 @@ export function pgReason(err: unknown): string {
   return e.code && !text.includes(e.code) ? `${text} (${e.code})` : text;
 }
 
+/** connection-level failures: the server down, restarting, unreachable, or ending our connection */
+const CONNECTION_LOST = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+
+/** The connection to the database failed or was lost (nothing about the query itself): a restart or an outage, worth waiting out. */
+export function isConnectionLoss(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;
+  if (typeof e?.code === 'string' && CONNECTION_LOST.has(e.code)) return true;
+  if (Array.isArray(e?.errors) && e.errors.length > 0 && e.errors.every(isConnectionLoss)) return true;
+  if (e?.cause !== undefined && e.cause !== err && isConnectionLoss(e.cause)) return true;
+  return err instanceof Error && /^Connection terminated/.test(err.message);
+}
+
 /**
  * A failed query in one line: the driver's reason, never the SQL and its parameters (run data:
  * inputs, outputs, error text) that drizzle's "Failed query: … params: …" message carries.

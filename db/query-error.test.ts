@@ -3,7 +3,8 @@
 // input, an error text) that a worker's log must not carry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, type TestDb } from '@/test/helpers/dialects';
-import { queryErrorText } from './pg';
+import pg from 'pg';
+import { isConnectionLoss, queryErrorText } from './pg';
 
 let t: TestDb;
 beforeAll(async () => {
@@ -30,5 +31,31 @@ describe('queryErrorText', () => {
   it('leaves any other error as its message', () => {
     expect(queryErrorText(new Error('the lease was lost'))).toBe('the lease was lost');
     expect(queryErrorText('plain')).toBe('plain');
+  });
+});
+
+describe('isConnectionLoss', () => {
+  it('tells a refused or dropped connection from a failure of the query itself', async () => {
+    // a port nothing listens on, by address and by a name with two addresses (an AggregateError)
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const client = new pg.Client({ connectionString: `postgres://x:y@${host}:1/none` });
+      const refused = await client.connect().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isConnectionLoss(refused)).toBe(true);
+    }
+    // the server ending our connection (a restart): admin_shutdown
+    expect(isConnectionLoss(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(true);
+    expect(isConnectionLoss(new Error('Connection terminated unexpectedly'))).toBe(true);
+    // drizzle's wrapper around a lost connection
+    expect(isConnectionLoss(new Error('Failed query: select 1', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }))).toBe(true);
+    // the query itself failed: not a connection matter
+    const dup = await t.db.q.insert(t.db.t.runs).values({ id: 'run-1', project: 'p', flow: 'f', status: 'succeeded', startedAt: 1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isConnectionLoss(dup)).toBe(false);
+    expect(isConnectionLoss(new Error('the lease was lost'))).toBe(false);
   });
 });

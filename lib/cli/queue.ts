@@ -7,7 +7,7 @@
 // cancel: 0 cancelled, 1 not cancelled (not queued, no such run, or SQLite mode), 2 bad usage, 3.
 import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
-import { isPostgresUrl } from '@/db/pg';
+import { isConnectionLoss, isPostgresUrl, queryErrorText } from '@/db/pg';
 import { pgReason, reachPg } from '@/db/status-queries';
 import { fmtDuration } from '@/lib/engine/duration-text';
 import { interruptAllNow } from '@/lib/flow/active-runs';
@@ -161,6 +161,16 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // graphile-worker completes a job on connections of its own and lets a failure there (the database
+  // restarting at that moment) reject with nobody to catch it: said in one line, and the worker goes
+  // on — the run is recorded already, and the job left locked is what the stuck-job sweep finds.
+  // Anything else unhandled stops the worker as a failed queue does: drained, never a stack.
+  const onUnhandled = (err: unknown) => {
+    if (isConnectionLoss(err)) return say(`the database connection was lost while graphile-worker finished a job (its sweep finds the job again): ${pgReason(err)}`);
+    say(`an unexpected failure: ${queryErrorText(err)}`);
+    stop(err instanceof Error ? err : new Error(String(err)));
+  };
+  process.on('unhandledRejection', onUnhandled);
   worker.queueDone.then(
     () => stop(new Error('graphile-worker stopped')),
     (err: unknown) => stop(err instanceof Error ? err : new Error(String(err))),
@@ -180,6 +190,7 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('unhandledRejection', onUnhandled);
   }
 }
 
