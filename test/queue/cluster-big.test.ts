@@ -139,13 +139,16 @@ describe('[big] a cluster of workers', () => {
       const victim = workers[0]!;
       const { runs } = c.db.t;
       // wait until the victim is in the middle of runs: some with a node finished, some in flight
-      const held = await eventually('the victim to be running runs', async () => {
+      const heldBefore = await eventually('the victim to be running runs', async () => {
         const rows = await c.db.q.select({ id: runs.id }).from(runs).where(and(eq(runs.owner, victim.id), eq(runs.status, 'running')));
         return rows.length >= 2 ? rows.map((r) => r.id) : null;
       });
       const t0 = Date.now();
       victim.child.kill('SIGKILL');
       await victim.exited;
+      // what it held when it died: a run it finished between that read and the kill is its own, rightly
+      const held = (await c.db.q.select({ id: runs.id }).from(runs).where(and(eq(runs.owner, victim.id), eq(runs.status, 'running')))).map((r) => r.id);
+      expect(held.length, `the victim held ${heldBefore.length} runs a moment before it died`).toBeGreaterThan(0);
       await eventually('every run to finish', async () => (await unfinished(c.db)) === 0, 110_000, 250);
       const recoveredMs = Date.now() - t0;
 
