@@ -15,8 +15,6 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { migrationsFolder } from './migrations-folder';
 import { displayUrl, isPostgresUrl, pgReason } from './pg';
-
-export { pgReason };
 import * as schema from './schema';
 import * as pgTables from './schema-pg';
 import type { Db, Orm, PgDb, SqliteDb, Tables } from './types';

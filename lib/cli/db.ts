@@ -7,20 +7,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { closeDb, databaseUrl, openDatabase, openDb } from '@/db/client';
 import { CopyBatchError, copySqliteHistory, CopySourceError, type CopyProgress, type TableCopied } from '@/db/copy';
-import { displayUrl, isPostgresUrl, migratePg } from '@/db/pg';
-import {
-  databaseStatus,
-  DatabaseUnreachableError,
-  describeVersion,
-  inspectDatabase,
-  pgReason,
-  queueSchemaVersion,
-  reachPg,
-  schemaVersion,
-  type DatabaseStatus,
-  type SchemaVersion,
-  type SeenWorker,
-} from '@/db/status-queries';
+import { displayUrl, isPostgresUrl, migratePg, pgReason } from '@/db/pg';
+import { databaseStatus, DatabaseUnreachableError, describeVersion, inspectDatabase, queueSchemaVersion, reachPg, schemaVersion, type DatabaseStatus, type SchemaVersion, type SeenWorker } from '@/db/status-queries';
 import { asStorageError, StorageError } from '@/db/storage-error';
 import { type CliIo, processIo } from './io';
 import { commandDatabaseTarget } from './project-dir';

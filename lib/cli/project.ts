@@ -8,15 +8,16 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { closeDb, databaseUrl, openDatabase } from '@/db/client';
-import { isPostgresUrl, openedPg } from '@/db/pg';
+import { isPostgresUrl, openedPg, pgReason } from '@/db/pg';
 import { cliAuthor, latestSnapshot, listSnapshots, pushSnapshot } from '@/db/snapshot-queries';
-import { DatabaseUnreachableError, pgReason, reachPg } from '@/db/status-queries';
+import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import type { Db } from '@/db/types';
 import { ProjectFilesError, readProjectFiles, writeProjectFiles } from '@/lib/project';
 import { runCheck } from './check';
 import { type CliIo, processIo } from './io';
 import { printable } from './printable';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
+import { UsageError } from './usage-error';
 
 type Env = Record<string, string | undefined>;
 
@@ -24,7 +25,6 @@ export const EXIT_REFUSED = 1;
 
 export { EXIT_CANNOT_OPEN, EXIT_USAGE };
 
-class UsageError extends Error {}
 /** exit 1 with this one line */
 class Refused extends Error {}
 

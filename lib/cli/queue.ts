@@ -7,8 +7,8 @@
 // cancel: 0 cancelled, 1 not cancelled (not queued, no such run, or SQLite mode), 2 bad usage, 3.
 import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
-import { isConnectionLoss, isPostgresUrl, queryErrorText } from '@/db/pg';
-import { pgReason, reachPg } from '@/db/status-queries';
+import { isConnectionLoss, isPostgresUrl, pgReason, queryErrorText } from '@/db/pg';
+import { reachPg } from '@/db/status-queries';
 import { fmtDuration } from '@/lib/engine/duration-text';
 import { interruptAllNow } from '@/lib/flow/active-runs';
 import { NoSnapshotError, openSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
@@ -21,6 +21,7 @@ import { cliRunId } from './find-runs';
 import { resolveProjectDir } from './project-dir';
 import { printable } from './printable';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
+import { UsageError } from './usage-error';
 
 export const EXIT_NOT_CANCELLED = 1;
 export const EXIT_QUEUE_FAILED = 1;
@@ -33,7 +34,6 @@ const HAND_BACK_EXIT_MS = 10_000;
 type Env = Record<string, string | undefined>;
 export { EXIT_CANNOT_OPEN, EXIT_USAGE };
 
-class UsageError extends Error {}
 
 /** AQVEN_DATABASE_URL as a postgres:// URL, or null (SQLite mode). */
 function queueUrl(env: Env): string | null {

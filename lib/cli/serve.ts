@@ -19,6 +19,7 @@ import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
 import { EXIT_USAGE } from './exit';
 import { withAccountsDb, type AccountCommandOptions } from './users';
+import { UsageError } from './usage-error';
 
 type Env = Record<string, string | undefined>;
 
@@ -37,7 +38,6 @@ export const NO_USER_REFUSAL =
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-class UsageError extends Error {}
 
 export interface ServeOptions extends AccountCommandOptions {
   host?: string;

@@ -21,8 +21,8 @@ import {
   type UserListed,
 } from '@/db/account-queries';
 import { closeDb, openDatabase } from '@/db/client';
-import { isPostgresUrl, openedPg } from '@/db/pg';
-import { DatabaseUnreachableError, pgReason, reachPg } from '@/db/status-queries';
+import { isPostgresUrl, openedPg, pgReason } from '@/db/pg';
+import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import type { Db } from '@/db/types';
 import { type CliIo, processIo } from './io';
 import { commandDatabaseTarget } from './project-dir';
