@@ -389,7 +389,7 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
     // Step 6: the agent's policy
     const decision = decide(call.policy, call.agentFile, state, judged.verdict, { strictAllowed });
 
-    // Step 7: the recorder commits the attempt before the engine acts on it (DESIGN: Storage)
+    // Step 7: the recorder; an attempt the node goes on from is committed before the next request (DESIGN: Storage, "Durable points")
     const record = attemptRecord({ seq, link, state, request: recorded, tr, judged, decision, stream, full: !!full, scrub, startedAt, finishedAt: clock.now() });
     attempts.push(record);
     await emit({ type: 'attempt_end', nodeId: call.nodeId, attempt: record });

@@ -83,6 +83,11 @@ export type Decision =
   | { kind: 'retry' | 'repair'; cause: Cause; action: Extract<Action, 'retry' | 'repair'>; next: PolicyState }
   | { kind: 'fallback'; cause: Cause; action: 'fallback'; next: PolicyState };
 
+/** Whether the node ends on an attempt that took `action` (it succeeded or failed on it); retry, repair and fallback go on. */
+export function endsNode(action: Action): boolean {
+  return action === 'none';
+}
+
 export const INITIAL_STATE: PolicyState = { chainIndex: 0, answers: 0 };
 
 /** The highest `output.retries` an agent file may set (`aqven check`, lib/project/schema.ts). */

@@ -11,7 +11,7 @@ import { getRunFacts } from '@/db/queries';
 import { resolveRunId, type RunIdMatch } from '@/db/run-id-queries';
 import type { Db, NodeFacts, RunStatus } from '@/db/types';
 import { initialMessages } from '@/lib/engine/messages';
-import { answerLimit } from '@/lib/engine/policy';
+import { answerLimit, endsNode } from '@/lib/engine/policy';
 import type { Clock, Message, NodePolicy } from '@/lib/engine/types';
 import { roundCost } from '@/lib/engine/usage';
 import { agentPolicy, renderTemplate, type Project } from '@/lib/project';
@@ -264,13 +264,10 @@ export interface StartedReplay {
   done: Promise<ReplayResult>;
 }
 
-/** The actions after which the node makes another attempt. */
-const GOES_ON = new Set(['retry', 'fallback', 'repair']);
-
 /** The cost of an engine event — a finished attempt's, or what an attempt cut off had been billed — and whether another attempt follows. */
 function eventCost(e: ProgressEvent): { usd: number; more: boolean } | null {
   if (e.type !== 'engine') return null;
-  if (e.event.type === 'attempt_end') return { usd: e.event.attempt.usage.costUsd, more: GOES_ON.has(e.event.attempt.action) };
+  if (e.event.type === 'attempt_end') return { usd: e.event.attempt.usage.costUsd, more: !endsNode(e.event.attempt.action) };
   if (e.event.type === 'attempt_interrupted') return { usd: e.event.usage.costUsd, more: false };
   return null;
 }

@@ -14,6 +14,7 @@ import { StorageError } from '@/db/storage-error';
 import type { RunLink, RunOrigin } from '@/db/queries';
 import type { AttemptFacts, Db, NodeFacts, RunError, RunFacts } from '@/db/types';
 import { callNode } from '@/lib/engine/call-node';
+import { endsNode } from '@/lib/engine/policy';
 import type { RateGate } from '@/lib/engine/rate-gate';
 import type { Clock, EngineEvent, NodeResult, PriorAnswers, ResolvedProvider, SharedPauses } from '@/lib/engine/types';
 import { sumUsage, sumUsageRounded } from '@/lib/engine/usage';
@@ -277,6 +278,12 @@ class FlowRun {
   /** the closing writes were refused: the run had changed hands meanwhile */
   private closingLost: LeaseLostError | null = null;
   private readonly recorders = new Map<string, NodeRecorder>();
+  /**
+   * Commits of attempts their node ended on, which the engine did not wait for: each joins the
+   * commit of what follows it — the run's end — or is awaited before the next turn starts a node
+   * (DESIGN: Storage, "Durable points"). Their rejections are handled where they are awaited.
+   */
+  private held: { node: string; written: Promise<void> }[] = [];
   private readonly facts: RunFacts & RunOrigin & Partial<RunLink>;
   /** the flow's node ids, in file order */
   private readonly ids: string[];
@@ -496,6 +503,8 @@ class FlowRun {
 
   /** Runs `ready` concurrently as one turn (a new one, or `resumed`: a taken-over run's), then routes each failed node through its on_fail. */
   async runTurn(ready: string[], resumed?: number): Promise<void> {
+    // the attempts the last turn's nodes ended on are committed before any node of this one calls a model
+    await this.heldCommitted();
     const turn = resumed ?? ++this.facts.turns;
     if (resumed === undefined) this.store?.setRunTurns(this.runId, turn);
     this.emit({ type: 'turn_start', turn, nodes: ready });
@@ -535,7 +544,8 @@ class FlowRun {
       facts.output = this.leafOutputs();
     }
     const record = buildRunRecord(facts);
-    await this.store?.finishRun({
+    // one commit: the run's end, the attempts its last nodes ended on, and their nodes' ends
+    const ended = this.store?.finishRun({
       id: this.runId,
       status: facts.status,
       output: facts.output,
@@ -544,6 +554,14 @@ class FlowRun {
       usage: sumUsageRounded([record.usage]),
       finishedAt: facts.finishedAt,
     });
+    const [run, nodes] = await Promise.allSettled([ended, this.heldCommitted()]);
+    const lost = nodes.status === 'rejected' ? nodes.reason : run.status === 'rejected' ? run.reason : null;
+    if (lost) {
+      // the last commit was rolled back (a full disk, a lost lease): the run closes as stopped by it
+      if (!(lost instanceof StorageError || lost instanceof LeaseLostError)) throw lost;
+      this.stop(lost);
+      return this.settleStopped(lost);
+    }
     this.emit({ type: 'run_end', record });
     return record;
   }
@@ -563,6 +581,7 @@ class FlowRun {
       writes.push(cut.written);
     }
     this.recorders.clear();
+    writes.push(...this.takeHeld());
     await Promise.allSettled(writes);
     // releaseRun commits what is still queued before it releases: the next owner finds it all
     await this.store?.releaseRun(this.runId, this.now()).catch(() => false);
@@ -618,6 +637,7 @@ class FlowRun {
         }),
       );
     }
+    writes.push(...this.takeHeld());
     const written = Promise.all(writes).then(
       () => true,
       (err: unknown) => {
@@ -627,6 +647,38 @@ class FlowRun {
     );
     this.closing = { record, written };
     return this.closing;
+  }
+
+  /** The commit of the attempt `node` ended on, which the engine did not wait for: kept until what follows it is committed. */
+  private hold(node: string, written: Promise<void>): void {
+    written.catch(() => undefined); // handled where it is awaited
+    this.held.push({ node, written });
+  }
+
+  /** The held commits, taken (closing a stopped run awaits them with its own writes). */
+  private takeHeld(): Promise<void>[] {
+    const held = this.held;
+    this.held = [];
+    return held.map((h) => h.written);
+  }
+
+  /**
+   * The held commits, taken: resolves once all are committed. When one failed, the nodes that ended
+   * on them are running again — their ends were rolled back with it — so that closing the run after
+   * the storage failure fails them with it, as when the engine had waited for the commit itself.
+   */
+  private async heldCommitted(): Promise<void> {
+    const nodes = this.held.map((h) => h.node);
+    const settled = await Promise.allSettled(this.takeHeld());
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (!failed) return;
+    for (const id of nodes) {
+      const n = this.state.get(id)!;
+      Object.assign(n, { status: 'running', output: null, error: null, finishedAt: null });
+      delete this.outputs[id];
+      if (this.failedNode === n) this.failedNode = null;
+    }
+    throw failed.reason;
   }
 
   private settled(id: string) {
@@ -722,7 +774,13 @@ class FlowRun {
           if (event.type === 'attempt_end') n.attempts.push(event.attempt);
           const written = recorder?.onEvent(event);
           emit({ type: 'engine', node: id, event });
-          return written; // the engine waits until a finished attempt is committed
+          // the engine waits until a finished attempt is committed before it tries again; the
+          // attempt a node ends on is committed with the node's end and what follows it
+          if (written && event.type === 'attempt_end' && endsNode(event.attempt.action)) {
+            this.hold(id, written);
+            return;
+          }
+          return written;
         },
       },
     );
