@@ -13,6 +13,8 @@ export interface PeersResult {
   node: string;
   quick: boolean;
   reps: number;
+  /** W4's repetitions (more than W1–W3's: its calls/s ratio is the noisiest figure); absent in older results: `reps` */
+  w4Repetitions?: number;
   sizes: { w1: number; w2: number; w3: number; w4: number };
   rttMs: number;
   /** per contender, one entry per repetition */
@@ -123,7 +125,7 @@ export function renderTable(r: PeersResult): string {
   const lines = [
     BEGIN,
     `Measured ${r.date.slice(0, 10)} on commit \`${r.commit}\` (Node ${r.node}) by \`npm run bench:peers\`${r.quick ? ' --quick' : ''} in ${Math.round(r.durationS)} s: ` +
-      `${r.reps} repetition${r.reps === 1 ? '' : 's'}, each figure the median (min–max); ratios are taken within one repetition. ` +
+      `${r.reps} repetition${r.reps === 1 ? '' : 's'}${r.w4Repetitions && r.w4Repetitions !== r.reps ? ` (W4: ${r.w4Repetitions})` : ''}, each figure the median (min–max); ratios are taken within one repetition. ` +
       `The machine is a shared ${r.cpus ?? 2}-core one${r.load ? ` (1-minute load average ${r.load.start.toFixed(1)} at the start, ${r.load.end.toFixed(1)} at the end)` : ''}: figures are as measured, not smoothed.`,
     '',
     'One fake provider for every contender: the simulator playing keyed workloads (call N’s k-th answer is the same for everyone), ' +
