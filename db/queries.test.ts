@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '@/lib/engine/types';
-import { parseRunFilters } from '@/lib/server/run-filters';
+import { parseRunFilters } from '@/lib/dashboard/run-filters';
 import { DIALECTS, withTestDb } from '../test/helpers/dialects';
 import { markInterrupted } from './client';
 import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from './interrupted-error';
@@ -154,7 +154,7 @@ describe.each(DIALECTS)('run history queries on %s', (dialect) => {
     await expect(listRuns(db, { cursor: encodeCursor({ startedAt: 5000, id: 'r' }).slice(0, -2) })).rejects.toThrow(InvalidCursorError);
     expect((await listRuns(db, { cursor: encodeCursor({ startedAt: 5001, id: 'z' }) })).items.map((r) => r.id)).toEqual(['r']);
     const bad = parseRunFilters({ cursor: 'garbage!' });
-    expect(bad).toEqual({ ok: false, error: expect.stringMatching(/^query parameter cursor: cursor "garbage!" is not one this list handed out/) });
+    expect(bad).toMatchObject({ ok: false, error: expect.stringMatching(/^query parameter cursor: cursor "garbage!" is not one this list handed out/) });
     expect(parseRunFilters({ cursor: encodeCursor({ startedAt: 1, id: 'x' }) }).ok).toBe(true);
   });
 

@@ -3,7 +3,7 @@
 // and the dropdowns' values are read by index seeks (checked on SQLite's query plans).
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { parseRunFilters } from '@/lib/server/run-filters';
+import { parseRunFilters } from '@/lib/dashboard/run-filters';
 import { DIALECTS, withTestDb } from '../test/helpers/dialects';
 import { seedRuns } from '../test/helpers/seed-history';
 import { filterChoices, listRuns } from './queries';
@@ -49,7 +49,7 @@ describe.each(DIALECTS)('run list on %s', (dialect) => {
     expect(await ids('kind=flow')).toEqual(['failed', 'plain', 'routed']);
     expect(await ids('kind=flow&status=succeeded')).toEqual(['plain', 'routed']);
     expect(parseRunFilters(new URLSearchParams('kind=nope'))).toMatchObject({ ok: false, error: expect.stringMatching(/^query parameter kind: /) });
-    for (const bad of ['abc', '0', '501', '2.5']) expect(parseRunFilters(new URLSearchParams(`limit=${bad}`))).toEqual({ ok: false, error: 'query parameter limit: must be a whole number from 1 to 500' });
+    for (const bad of ['abc', '0', '501', '2.5']) expect(parseRunFilters(new URLSearchParams(`limit=${bad}`))).toEqual({ ok: false, error: 'query parameter limit: must be a whole number from 1 to 500', param: 'limit', reason: 'must be a whole number from 1 to 500' });
   });
 
   it('offers the flows, agents and models of the history, in order, and every cause', async () => {

@@ -5,7 +5,7 @@ import { RunTable } from '@/components/runs/run-table';
 import { ProjectProblem } from '@/components/ui/project-problem';
 import { pageSession } from '@/lib/server/page-session';
 import { roleAllows } from '@/lib/shared/roles';
-import { parseRunFilters, RUN_FILTER_KEYS, runFilterQuery } from '@/lib/server/run-filters';
+import { parseRunFilters, RUN_FILTER_KEYS, runFilterQuery } from '@/lib/dashboard/run-filters';
 
 export const dynamic = 'force-dynamic';
 

@@ -20,6 +20,9 @@ import { simulateRequested } from '@/lib/flow/simulate';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { formatDiagnostic, loadProject } from '@/lib/project';
 import { formatBytes } from '@/lib/project/limits';
+import { parseRunFilters, RUN_RANGES } from '@/lib/dashboard/run-filters';
+import { RUN_STATUSES } from '@/lib/dashboard/run-status';
+import { ATTEMPT_CAUSES, RUN_KINDS } from '@/lib/shared/run-list-values';
 import { formatRun, formatRunList, LiveProgress } from './format-run';
 import { cliRunId, formatSearchPage } from './find-runs';
 import { recordAfterLookup } from './cut-off-lookup';
@@ -198,6 +201,15 @@ async function withProjectDb<T>(dirOpt: string | undefined, read: (db: Db) => Pr
   }
 }
 
+/** `aqven runs`' options: the run list's query parameters (lib/dashboard/run-filters.ts), as commander reads them */
+type RunsOptions = Partial<Record<'status' | 'flow' | 'agent' | 'model' | 'cause' | 'kind' | 'range' | 'from' | 'to', string>> & {
+  project?: string;
+  limit: string;
+  retried?: boolean;
+  fellBack?: boolean;
+  json?: boolean;
+};
+
 function cannotRecord(command: string, err: StorageError): void {
   console.error(`aqven ${command}: ${err.message}`);
   process.exitCode = EXIT_CANNOT_RECORD;
@@ -218,20 +230,33 @@ export function registerRun(program: Command): void {
 
   program
     .command('runs')
-    .description('list recent runs')
+    .description('list recent runs, newest first; the filters are those of the dashboard\'s run list')
     .option('--project <dir>', 'project folder')
-    .option('--limit <n>', 'how many', '20')
+    .option('--status <status>', `only runs with this status (${RUN_STATUSES.join(', ')})`)
+    .option('--flow <name>', 'only runs of this flow')
+    .option('--agent <name>', 'only runs in which a node of this agent ran')
+    .option('--model <model>', 'only runs with an attempt on this model (provider:model)')
+    .option('--cause <cause>', `only runs with an attempt that failed this way (${ATTEMPT_CAUSES.join(', ')})`)
+    .option('--kind <kind>', `only runs of this kind (${RUN_KINDS.join(', ')}); default every kind`)
+    .option('--retried', 'only runs with an attempt retried or repaired')
+    .option('--fell-back', 'only runs that fell back to another model')
+    .option('--range <range>', `only runs started in the last ${Object.keys(RUN_RANGES).join(', ')}`)
+    .option('--from <time>', 'only runs started at or after (ISO 8601 with a zone, or epoch milliseconds)')
+    .option('--to <time>', 'only runs started at or before (same forms)')
+    .option('--limit <n>', 'how many (1-500)', '20')
     .option('--json', 'print JSON')
-    .action(async (opts: { project?: string; limit: string; json?: boolean }) => {
-      const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1) {
-        console.error(`aqven runs: --limit must be a positive whole number, got "${opts.limit}"`);
+    .action(async (opts: RunsOptions) => {
+      const { project, json, retried, fellBack, ...params } = opts;
+      const parsed = parseRunFilters({ ...params, retried: retried ? '1' : undefined, fell_back: fellBack ? '1' : undefined });
+      if (!parsed.ok) {
+        console.error(`aqven runs: --${parsed.param.replace('_', '-')} ${parsed.reason}`);
         process.exitCode = 2;
         return;
       }
+      const filtered = Object.values(parsed.filters).some((v) => v !== undefined);
       try {
-        const { items } = await withProjectDb(opts.project, (db) => listRuns(db, { limit }));
-        process.stdout.write(opts.json ? `${JSON.stringify(items, null, 2)}\n` : `${formatRunList(items)}\n`);
+        const { items } = await withProjectDb(project, (db) => listRuns(db, { filters: parsed.filters, limit: parsed.limit }));
+        process.stdout.write(json ? `${JSON.stringify(items, null, 2)}\n` : `${items.length || !filtered ? formatRunList(items) : 'no runs match'}\n`);
       } catch (err) {
         if (err instanceof StorageError) return cannotRecord('runs', err);
         if (!(err instanceof UsageError || err instanceof DatabaseUrlError)) throw err;

@@ -1,4 +1,4 @@
-// Fixed values of the run list's filters, shared by the server's parser (lib/server/run-filters.ts),
+// Fixed values of the run list's filters, shared by the server's parser (lib/dashboard/run-filters.ts),
 // the reads (db/queries.ts) and the filter form: no query is needed to list them.
 
 /** The causes an attempt may end with (DESIGN: Outcome classification): the cause filter's choices. */

@@ -39,6 +39,35 @@ describe('the aqven command', () => {
     expect(JSON.parse(runs.out).map((r: { id: string }) => r.id)).toEqual([record.id]);
   });
 
+  it('runs takes the run list\'s filters as options (the dashboard\'s words), and says when none match', () => {
+    const dir = copyShowcase();
+    const ran = (flow: string, input: string) => JSON.parse(aqven(['run', flow, '--simulate', '--json', '--project', dir, '--input', input]).out) as { id: string; status: string };
+    const t1 = ran('triage', '{"ticket":"I was charged twice"}');
+    const l1 = ran('long-answer', '{"question":"Why?"}');
+    const t2 = ran('triage', '{"ticket":"The app crashes"}');
+    const ids = (...args: string[]) => {
+      const res = aqven(['runs', '--json', '--project', dir, ...args]);
+      expect(res.code, res.err).toBe(0);
+      return (JSON.parse(res.out) as { id: string }[]).map((r) => r.id);
+    };
+    expect(ids()).toEqual([t2.id, l1.id, t1.id]); // newest first
+    expect(ids('--flow', 'triage')).toEqual([t2.id, t1.id]);
+    expect(ids('--flow', 'long-answer', '--status', l1.status)).toEqual([l1.id]);
+    expect(ids('--range', '1h', '--limit', '2')).toEqual([t2.id, l1.id]);
+    expect(ids('--kind', 'replay')).toEqual([]);
+    expect(ids('--to', '1')).toEqual([]);
+    const none = aqven(['runs', '--project', dir, '--status', 'cancelled']);
+    expect([none.code, none.out]).toEqual([0, 'no runs match\n']);
+    for (const [args, words] of [
+      [['--status', 'nope'], 'aqven runs: --status must be one of queued, running, succeeded, failed, interrupted, cancelled'],
+      [['--from', 'yesterday'], 'aqven runs: --from must be an ISO 8601 time with its zone (2026-12-01T09:00:00Z) or epoch milliseconds'],
+      [['--limit', '501'], 'aqven runs: --limit must be a whole number from 1 to 500'],
+    ] as const) {
+      const res = aqven(['runs', '--project', dir, ...args]);
+      expect([res.code, res.err]).toEqual([2, `${words}\n`]);
+    }
+  });
+
   it('run prints a line per attempt, and AQVEN_SIMULATE=1 stands for --simulate', () => {
     const dir = copyShowcase();
     const res = aqven(['run', 'long-answer', '--project', dir, '--input', '{"question":"Why?"}'], { AQVEN_SIMULATE: '1' });

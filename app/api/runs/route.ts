@@ -4,7 +4,7 @@ import { routeCaller } from '@/lib/server/access';
 import { runStartLimit } from '@/lib/server/limits';
 import { readBodyCapped } from '@/lib/server/read-body';
 import { guardSettings } from '@/lib/server/request-guard';
-import { parseRunFilters } from '@/lib/server/run-filters';
+import { parseRunFilters } from '@/lib/dashboard/run-filters';
 import { serverSession, startRun } from '@/lib/server/session';
 
 export const dynamic = 'force-dynamic';
