@@ -48,6 +48,19 @@ c.transaction = (fn) => {
   return Object.assign((...a: unknown[]) => (tx as unknown as (...b: unknown[]) => unknown)(...a), { ...tx, immediate: (...a: unknown[]) => (commits++, tx.immediate(...a)) });
 };
 
+// the statements the store runs (writes and reads): a count of its work the machine's load does not move
+let statements = 0;
+const client = db.$client as unknown as { prepare: (sql: string) => Record<string, unknown> };
+const prepare = client.prepare.bind(client);
+client.prepare = (sql) => {
+  const st = prepare(sql);
+  for (const m of ['run', 'get'] as const) {
+    const f = st[m] as ((...a: unknown[]) => unknown) | undefined;
+    if (f) st[m] = (...a: unknown[]) => (statements++, f.apply(st, a));
+  }
+  return st;
+};
+
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -79,6 +92,7 @@ if (values.store) {
 await batch(300, true);
 await batch(300, false);
 commits = 0;
+statements = 0;
 const per = Math.floor(total / rounds);
 const on = { ms: 0, cpu: 0 };
 const off = { ms: 0, cpu: 0 };
@@ -108,6 +122,7 @@ console.log(
     recordedCpuMsPerRun: +(on.cpu / runs).toFixed(4),
     recordingCpuMsPerRun: +((on.cpu - off.cpu) / runs).toFixed(4),
     commitsPerRun: +(commits / runs).toFixed(3),
+    statementsPerRun: +(statements / runs).toFixed(2),
     attempts: count('attempts'),
     searchDocs: count('search_docs'),
   }),

@@ -163,9 +163,12 @@ export async function flushRunStore(db: Db): Promise<void> {
   await cache.get(db)?.flush();
 }
 
+/** One value for each of a statement's placeholders, in their order. */
+type ValuesOf<K extends readonly unknown[]> = { [I in keyof K]: unknown };
+
 /** A statement of the store, bound and run by the dialect: `run(...args)` takes the values in its placeholders' order. */
 interface Stmt<K extends readonly string[]> {
-  run(...args: { [I in keyof K]: unknown }): void;
+  run(...args: ValuesOf<K>): void;
 }
 
 /**
@@ -329,6 +332,8 @@ export function runStore(db: Db): RunStore {
   const runEnd = ['status', 'output', 'errorCode', 'errorNode', 'errorMessage', 'errorHint', 'turns', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
   const attemptCut = ['errorMessage', 'streamedText', 'inputTokens', 'outputTokens', 'costUsd', 'usageUnknown', 'finishedAt'] as const;
   const nodeStart = ['id', 'runId', 'nodeId', 'agent', 'turn', 'ord', 'status', 'policy', 'startedAt', 'finishedAt'] as const;
+  /** a node row's columns that its end does not write */
+  const nodeHead = ['id', 'runId', 'nodeId', 'agent', 'turn', 'ord', 'policy', 'startedAt'] as const;
   const nodeEnd = ['status', 'output', 'errorCode', 'errorMessage', 'hint', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt', 'failureSig'] as const;
   const chunk = ['attemptId', 'seq', 'text'] as const;
   const tryRow = ['attemptId', 'tryNo', 'status', 'error', 'retryAfterMs', 'waitedMs', 'discardedText', 'startedAt', 'finishedAt', 'generationId', 'usageLookup', 'lookupAfter'] as const;
@@ -350,6 +355,8 @@ export function runStore(db: Db): RunStore {
       [...attemptCut, 'id'],
     ),
     insertNode: w(q.insert(nodeRuns).values(placeholders(nodeRuns, nodeStart)), nodeStart),
+    // a node whose start is still queued when it ends: one row, whole (its output JSON text as given, as finishNode's)
+    insertEndedNode: w(q.insert(nodeRuns).values({ ...placeholders(nodeRuns, [...nodeHead, ...nodeEnd.filter((k) => k !== 'output')]), output: sql`${P('output')}` }), [...nodeHead, ...nodeEnd]),
     finishNode: w(q.update(nodeRuns).set({ ...placeholders(nodeRuns, nodeEnd), output: sql`${P('output')}` }).where(eq(nodeRuns.id, P('id'))), [...nodeEnd, 'id']),
     startAttempt: w(q.insert(attempts).values(placeholders(attempts, attemptStart)), attemptStart),
     insertAttempt: w(q.insert(attempts).values(placeholders(attempts, [...attemptStart, ...attemptResult])), [...attemptStart, ...attemptResult]),
@@ -415,9 +422,9 @@ export function runStore(db: Db): RunStore {
 
   // Write-behind with durable points: facts that do not decide anything (a run, node or attempt
   // started, a try, streamed text, a node finished) are queued and written within FLUSH_MS.
-  // A durable fact — a finished attempt, a finished run — is committed with everything queued
-  // before it, and the promise it returns resolves only then; the engine awaits it before it acts
-  // on the attempt. Durable facts arriving in the same event-loop turn (concurrent runs) share one
+  // A durable fact — a run started, a finished attempt, a finished run — is committed with what
+  // its run queued before it (and the facts of no run), and the promise it returns resolves only
+  // then; the engine awaits it before it acts on the attempt (DESIGN: Storage, "Durable points"). Durable facts arriving in the same event-loop turn (concurrent runs) share one
   // commit: every commit costs whole WAL pages, so fewer commits is most of the speed.
   // Each queued fact names its run (null: not a run's, e.g. a pause), so the transaction can fence it.
   type Fact = { runId: string | null; write: () => void };
@@ -438,8 +445,16 @@ export function runStore(db: Db): RunStore {
   type RunInfo = { kind: RunKind | null; startedAt: number; inputDoc: string | null };
   const runInfo = new Map<string, RunInfo>();
   /** each node run in progress: its run (finishNode names only the node run), agent and start (null until read) */
-  type NodeInfo = { runId: string; run: RunInfo; agent: string | null; startedAt: number | null };
+  type NodeInfo = { runId: string; run: RunInfo; agent: string | null; startedAt: number | null; row?: NodeRow };
+  /**
+   * A node's first row as this store queued it: once written, its end is an update; a node that
+   * ends before its queued row is written is written once, whole, where that row was queued (the
+   * attempts queued after it name it): one insert, not an insert and an update.
+   */
+  type NodeRow = { written: boolean; end: ValuesOf<typeof nodeEnd> | null };
   const nodeInfo = new Map<string, NodeInfo>();
+  /** runs whose turn count is queued to be written (setRunTurns): the latest count */
+  const turnsDue = new Map<string, number>();
   /** PostgreSQL: adopted runs whose row (kind, input) and open node runs (agent) are read before their first commit */
   const unread = new Map<string, readonly string[]>();
   /** the daily sums of the commit being drained, written at its end */
@@ -447,6 +462,7 @@ export function runStore(db: Db): RunStore {
   /** a run leaves this store (finished elsewhere, handed back, lost): what the feeds kept of it goes */
   const forget = (runId: string) => {
     runInfo.delete(runId);
+    turnsDue.delete(runId);
     unread.delete(runId);
     for (const [id, n] of nodeInfo) if (n.runId === runId) nodeInfo.delete(id);
   };
@@ -573,16 +589,33 @@ export function runStore(db: Db): RunStore {
     f?.(err);
   };
   const settle = (ws: Waiter[]) => ws.forEach((w) => (w.runId !== null && lost.has(w.runId) ? w.reject(new LeaseLostError(w.runId, path)) : w.resolve()));
-  /** commits what is queued when it starts; rejects nobody but the waiters of durable facts */
-  const commitOnce = (): void | Promise<void> => {
-    if (timer) clearTimeout(timer);
+  /**
+   * Commits what is queued when it starts: every fact (`all`), or — a durable point's commit — the
+   * facts of the runs with a durable fact in it and those of no run; the other runs' facts stay
+   * queued, to be written with their own durable fact or within FLUSH_MS of the timer armed for
+   * them (an attempt started by a run in flight is so mostly written once, whole, at its end).
+   * Rejects nobody but the waiters of durable facts.
+   */
+  const commitOnce = (all: boolean): void | Promise<void> => {
     if (immediate) clearImmediate(immediate);
-    timer = null;
     immediate = null;
     const ws = waiters;
     waiters = [];
-    const batch = queue;
-    queue = [];
+    let batch: Fact[];
+    if (all) {
+      batch = queue;
+      queue = [];
+    } else {
+      const durableRuns = new Set(ws.map((w) => w.runId));
+      const kept: Fact[] = [];
+      batch = [];
+      for (const f of queue) (f.runId === null || durableRuns.has(f.runId) ? batch : kept).push(f);
+      queue = kept;
+    }
+    if (!queue.length && timer) {
+      clearTimeout(timer);
+      timer = null;
+    }
     if (!batch.length) return settle(ws);
     const runs = new Set(batch.map((f) => f.runId).filter((id): id is string => id !== null));
     fenced = new Map();
@@ -616,22 +649,24 @@ export function runStore(db: Db): RunStore {
   };
   // SQLite commits synchronously, on the spot; PostgreSQL one commit at a time, in order
   let tail: Promise<void> = Promise.resolve();
-  const commit = (): Promise<void> => {
+  /** `all`: every queued fact (a flush, the timer, a pause); else a durable point's commit (commitOnce) */
+  const commit = (all = true): Promise<void> => {
     if (db.dialect === 'sqlite') {
-      commitOnce();
+      commitOnce(all);
       return Promise.resolve();
     }
-    if (timer) clearTimeout(timer);
+    if (all && timer) clearTimeout(timer);
+    if (all) timer = null;
     if (immediate) clearImmediate(immediate);
-    timer = null;
     immediate = null;
-    tail = tail.then(commitOnce).catch((err: unknown) => console.error(`aqven: a commit of run facts failed: ${String(err)}`));
+    tail = tail.then(() => commitOnce(all)).catch((err: unknown) => console.error(`aqven: a commit of run facts failed: ${String(err)}`));
     return tail;
   };
   const later = (runId: string | null, write: () => void) => {
     queue.push({ runId, write });
-    if (!timer && !immediate) {
-      timer = setTimeout(commit, FLUSH_MS);
+    // armed even when a durable point's commit is due: that one may leave this fact queued
+    if (!timer) {
+      timer = setTimeout(() => void commit(), FLUSH_MS);
       timer.unref?.();
     }
   };
@@ -642,7 +677,7 @@ export function runStore(db: Db): RunStore {
         const runId = runIdOf(...args);
         queue.push({ runId, write: () => f(...args) });
         waiters.push({ runId, resolve, reject });
-        immediate ??= setImmediate(commit);
+        immediate ??= setImmediate(() => void commit(false));
       });
 
   // An attempt whose start is still queued when it finishes is written once, whole: one row
@@ -779,20 +814,35 @@ export function runStore(db: Db): RunStore {
       lost.add(id); // a late fact of the run is refused, not written unfenced
       return ours && releaseLease(db, lease, now);
     },
-    finishRun: (r) =>
-      finishRun(r).finally(() => {
+    finishRun: (r) => {
+      turnsDue.delete(r.id); // the run's end writes its turns
+      return finishRun(r).finally(() => {
         // the run is over: its lease is no longer renewed (its status frees it for sweeps)
         leases.delete(r.id);
         onLost.delete(r.id);
         keeper.drop(r.id);
         runInfo.delete(r.id);
-      }),
-    setRunTurns: (id, turns) => later(id, () => s.setRunTurns.run(turns, id)),
+      });
+    },
+    // one queued write per run carries its latest turn count; none once the run's end (which writes it) is queued
+    setRunTurns: (id, turns) => {
+      const queued = turnsDue.has(id);
+      turnsDue.set(id, turns);
+      if (queued) return;
+      later(id, () => {
+        const due = turnsDue.get(id);
+        turnsDue.delete(id);
+        if (due !== undefined) s.setRunTurns.run(due, id);
+      });
+    },
     insertNode: (n) => {
       // a run this store did not insert or adopt is fenced as before, and fed into no sum
       const run = runInfo.get(n.runId) ?? { kind: null, startedAt: n.startedAt ?? 0, inputDoc: null };
-      if (n.status === 'running') nodeInfo.set(n.id, { runId: n.runId, run, agent: n.agent, startedAt: n.startedAt });
+      const row: NodeRow = { written: false, end: null };
+      if (n.status === 'running') nodeInfo.set(n.id, { runId: n.runId, run, agent: n.agent, startedAt: n.startedAt, row });
       later(n.runId, () => {
+        row.written = true;
+        if (row.end) return s.insertEndedNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.ord, n.policy, n.startedAt, ...row.end);
         s.insertNode.run(n.id, n.runId, n.nodeId, n.agent, n.turn, n.ord, n.status, n.policy, n.startedAt, n.status === 'skipped' ? n.startedAt : null);
         // a skipped node is final from its first row
         if (n.status === 'skipped' && run.kind === 'flow') sums.node(n.agent, 'skipped', n.startedAt ?? run.startedAt, n.startedAt);
@@ -802,14 +852,18 @@ export function runStore(db: Db): RunStore {
       const node = nodeInfo.get(n.id);
       nodeInfo.delete(n.id);
       const runId = node?.runId ?? null;
+      const agent = node?.agent ?? null;
+      const sig = n.status === 'failed' && n.error && agent !== null ? nodeSignature(agent, n.error) : null;
+      const output = jsonText(n.output);
+      const end = [
+        n.status, output, n.error?.code ?? null, n.error?.message ?? null, n.error?.hint ?? null, n.usage.inputTokens, n.usage.outputTokens, n.usage.costUsd, n.finishedAt,
+        sig?.sig ?? null,
+      ] as const; // nodeEnd's order
+      // a row still queued is written whole where it was queued
+      const row = node?.row && !node.row.written ? node.row : null;
+      if (row) row.end = end;
       later(runId, () => {
-        const agent = node?.agent ?? null;
-        const sig = n.status === 'failed' && n.error && agent !== null ? nodeSignature(agent, n.error) : null;
-        const output = jsonText(n.output);
-        s.finishNode.run(
-          n.status, output, n.error?.code ?? null, n.error?.message ?? null, n.error?.hint ?? null, n.usage.inputTokens, n.usage.outputTokens, n.usage.costUsd, n.finishedAt,
-          sig?.sig ?? null, n.id,
-        );
+        if (!row) s.finishNode.run(...end, n.id);
         if (runId === null) return;
         const body = n.status === 'succeeded' ? valueSearchText(n.output, output) : n.error?.message ? capSearchBody(n.error.message) : null;
         if (body) s.searchDoc.run(runId, n.id, null, n.status === 'succeeded' ? 'output' : 'error', body, n.finishedAt);
