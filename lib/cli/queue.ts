@@ -53,10 +53,14 @@ function seconds(name: string, raw: string): number {
   return n;
 }
 
-/** `run <id> <flow> <status> <n> attempts <duration>`, and why when it did not end on its own. */
+/**
+ * `run <id> <flow> <status> <n> attempts <duration>`, and why when it did not end on its own; a run
+ * taken over says how long it took here, then how long since it started (what its page shows).
+ */
 export function runEndLine(r: RunEnd): string {
   const why = r.note && r.status !== 'succeeded' ? ` (${r.note.split('\n')[0]!.slice(0, 200)})` : '';
-  return printable(`run ${r.runId} ${r.flow || '-'} ${r.status} ${r.attempts} attempt${r.attempts === 1 ? '' : 's'} ${fmtDuration(r.durationMs)}${r.resumed ? ' taken over' : ''}${why}`);
+  const taken = r.resumed ? ` taken over${r.sinceStartMs !== undefined ? ` (${fmtDuration(r.sinceStartMs)} since the run started)` : ''}` : '';
+  return printable(`run ${r.runId} ${r.flow || '-'} ${r.status} ${r.attempts} attempt${r.attempts === 1 ? '' : 's'} ${fmtDuration(r.durationMs)}${taken}${why}`);
 }
 
 function statsLine(id: string, s: WorkerStats): string {

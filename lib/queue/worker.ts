@@ -28,6 +28,8 @@ export interface RunEnd {
   durationMs: number;
   /** taken over from a worker that died or handed it back */
   resumed: boolean;
+  /** a taken-over run's whole duration, from its start (`durationMs` is this worker's part), as its page shows it */
+  sinceStartMs?: number;
   /** why, for a run that did not end on its own: refused by the claim, lost, handed back */
   note?: string;
 }
@@ -102,6 +104,8 @@ class Slots {
 /** an error in one line: a failed query says the database's reason, not its SQL and run data */
 const message = queryErrorText;
 const attemptsOf = (r: RunRecord) => r.nodes.reduce((n, x) => n + x.attempts.length, 0);
+/** A run's duration from its start to its end, as its record has them (undefined while it has no end). */
+const sinceStart = (r: RunRecord): number | undefined => (r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : undefined);
 
 export class QueueWorker {
   /** this worker's row in `workers`, and the owner its leases name */
@@ -244,7 +248,8 @@ export class QueueWorker {
       // a run handed back is left `running`, for another worker to resume
       const status = a.handedBack && record.status === 'running' ? 'handed back' : record.status;
       const note = status === 'handed back' ? a.handedBack! : record.error ? `${record.error.code}${record.error.node ? ` at ${record.error.node}` : ''}` : undefined;
-      this.end({ runId: record.id, flow: record.flow, status, attempts: attemptsOf(record), durationMs: Date.now() - a.since, resumed, note });
+      const sinceStartMs = resumed ? sinceStart(record) : undefined;
+      this.end({ runId: record.id, flow: record.flow, status, attempts: attemptsOf(record), durationMs: Date.now() - a.since, resumed, note, ...(sinceStartMs !== undefined && { sinceStartMs }) });
     } catch (err) {
       const record = err instanceof RunNotRecordedError ? err.record : null;
       const status = a.handedBack ? 'handed back' : 'lost';

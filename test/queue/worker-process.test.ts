@@ -121,7 +121,10 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
       }
       b.child.kill('SIGTERM');
       expect((await b.exited).code).toBe(0);
-      expect(b.out().trim().split('\n').filter((l) => / taken over/.test(l))).toHaveLength(3);
+      // each says how long it took B, then how long since the run started (what its page shows: A's part too)
+      const taken = b.out().trim().split('\n').filter((l) => / taken over/.test(l));
+      expect(taken).toHaveLength(3);
+      for (const l of taken) expect(l).toMatch(/ attempts? \S+ \S+ taken over \(\S+( \S+)* since the run started\)/);
       expect(lockTrouble(a.err() + b.err())).toEqual([]);
     } finally {
       await slow.close();
