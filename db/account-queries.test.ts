@@ -15,6 +15,7 @@ import {
   hashToken,
   listTokens,
   listUsers,
+  noteUserSeen,
   loginEmail,
   normalizeName,
   removeUser,
@@ -78,6 +79,7 @@ describe.each(DIALECTS)('accounts on %s', (dialect) => {
       role: 'admin',
       createdAt: new Date(T0),
       updatedAt: new Date(T0),
+      lastSeenAt: null,
     });
     const accounts = await db.q.select().from(db.t.accounts).where(eq(db.t.accounts.userId, ana.id));
     expect(accounts).toHaveLength(1);
@@ -119,6 +121,20 @@ describe.each(DIALECTS)('accounts on %s', (dialect) => {
     expect(listed.map((u) => u.name)).toEqual([...listed.map((u) => u.name)].sort());
     expect(listed.find((u) => u.name === 'bo')).toEqual({ ...bo, lastSeenAt: at(9_000) });
     expect(listed.find((u) => u.name === 'ana')).toMatchObject({ role: 'admin', lastSeenAt: null });
+    // seen signing in or out (kept on the user row): the later of that and the newest session
+    await noteUserSeen(db, 'BO', T0 + 12_000);
+    expect((await listUsers(db)).find((u) => u.name === 'bo')!.lastSeenAt).toEqual(at(12_000));
+    await noteUserSeen(db, 'bo', T0 + 1_000); // an earlier time never replaces a later one
+    expect((await listUsers(db)).find((u) => u.name === 'bo')!.lastSeenAt).toEqual(at(12_000));
+  });
+
+  it('a password change signs the user out, and when they were last seen outlives the sessions it revoked', async () => {
+    const di = await createUser(db, { name: 'di', role: 'viewer', password: PW }, T0);
+    await db.q.insert(db.t.sessions).values(
+      [3_000, 7_000].map((ms, i) => ({ id: `di-${i}`, token: `di-${i}`, userId: di.id, expiresAt: new Date(T0 + 1e8), createdAt: new Date(T0), updatedAt: new Date(T0 + ms) })),
+    );
+    expect(await setPassword(db, 'di', 'a brand new secret', T0 + 8_000)).toEqual({ name: 'di', signedOut: 2 });
+    expect((await listUsers(db)).find((u) => u.name === 'di')!.lastSeenAt).toEqual(new Date(T0 + 7_000));
   });
 
   it('a new password replaces the hash and signs the user out everywhere', async () => {

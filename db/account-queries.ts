@@ -3,7 +3,7 @@
 // sign-in reads (a user row, and an account row holding the scrypt hash); a token is kept only as
 // its sha256, and shown once when it is made.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { and, count, eq, isNull, lte, max, ne, or, sql } from 'drizzle-orm';
+import { and, count, eq, isNull, lt, lte, max, ne, or, sql } from 'drizzle-orm';
 import { ROLES, isRole, type Role } from '@/lib/shared/roles';
 import { transaction } from './tx';
 import type { Db } from './types';
@@ -50,7 +50,11 @@ export interface UserInfo {
 }
 
 export interface UserListed extends UserInfo {
-  /** the newest sign-in or session refresh among the user's sessions still stored; null when none */
+  /**
+   * When the user was last seen: the later of `users.last_seen_at` (their last sign-in or sign-out,
+   * or the newest session a password change revoked) and the newest sign-in or daily refresh among
+   * their sessions still stored; null when never.
+   */
   lastSeenAt: Date | null;
 }
 
@@ -147,12 +151,30 @@ export async function findUserByName(db: Db, name: string): Promise<UserInfo | n
 /** The users by name, each with when it was last seen. */
 export async function listUsers(db: Db): Promise<UserListed[]> {
   const { users, sessions } = db.t;
-  return db.q
-    .select({ id: users.id, name: users.name, role: users.role, createdAt: users.createdAt, lastSeenAt: max(sessions.updatedAt) })
+  const rows = await db.q
+    .select({ id: users.id, name: users.name, role: users.role, createdAt: users.createdAt, seen: users.lastSeenAt, session: max(sessions.updatedAt) })
     .from(users)
     .leftJoin(sessions, eq(sessions.userId, users.id))
     .groupBy(users.id)
     .orderBy(users.name);
+  return rows.map(({ seen, session, ...u }) => ({ ...u, lastSeenAt: later(seen, session) }));
+}
+
+const later = (a: Date | null, b: Date | null): Date | null => (a && b ? (a > b ? a : b) : (a ?? b));
+/** a user row whose last-seen time is unknown or before `at` (a later one is never replaced by an earlier) */
+const seenBefore = (db: Db, at: Date) => or(isNull(db.t.users.lastSeenAt), lt(db.t.users.lastSeenAt, at));
+
+/**
+ * The user named `name` was seen at `now` (signing in, or out): kept on the user row, which outlives
+ * their sessions. An earlier time never replaces a later one.
+ */
+export async function noteUserSeen(db: Db, name: string, now: number): Promise<void> {
+  const { users } = db.t;
+  const at = new Date(now);
+  await db.q
+    .update(users)
+    .set({ lastSeenAt: at })
+    .where(and(eq(users.name, normalizeName(name)), seenBefore(db, at)));
 }
 
 /** A user better-auth's email+password sign-in accepts: the user row and its credential account, in one transaction. */
@@ -222,7 +244,10 @@ export async function setPassword(db: Db, name: string, plain: string, now: numb
     if (replaced.length === 0) {
       await q.insert(accounts).values({ id: randomUUID(), accountId: user.id, providerId: 'credential', userId: user.id, password, createdAt: at, updatedAt: at });
     }
-    const gone = await q.delete(sessions).where(eq(sessions.userId, user.id)).returning({ id: sessions.id });
+    const gone = await q.delete(sessions).where(eq(sessions.userId, user.id)).returning({ id: sessions.id, seen: sessions.updatedAt });
+    // when they were last seen outlives the sessions revoked here
+    const newest = gone.reduce<Date | null>((m, g) => later(m, g.seen), null);
+    if (newest) await q.update(users).set({ lastSeenAt: newest }).where(and(eq(users.id, user.id), seenBefore(db, newest)));
     return { name: login, signedOut: gone.length };
   });
 }

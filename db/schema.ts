@@ -306,6 +306,8 @@ export const users = sqliteTable(
     role: text('role', { enum: ['viewer', 'editor', 'admin'] }).notNull().default('viewer'),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
+    /** when the user was last seen signing in, out, or with a session that was then revoked; `aqven user list` shows the later of this and their newest session */
+    lastSeenAt: at('last_seen_at'),
   },
   (t) => [uniqueIndex('users_name_idx').on(t.name), uniqueIndex('users_email_idx').on(t.email)],
 );

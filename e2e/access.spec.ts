@@ -51,8 +51,12 @@ test.describe('signed out', () => {
     expect(cookie?.httpOnly).toBe(true);
     expect(cookie?.sameSite).toBe('Lax');
 
+    const beforeSignOut = Date.now();
     await page.getByTestId('sign-out').click();
     await expect(page).toHaveURL(/\/login$/);
+    // seen signing out: `aqven user list` keeps it though the session is gone
+    const listed = JSON.parse(aqven(['user', 'list', '--json'])) as { name: string; lastSeenAt: string | null }[];
+    expect(Date.parse(listed.find((u) => u.name === EDITOR)!.lastSeenAt!)).toBeGreaterThanOrEqual(beforeSignOut);
     await page.goto('/flows');
     await expect(page).toHaveURL(/\/login\?next=%2Fflows$/);
 

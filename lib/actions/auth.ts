@@ -5,9 +5,9 @@
 import { isAPIError } from 'better-auth/api';
 import { headers as requestHeaders } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { AccountError, loginEmail } from '@/db/account-queries';
+import { AccountError, loginEmail, noteUserSeen } from '@/db/account-queries';
 import type { PasswordState, SignInState } from '@/lib/forms/auth';
-import { actionCaller, isLocalPath, peerAddress } from '@/lib/server/access';
+import { actionCaller, callerOf, isLocalPath, peerAddress } from '@/lib/server/access';
 import { authFor } from '@/lib/server/auth';
 import { signedIn, signInLimit } from '@/lib/server/limits';
 import { serverSession } from '@/lib/server/session';
@@ -33,12 +33,16 @@ export async function signInAction(_prev: SignInState, fd: FormData): Promise<Si
     throw err;
   }
   await signedIn(db, name);
+  await noteUserSeen(db, name, Date.now());
   redirect(landing(fd.get('next')));
 }
 
 export async function signOutAction(): Promise<void> {
   const { db } = await serverSession();
   const h = await requestHeaders();
+  // seen signing out: kept on the user row, which outlives the session ended here
+  const who = await callerOf(db, h);
+  if ('kind' in who && who.kind === 'user' && who.name) await noteUserSeen(db, who.name, Date.now());
   try {
     await (await authFor(db)).api.signOut({ headers: h });
   } catch (err) {
