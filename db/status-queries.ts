@@ -45,6 +45,8 @@ function queueTables(name: string) {
   return {
     jobs: s.table('_private_jobs', {
       id: bigint('id', { mode: 'number' }),
+      /** a run's job is keyed by the run's id (lib/queue/jobs.ts) */
+      key: pgText('key'),
       runAt: timestamp('run_at', { withTimezone: true }),
       attempts: pgInteger('attempts'),
       maxAttempts: pgInteger('max_attempts'),
@@ -200,26 +202,39 @@ export async function runCounts(db: Db): Promise<RunCounts> {
 export interface QueueDepth {
   /** jobs no worker holds, with attempts left (due now or scheduled later) */
   waiting: number;
-  /** jobs a worker holds (locked) */
+  /** jobs a live worker holds: locked, and their run being claimed or running under a lease not yet expired */
   running: number;
+  /**
+   * jobs still locked by a worker that stopped: their run has ended (another worker took it over and
+   * finished it) or its lease expired (a worker takes it over within seconds); graphile-worker
+   * unlocks such a job only after 4 hours, and a queued run's stuck job is given again sooner
+   */
+  left: number;
   /** jobs that used up their attempts */
   failed: number;
 }
 
 /** graphile-worker's jobs by state; null when there is no queue (SQLite, or its schema not installed). */
-export async function queueDepth(db: Db, env: Record<string, string | undefined> = process.env): Promise<QueueDepth | null> {
+export async function queueDepth(db: Db, env: Record<string, string | undefined> = process.env, now = Date.now()): Promise<QueueDepth | null> {
   if (db.dialect !== 'pg') return null;
   const name = queueSchemaName(env);
   if (!(await hasTable(db, '_private_jobs', name))) return null;
   const { jobs } = queueTables(name);
+  const r = pgTables.runs;
+  // a locked job whose run ended, or whose run's lease expired: its worker is gone
+  const left = sql`${jobs.lockedAt} is not null and (${r.status} in ('succeeded', 'failed', 'interrupted', 'cancelled') or (${r.status} = 'running' and ${r.leaseExpiresAt} < ${now}))`;
   const [row] = await pgOrm(db)
     .select({
       waiting: sql<number>`count(*) filter (where ${jobs.lockedAt} is null and ${jobs.attempts} < ${jobs.maxAttempts})`.mapWith(Number),
-      running: sql<number>`count(*) filter (where ${jobs.lockedAt} is not null)`.mapWith(Number),
+      locked: sql<number>`count(*) filter (where ${jobs.lockedAt} is not null)`.mapWith(Number),
+      left: sql<number>`count(*) filter (where ${left})`.mapWith(Number),
       failed: sql<number>`count(*) filter (where ${jobs.lockedAt} is null and ${jobs.attempts} >= ${jobs.maxAttempts})`.mapWith(Number),
     })
-    .from(jobs);
-  return { waiting: row?.waiting ?? 0, running: row?.running ?? 0, failed: row?.failed ?? 0 };
+    .from(jobs)
+    .leftJoin(r, eq(r.id, jobs.key));
+  const locked = row?.locked ?? 0;
+  const leftBehind = row?.left ?? 0;
+  return { waiting: row?.waiting ?? 0, running: locked - leftBehind, left: leftBehind, failed: row?.failed ?? 0 };
 }
 
 /** how recent a worker's heartbeat must be for `aqven db status` to list it */
@@ -301,7 +316,7 @@ export async function databaseStatus(target: string, now = Date.now(), env: Reco
       exists: true,
       schema: { ...version, state: describeVersion(version) },
       runs: await ifThere('runs', () => runCounts(db)),
-      queue: await queueDepth(db, env),
+      queue: await queueDepth(db, env, now),
       workers: (await ifThere('workers', () => recentWorkers(db, now))) ?? [],
     };
   } finally {

@@ -149,7 +149,12 @@ export function formatStatus(s: DatabaseStatus): string {
     const parts = Object.entries(s.runs.byStatus).map(([status, n]) => `${n.toLocaleString('en-US')} ${status}`);
     lines.push(`runs      ${s.runs.total.toLocaleString('en-US')}${parts.length ? `: ${parts.join(', ')}` : ''}`);
   } else lines.push('runs      no runs table yet');
-  if (s.queue) lines.push(`queue     ${s.queue.waiting} waiting, ${s.queue.running} running, ${s.queue.failed} failed`);
+  if (s.queue) {
+    const { waiting, running, left, failed } = s.queue;
+    // jobs a stopped worker still locks are said apart: their runs were taken over (or will be within seconds)
+    const leftText = left ? `, ${left} left locked by a worker that stopped (their runs taken over; graphile-worker unlocks them after 4 h)` : '';
+    lines.push(`queue     ${waiting} waiting, ${running} running, ${failed} failed${leftText}`);
+  }
   else lines.push(`queue     no queue${s.dialect === 'sqlite' ? ' (SQLite: a run runs in the process that starts it)' : ' (graphile-worker schema not installed: `aqven db migrate`)'}`);
   if (s.workers.length === 0) lines.push('workers   none seen in the last minute');
   else {

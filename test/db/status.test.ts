@@ -14,6 +14,7 @@ import { makeWorkerUtils, runMigrations } from 'graphile-worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseStatus, journalOf } from '@/db/status-queries';
+import { newRecordId } from '@/lib/shared/record-id';
 import type { RunStatus } from '@/db/types';
 import { runDbMigrate, runDbStatus } from '@/lib/cli/db';
 import { captureIo } from '@/lib/cli/io';
@@ -108,19 +109,29 @@ describe.each(DIALECTS)('aqven db status on %s', (dialect) => {
       const utils = await makeWorkerUtils({ connectionString: t.target });
       try {
         const jobs = await Promise.all(['a', 'b', 'c', 'd'].map((id) => utils.addJob('run', { runId: id })));
+        // three jobs keyed by a run, as the queue keys them, each locked: one whose run runs under a
+        // live lease, one whose run another worker finished, one whose run's lease expired
+        const live = newRecordId();
+        const done = newRecordId();
+        const dead = newRecordId();
+        const row = (id: string, status: RunStatus, leaseExpiresAt: number | null) => ({ id, project: 'p', flow: 'triage', status, input: {}, startedAt: NOW - 60_000, leaseExpiresAt });
+        await t.db.q.insert(t.db.t.runs).values([row(live, 'running', NOW + 10_000), row(done, 'succeeded', null), row(dead, 'running', NOW - 1)]);
+        const keyed = await Promise.all([live, done, dead].map((id) => utils.addJob('run', { runId: id }, { jobKey: id })));
         const c = new pg.Client({ connectionString: t.target });
         await c.connect();
-        await c.query(`UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'w-now' WHERE id = $1`, [jobs[0]!.id]);
+        await c.query(`UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'w-now' WHERE id = ANY($1)`, [[jobs[0]!.id, ...keyed.map((j) => j.id)]]);
         await c.query('UPDATE graphile_worker._private_jobs SET attempts = max_attempts WHERE id = $1', [jobs[1]!.id]);
         await c.end();
       } finally {
         await utils.release();
       }
       const s = await databaseStatus(t.target, NOW, NO_ENV);
-      expect(s.queue).toEqual({ waiting: 2, running: 1, failed: 1 });
+      expect(s.queue).toEqual({ waiting: 2, running: 2, left: 2, failed: 1 });
       const io = captureIo();
       await runDbStatus({ env: { AQVEN_DATABASE_URL: t.target }, now: NOW }, io);
-      expect(io.stdout).toContain('\nqueue     2 waiting, 1 running, 1 failed\n');
+      expect(io.stdout).toContain(
+        '\nqueue     2 waiting, 2 running, 1 failed, 2 left locked by a worker that stopped (their runs taken over; graphile-worker unlocks them after 4 h)\n',
+      );
     });
   }
 });
@@ -180,7 +191,7 @@ describe('aqven db migrate', () => {
       lines[2]!.replace('installed', 'up to date'),
     ]);
     const after = await databaseStatus(url, NOW, NO_ENV);
-    expect([after.schema.state, after.runs, after.queue]).toEqual(['up to date', { total: 0, byStatus: {} }, { waiting: 0, running: 0, failed: 0 }]);
+    expect([after.schema.state, after.runs, after.queue]).toEqual(['up to date', { total: 0, byStatus: {} }, { waiting: 0, running: 0, left: 0, failed: 0 }]);
   });
 
   it('PostgreSQL: a database an older aqven migrated is "1 behind"', async () => {
