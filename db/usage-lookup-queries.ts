@@ -29,14 +29,23 @@ const RUNNING: ('running' | 'queued')[] = ['running', 'queued'];
  * Tries due for a lookup at `now`, oldest due first: pending, due, and of a run that is over — a
  * run in progress still writes its own sums whole when it finishes, which would undo an addition.
  */
-export async function dueLookups(db: Db, o: { now: number; limit: number; runId?: string }): Promise<DueLookup[]> {
+/** `idPrefix`: only the generations whose id begins so (a simulated process asks its simulator about the simulator's only) */
+export async function dueLookups(db: Db, o: { now: number; limit: number; runId?: string; idPrefix?: string }): Promise<DueLookup[]> {
   const { transportTries: t, attempts: a, runs: r } = db.t;
   const rows = await db.q
     .select({ tryId: t.id, attemptId: t.attemptId, runId: a.runId, model: a.model, generationId: t.generationId, lookupCount: t.lookupCount, finishedAt: t.finishedAt })
     .from(t)
     .innerJoin(a, eq(a.id, t.attemptId))
     .innerJoin(r, eq(r.id, a.runId))
-    .where(and(eq(t.usageLookup, 'pending'), lte(t.lookupAfter, o.now), notInArray(r.status, RUNNING), o.runId === undefined ? undefined : eq(a.runId, o.runId)))
+    .where(
+      and(
+        eq(t.usageLookup, 'pending'),
+        lte(t.lookupAfter, o.now),
+        notInArray(r.status, RUNNING),
+        o.runId === undefined ? undefined : eq(a.runId, o.runId),
+        o.idPrefix === undefined ? undefined : sql`substr(${t.generationId}, 1, ${o.idPrefix.length}) = ${o.idPrefix}`,
+      ),
+    )
     .orderBy(asc(t.lookupAfter), asc(t.id))
     .limit(o.limit);
   return rows.map((row) => ({ ...row, generationId: row.generationId ?? '' }));

@@ -43,7 +43,7 @@ export async function runRunsReconcile(opts: RunsReconcileOptions, io: CliIo = p
       for (const d of err.diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
       throw new UsageError(`${err.message} (the project names the providers to ask)`);
     }
-    const o = { providers: session.providers, env: session.env, now };
+    const o = { providers: session.providers, env: session.env, now, simulated: session.simulated !== null };
     const pass: LookupPass = wait > 0 ? await lookUpUntilDone(session.db, { ...o, deadline: now() + wait * 1000 }) : await lookUpUsage(session.db, o);
     if (opts.json) io.out(`${JSON.stringify(pass, null, 2)}\n`);
     else {

@@ -12,6 +12,7 @@ import { parseModelString } from '@/lib/engine/model-string';
 import type { ResolvedProvider, UsageTotals } from '@/lib/engine/types';
 import { priceUsage, roundCost, ZERO_USAGE } from '@/lib/engine/usage';
 import { joinUrl } from '@/lib/providers/wire-helpers';
+import { SIM_GENERATION_PREFIX } from '@/lib/sim/render-openai';
 import { queryErrorText } from '@/db/pg';
 
 /** lookups of one try at most; then its usage stays unknown */
@@ -38,6 +39,13 @@ export interface LookUpOptions {
   timeoutMs?: number;
   /** only this run's tries */
   runId?: string;
+  /**
+   * The providers are routed to the simulator (a simulated session, `--simulate`): only the
+   * generations a simulator made are asked about — one made by another simulator, or by this one
+   * before a reset, it refuses (400: given up at once, never matched by number) — and a real
+   * provider's are left pending for a process that has the real providers.
+   */
+  simulated?: boolean;
 }
 
 export interface LookupPass {
@@ -117,7 +125,7 @@ export async function lookUpUsage(db: Db, o: LookUpOptions): Promise<LookupPass>
   const note = (why: string) => {
     if (!pass.notes.includes(why)) pass.notes.push(why);
   };
-  const due = await dueLookups(db, { now: now(), limit: o.limit ?? 100, runId: o.runId });
+  const due = await dueLookups(db, { now: now(), limit: o.limit ?? 100, runId: o.runId, ...(o.simulated && { idPrefix: SIM_GENERATION_PREFIX }) });
   const one = async (l: DueLookup) => {
     const at = now();
     if (!(await claimLookup(db, l, { now: at, holdUntil: at + (o.timeoutMs ?? TIMEOUT_MS) + 5_000 }))) return; // another process has it
@@ -156,10 +164,10 @@ export async function lookUpUsage(db: Db, o: LookUpOptions): Promise<LookupPass>
  * The one pass a command makes for the run it just ran, before it exits (`aqven run`, `aqven
  * limits`, `aqven replay`: lib/cli/cut-off-lookup.ts). With `simulated` providers, what the pass did
  * not find is given up then: the simulator that minted those generations is this command's (or
- * asked by it), and any later pass would ask one that never did — a fresh simulator numbers its
- * generations from 1 again — or, without --simulate, the real provider.
+ * asked by it), and any later pass would ask one that never made them — another simulator (which
+ * refuses them: each tags its ids) — or, without --simulate, the real provider.
  */
-export async function lookUpRunNow(db: Db, o: LookUpOptions & { runId: string; simulated: boolean }): Promise<LookupPass> {
+export async function lookUpRunNow(db: Db, o: LookUpOptions & { runId: string }): Promise<LookupPass> {
   const pass = await lookUpUsage(db, o);
   if (!o.simulated || pass.pending === 0) return pass;
   const gone = await giveUpRunLookups(db, o.runId);
@@ -203,7 +211,7 @@ export async function lookUpUntilDone(
  */
 export function startUsageLookups(
   db: Db,
-  source: () => Pick<LookUpOptions, 'providers' | 'env'>,
+  source: () => Pick<LookUpOptions, 'providers' | 'env' | 'simulated'>,
   o: { everyMs?: number; log?: (line: string) => void } = {},
 ): () => void {
   const log = o.log ?? ((line: string) => console.error(line));

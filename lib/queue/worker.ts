@@ -158,7 +158,7 @@ export class QueueWorker {
       logger: queueLogger,
     });
     w.timer = setInterval(() => void w.tick(), LEASE_HEARTBEAT_MS);
-    w.stopLookups = startUsageLookups(db, () => ({ providers: w.session.providers, env: w.session.env }), { log: (line) => o.onWarning?.(line) });
+    w.stopLookups = startUsageLookups(db, () => ({ providers: w.session.providers, env: w.session.env, simulated: w.session.simulated !== null }), { log: (line) => o.onWarning?.(line) });
     void w.tick(); // a worker starting after others died takes their runs over at once
     return w;
   }

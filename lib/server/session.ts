@@ -47,7 +47,7 @@ function startSweeper(s: Session): void {
  */
 function startLookups(s: Session): void {
   g.__aqvenLookups?.();
-  g.__aqvenLookups = startUsageLookups(s.db, () => ({ providers: s.providers, env: s.env }));
+  g.__aqvenLookups = startUsageLookups(s.db, () => ({ providers: s.providers, env: s.env, simulated: s.simulated !== null }));
 }
 
 /**

@@ -4,7 +4,7 @@
 // `GET {base}/generation?id=` in OpenRouter's shape, 404 for an id it does not know (yet).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Answer } from './answer';
-import { simCost } from './render-openai';
+import { simCost, simGenerationPrefix } from './render-openai';
 import { JSON_TYPE } from './render-common';
 import type { SimGenerationOptions } from './types';
 
@@ -49,8 +49,8 @@ export class Generations {
     this.byId.clear();
   }
 
-  /** `GET …/generation?id=` */
-  serve(req: IncomingMessage, res: ServerResponse, query: string, now = Date.now()): void {
+  /** `GET …/generation?id=`; `tag`: the simulator's generation tag now (an id minted under another is refused, 400) */
+  serve(req: IncomingMessage, res: ServerResponse, query: string, tag: string, now = Date.now()): void {
     req.resume();
     const auth = req.headers.authorization ?? '';
     if (this.opts.key !== undefined && auth !== `Bearer ${this.opts.key}`) {
@@ -58,6 +58,8 @@ export class Generations {
     }
     const id = new URLSearchParams(query).get('id') ?? '';
     if (!id) return send(res, 400, { error: { code: 400, message: 'Missing generation id' } });
+    // another simulator's (or this one's before a reset): never this one's, whatever its number
+    if (!id.startsWith(simGenerationPrefix(tag))) return send(res, 400, { error: { code: 400, message: `Generation ${id} was not made by this simulator` } });
     const g = this.byId.get(id);
     if (!g || now - g.at < (this.opts.readyAfterMs ?? 0)) return send(res, 404, { error: { code: 404, message: `Generation ${id} not found` } });
     const completion = g.usage.output + g.usage.thoughts;

@@ -14,6 +14,8 @@ export interface RenderCtx {
   info: RequestInfo;
   /** server-wide request number: makes ids unique and stable within a run */
   seq: number;
+  /** the simulator's generation tag (Simulator.generationTag) */
+  tag: string;
   /** unix seconds */
   created: number;
 }

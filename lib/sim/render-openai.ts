@@ -98,14 +98,26 @@ function usage(flavour: Flavour, a: Answer): Record<string, unknown> {
   };
 }
 
-/** The OpenRouter generation id of the answer to request `seq`: the `x-generation-id` header and the body's `id`. */
-export function simGenerationId(seq: number): string {
-  return `gen-sim-${pad(seq)}`;
+/** How every generation id the simulator mints begins: no provider knows such an id. */
+export const SIM_GENERATION_PREFIX = 'gen-sim-';
+
+/**
+ * The OpenRouter generation id of the answer to request `seq` of the simulator tagged `tag` (random
+ * per simulator, new at each reset, so two never mint the same id): the `x-generation-id` header
+ * and the body's `id`.
+ */
+export function simGenerationId(tag: string, seq: number): string {
+  return `${simGenerationPrefix(tag)}${pad(seq)}`;
+}
+
+/** How the generation ids of the simulator tagged `tag` begin. */
+export function simGenerationPrefix(tag: string): string {
+  return `${SIM_GENERATION_PREFIX}${tag}-`;
 }
 
 function ids(flavour: Flavour, ctx: RenderCtx): { id: string; headers: Record<string, string> } {
   if (flavour === 'openrouter') {
-    const id = simGenerationId(ctx.seq);
+    const id = simGenerationId(ctx.tag, ctx.seq);
     return { id, headers: { 'x-generation-id': id } };
   }
   return {

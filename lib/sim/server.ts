@@ -2,6 +2,7 @@
 // (DESIGN: The provider simulator).
 // Routing, scripts, chaos and the request log live here; the bytes come from render-*.ts and the
 // timing from deliver.ts.
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { answerFor } from './answer';
@@ -166,6 +167,9 @@ function bodyOptions(d: Delivery, step: ScriptStep | undefined, sse: boolean): D
   return out;
 }
 
+/** 8 hex digits: a simulator's generation tag */
+const newGenerationTag = () => randomBytes(4).toString('hex');
+
 class Simulator {
   scripts: ScriptMap = {};
   positions = new Map<string, number>();
@@ -182,6 +186,8 @@ class Simulator {
   readonly limitsSeed: number;
   /** the usage of every OpenRouter answer rendered, by generation id (generations.ts) */
   readonly generations: Generations;
+  /** in every generation id this simulator mints (simGenerationId): random, new at each reset */
+  generationTag = newGenerationTag();
 
   constructor(opts: SimOptions & { workload?: SimWorkload }) {
     this.generations = new Generations(opts.generations);
@@ -211,7 +217,8 @@ class Simulator {
     this.chaos = undefined;
     this.log = [];
     this.seq = 0;
-    this.generations.clear(); // ids restart with seq
+    this.generations.clear();
+    this.generationTag = newGenerationTag(); // seq restarts: the ids minted from here on are new ones
   }
 
   /** Script (own, then "*") → chaos → ok. Each model keeps its own position, also under "*". */
@@ -263,7 +270,7 @@ class Simulator {
     const query = q < 0 ? '' : url.slice(q + 1);
 
     if (path.startsWith('/_sim/')) return this.control(req, res, path);
-    if (path === GENERATION_ROUTE && req.method === 'GET') return this.generations.serve(req, res, query);
+    if (path === GENERATION_ROUTE && req.method === 'GET') return this.generations.serve(req, res, query, this.generationTag);
 
     let dialect = ROUTES.get(path);
     let geminiModel = '';
@@ -298,7 +305,7 @@ class Simulator {
       if (!parsed.ok) {
         const model = d === 'gemini' ? geminiModel : typeof (body as { model?: unknown } | undefined)?.model === 'string' ? (body as { model: string }).model : '';
         const seq = this.record({ ...base, model, stream: geminiStream, body: body ?? text, step: 'status' });
-        const reply = renderer.error(400, { message: parsed.message, param: parsed.param }, { info: stubInfo(d, model), seq, created: Math.floor(arrivedAt / 1000) });
+        const reply = renderer.error(400, { message: parsed.message, param: parsed.param }, { info: stubInfo(d, model), seq, tag: this.generationTag, created: Math.floor(arrivedAt / 1000) });
         return deliver(res, single(reply, 0));
       }
       const info = parsed.info;
@@ -312,7 +319,7 @@ class Simulator {
         ...(picked.stepIndex !== undefined ? { stepIndex: picked.stepIndex } : {}),
         ...(picked.fault ? { fault: picked.fault } : {}),
       });
-      this.respond(res, renderer, { info, seq, created: Math.floor(arrivedAt / 1000) }, picked.step);
+      this.respond(res, renderer, { info, seq, tag: this.generationTag, created: Math.floor(arrivedAt / 1000) }, picked.step);
     });
   }
 
@@ -331,7 +338,7 @@ class Simulator {
     const answer = answerFor(ctx.info, step);
     // generated, so billed — even if its bytes are then dropped or cut
     if (ctx.info.dialect === 'openrouter') {
-      this.generations.remember({ id: simGenerationId(ctx.seq), model: ctx.info.model, usage: answer.usage, streamed: ctx.info.stream, finishReason: answer.finish, at: Date.now() });
+      this.generations.remember({ id: simGenerationId(ctx.tag, ctx.seq), model: ctx.info.model, usage: answer.usage, streamed: ctx.info.stream, finishReason: answer.finish, at: Date.now() });
     }
     if (step?.kind === 'keepalive') return send(keepaliveDelivery(step, answer, renderer, ctx, latency, sse));
 
@@ -372,7 +379,7 @@ class Simulator {
       const message = `Not found: ${req.method} ${path}`;
       const d = dialect ?? (Object.keys(BASE_PATHS) as Dialect[]).find((x) => path.startsWith(BASE_PATHS[x] + '/'));
       if (!d) return sendJson(res, 404, { error: { message, code: 404 } });
-      const reply = RENDERERS[d].error(404, { message }, { info: stubInfo(d, ''), seq: 0, created: 0 });
+      const reply = RENDERERS[d].error(404, { message }, { info: stubInfo(d, ''), seq: 0, tag: this.generationTag, created: 0 });
       deliver(res, single(reply, 0));
     });
   }

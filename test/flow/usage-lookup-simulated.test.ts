@@ -1,7 +1,7 @@
 // A simulated run's cut-off answers are looked up by the command that ran it, from its simulator,
 // and by no later process (DESIGN: Usage unknown, never zero, "Looked up afterwards"): what that one
 // pass cannot find is given up then, so a later `aqven runs reconcile` never asks a real provider —
-// or a fresh simulator, which numbers its generations from 1 again — about them. A run on real
+// or another simulator, which refuses ids it did not make — about them. A run on real
 // providers keeps the ordinary rule: asked again later. Over the simulator, on both dialects.
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,6 +72,22 @@ describe.each(DIALECTS)('the lookups of a simulated run end with its command, on
     let asked = 0;
     const later = await lookUpUsage(t.db, { ...unanswered, now: () => Date.now() + 3_600_000, fetch: async () => (asked++, new Response('{}', { status: 404 })) });
     expect([later.looked, later.pending, asked]).toEqual([0, 0, 0]);
+  });
+
+  it('a simulated process asks its simulator about its own generations only: another simulator\'s is given up at once, a real provider\'s left pending', async () => {
+    const earlier = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'an earlier simulator');
+    const real = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'a real provider');
+    // as a real provider would name it (OpenRouter's ids are no simulator's)
+    const { attempts, transportTries } = t.db.t;
+    const realAttempts = (await t.db.q.select({ id: attempts.id }).from(attempts).where(eq(attempts.runId, real.runId))).map((a) => a.id);
+    await t.db.q.update(transportTries).set({ generationId: 'gen-1764590400-AbCdEfGhIjKlMnOp' }).where(inArray(transportTries.attemptId, realAttempts));
+    // a later simulated session: its own, fresh simulator (its first generation has the earlier one's number)
+    const now = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'this simulator');
+    const pass = await lookUpUsage(t.db, { providers: now.providers, env: now.env, simulated: true });
+    expect(await lookups(t.db, earlier.runId)).toEqual(['gave_up']); // another simulator's: refused, never matched by its number
+    expect(pass.notes.join('\n')).toContain('HTTP 400 to the generation lookup');
+    expect(await lookups(t.db, real.runId)).toEqual(['pending']); // not asked: for a process with the real providers
+    expect(await lookups(t.db, now.runId)).toEqual(['pending']); // its own: asked, not ready yet
   });
 
   it('a run on real providers keeps its pending lookup for a later pass', async () => {
