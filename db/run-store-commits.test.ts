@@ -1,13 +1,15 @@
 // What each commit of the run store writes (DESIGN: Storage, "Durable points"): a durable fact
 // commits what its own run queued (and facts of no run); another run's queued facts wait for their
 // own durable fact or FLUSH_MS. A node that ends before its queued row is written is written once,
-// whole, where its row was queued; the turn count rides on the run's end.
+// whole, where its row was queued; the turn count rides on the run's end. SQLite reads a run's
+// fence again only after another connection committed.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '@/lib/engine/types';
-import { DIALECTS, openTestDb, type TestDb } from '../test/helpers/dialects';
+import { DIALECTS, openTestDb, otherProcess, type TestDb } from '../test/helpers/dialects';
 import { newLease } from './run-lease';
 import { FLUSH_MS, runStore } from './run-store';
+import type { SqliteDb } from './types';
 
 const usage = { inputTokens: 7, outputTokens: 3, costUsd: 0.002 };
 const T0 = Date.UTC(2026, 2, 3, 10);
@@ -85,5 +87,52 @@ describe.each(DIALECTS)('the run store commits, on %s', (dialect) => {
     store.finishNode({ id: `${r}-n`, status: 'failed', output: null, error: { code: 'refusal', message: 'no', hint: 'h' }, usage, finishedAt: T0 + 50 });
     await store.flush();
     expect(await nodeRow(`${r}-n`)).toMatchObject({ status: 'failed', finishedAt: T0 + 50 });
+  });
+});
+
+describe('SQLite: a fence confirmed once is not read again until another connection commits', () => {
+  it('no fence read while this connection alone writes; one after another connection committed; a take-over by it is still refused', async () => {
+    const t = await openTestDb('sqlite');
+    const other = otherProcess(t);
+    try {
+      // the statements that read a run's fence, counted (the store prepares them when it is made)
+      let fenceReads = 0;
+      const client = (t.db as SqliteDb).$client as unknown as { prepare: (sql: string) => Record<string, unknown> };
+      const prepare = client.prepare.bind(client);
+      client.prepare = (text) => {
+        const st = prepare(text);
+        if (/^select "id" from "runs" where \("runs"\."id" = \? and "runs"\."owner" = \?/.test(text)) {
+          const get = st.get as (...a: unknown[]) => unknown;
+          st.get = (...a: unknown[]) => (fenceReads++, get.apply(st, a));
+        }
+        return st;
+      };
+      const store = runStore(t.db);
+      const node = (r: string) => store.insertNode({ id: `${r}-n`, runId: r, nodeId: 'classify', agent: 'classifier', turn: 1, ord: 0, status: 'running', policy: null, startedAt: T0 });
+      const attempt = (r: string) => {
+        store.startAttempt({ id: `${r}-x`, nodeRunId: `${r}-n`, runId: r, seq: 1, model: 'sim:a', chainIndex: 0, answerNo: 1, request: [], startedAt: T0 });
+        return store.finishAttempt(`${r}-x`, ok(T0));
+      };
+      const lease = newLease('fenced', Date.now());
+      await store.insertRun({ id: 'fenced', project: 'p', flow: 'triage', input: {}, startedAt: T0, lease });
+      node('fenced');
+      await attempt('fenced');
+      expect(fenceReads).toBe(0); // written under our lease, and nobody else has committed since
+
+      await other.db.q.insert(other.db.t.settings).values({ key: 'another-process', value: '1' });
+      store.finishNode({ id: 'fenced-n', status: 'succeeded', output: null, error: null, usage, finishedAt: T0 + 50 });
+      await store.flush();
+      expect(fenceReads).toBe(1); // another connection committed: read again, once
+
+      // another process takes the run over (as after an expired lease): this store's next fact is refused
+      const { runs } = other.db.t;
+      await other.db.q.update(runs).set({ owner: 'other', fence: lease.fence + 1 }).where(eq(runs.id, 'fenced'));
+      const lost = store.finishRun({ id: 'fenced', status: 'succeeded', output: {}, error: null, turns: 1, usage, finishedAt: T0 + 60 });
+      await expect(lost).rejects.toThrow(/changed hands|lease/i);
+      expect((await t.db.q.select({ status: t.db.t.runs.status }).from(t.db.t.runs).where(eq(t.db.t.runs.id, 'fenced')))[0]).toEqual({ status: 'running' });
+    } finally {
+      await other.close();
+      await t.close();
+    }
   });
 });

@@ -461,6 +461,7 @@ export function runStore(db: Db): RunStore {
   const sums = new DailySums();
   /** a run leaves this store (finished elsewhere, handed back, lost): what the feeds kept of it goes */
   const forget = (runId: string) => {
+    fences?.forget(runId);
     runInfo.delete(runId);
     turnsDue.delete(runId);
     unread.delete(runId);
@@ -503,8 +504,13 @@ export function runStore(db: Db): RunStore {
   // per transaction: runs whose fence was checked (true = still ours), and runs refused
   let fenced = new Map<string, boolean>();
   let refused = new Set<string>();
-  // SQLite checks a run's fence when the transaction first meets one of its facts
-  const holds =
+  // SQLite checks a run's fence when the transaction first meets one of its facts. A fence changes
+  // only by another connection's commit (a take-over, or a sweep, runs in another process; this
+  // process's own sweep leaves the runs it holds alone), so a fence read or written once stays
+  // confirmed while PRAGMA data_version — which moves with every other connection's commit, never
+  // with this one's — reads as it did: read once per commit, inside its transaction, it spares the
+  // check of each run (one statement per run per commit).
+  const fences =
     db.dialect === 'sqlite'
       ? (() => {
           const { runs: r } = db.t;
@@ -514,9 +520,32 @@ export function runStore(db: Db): RunStore {
             db.q.select({ id: r.id }).from(r).where(and(eq(r.id, P('runId')), eq(r.owner, P('owner')), eq(r.fence, P('fence')))),
             ['runId', 'owner', 'fence'],
           );
-          return (l: Lease) => st.get(l.runId, l.owner, l.fence) !== undefined;
+          const version = db.$client.prepare('PRAGMA data_version').pluck();
+          let seen: unknown = null;
+          /** run id → the lease (owner, fence) its row was confirmed under */
+          const confirmed = new Map<string, string>();
+          const key = (l: Lease) => `${l.owner} ${l.fence}`;
+          return {
+            /** at the start of a commit, in its transaction: another connection committed since the last one — every fence is read again */
+            begin: () => {
+              const v = version.get();
+              if (v !== seen) confirmed.clear();
+              seen = v;
+            },
+            holds: (l: Lease) => {
+              if (confirmed.get(l.runId) === key(l)) return true;
+              const ok = st.get(l.runId, l.owner, l.fence) !== undefined;
+              if (ok) confirmed.set(l.runId, key(l));
+              return ok;
+            },
+            /** the run's row was just written under `l` in this commit */
+            wrote: (l: Lease) => confirmed.set(l.runId, key(l)),
+            /** the run is over here (ended, handed back, lost) */
+            forget: (runId: string) => confirmed.delete(runId),
+          };
         })()
-      : () => false; // PostgreSQL checks every run of a commit before it writes (fencePg)
+      : null; // PostgreSQL checks every run of a commit before it writes (fencePg)
+  const holds = (l: Lease) => fences?.holds(l) ?? false;
   const ours = (runId: string): boolean => {
     let ok = fenced.get(runId);
     if (ok === undefined) {
@@ -560,6 +589,7 @@ export function runStore(db: Db): RunStore {
     return fencePg(ids, orm, client);
   };
   const drain = (batch: Fact[]) => {
+    fences?.begin();
     sums.clear();
     for (const f of batch) {
       if (f.runId !== null && !ours(f.runId)) refused.add(f.runId);
@@ -752,6 +782,7 @@ export function runStore(db: Db): RunStore {
         r.snapshotId ?? null, r.projectHash ?? null, r.startedBy ?? null, r.kind ?? 'flow', r.replayOf ?? null, r.replayNode ?? null, r.startedAt,
       );
       fenced.set(r.id, true); // the row was just written with our lease
+      fences?.wrote(lease);
       const body = valueSearchText(r.input, input);
       if (body) s.searchDoc.run(r.id, null, null, 'input', body, r.startedAt);
     },
@@ -777,6 +808,7 @@ export function runStore(db: Db): RunStore {
           inserting.delete(r.id);
           onLost.delete(r.id);
           runInfo.delete(r.id);
+          fences?.forget(r.id); // its row was rolled back
           throw err;
         },
       );
@@ -822,6 +854,7 @@ export function runStore(db: Db): RunStore {
         onLost.delete(r.id);
         keeper.drop(r.id);
         runInfo.delete(r.id);
+        fences?.forget(r.id);
       });
     },
     // one queued write per run carries its latest turn count; none once the run's end (which writes it) is queued
