@@ -7,7 +7,7 @@
 import { and, asc, count, eq, gt, inArray, lt, lte, notInArray, or, sql } from 'drizzle-orm';
 import { DAY_MS } from './run-aggregates';
 import { transaction } from './tx';
-import type { Db } from './types';
+import { LIVE_RUN_STATUSES, type Db } from './types';
 
 /** rows deleted (or, dry, that would be) per table */
 export interface PurgeCounts {
@@ -51,7 +51,6 @@ export interface PurgeResult {
  */
 export const PURGE_BATCH = 100;
 
-const LIVE = ['queued', 'running'] as const;
 const TABLES = ['runs', 'node_runs', 'attempts', 'transport_tries', 'stream_chunks', 'notes', 'search_docs', 'agent_daily', 'node_daily', 'failure_daily', 'replay_batches'] as const;
 
 const zero = (): PurgeCounts => ({ runs: 0, nodeRuns: 0, attempts: 0, transportTries: 0, streamChunks: 0, notes: 0, searchDocs: 0, agentDaily: 0, nodeDaily: 0, failureDaily: 0, replayBatches: 0 });
@@ -106,8 +105,8 @@ export async function purgeRuns(
   const dryRun = opts.dryRun ?? false;
   const before = await storageSize(db);
   const deleted = zero();
-  const old = and(lt(runs.startedAt, opts.cutoff), notInArray(runs.status, [...LIVE]));
-  const [live] = await db.q.select({ n: count() }).from(runs).where(and(lt(runs.startedAt, opts.cutoff), inArray(runs.status, [...LIVE])));
+  const old = and(lt(runs.startedAt, opts.cutoff), notInArray(runs.status, LIVE_RUN_STATUSES));
+  const [live] = await db.q.select({ n: count() }).from(runs).where(and(lt(runs.startedAt, opts.cutoff), inArray(runs.status, LIVE_RUN_STATUSES)));
 
   // oldest first through runs_started_at_idx; a dry run pages on (started_at, id), a real one deletes what it read
   let after: { startedAt: number; id: string } | null = null;
@@ -122,7 +121,7 @@ export async function purgeRuns(
     const ids = page.map((r) => r.id);
     const under = dryRun ? await countUnder(db, ids) : await transaction(db, async (q) => {
       const counted = await countUnder({ ...db, q } as Db, ids);
-      await q.delete(runs).where(and(inArray(runs.id, ids), notInArray(runs.status, [...LIVE])));
+      await q.delete(runs).where(and(inArray(runs.id, ids), notInArray(runs.status, LIVE_RUN_STATUSES)));
       return counted;
     });
     deleted.runs += ids.length;

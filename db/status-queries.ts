@@ -5,7 +5,7 @@
 // Our tables are read through `db.t`; the tables of drizzle's migrator, of SQLite's catalogue and of
 // graphile-worker are not in our schema and are described here, read-only, per dialect.
 import Database from 'better-sqlite3';
-import { and, count, desc, eq, gte, isNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, isNotNull, isNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
 import { drizzle as drizzlePg, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { bigint, integer as pgInteger, pgSchema, text as pgText, timestamp } from 'drizzle-orm/pg-core';
@@ -17,7 +17,7 @@ import { migrationsFolder } from './migrations-folder';
 import { displayUrl, isPostgresUrl, pgReason } from './pg';
 import * as schema from './schema';
 import * as pgTables from './schema-pg';
-import type { Db, Orm, PgDb, SqliteDb, Tables } from './types';
+import { LIVE_RUN_STATUSES, type Db, type Orm, type PgDb, type SqliteDb, type Tables } from './types';
 
 // ---- tables that are not ours -------------------------------------------------------------
 
@@ -222,7 +222,7 @@ export async function queueDepth(db: Db, env: Record<string, string | undefined>
   const { jobs } = queueTables(name);
   const r = pgTables.runs;
   // a locked job whose run ended, or whose run's lease expired: its worker is gone
-  const left = sql`${jobs.lockedAt} is not null and (${r.status} in ('succeeded', 'failed', 'interrupted', 'cancelled') or (${r.status} = 'running' and ${r.leaseExpiresAt} < ${now}))`;
+  const left = and(isNotNull(jobs.lockedAt), or(notInArray(r.status, LIVE_RUN_STATUSES), and(eq(r.status, 'running'), lt(r.leaseExpiresAt, now))));
   const [row] = await pgOrm(db)
     .select({
       waiting: sql<number>`count(*) filter (where ${jobs.lockedAt} is null and ${jobs.attempts} < ${jobs.maxAttempts})`.mapWith(Number),

@@ -42,6 +42,8 @@ export interface PgDb extends DbCommon {
 export type Db = SqliteDb | PgDb;
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled';
+/** A run not over yet: queued, or running (every other status is an end). */
+export const LIVE_RUN_STATUSES: RunStatus[] = ['queued', 'running'];
 export type NodeStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
 export interface RunError {

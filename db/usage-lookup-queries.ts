@@ -6,7 +6,7 @@ import { and, asc, count, eq, gte, inArray, isNull, lte, min, ne, notInArray, or
 import type { UsageTotals } from '@/lib/engine/types';
 import { utcDay } from './run-aggregates';
 import { transaction } from './tx';
-import type { Db } from './types';
+import { LIVE_RUN_STATUSES, type Db } from './types';
 
 /** A try whose reply was cut off after a 2xx, waiting for its usage to be looked up. */
 export interface DueLookup {
@@ -23,7 +23,6 @@ export interface DueLookup {
 }
 
 /** runs still writing their own sums */
-const RUNNING: ('running' | 'queued')[] = ['running', 'queued'];
 
 /**
  * Tries due for a lookup at `now`, oldest due first: pending, due, and of a run that is over — a
@@ -41,7 +40,7 @@ export async function dueLookups(db: Db, o: { now: number; limit: number; runId?
       and(
         eq(t.usageLookup, 'pending'),
         lte(t.lookupAfter, o.now),
-        notInArray(r.status, RUNNING),
+        notInArray(r.status, LIVE_RUN_STATUSES),
         o.runId === undefined ? undefined : eq(a.runId, o.runId),
         o.idPrefix === undefined ? undefined : sql`substr(${t.generationId}, 1, ${o.idPrefix.length}) = ${o.idPrefix}`,
       ),

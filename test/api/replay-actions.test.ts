@@ -12,30 +12,16 @@ import { replayLink } from '@/db/replay-queries';
 import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import type { BatchResponse } from '@/lib/dashboard/replay-types';
+import { follow } from '../helpers/next-navigation';
 import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { runEnded } from '../helpers/run-ended';
-import { simulatedDashboard } from '../helpers/simulated-dashboard';
+import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
 
 const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
-const Redirect = vi.hoisted(
-  () =>
-    class Redirect extends Error {
-      constructor(readonly url: string) {
-        super(`redirect to ${url}`);
-      }
-    },
-);
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers) }));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => ({
-  redirect: (url: string) => {
-    throw new Redirect(url);
-  },
-  notFound: () => {
-    throw new Error('not found');
-  },
-}));
+vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
 
 const dashboard = simulatedDashboard();
 const T0 = Date.now();
@@ -56,12 +42,7 @@ const IDLE: ReplayFormState = { status: 'idle' };
 /** the replay action: its answer, or the run page it sent the browser to */
 const replayNode = async (fields: Record<string, string>): Promise<ReplayFormState | { redirect: string }> => {
   const { replayNodeAction } = await import('@/lib/actions/replay-node');
-  try {
-    return await replayNodeAction(IDLE, form(fields));
-  } catch (err) {
-    if (err instanceof Redirect) return { redirect: err.url };
-    throw err;
-  }
+  return follow(() => replayNodeAction(IDLE, form(fields)));
 };
 const replayGroup = async (fields: Record<string, string>) => (await import('@/lib/actions/replay-group')).replayGroupAction(IDLE, form(fields));
 const getBatch = async (id: string, token: string | null) => {
@@ -83,10 +64,9 @@ async function failedDraft(): Promise<string> {
 }
 
 beforeAll(async () => {
-  const { session: s, dir: copied } = await dashboard.open();
+  const { session: s, dir: copied } = await dashboard.open({ scripts: DRAFT_REFUSES });
   dir = copied;
   db = s.db;
-  s.simulated!.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'refusal' }] });
 }, 90_000);
 
 afterAll(() => dashboard.close());

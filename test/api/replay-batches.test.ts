@@ -11,10 +11,9 @@ import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import type { BatchResponse } from '@/lib/dashboard/replay-types';
 import { BATCH_STALE_MS } from '@/lib/flow/replay-batch-store';
-import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { otherProcess } from '../helpers/dialects';
 import { runEnded } from '../helpers/run-ended';
-import { simulatedDashboard } from '../helpers/simulated-dashboard';
+import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => ({ headers: async () => new Headers({ host: 'localhost' }) }));
@@ -42,10 +41,7 @@ const forget = () => (globalThis as { __aqvenReplayBatches?: Map<string, unknown
 const finished = (id: string) => runEnded(db, id);
 
 beforeAll(async () => {
-  const { session: s } = await dashboard.open();
-  db = s.db;
-  // the writer's model refuses: its draft node fails (policy A), and fails again when replayed
-  s.simulated!.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'refusal' }] });
+  db = (await dashboard.open({ scripts: DRAFT_REFUSES })).session.db;
 }, 90_000);
 
 afterAll(() => dashboard.close());

@@ -7,43 +7,18 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import { shortRunId } from '@/lib/shared/short-id';
-import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
+import { follow } from '../helpers/next-navigation';
 import { runEnded } from '../helpers/run-ended';
-import { simulatedDashboard } from '../helpers/simulated-dashboard';
+import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
 
-const Redirect = vi.hoisted(
-  () =>
-    class Redirect extends Error {
-      constructor(readonly url: string) {
-        super(`redirect to ${url}`);
-      }
-    },
-);
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => ({
-  redirect: (url: string) => {
-    throw new Redirect(url);
-  },
-  notFound: () => {
-    throw new Error('not found');
-  },
-}));
+vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
 
 const dashboard = simulatedDashboard();
 let db: Db;
 const { server } = dashboard;
-
-/** what a server page or action answered: its element or state, or where it sent the browser */
-async function follow<T>(f: () => Promise<T>): Promise<T | { redirect: string }> {
-  try {
-    return await f();
-  } catch (err) {
-    if (err instanceof Redirect) return { redirect: err.url };
-    throw err;
-  }
-}
 
 const previewPage = async (runId: string, node: string) => {
   const { default: ReplayPage } = await import('@/app/runs/[runId]/replay/page');
@@ -74,9 +49,7 @@ async function failedDraft(): Promise<string> {
 }
 
 beforeAll(async () => {
-  const { session: s } = await dashboard.open();
-  db = s.db;
-  s.simulated!.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'refusal' }] });
+  db = (await dashboard.open({ scripts: DRAFT_REFUSES })).session.db;
 }, 90_000);
 
 afterAll(() => dashboard.close());

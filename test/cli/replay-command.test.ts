@@ -4,9 +4,9 @@
 // missing API key is said before anything else, as `aqven run` says it.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, openDatabase } from '@/db/client';
 import { shortRunId } from '@/lib/shared/short-id';
 import { copyShowcase } from '../helpers/showcase';
+import { insertTwinRuns } from '../helpers/twin-runs';
 import { aqven, ensureCliBuilt } from './aqven-process';
 
 beforeAll(ensureCliBuilt, 120_000);
@@ -45,13 +45,7 @@ describe('aqven replay RUN NODE', () => {
     const dir = copyShowcase();
     const file = join(dir, '.aqven', 'aqven.db');
     aqven(['runs', '--project', dir]); // the database made and migrated
-    const db = await openDatabase(file);
-    const twins = ['beefcafe-0000-4000-8000-1111aaaa0001', 'beefcafe-0000-4000-8000-2222bbbb0002'];
-    await db.q.insert(db.t.runs).values([
-      { id: twins[0]!, project: 'showcase', flow: 'triage', status: 'succeeded', input: null, startedAt: Date.UTC(2026, 0, 1, 9) },
-      { id: twins[1]!, project: 'showcase', flow: 'long-answer', status: 'failed', input: null, startedAt: Date.UTC(2026, 0, 1, 10) },
-    ]);
-    await closeDb(file);
+    const twins = await insertTwinRuns(file);
 
     const ambiguous = aqven(['replay', 'beefcafe', 'classify', '--simulate', '--project', dir], NO_KEY);
     expect(ambiguous.code).toBe(2);
