@@ -3,13 +3,15 @@
 // says `ready`, then runs each workload it is sent and reports, per call, whether it handed an
 // object to its caller, which one, when, and the tokens the caller can see.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { PROVIDER_DEFAULTS } from '@/lib/project/builtin-providers';
 import { MODEL } from './workloads';
 import { oneNodeProject } from '../one-node-project';
 
-export const CONTENDERS = ['ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven', 'aqven-recorded', 'fetch'] as const;
+export const CONTENDERS = ['ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven', 'aqven-recorded', 'fetch', 'rule-floor'] as const;
 export type ContenderKind = (typeof CONTENDERS)[number];
 
 export interface CallResult {
@@ -107,6 +109,94 @@ function fetchCall(baseUrl: string): OneCall {
   };
 }
 
+/**
+ * W1's floor: the least a client can do under AQVEN's rate-limit rule — a bare `node:http` client
+ * (keep-alive) whose every call waits out the model's pause, one call probes after it, and the
+ * others go at once when the probe is not rate-limited, at most `cap` in flight (AQVEN's default
+ * max_concurrency). No parsing beyond the JSON, no validation, nothing recorded.
+ */
+export function ruleFloorCall(baseUrl: string, cap: number): OneCall {
+  const agent = new Agent({ keepAlive: true });
+  const url = new URL(`${baseUrl}/chat/completions`);
+  const body = (call: number) => JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: prompt(call) }] });
+  const post = (call: number) =>
+    new Promise<{ status: number; retryAfterS: number; text: string }>((resolve, reject) => {
+      const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfterS: Number(res.headers['retry-after'] ?? 0), text }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body(call));
+    });
+  let pausedUntil = 0;
+  let pauseBegan = 0;
+  let probeNeeded = false;
+  let probe: Promise<void> | null = null;
+  let probeOver = () => {};
+  let active = 0;
+  const slots: (() => void)[] = [];
+  return async (call) => {
+    for (;;) {
+      let probing = false;
+      const free = () => {
+        const next = slots.shift();
+        if (next) next();
+        else active--;
+      };
+      for (;;) {
+        const left = pausedUntil - Date.now();
+        if (left > 0) await new Promise((r) => setTimeout(r, left));
+        else if (probe) await probe;
+        else {
+          // a slot, then the pause looked at again: it may have begun while this call queued
+          if (active < cap) active++;
+          else await new Promise<void>((r) => slots.push(r));
+          if (pausedUntil > Date.now() || probe) {
+            free();
+            continue;
+          }
+          if (probeNeeded) {
+            probing = true;
+            probe = new Promise((r) => (probeOver = r));
+          }
+          break;
+        }
+      }
+      const sentAt = Date.now();
+      let r: Awaited<ReturnType<typeof post>>;
+      try {
+        r = await post(call);
+      } catch (e) {
+        free();
+        if (probing) {
+          probe = null;
+          probeOver();
+        }
+        throw e;
+      }
+      // as AQVEN's gate: a 429 to a request sent before the pause in force began is that limit told again
+      if (r.status === 429 && !(sentAt <= pauseBegan && Date.now() < pausedUntil)) {
+        pausedUntil = Math.max(pausedUntil, Date.now() + r.retryAfterS * 1000);
+        pauseBegan = Date.now();
+      }
+      probeNeeded ||= r.status === 429;
+      // the pause is in force before the slot is handed on, as in AQVEN's gate
+      free();
+      if (probing) {
+        if (r.status !== 429) probeNeeded = false;
+        probe = null;
+        probeOver();
+      }
+      if (r.status !== 200) continue;
+      const j = JSON.parse(r.text) as { choices: { message: { content: string } }[]; usage?: { total_tokens?: number } };
+      return { returned: true, queue: (JSON.parse(j.choices[0]!.message.content) as { queue: string }).queue, visibleTokens: j.usage?.total_tokens ?? 0 };
+    }
+  };
+}
+
 /** The AQVEN project the contender runs: one agent (output.retries: 2, default policies), one flow of one node. */
 export function aqvenProjectFiles(): Record<string, string> {
   return oneNodeProject('peers', { model: MODEL, retries: 2 });
@@ -175,6 +265,7 @@ async function main() {
   if (kind === 'ai-generateObject' || kind === 'ai-generateText') one = await aiCall(kind, baseUrl);
   else if (kind === 'openai-parse') one = await openaiCall(baseUrl);
   else if (kind === 'fetch') one = fetchCall(baseUrl);
+  else if (kind === 'rule-floor') one = ruleFloorCall(baseUrl, PROVIDER_DEFAULTS.maxConcurrency);
   else ({ one, visible, close } = await aqvenCall(baseUrl, kind === 'aqven-recorded'));
 
   process.on('message', async (m: ToContender) => {

@@ -149,6 +149,35 @@ export interface W3Figures {
   usageUnknownAttempts: number;
   /** AQVEN: ms waited before tries, summed over every call, by what came before (contender.ts) */
   waitsMs: Record<string, number>;
+  /**
+   * ms of the wall time a model-wide pause after every 429 takes: the union of the 429s'
+   * retry-after windows, each from its arrival at the fake, within the workload's wall time. What
+   * the seed page's pause costs a contender that keeps it (AQVEN); the peers keep no such pause.
+   */
+  pausedMs: number;
+}
+
+/** The retry-after a logged answer asked for, ms; 0 when it asked none. */
+function retryAfterMs(e: KeyedLogEntry): number {
+  const headers = (e.step as { headers?: Record<string, string> }).headers;
+  const s = Number(headers?.['retry-after']);
+  return Number.isFinite(s) && s > 0 ? s * 1000 : 0;
+}
+
+/** The union of the 429s' retry-after windows [arrival, arrival + retry-after), clipped to [0, wallMs]. */
+export function pausedByRateLimits(log: readonly KeyedLogEntry[], kindOf: KindOf, wallMs: number): number {
+  const spans = log
+    .filter((e) => kindOf(e) === 'rate_limit')
+    .map((e) => [e.at, Math.min(wallMs, e.at + retryAfterMs(e))] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let end = -Infinity;
+  for (const [from, to] of spans) {
+    const start = Math.max(from, end);
+    if (to > start) total += to - start;
+    end = Math.max(end, to);
+  }
+  return total;
 }
 
 export function w3Figures(log: readonly KeyedLogEntry[], results: readonly CallResult[], kindOf: KindOf, wallMs: number): W3Figures {
@@ -169,6 +198,7 @@ export function w3Figures(log: readonly KeyedLogEntry[], results: readonly CallR
       for (const [k, v] of Object.entries(r.waits ?? {})) acc[k] = (acc[k] ?? 0) + v;
       return acc;
     }, {}),
+    pausedMs: pausedByRateLimits(log, kindOf, wallMs),
   };
 }
 

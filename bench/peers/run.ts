@@ -27,6 +27,8 @@ let contenderEntry = { file: join(here, 'contender.ts'), execArgv: ['--import', 
 /** AQVEN's default max_concurrency: the cap on its first burst */
 const AQVEN_MAX_CONCURRENCY = PROVIDER_DEFAULTS.maxConcurrency;
 export const FAULT_CONTENDERS: ContenderKind[] = ['ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven-recorded'];
+/** W1 alone: a bare client doing only AQVEN's rate-limit rule (contender.ts, ruleFloorCall), the least that rule costs */
+export const W1_FLOOR: ContenderKind = 'rule-floor';
 export const W4_CONTENDERS: ContenderKind[] = ['fetch', 'ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven', 'aqven-recorded'];
 
 interface Contender {
@@ -190,7 +192,7 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
     windowMs: W1_WINDOW_MS,
     retryAfterMs: W1_RETRY_AFTER_S * 1000,
     burstGraceMs: 50,
-    burstCap: kind.startsWith('aqven') ? AQVEN_MAX_CONCURRENCY : Infinity,
+    burstCap: kind.startsWith('aqven') || kind === W1_FLOOR ? AQVEN_MAX_CONCURRENCY : Infinity,
     toleranceMs: 50,
   });
 
@@ -199,7 +201,9 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
   const w3Reps: Record<string, W3Figures[]> = {};
   for (let rep = 0; rep < (opts.w4Only ? 0 : reps); rep++) {
     // a different order each repetition: no contender always runs first on a cold machine
-    const plan = rotate(opts.only ?? FAULT_CONTENDERS, rep).flatMap((kind) => [w1(sizes.w1), w2(sizes.w2), w3(sizes.w3)].map((w) => ({ kind, w })));
+    // the W1 floor plays W1 alone, in the same rotation
+    const kinds = opts.only ?? [...FAULT_CONTENDERS, W1_FLOOR];
+    const plan = rotate(kinds, rep).flatMap((kind) => (kind === W1_FLOOR ? [w1(sizes.w1)] : [w1(sizes.w1), w2(sizes.w2), w3(sizes.w3)]).map((w) => ({ kind, w })));
     const ready = await pool(plan, 4, ({ kind, w }) => prepare(kind, w));
     try {
       for (const p of ready) {
@@ -208,6 +212,10 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
         // the fake's W1 log, request by request: ms after the first, call/answer, ! for a 429
         if (opts.only && p.w.name === 'w1') log(`${k} W1: ${fakeLog.map((e) => `${e.at.toFixed(1)} ${e.call}/${e.answer}${e.step.kind === 'ok' ? '' : '!'}`).join(', ')}`);
         if (p.w.name === 'w1') (w1Reps[k] ??= []).push(w1Figures(fakeLog, result.calls, p.w.kindOf, { startedAt, rttMs: rtt, rule: rule(k) }));
+        if (k === W1_FLOOR) {
+          const f = w1Reps[k]!.at(-1)!;
+          log(`rep ${rep + 1} ${k}: W1 ${f.requests} req, first ok ${Math.round(f.firstOkMs)} ms, last request ${Math.round(f.lastRequestMs)} ms, last done ${Math.round(f.lastDoneMs)} ms (×${f.ratioToOptimum.toFixed(3)}), ${f.pauseViolations} beyond one per pause`);
+        }
         if (p.w.name === 'w2') (w2Reps[k] ??= []).push(w2Figures(fakeLog, result.calls, p.w.kindOf));
         if (p.w.name === 'w3') {
           (w3Reps[k] ??= []).push(w3Figures(fakeLog, result.calls, p.w.kindOf, result.wallMs));
@@ -303,13 +311,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const repsAt = args.indexOf('--reps');
   const onlyAt = args.indexOf('--only');
   const profAt = args.indexOf('--cpu-prof');
-  const unknown = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').filter((k) => !FAULT_CONTENDERS.includes(k as ContenderKind)) : [];
+  const unknown = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').filter((k) => ![...FAULT_CONTENDERS, W1_FLOOR].includes(k as ContenderKind)) : [];
   if (profAt >= 0 && !(args[profAt + 1] ?? '').trim()) {
     console.error('--cpu-prof: name the folder the contenders write their CPU profiles into');
     process.exit(2);
   }
   if (unknown.length) {
-    console.error(`--only: unknown contender ${unknown.map((k) => `"${k}"`).join(', ')}; one or more of ${FAULT_CONTENDERS.join(', ')}, comma-separated`);
+    console.error(`--only: unknown contender ${unknown.map((k) => `"${k}"`).join(', ')}; one or more of ${[...FAULT_CONTENDERS, W1_FLOOR].join(', ')}, comma-separated`);
     process.exit(2);
   }
   runPeersBench({ quick: args.includes('--quick'), reps: repsAt >= 0 ? Number(args[repsAt + 1]) : undefined, readme: !args.includes('--no-readme'), w4Only: args.includes('--w4-only'), only: onlyAt >= 0 ? (args[onlyAt + 1]!.split(',') as ContenderKind[]) : undefined, cpuProfDir: profAt >= 0 ? args[profAt + 1] : undefined }).then(

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CallResult } from '@/bench/peers/contender';
-import { pauseViolations, w2Figures, w3Figures } from '@/bench/peers/metrics';
+import { ruleFloorCall, type CallResult } from '@/bench/peers/contender';
+import { pausedByRateLimits, pauseViolations, w2Figures, w3Figures } from '@/bench/peers/metrics';
 import { BEGIN, END, evaluateTargets, renderTable, writeReadmeTable, type PeersResult } from '@/bench/peers/table';
 import { BAD, exactMix, GOOD, MODEL, w1, w2, W2_MIX, w3, W3_MIX } from '@/bench/peers/workloads';
 import { startSimulator } from '@/lib/sim';
@@ -167,12 +167,51 @@ describe("W1's one-request-per-pause rule, from the fake's log", () => {
   });
 });
 
+describe("W3's pauses, from the fake's log", () => {
+  const at = (ms: number, kind: 'rate_limit' | 'ok'): KeyedLogEntry => ({
+    at: ms,
+    epochMs: ms,
+    model: MODEL,
+    call: 1,
+    answer: 1,
+    step: kind === 'rate_limit' ? { kind: 'status', status: 429, headers: { 'retry-after': '0.2' } } : { kind: 'ok' },
+  });
+  const kindOf = (e: KeyedLogEntry) => (e.step.kind === 'status' ? ('rate_limit' as const) : ('ok' as const));
+
+  it("counts the union of the 429s' retry-after windows, overlaps once, clipped to the wall time", () => {
+    // [0, 200) and [100, 300) overlap: 300; [1000, 1200) apart: 200; an ok answer pauses nothing
+    expect(pausedByRateLimits([at(1000, 'rate_limit'), at(0, 'rate_limit'), at(100, 'rate_limit'), at(500, 'ok')], kindOf, 5000)).toBe(500);
+    // a pause running past the end of the workload counts up to its end
+    expect(pausedByRateLimits([at(4900, 'rate_limit')], kindOf, 5000)).toBe(100);
+    expect(pausedByRateLimits([], kindOf, 5000)).toBe(0);
+  });
+});
+
+describe("W1's floor client (a bare client doing only AQVEN's rate-limit rule)", () => {
+  it('sends a capped first burst, then one probe per pause, then the rest, and returns every call', async () => {
+    const usage = { input: 40, output: 8 };
+    // 150 ms of 429 retry-after 0.05 from the first request, then valid JSON
+    const wl = keyedWorkload({ step: (_c, _a, ms) => (ms < 150 ? { kind: 'status', status: 429, headers: { 'retry-after': '0.05' } } : { kind: 'ok', json: GOOD, usage }) });
+    const sim = await startSimulator({ workload: wl, logLimit: 10 });
+    open.push(sim);
+    const one = ruleFloorCall(sim.baseUrl('openrouter'), 4);
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => one(i + 1)));
+    expect(results.every((r) => r.returned && r.queue === GOOD.queue)).toBe(true);
+    expect(pauseViolations(wl.log, { windowMs: 150, retryAfterMs: 50, burstGraceMs: 10, burstCap: 4, toleranceMs: 10 })).toBe(0);
+    // at most 4 at once: the first burst is 4 requests, all 429
+    const first = wl.log.filter((e) => e.at < 10);
+    expect(first.length).toBe(4);
+    // every call answered once with JSON, after the window: 12 ok answers
+    expect(wl.log.filter((e) => e.step.kind === 'ok').length).toBe(12);
+  });
+});
+
 describe('the verdicts and the README table', () => {
   const w1f = (lastDoneMs: number, pauseViolations = 0) => ({ requests: 67, rateLimited: 17, duringWindow: 17, firstOkMs: 2010, lastRequestMs: lastDoneMs - 5, lastDoneMs, optimumMs: 2002, ratioToOptimum: lastDoneMs / 2002, failures: 0, pauseViolations });
   const w2f = (badAccepted: number) => ({ badAccepted, byKind: {}, badServed: 26, successes: 174, failures: 0, requests: 226 });
-  const w3f = (wallMs: number) => ({ successes: 480, wallMs, requests: 600, requestsPerSuccess: 1.25, billedTokens: 100, visibleTokens: 100, visibleShare: 1, droppedAnswers: 0, usageUnknownAttempts: 0, waitsMs: {} });
+  const w3f = (wallMs: number, pausedMs = 0) => ({ successes: 480, wallMs, requests: 600, requestsPerSuccess: 1.25, billedTokens: 100, visibleTokens: 100, visibleShare: 1, droppedAnswers: 0, usageUnknownAttempts: 0, waitsMs: {}, pausedMs });
   const w4f = (callsPerSec: number, cpuMsPerCall: number) => ({ callsPerSec, cpuMsPerCall });
-  const result = (aqvenBad: number, aqvenViolations: number): PeersResult => ({
+  const result = (aqvenBad: number, aqvenViolations: number, aqvenPausedMs = 0): PeersResult => ({
     date: '2026-12-01T00:00:00.000Z',
     commit: 'abc1234',
     node: 'v20',
@@ -182,7 +221,7 @@ describe('the verdicts and the README table', () => {
     rttMs: 2,
     w1: { 'ai-generateObject': [w1f(2300, 49)], 'ai-generateText': [w1f(2300, 49)], 'openai-parse': [w1f(2200, 49)], 'aqven-recorded': [w1f(2100, aqvenViolations)] },
     w2: { 'ai-generateObject': [w2f(20)], 'ai-generateText': [w2f(20)], 'openai-parse': [w2f(4)], 'aqven-recorded': [w2f(aqvenBad)] },
-    w3: { 'ai-generateObject': [w3f(5000)], 'ai-generateText': [w3f(5000)], 'openai-parse': [w3f(2000)], 'aqven-recorded': [w3f(2100)] },
+    w3: { 'ai-generateObject': [w3f(5000)], 'ai-generateText': [w3f(5000)], 'openai-parse': [w3f(2000)], 'aqven-recorded': [w3f(2100, aqvenPausedMs)] },
     w4: { fetch: [w4f(1000, 0.5)], 'ai-generateObject': [w4f(500, 1)], 'ai-generateText': [w4f(500, 1)], 'openai-parse': [w4f(1000, 0.6)], aqven: [w4f(1199, 0.3)], 'aqven-recorded': [w4f(1100, 0.6)] },
     targets: [],
     durationS: 200,
@@ -198,7 +237,28 @@ describe('the verdicts and the README table', () => {
     // 1199/1000 is not 1.2: never rounded up
     expect(t.find((x) => x.target.startsWith('engine alone'))!.met).toBe(false);
     expect(t.find((x) => x.target.startsWith('full recording ≥'))!.met).toBe(true);
-    expect(t.find((x) => x.target.startsWith("wall time"))!.met).toBe(false);
+    expect(t.find((x) => x.target === "wall time ≤ the best peer's")!.met).toBe(false);
+  });
+
+  it("takes the seed page's 429 pauses out of W3's wall time, and nothing else", () => {
+    const open = (pausedMs: number) => evaluateTargets(result(0, 0, pausedMs)).find((x) => x.target.startsWith('wall time outside'))!;
+    // 2.1 s with no pause is 2.1 s of AQVEN's own: more than the best peer's 2.0 s
+    expect(open(0)).toMatchObject({ met: false, value: '2.10 s of 2.10 s: ×1.05 the best peer\'s wall time' });
+    expect(open(200)).toMatchObject({ met: true, value: '1.90 s of 2.10 s: ×0.95 the best peer\'s wall time' });
+    // the raw comparison stays, as measured
+    expect(evaluateTargets(result(0, 0, 200)).find((x) => x.target === "wall time ≤ the best peer's")!.met).toBe(false);
+  });
+
+  it("shows W1's floor beside AQVEN's W1 figure when the run measured it", () => {
+    const r = result(0, 0);
+    r.w1['rule-floor'] = [w1f(2050)];
+    r.targets = evaluateTargets(r);
+    expect(r.targets.find((x) => x.target.startsWith('last call done ≤ 1.02'))!.value).toBe("×1.049; the rule's floor (a bare client doing only the rule) ×1.024");
+    expect(renderTable(r)).toContain('and finished at 2050 ms: ×1.024 the optimum, with 67 requests.');
+    // an older result without the floor renders without its line
+    const old = result(0, 0);
+    old.targets = evaluateTargets(old);
+    expect(renderTable(old)).not.toContain("W1's floor");
   });
 
   it('rewrites only what is between the markers', () => {
