@@ -224,7 +224,7 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
           log(
             `rep ${rep + 1} ${k}: W1 ${f1.requests} req, ${f1.rateLimited} 429, first ok ${Math.round(f1.firstOkMs)} ms, last request ${Math.round(f1.lastRequestMs)} ms, ` +
               `last done ${Math.round(f1.lastDoneMs)} ms (×${f1.ratioToOptimum.toFixed(3)}), ${f1.failures} failed, ${f1.pauseViolations} beyond one per pause; ` +
-              `W2 ${w2Reps[k]!.at(-1)!.badAccepted} bad accepted; W3 ${f3.successes} ok in ${Math.round(f3.wallMs)} ms, ${f3.requestsPerSuccess.toFixed(3)} req/ok, tokens ${f3.visibleTokens}/${f3.billedTokens} visible`,
+              `W2 ${w2Reps[k]!.at(-1)!.badAccepted} bad accepted; W3 ${f3.successes} ok in ${Math.round(f3.wallMs)} ms (${Math.round(f3.pausedMs)} ms of it inside 429 pauses), ${f3.requestsPerSuccess.toFixed(3)} req/ok, tokens ${f3.visibleTokens}/${f3.billedTokens} visible`,
           );
         }
       }
