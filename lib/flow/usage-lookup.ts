@@ -5,12 +5,15 @@
 // and daily sums once (db/usage-lookup-queries.ts); not ready yet (404), a 5xx or a network error
 // → again later, each wait twice the last; refused (401/403) → given up at once, as after
 // MAX_LOOKUPS lookups or MAX_LOOKUP_AGE_MS. A simulated run's lookups end with the command that ran
-// it (lookUpRunNow): no later process asks about them. The key is sent, never stored, logged or printed.
+// it (lookUpRunNow): no later process asks about them; a simulator's generation left pending (a
+// simulated dashboard stopped) is given up at once by a process whose provider is a real host.
+// The key is sent, never stored, logged or printed.
 import { applyFoundUsage, claimLookup, dueLookups, giveUpRunLookups, lookupGaveUp, lookUpLater, pendingLookups, type DueLookup } from '@/db/usage-lookup-queries';
 import type { Db } from '@/db/types';
 import { parseModelString } from '@/lib/engine/model-string';
 import type { ResolvedProvider, UsageTotals } from '@/lib/engine/types';
 import { priceUsage, roundCost, ZERO_USAGE } from '@/lib/engine/usage';
+import { onBuiltInHost } from '@/lib/project/builtin-providers';
 import { joinUrl } from '@/lib/providers/wire-helpers';
 import { SIM_GENERATION_PREFIX } from '@/lib/sim/render-openai';
 import { queryErrorText } from '@/db/pg';
@@ -81,6 +84,11 @@ async function askProvider(l: DueLookup, o: LookUpOptions): Promise<Verdict> {
   const provider = ref && Object.hasOwn(o.providers, ref.provider) ? o.providers[ref.provider] : undefined;
   if (!ref || !provider) return { kind: 'give_up', why: `${l.model}: its provider is not configured` };
   if (provider.api !== 'openai') return { kind: 'give_up', why: `${ref.provider}: no generation lookup for api ${provider.api}` };
+  // a simulated dashboard's leftover: the real provider never made that generation, and no
+  // simulator behind a built-in provider's own host can answer for it
+  if (l.generationId.startsWith(SIM_GENERATION_PREFIX) && onBuiltInHost(provider.baseUrl)) {
+    return { kind: 'give_up', why: `${ref.provider}: generation ${l.generationId} was made by AQVEN's simulator, not by ${new URL(provider.baseUrl).host}` };
+  }
   const key = provider.apiKeyEnv && Object.hasOwn(o.env, provider.apiKeyEnv) ? o.env[provider.apiKeyEnv] : undefined;
   const url = `${joinUrl(provider.baseUrl, 'generation')}?id=${encodeURIComponent(l.generationId)}`;
   let res: Response;

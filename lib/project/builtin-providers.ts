@@ -45,6 +45,17 @@ const BUILT_INS: Record<string, BuiltIn> = {
 
 export const BUILT_IN_PROVIDER_NAMES = Object.keys(BUILT_INS);
 
+const BUILT_IN_HOSTS = new Set(Object.values(BUILT_INS).map((b) => new URL(b.baseUrl).host));
+
+/** The URL is on a built-in provider's own host (openrouter.ai, api.openai.com, …): a real provider, never a simulator. */
+export function onBuiltInHost(url: string): boolean {
+  try {
+    return BUILT_IN_HOSTS.has(new URL(url).host);
+  } catch {
+    return false;
+  }
+}
+
 export function builtInProviderBase(name: string): BuiltIn | undefined {
   return Object.hasOwn(BUILT_INS, name) ? BUILT_INS[name] : undefined;
 }

@@ -90,6 +90,26 @@ describe.each(DIALECTS)('the lookups of a simulated run end with its command, on
     expect(await lookups(t.db, now.runId)).toEqual(['pending']); // its own: asked, not ready yet
   });
 
+  it("a real process gives a simulator's leftover up at once on a real provider's host, and still asks a simulator standing in through base_url", async () => {
+    // a simulated dashboard stopped with this lookup pending: a process with the real providers comes next
+    const left = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'a stopped dashboard');
+    const asked: string[] = [];
+    const fetch = async (url: string | URL | Request) => (asked.push(String(url)), new Response('{}', { status: 404 }));
+    const real = { ...left.providers, openrouter: { ...left.providers.openrouter!, baseUrl: 'https://openrouter.ai/api/v1' } };
+    const pass = await lookUpUsage(t.db, { providers: real, env: left.env, runId: left.runId, fetch });
+    expect(pass).toMatchObject({ looked: 1, gaveUp: 1, pending: 0 });
+    expect(asked).toEqual([]); // openrouter.ai was never asked about an id it did not make
+    expect(pass.notes.join('\n')).toMatch(/generation gen-sim-[0-9a-f]{8}-\d+ was made by AQVEN's simulator, not by openrouter\.ai/);
+    expect(await lookups(t.db, left.runId)).toEqual(['gave_up']);
+
+    // a project whose provider is the simulator (base_url): its generations are asked there, as any provider's
+    const standIn = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'a simulator as the provider');
+    const again = await lookUpUsage(t.db, { providers: standIn.providers, env: standIn.env, runId: standIn.runId, fetch });
+    expect(again).toMatchObject({ looked: 1, gaveUp: 0, pending: 1 });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('/generation?id=gen-sim-');
+  });
+
   it('a run on real providers keeps its pending lookup for a later pass', async () => {
     const real = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'real');
     expect(await lookUpRunNow(t.db, { ...real, simulated: false })).toMatchObject({ looked: 1, gaveUp: 0, pending: 1 });
