@@ -96,7 +96,8 @@ describe.each(DIALECTS)('run leases on %s', (dialect) => {
     await s.insertRun({ id: r, project: 'p', flow: 'f', input: {}, startedAt: T0, lease: newLease(r, T0), onLost: (e) => lost.push(e) });
     // the lease expires unrenewed (a frozen process) and a worker takes the run over
     const theirs = await takeOver(other, { runId: r, fence: 1 }, T0 + LEASE_TTL_MS + 1, 'worker-2');
-    expect(theirs).toEqual({ runId: r, owner: 'worker-2', fence: 2, expiresAt: T0 + 2 * LEASE_TTL_MS + 1 });
+    // the dead owner was last seen at its insert (never renewed)
+    expect(theirs).toEqual({ runId: r, owner: 'worker-2', fence: 2, expiresAt: T0 + 2 * LEASE_TTL_MS + 1, lastSeenAt: T0 });
     // the old owner wakes up and writes with its stale token: refused, nothing written
     s.insertNode({ id: `${r}-late`, runId: r, nodeId: 'n', agent: 'a', turn: 1, ord: 0, status: 'running', policy: null, startedAt: T0 });
     const finished = s.finishRun({ id: r, status: 'succeeded', output: { x: 1 }, error: null, turns: 1, usage, finishedAt: T0 + 1 });

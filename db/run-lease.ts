@@ -36,6 +36,24 @@ export interface ExpiredLease {
   owner: string | null;
   fence: number;
   expiresAt: number | null;
+  /** the owner's last renewal (`heartbeat_at`): the last time it was known alive; null for a row from before leases */
+  lastSeenAt: number | null;
+}
+
+/**
+ * When a dead owner's unfinished work ended, as far as anyone can tell: its last heartbeat, not the
+ * time a sweep or a take-over found it (which may come hours later, when a command next opens the
+ * database) — never before the thing's own start, nor after `now`.
+ */
+export function cutOffAt(lastSeenAt: number | null, now: number, startedAt?: number | null): number {
+  const seen = lastSeenAt === null ? now : Math.min(lastSeenAt, now);
+  return startedAt === null || startedAt === undefined ? seen : Math.max(seen, Math.min(startedAt, now));
+}
+
+/** A lease won from a dead owner (`takeOver`), with when that owner was last seen alive. */
+export interface TakenOver extends Lease {
+  /** the previous owner's last heartbeat; null for a row from before leases */
+  lastSeenAt: number | null;
 }
 
 /** The run is no longer ours: its lease expired and another process swept or took it over. */
@@ -96,7 +114,7 @@ export async function holdsLease(db: Db, lease: Pick<Lease, 'runId' | 'owner' | 
 export async function expiredLeases(db: Db, now: number, except: ReadonlySet<string> = new Set()): Promise<ExpiredLease[]> {
   const { runs: r } = db.t;
   const rows = await db.q
-    .select({ runId: r.id, owner: r.owner, fence: r.fence, expiresAt: r.leaseExpiresAt })
+    .select({ runId: r.id, owner: r.owner, fence: r.fence, expiresAt: r.leaseExpiresAt, lastSeenAt: r.heartbeatAt })
     .from(r)
     .where(and(eq(r.status, 'running'), expiredBefore(r, now)));
   return rows.filter((x) => !except.has(x.runId));
@@ -108,15 +126,17 @@ export async function expiredLeases(db: Db, now: number, except: ReadonlySet<str
  * refused from here on. SQLite's sweep marks the run interrupted instead (db/client.ts,
  * sweepExpiredRuns); a worker takes it over and resumes it (lib/queue/take-over.ts).
  */
-export async function takeOver(db: Db, run: Pick<ExpiredLease, 'runId' | 'fence'>, now: number, owner = PROCESS_OWNER, q: Orm = db.q): Promise<Lease | null> {
+export async function takeOver(db: Db, run: Pick<ExpiredLease, 'runId' | 'fence'>, now: number, owner = PROCESS_OWNER, q: Orm = db.q): Promise<TakenOver | null> {
   const { runs: r } = db.t;
   const expiresAt = now + LEASE_TTL_MS;
+  // the dead owner's last heartbeat, read before the claim overwrites it (in the caller's transaction)
+  const [before] = await q.select({ at: r.heartbeatAt }).from(r).where(and(eq(r.id, run.runId), eq(r.fence, run.fence)));
   const done = await q
     .update(r)
     .set({ owner, fence: sql`${r.fence} + 1`, heartbeatAt: now, leaseExpiresAt: expiresAt, pid: process.pid })
     .where(and(eq(r.id, run.runId), eq(r.fence, run.fence), eq(r.status, 'running'), expiredBefore(r, now)))
     .returning({ id: r.id });
-  return done.length === 1 ? { runId: run.runId, owner, fence: run.fence + 1, expiresAt } : null;
+  return done.length === 1 ? { runId: run.runId, owner, fence: run.fence + 1, expiresAt, lastSeenAt: before?.at ?? null } : null;
 }
 
 interface Held {

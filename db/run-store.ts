@@ -23,7 +23,7 @@ import { and, asc, eq, exists, inArray, isNull, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { AttemptRecord, ClusterPauses, NodePolicy, PauseOrigin, TryRecord, UsageTotals } from '@/lib/engine/types';
 import { clusterGate } from './cluster-gate';
-import { LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, releaseLease, type Lease } from './run-lease';
+import { cutOffAt, LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, releaseLease, type Lease } from './run-lease';
 import { INTERRUPTED_ATTEMPT_ERROR } from './interrupted-error';
 import { indexPendingSearchDocs } from './search-index';
 import { asStorageError } from './storage-error';
@@ -972,16 +972,17 @@ export function runStore(db: Db): RunStore {
 
 /**
  * Closes the attempts a dead process cut off in run `runId` (DESIGN: Storage): each never got an
- * outcome; it is marked discarded (it produced no output) with the interrupted error and `now` as
- * its end, its usage as recorded kept, and its streamed text — the stream_chunks rows, redacted as
+ * outcome; it is marked discarded (it produced no output) with the interrupted error and the dead
+ * owner's last heartbeat as its end (`cutOffAt`: `lastSeenAt`, not `now`, never before its start),
+ * its usage as recorded kept, and its streamed text — the stream_chunks rows, redacted as
  * they were written, after any text a version before them stored in streamed_text, raw — joined,
  * redacted, capped and put in streamed_text; the rows go. Runs inside the caller's transaction
  * (`q`): the sweep that marks a run interrupted (SQLite) and a worker's take-over (PostgreSQL).
  */
-export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, now: number): Promise<number> {
+export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, lastSeenAt: number | null, now: number): Promise<number> {
   const { attempts, streamChunks } = db.t;
   const cut = await q
-    .select({ id: attempts.id, text: attempts.streamedText })
+    .select({ id: attempts.id, text: attempts.streamedText, startedAt: attempts.startedAt })
     .from(attempts)
     .where(and(eq(attempts.runId, runId), isNull(attempts.outcome), isNull(attempts.finishedAt)));
   const why = INTERRUPTED_ATTEMPT_ERROR;
@@ -990,7 +991,7 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, now: nu
     const text = (a.text ?? '') + chunks.map((r) => r.text).join('');
     await q
       .update(attempts)
-      .set({ streamedText: text ? capFailureText(redact(text)) : null, discarded: true, errorKind: why.kind, errorMessage: why.message, finishedAt: now })
+      .set({ streamedText: text ? capFailureText(redact(text)) : null, discarded: true, errorKind: why.kind, errorMessage: why.message, finishedAt: cutOffAt(lastSeenAt, now, a.startedAt) })
       .where(eq(attempts.id, a.id));
     await q.delete(streamChunks).where(eq(streamChunks.attemptId, a.id));
   }
@@ -999,11 +1000,12 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, now: nu
 
 /**
  * Fails the nodes of run `runId` still running or pending when its process died (the sweep,
- * markInterrupted), with `error` and `now` as their end: each signed, its text searchable and —
+ * markInterrupted), with `error` and the dead owner's last heartbeat as their end (`cutOffAt`,
+ * never before a node's start): each signed, its text searchable and —
  * in a `flow` run — counted in node_daily and failure_daily, as a node failed by its own run is.
  * Runs inside the caller's transaction (`q`).
  */
-export async function failCutOffNodes(db: Db, q: Orm, runId: string, error: { code: string; message: string; hint: string }, now: number): Promise<number> {
+export async function failCutOffNodes(db: Db, q: Orm, runId: string, error: { code: string; message: string; hint: string }, lastSeenAt: number | null, now: number): Promise<number> {
   const { nodeRuns, runs, searchDocs } = db.t;
   const open = await q
     .select({ id: nodeRuns.id, agent: nodeRuns.agent, startedAt: nodeRuns.startedAt, costUsd: nodeRuns.costUsd })
@@ -1014,13 +1016,14 @@ export async function failCutOffNodes(db: Db, q: Orm, runId: string, error: { co
   const sums = new DailySums();
   for (const n of open) {
     const sig = nodeSignature(n.agent, error);
+    const end = cutOffAt(lastSeenAt, now, n.startedAt);
     await q
       .update(nodeRuns)
-      .set({ status: 'failed', errorCode: error.code, errorMessage: error.message, hint: error.hint, finishedAt: now, failureSig: sig.sig })
+      .set({ status: 'failed', errorCode: error.code, errorMessage: error.message, hint: error.hint, finishedAt: end, failureSig: sig.sig })
       .where(eq(nodeRuns.id, n.id));
-    await q.insert(searchDocs).values({ runId, nodeRunId: n.id, field: 'error', body: capSearchBody(error.message), at: now });
+    await q.insert(searchDocs).values({ runId, nodeRunId: n.id, field: 'error', body: capSearchBody(error.message), at: end });
     if (run?.kind !== 'flow') continue;
-    const at = n.startedAt ?? now;
+    const at = n.startedAt ?? end;
     sums.node(n.agent, 'failed', at, n.startedAt);
     sums.failure({ sig, level: 'node', agent: n.agent, model: '', code: error.code, costUsd: n.costUsd, at });
   }

@@ -38,7 +38,7 @@ export async function takeOverRun(o: TakeOverOptions): Promise<StartedRun | null
   const now = o.now ?? o.clock?.now() ?? Date.now();
   const lease = await transaction(db, async (q) => {
     const won = await takeOver(db, { runId, fence: o.fence }, now, o.owner, q);
-    if (won) await closeCutOffAttempts(db, q, runId, now);
+    if (won) await closeCutOffAttempts(db, q, runId, won.lastSeenAt, now);
     return won;
   });
   if (!lease) return null;

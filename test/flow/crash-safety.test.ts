@@ -5,7 +5,6 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { closeDb, markInterrupted, openDb } from '@/db/client';
 import { INTERRUPTED_ATTEMPT_ERROR, INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
-import { LEASE_TTL_MS } from '@/db/run-lease';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { copyShowcase } from '../helpers/showcase';
 import { until } from '../helpers/until';
@@ -47,20 +46,29 @@ describe('crash safety', () => {
       { seq: 3, outcome: 'ok', cause: 'invalid_output', action: 'repair' },
       { seq: 4, outcome: null, cause: null, action: null },
     ]);
-    const runId = raw.prepare(`SELECT id, status FROM runs`).get() as { id: string; status: string };
+    const runId = raw.prepare(`SELECT id, status, heartbeat_at AS lastSeen FROM runs`).get() as { id: string; status: string; lastSeen: number };
     expect(runId.status).toBe('running');
     raw.close();
 
     // the dead process's lease has not expired yet: the next start leaves the run alone...
     const db = openDb(dbPath);
     expect((await getRunRecord(db, runId.id))!.status).toBe('running');
-    // ...and the first sweep after it expired (the clock injected) marks the orphaned run interrupted
-    expect(await markInterrupted(db, Date.now() + LEASE_TTL_MS + 1)).toBe(1);
+    // ...and the first sweep after it expired (the clock injected: three hours later, as when the
+    // next command opens the database that afternoon) marks the orphaned run interrupted
+    const sweptAt = Date.now() + 3 * 3_600_000;
+    expect(await markInterrupted(db, sweptAt)).toBe(1);
     const rec = (await getRunRecord(db, runId.id))!;
     expect(rec.status).toBe('interrupted');
     expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: INTERRUPTED_NODE_ERROR });
     // the attempt the crash cut off is closed with the reason, and has no outcome
     expect(rec.nodes[0]!.attempts[3]).toMatchObject({ seq: 4, outcome: null, error: INTERRUPTED_ATTEMPT_ERROR });
+    // dated when the dead process was last seen alive (its heartbeat), not when the sweep found it
+    // — never before each one's own start
+    expect(new Date(rec.finishedAt!).getTime()).toBe(runId.lastSeen);
+    const ends = db.$client.prepare(`SELECT 'node' AS what, started_at AS s, finished_at AS f FROM node_runs UNION ALL SELECT 'attempt', started_at, finished_at FROM attempts WHERE seq = 4`).all() as { what: string; s: number; f: number }[];
+    expect(ends.map((e) => e.what).sort()).toEqual(['attempt', 'node']);
+    for (const e of ends) expect(e.f).toBe(Math.max(runId.lastSeen, e.s));
+    expect(rec.nodes[0]!.attempts[3]!.latencyMs).toBeLessThan(60_000);
     expect(rec.nodes[0]!.attempts.filter((a) => a.outcome === 'ok')).toHaveLength(3);
     await closeDb(dbPath);
   });

@@ -118,6 +118,8 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
       [2, 'ok', false],
     ]);
     expect(critique.attempts[0]!.error).toMatchObject({ kind: INTERRUPTED_ATTEMPT_ERROR.kind, message: INTERRUPTED_ATTEMPT_ERROR.message });
+    // it ended when its worker was last seen alive, not at the take-over a lease's length later
+    expect(critique.attempts[0]!.latencyMs).toBeLessThan(LEASE_TTL_MS);
     const asked = sim.requests().filter((r) => lastUser(r).includes('Critique this answer'));
     expect(asked).toHaveLength(2);
     expect(messagesOf(asked[1]!)).toEqual(messagesOf(asked[0]!));
