@@ -7,6 +7,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { parseRetryAfter } from '@/lib/engine/retry-after';
 import { PROVIDER_DEFAULTS } from '@/lib/project/builtin-providers';
 import { MODEL } from './workloads';
 import { oneNodeProject } from '../one-node-project';
@@ -120,12 +121,12 @@ export function ruleFloorCall(baseUrl: string, cap: number): OneCall {
   const url = new URL(`${baseUrl}/chat/completions`);
   const body = (call: number) => JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: prompt(call) }] });
   const post = (call: number) =>
-    new Promise<{ status: number; retryAfterS: number; text: string }>((resolve, reject) => {
+    new Promise<{ status: number; retryAfterMs: number; text: string }>((resolve, reject) => {
       const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' } }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfterS: Number(res.headers['retry-after'] ?? 0), text }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfterMs: parseRetryAfter(res.headers['retry-after'], Date.now()) ?? 0, text }));
         res.on('error', reject);
       });
       req.on('error', reject);
@@ -138,14 +139,15 @@ export function ruleFloorCall(baseUrl: string, cap: number): OneCall {
   let probeOver = () => {};
   let active = 0;
   const slots: (() => void)[] = [];
+  /** hands the slot to the next call queued for one, else frees it */
+  const free = () => {
+    const next = slots.shift();
+    if (next) next();
+    else active--;
+  };
   return async (call) => {
     for (;;) {
       let probing = false;
-      const free = () => {
-        const next = slots.shift();
-        if (next) next();
-        else active--;
-      };
       for (;;) {
         const left = pausedUntil - Date.now();
         if (left > 0) await new Promise((r) => setTimeout(r, left));
@@ -179,7 +181,7 @@ export function ruleFloorCall(baseUrl: string, cap: number): OneCall {
       }
       // as AQVEN's gate: a 429 to a request sent before the pause in force began is that limit told again
       if (r.status === 429 && !(sentAt <= pauseBegan && Date.now() < pausedUntil)) {
-        pausedUntil = Math.max(pausedUntil, Date.now() + r.retryAfterS * 1000);
+        pausedUntil = Math.max(pausedUntil, Date.now() + r.retryAfterMs);
         pauseBegan = Date.now();
       }
       probeNeeded ||= r.status === 429;

@@ -1,5 +1,6 @@
 // What each workload reports, computed from the fake's request log (what was sent and answered)
 // and the contender's per-call results (what its caller got). Pure functions, tested.
+import { parseRetryAfter } from '@/lib/engine/retry-after';
 import type { KeyedLogEntry } from '@/lib/sim/workload';
 import type { CallResult } from './contender';
 import { BAD_KINDS, billedTokens, GOOD, type AnswerKind } from './workloads';
@@ -157,11 +158,9 @@ export interface W3Figures {
   pausedMs: number;
 }
 
-/** The retry-after a logged answer asked for, ms; 0 when it asked none. */
+/** The retry-after a logged answer asked for, ms (the engine's parser); 0 when it asked none. */
 function retryAfterMs(e: KeyedLogEntry): number {
-  const headers = (e.step as { headers?: Record<string, string> }).headers;
-  const s = Number(headers?.['retry-after']);
-  return Number.isFinite(s) && s > 0 ? s * 1000 : 0;
+  return parseRetryAfter((e.step as { headers?: Record<string, string> }).headers?.['retry-after'], e.epochMs) ?? 0;
 }
 
 /** The union of the 429s' retry-after windows [arrival, arrival + retry-after), clipped to [0, wallMs]. */

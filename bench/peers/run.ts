@@ -29,6 +29,8 @@ const AQVEN_MAX_CONCURRENCY = PROVIDER_DEFAULTS.maxConcurrency;
 export const FAULT_CONTENDERS: ContenderKind[] = ['ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven-recorded'];
 /** W1 alone: a bare client doing only AQVEN's rate-limit rule (contender.ts, ruleFloorCall), the least that rule costs */
 export const W1_FLOOR: ContenderKind = 'rule-floor';
+/** every contender of W1–W3 (the floor plays W1 only): what `--only` may name */
+const W1_W3_CONTENDERS: ContenderKind[] = [...FAULT_CONTENDERS, W1_FLOOR];
 export const W4_CONTENDERS: ContenderKind[] = ['fetch', 'ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven', 'aqven-recorded'];
 
 interface Contender {
@@ -128,6 +130,14 @@ async function prepare(kind: ContenderKind, w: Workload): Promise<Prepared> {
   };
 }
 
+/** One repetition's W1 figures, as the progress lines print them. */
+function w1Line(f: W1Figures): string {
+  return (
+    `W1 ${f.requests} req, ${f.rateLimited} 429, first ok ${Math.round(f.firstOkMs)} ms, last request ${Math.round(f.lastRequestMs)} ms, ` +
+    `last done ${Math.round(f.lastDoneMs)} ms (×${f.ratioToOptimum.toFixed(3)}), ${f.failures} failed, ${f.pauseViolations} beyond one per pause`
+  );
+}
+
 /** `fn` over `items`, at most `limit` at a time, results in order. */
 async function pool<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -202,7 +212,7 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
   for (let rep = 0; rep < (opts.w4Only ? 0 : reps); rep++) {
     // a different order each repetition: no contender always runs first on a cold machine
     // the W1 floor plays W1 alone, in the same rotation
-    const kinds = opts.only ?? [...FAULT_CONTENDERS, W1_FLOOR];
+    const kinds = opts.only ?? W1_W3_CONTENDERS;
     const plan = rotate(kinds, rep).flatMap((kind) => (kind === W1_FLOOR ? [w1(sizes.w1)] : [w1(sizes.w1), w2(sizes.w2), w3(sizes.w3)]).map((w) => ({ kind, w })));
     const ready = await pool(plan, 4, ({ kind, w }) => prepare(kind, w));
     try {
@@ -212,18 +222,14 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
         // the fake's W1 log, request by request: ms after the first, call/answer, ! for a 429
         if (opts.only && p.w.name === 'w1') log(`${k} W1: ${fakeLog.map((e) => `${e.at.toFixed(1)} ${e.call}/${e.answer}${e.step.kind === 'ok' ? '' : '!'}`).join(', ')}`);
         if (p.w.name === 'w1') (w1Reps[k] ??= []).push(w1Figures(fakeLog, result.calls, p.w.kindOf, { startedAt, rttMs: rtt, rule: rule(k) }));
-        if (k === W1_FLOOR) {
-          const f = w1Reps[k]!.at(-1)!;
-          log(`rep ${rep + 1} ${k}: W1 ${f.requests} req, first ok ${Math.round(f.firstOkMs)} ms, last request ${Math.round(f.lastRequestMs)} ms, last done ${Math.round(f.lastDoneMs)} ms (×${f.ratioToOptimum.toFixed(3)}), ${f.pauseViolations} beyond one per pause`);
-        }
+        if (k === W1_FLOOR) log(`rep ${rep + 1} ${k}: ${w1Line(w1Reps[k]!.at(-1)!)}`);
         if (p.w.name === 'w2') (w2Reps[k] ??= []).push(w2Figures(fakeLog, result.calls, p.w.kindOf));
         if (p.w.name === 'w3') {
           (w3Reps[k] ??= []).push(w3Figures(fakeLog, result.calls, p.w.kindOf, result.wallMs));
           const f1 = w1Reps[k]!.at(-1)!;
           const f3 = w3Reps[k]!.at(-1)!;
           log(
-            `rep ${rep + 1} ${k}: W1 ${f1.requests} req, ${f1.rateLimited} 429, first ok ${Math.round(f1.firstOkMs)} ms, last request ${Math.round(f1.lastRequestMs)} ms, ` +
-              `last done ${Math.round(f1.lastDoneMs)} ms (×${f1.ratioToOptimum.toFixed(3)}), ${f1.failures} failed, ${f1.pauseViolations} beyond one per pause; ` +
+            `rep ${rep + 1} ${k}: ${w1Line(f1)}; ` +
               `W2 ${w2Reps[k]!.at(-1)!.badAccepted} bad accepted; W3 ${f3.successes} ok in ${Math.round(f3.wallMs)} ms (${Math.round(f3.pausedMs)} ms of it inside 429 pauses), ${f3.requestsPerSuccess.toFixed(3)} req/ok, tokens ${f3.visibleTokens}/${f3.billedTokens} visible`,
           );
         }
@@ -311,13 +317,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const repsAt = args.indexOf('--reps');
   const onlyAt = args.indexOf('--only');
   const profAt = args.indexOf('--cpu-prof');
-  const unknown = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').filter((k) => ![...FAULT_CONTENDERS, W1_FLOOR].includes(k as ContenderKind)) : [];
+  const unknown = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').filter((k) => !W1_W3_CONTENDERS.includes(k as ContenderKind)) : [];
   if (profAt >= 0 && !(args[profAt + 1] ?? '').trim()) {
     console.error('--cpu-prof: name the folder the contenders write their CPU profiles into');
     process.exit(2);
   }
   if (unknown.length) {
-    console.error(`--only: unknown contender ${unknown.map((k) => `"${k}"`).join(', ')}; one or more of ${[...FAULT_CONTENDERS, W1_FLOOR].join(', ')}, comma-separated`);
+    console.error(`--only: unknown contender ${unknown.map((k) => `"${k}"`).join(', ')}; one or more of ${W1_W3_CONTENDERS.join(', ')}, comma-separated`);
     process.exit(2);
   }
   runPeersBench({ quick: args.includes('--quick'), reps: repsAt >= 0 ? Number(args[repsAt + 1]) : undefined, readme: !args.includes('--no-readme'), w4Only: args.includes('--w4-only'), only: onlyAt >= 0 ? (args[onlyAt + 1]!.split(',') as ContenderKind[]) : undefined, cpuProfDir: profAt >= 0 ? args[profAt + 1] : undefined }).then(

@@ -1,6 +1,7 @@
 // The peer benchmark's verdicts (each target from the same run: met or missed, never rounded up)
 // and the markdown table it writes into the README between the markers.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { PROVIDER_DEFAULTS } from '@/lib/project/builtin-providers';
 import { spread, type W1Figures, type W2Figures, type W3Figures } from './metrics';
 import { W1_WINDOW_MS } from './workloads';
 
@@ -62,9 +63,9 @@ function fmt(xs: number[], digits: number): string {
 }
 
 /** Per repetition: AQVEN's figure over the best peer's (`best` picks the best of the peers). */
-function ratios<T>(reps: Record<string, T[]>, pick: (f: T) => number, best: (xs: number[]) => number): number[] {
+function ratios<T>(reps: Record<string, T[]>, pick: (f: T) => number, best: (xs: number[]) => number, peerPick: (f: T) => number = pick): number[] {
   const mine = reps[AQVEN] ?? [];
-  return mine.map((f, i) => pick(f) / best(PEERS.map((p) => pick(reps[p]![i]!))));
+  return mine.map((f, i) => pick(f) / best(PEERS.map((p) => peerPick(reps[p]![i]!))));
 }
 
 export function evaluateTargets(r: PeersResult): Target[] {
@@ -106,8 +107,7 @@ export function evaluateTargets(r: PeersResult): Target[] {
   const wallOpenai = a3.map((f, i) => f.wallMs / r.w3['openai-parse']![i]!.wallMs);
   out.push({ workload: 'W3', target: "wall time ≤ the best peer's", value: `×${fmt(wall, 2)} the best peer, ×${fmt(wallOpenai, 2)} \`openai@6\``, met: med(wall) <= 1 });
   // the seed page's pause (every other call of the model waits out a 429's retry-after) taken out: what is left is AQVEN's own cost
-  const best = (i: number) => Math.min(...PEERS.map((p) => r.w3[p]![i]!.wallMs));
-  const openRatio = a3.map((f, i) => (f.wallMs - f.pausedMs) / best(i));
+  const openRatio = ratios(r.w3, (f) => f.wallMs - f.pausedMs, (xs) => Math.min(...xs), (f) => f.wallMs);
   out.push({
     workload: 'W3',
     target: "wall time outside the seed page's 429 pauses ≤ the best peer's wall time",
@@ -136,7 +136,7 @@ function floorLine(r: PeersResult): string[] {
   const f = r.w1[FLOOR];
   if (!f?.length) return [];
   return [
-    `W1's floor: a bare \`node:http\` client doing only AQVEN's rate-limit rule — every call waits out the model's pause, one probe after it, then the rest at once, at most 16 in flight; ` +
+    `W1's floor: a bare \`node:http\` client doing only AQVEN's rate-limit rule — every call waits out the model's pause, one probe after it, then the rest at once, at most ${PROVIDER_DEFAULTS.maxConcurrency} in flight; ` +
       `no validation, nothing recorded — had its first answer ok ${fmt(f.map((x) => x.firstOkMs), 0)} ms after the first request, sent its last request at ${fmt(f.map((x) => x.lastRequestMs), 0)} ms ` +
       `and finished at ${fmt(f.map((x) => x.lastDoneMs), 0)} ms: ×${fmt(f.map((x) => x.ratioToOptimum), 3)} the optimum, with ${fmt(f.map((x) => x.requests), 0)} requests.`,
     '',

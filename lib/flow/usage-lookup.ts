@@ -52,7 +52,7 @@ export interface LookUpOptions {
 }
 
 export interface LookupPass {
-  /** lookups this pass made (claimed and asked) */
+  /** lookups this pass made (claimed, then asked — or given up unasked: a simulator's id on a real provider's host) */
   looked: number;
   found: number;
   /** what was found, summed */
