@@ -19,7 +19,9 @@ export class FlowsPage {
     return this.form(flow).getByTestId('field-error');
   }
 
+  /** Types the input once React has the form: text typed while it hydrates can land beside the example. */
   async start(flow: string, input: unknown) {
+    await this.form(flow).and(this.page.locator('[data-hydrated]')).waitFor();
     await this.input(flow).fill(typeof input === 'string' ? input : JSON.stringify(input));
     await this.form(flow).getByRole('button', { name: `Run ${flow}` }).click();
   }
