@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { Nav } from '@/components/ui/nav';
 import { QueryProvider } from '@/components/ui/query-provider';
+import { HydrationMark } from '@/components/ui/hydration-mark';
 import { UserMenu } from '@/components/auth/user-menu';
 import { viewer } from '@/lib/server/access';
 import { dashboardContext } from '@/lib/server/context';
@@ -31,6 +32,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             {caller?.kind === 'user' ? <UserMenu name={caller.name!} role={caller.role} /> : null}
           </header>
           <main className="page">{children}</main>
+          <HydrationMark />
         </QueryProvider>
       </body>
     </html>

@@ -7,6 +7,7 @@ import { expect, test, type APIRequestContext } from '@playwright/test';
 import { EDITOR, PASSWORD, VIEWER, aqven, createToken, ensureUser, signIn } from './accounts';
 import { e2eProjectDir } from './project-dir';
 import { E2E_ORIGIN, waitForRun } from './sim';
+import { openPage } from './pages/open';
 
 const SIGNED_OUT = { cookies: [], origins: [] };
 const RUN = { flow: 'triage', input: { ticket: 'access: started by a token' } };
@@ -16,7 +17,7 @@ test.describe('signed out', () => {
 
   test('every page sends to the login page, every route handler answers 401', async ({ page, request }) => {
     for (const path of ['/', '/runs', '/runs/no-such-run', '/flows', '/agents', '/agents/classifier', '/providers', '/account']) {
-      await page.goto(path);
+      await openPage(page, path);
       await expect(page, path).toHaveURL(/\/login(\?next=|$)/);
       // the login page is asked to come back to the page ("/" is the runs page)
       expect(new URL(page.url()).searchParams.get('next'), path).toBe(path === '/' ? '/runs' : path);
@@ -40,7 +41,7 @@ test.describe('signed out', () => {
   });
 
   test('sign in, see who you are, sign out', async ({ page }) => {
-    await page.goto('/login');
+    await openPage(page, '/login');
     await page.getByLabel('Name').fill(EDITOR);
     await page.getByLabel('Password').fill('not the password at all');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -57,7 +58,7 @@ test.describe('signed out', () => {
     // seen signing out: `aqven user list` keeps it though the session is gone
     const listed = JSON.parse(aqven(['user', 'list', '--json'])) as { name: string; lastSeenAt: string | null }[];
     expect(Date.parse(listed.find((u) => u.name === EDITOR)!.lastSeenAt!)).toBeGreaterThanOrEqual(beforeSignOut);
-    await page.goto('/flows');
+    await openPage(page, '/flows');
     await expect(page).toHaveURL(/\/login\?next=%2Fflows$/);
 
     // signing in comes back to the page asked for
@@ -74,7 +75,7 @@ test.describe('a password', () => {
   test('is changed on the Account page; the old one no longer signs in', async ({ page }) => {
     ensureUser('e2e-changer', 'viewer');
     await signIn(page, 'e2e-changer');
-    await page.goto('/account');
+    await openPage(page, '/account');
     await expect(page.getByTestId('account-role')).toHaveText('viewer');
     const NEW = 'a brand new passphrase';
     await page.getByLabel('Current password').fill('wrong current password');
@@ -108,13 +109,13 @@ test.describe('a viewer', () => {
     // no button that leads to a form a viewer may not use
     await expect(page.getByRole('link', { name: 'Start a run' })).toHaveCount(0);
 
-    await page.goto('/flows');
+    await openPage(page, '/flows');
     await expect(page.getByTestId('start-run-form')).toHaveCount(0);
     await expect(page.getByTestId('read-only').first()).toBeVisible();
 
     const file = join(e2eProjectDir(), 'agents', 'classifier.yaml');
     const before = readFileSync(file, 'utf8');
-    await page.goto('/agents/classifier');
+    await openPage(page, '/agents/classifier');
     await expect(page.getByRole('button', { name: 'Save policy' })).toHaveCount(0);
     await expect(page.getByLabel('Retries', { exact: true })).toBeDisabled();
 

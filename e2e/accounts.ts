@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import type { Page } from '@playwright/test';
 import { expect } from '@playwright/test';
 import { e2eProjectDir } from './project-dir';
+import { openPage } from './pages/open';
 
 export const PASSWORD = 'e2e password, long enough';
 export const EDITOR = 'e2e-editor';
@@ -35,7 +36,7 @@ export function createToken(name: string, role: 'viewer' | 'editor' | 'admin'): 
 
 /** Signs in through the login form and waits for the runs page. */
 export async function signIn(page: Page, name: string, password = PASSWORD): Promise<void> {
-  await page.goto('/login');
+  await openPage(page, '/login');
   await page.getByLabel('Name').fill(name);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();

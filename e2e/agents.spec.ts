@@ -8,6 +8,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { AgentPage } from './pages/agent-page';
 import { e2eProjectDir } from './project-dir';
 import { GEMINI, runToEnd } from './sim';
+import { openPage } from './pages/open';
 
 const writerFile = () => join(e2eProjectDir(), 'agents', 'writer.yaml');
 let shipped: string | null = null;
@@ -28,12 +29,6 @@ async function glyphLeft(row: Locator, at: number): Promise<number> {
   }, at);
 }
 
-/** The agent's page, hydrated: a click before React takes the form over would be lost. */
-async function open(agent: AgentPage, name: string) {
-  await agent.goto(name);
-  await agent.page.waitForLoadState('networkidle');
-}
-
 /** A save's answer; it may queue behind the what-if estimate (the page's server actions run one at a time). */
 async function saved(agent: AgentPage) {
   await expect(agent.saveStatus()).toHaveText(/Saved as revision \d+/, { timeout: 30_000 });
@@ -52,7 +47,7 @@ test('adding the first fallback model through the form leaves every other line o
   expect(shipped.split('\n').some((l) => l.length > 80)).toBe(true);
 
   const agent = new AgentPage(page);
-  await open(agent, 'writer');
+  await agent.goto('writer');
   await expect(agent.fallbackModels()).toHaveCount(0);
   await page.getByRole('button', { name: '+ Add fallback model' }).click();
   await agent.fallbackModels().first().fill(`openrouter:${GEMINI}`);
@@ -67,7 +62,7 @@ test('adding the first fallback model through the form leaves every other line o
   await expect(diff.locator('.d-line[data-kind="del"]')).toHaveCount(0);
 
   // and back: removing the last fallback model gives the file as shipped, byte for byte
-  await open(agent, 'writer');
+  await agent.goto('writer');
   await agent.removeAllFallbackModels();
   await agent.save();
   await saved(agent);
@@ -78,7 +73,7 @@ test('the revision diff keeps the indentation of the lines after a change', asyn
   shipped = readFileSync(writerFile(), 'utf8');
   expect(shipped).toMatch(/^output:\n {2}strict: false\n {2}retries: 1\n/m);
   const agent = new AgentPage(page);
-  await open(agent, 'writer');
+  await agent.goto('writer');
   await agent.field('Strict').check();
   await expect(agent.field('Strict')).toBeChecked();
   await agent.save();
@@ -97,7 +92,7 @@ test('the revision diff keeps the indentation of the lines after a change', asyn
   expect(r).toBeGreaterThan(o + 10);
   expect(Math.abs(r - s)).toBeLessThan(1);
 
-  await open(agent, 'writer');
+  await agent.goto('writer');
   await agent.field('Strict').uncheck();
   await expect(agent.field('Strict')).not.toBeChecked();
   await agent.save();
@@ -110,13 +105,13 @@ test('the charts show the agent’s days with a mark on the day its policy was s
   await runToEnd(request, 'triage', { ticket: `agents spec ${Date.now()}: my invoice is wrong` });
   shipped = readFileSync(writerFile(), 'utf8');
   const agent = new AgentPage(page);
-  await open(agent, 'writer');
+  await agent.goto('writer');
   await agent.field('Retries').fill('2');
   await agent.save();
   await saved(agent);
   const revision = Number(await agent.revisions().first().getAttribute('data-revision'));
 
-  await open(agent, 'writer');
+  await agent.goto('writer');
   const outcomes = page.getByTestId('outcome-share-chart');
   const spend = page.getByTestId('dropped-spend-chart');
   await expect(outcomes.locator('figcaption')).toContainText(/\d+ attempts? over the last 30 days: \d+% ok/);
@@ -141,7 +136,7 @@ test('the charts show the agent’s days with a mark on the day its policy was s
 test('/agents and /agents/classifier fit a 1280 px screen and a 390 px phone', async ({ page }, testInfo) => {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
-    await page.goto('/agents');
+    await openPage(page, '/agents');
     await expect(page.getByTestId('agent-row')).not.toHaveCount(0);
     await fitsTheScreen(page, '/agents', width);
     // the table itself fits: nothing to scroll sideways inside it either
@@ -149,7 +144,7 @@ test('/agents and /agents/classifier fit a 1280 px screen and a 390 px phone', a
     expect(await table.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: testInfo.outputPath(`agents-${width}.png`), fullPage: true });
 
-    await page.goto('/agents/classifier');
+    await openPage(page, '/agents/classifier');
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     await expect(page.getByTestId('agent-charts')).toBeVisible();
     await fitsTheScreen(page, '/agents/classifier', width);

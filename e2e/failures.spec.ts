@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { RunsPage } from './pages/runs-page';
 import { E2E_ORIGIN, GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+import { openPage } from './pages/open';
 
 // Failure groups and the live run list. Works on a fresh showcase copy signed in and on a shared
 // dashboard with a history of its own: the spec finds its rows by a word only its runs carry.
@@ -13,7 +14,7 @@ const word = () => Array.from({ length: 10 }, () => 'ghjkmnpqrstvwxyz'[Math.floo
 async function shoot(page: Page, name: string, path: string, outputPath: (name: string) => string) {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
-    await page.goto(path);
+    await openPage(page, path);
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     const extra = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(extra, `${path} at ${width} px is wider than the screen by ${extra} px`).toBeLessThanOrEqual(0);
@@ -42,7 +43,7 @@ test('one agent failing the same way in several runs is one failure group, and i
   await runs.goto();
   for (const id of ids) await expect(runs.row(id)).toHaveAttribute('data-routed-around', '');
 
-  await page.goto('/failures');
+  await openPage(page, '/failures');
   await expect(page.getByRole('link', { name: 'Last 24 hours' })).toHaveAttribute('aria-current', 'page');
   const groups = page.getByTestId('failure-group').filter({ hasText: marker });
   // the primary model's failed attempts: one group, the classifier's, of the three runs (a run on a
@@ -63,10 +64,10 @@ test('one agent failing the same way in several runs is one failure group, and i
   await page.getByRole('form', { name: 'Failure filters' }).getByLabel('Agent').selectOption('classifier');
   await expect(page).toHaveURL(/agent=classifier/);
   await expect(groups.filter({ hasText: GEMINI }).and(page.locator('[data-level="attempt"]'))).toHaveCount(1);
-  await page.goto('/failures?window=7d&agent=writer');
+  await openPage(page, '/failures?window=7d&agent=writer');
   await expect(page.getByTestId('failure-group').filter({ hasText: marker })).toHaveCount(0);
 
-  await page.goto('/failures');
+  await openPage(page, '/failures');
   await newest.getByRole('link').click();
   await expect(page).toHaveURL(new RegExp(`/runs/${ids[2]}#attempt-classify-1$`));
   await expect(page.locator('[data-testid="node-row"][data-node="classify"]')).toHaveAttribute('data-status', 'failed');
@@ -121,7 +122,7 @@ test('an editor replays a whole failure group under the current files and sees h
   await resetScripts(request);
 
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto('/failures?agent=classifier');
+  await openPage(page, '/failures?agent=classifier');
   const group = page.getByTestId('failure-group').filter({ hasText: marker }).and(page.locator('[data-level="node"]'));
   await expect(group).toHaveCount(1);
   await group.getByTestId('replay-group-open').click();

@@ -9,6 +9,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { aqven } from './accounts';
 import { e2eProjectDir } from './project-dir';
 import { GEMINI, GPT } from './sim';
+import { openPage } from './pages/open';
 
 const FLASH_LITE = `openrouter:${GEMINI}`;
 const GPT_OSS = `openrouter:${GPT}`;
@@ -36,7 +37,7 @@ test('the agent page and /providers show what aqven limits measured, with the da
 
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
-    await page.goto('/agents/classifier');
+    await openPage(page, '/agents/classifier');
     const primary = card(page, FLASH_LITE);
     await expect(primary).toBeVisible();
     const figure = cell(primary, 'depth');
@@ -47,21 +48,21 @@ test('the agent page and /providers show what aqven limits measured, with the da
     await expect(card(page, GPT_OSS)).toContainText('fallback');
     await fitsTheScreen(page);
 
-    await page.goto('/providers');
+    await openPage(page, '/providers');
     await expect(cell(card(page, FLASH_LITE), 'depth')).toHaveAttribute('data-held', String(depth.lastHeld));
     await fitsTheScreen(page);
   }
 
   // the showcase's extractor runs a node 7 levels deep: past a depth that failed, the agent page says so
   if (existsSync(join(e2eProjectDir(), 'agents', 'extractor.yaml')) && depth.firstFailed !== null && depth.firstFailed <= 7) {
-    await page.goto('/agents/extractor');
+    await openPage(page, '/agents/extractor');
     await expect(page.locator('[data-testid="limit-warning"][data-node="catalogue"]')).toContainText('nests 7 levels deep');
     await expect(page.locator('[data-testid="limit-warning"][data-node="order"]')).toHaveCount(0);
   }
 
   // the levels measured, with their first-try rates, are one click away
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto('/agents/classifier');
+  await openPage(page, '/agents/classifier');
   const primary = card(page, FLASH_LITE);
   await primary.locator('details.limit-details > summary').click();
   const levels = primary.locator('[data-testid="limit-dimension"][data-dimension="depth"] [data-testid="limit-level"]');
@@ -71,7 +72,7 @@ test('the agent page and /providers show what aqven limits measured, with the da
 
 test('an editor starts a probe from the agent page and watches it to its end', async ({ page }) => {
   test.setTimeout(180_000);
-  await page.goto('/agents/classifier');
+  await openPage(page, '/agents/classifier');
   const primary = card(page, FLASH_LITE);
   await primary.getByTestId('limits-open').click();
   const form = primary.getByTestId('limits-form');

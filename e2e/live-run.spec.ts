@@ -4,6 +4,7 @@
 // need reads "not needed".
 import { expect, test } from '@playwright/test';
 import { E2E_ORIGIN, GEMINI, GPT, loadScripts, resetScripts, waitForRun } from './sim';
+import { openPage } from './pages/open';
 
 test.afterEach(async ({ request }) => resetScripts(request));
 
@@ -20,7 +21,7 @@ test('a running run shows its pending nodes and counts down the wait for the nex
   const { id } = (await res.json()) as { id: string };
 
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto(`/runs/${id}`);
+  await openPage(page, `/runs/${id}`);
   const node = (n: string) => page.locator(`[data-testid="node-row"][data-node="${n}"]`);
   const wait = node('classify').getByTestId('live-wait').first();
   await expect(wait).toHaveText(/^next try in \d+\.\d s$/, { timeout: 10_000 });

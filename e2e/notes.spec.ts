@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+import { openPage } from './pages/open';
 
 // Notes on a run page and its copy-link buttons. Works signed in (the suite's editor) and on an
 // open dashboard (no account): the note's author is whoever this page writes as.
@@ -33,7 +34,7 @@ test('a note is markdown shown safely; its author edits and deletes it; an overs
     void d.dismiss();
   });
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto(`/runs/${runId}`);
+  await openPage(page, `/runs/${runId}`);
 
   const thread = runThread(page);
   await expect(thread).toContainText('No notes on this run yet');
@@ -100,7 +101,7 @@ test('a copied link opens the page scrolled to the attempt, its node opened, the
   const runId = await twoAttemptRun(request);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto(`/runs/${runId}`);
+  await openPage(page, `/runs/${runId}`);
 
   const copy = attempt(page, 'classify', 2).getByTestId('copy-link');
   await copy.click();

@@ -4,6 +4,7 @@
 // both widths go with the test output.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+import { openPage } from './pages/open';
 
 test.afterEach(async ({ request }) => resetScripts(request));
 
@@ -39,7 +40,7 @@ test('the pages fit a 390 px phone with a usable timeline, and a 1280 px screen'
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
     for (const [name, path] of pages) {
-      await page.goto(path);
+      await openPage(page, path);
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
       await page.screenshot({ path: testInfo.outputPath(`${name}-${width}.png`), fullPage: true });
       expect(await scrollWidth(page), `${path} at ${width} px scrolls sideways`).toBeLessThanOrEqual(width);
@@ -48,7 +49,7 @@ test('the pages fit a 390 px phone with a usable timeline, and a 1280 px screen'
 
   // the run page on the phone: each track as wide as the node under which it sits, bars in it
   await page.setViewportSize({ width: 390, height: 900 });
-  await page.goto(`/runs/${run.id}`);
+  await openPage(page, `/runs/${run.id}`);
   const classify = page.locator('[data-testid="node-row"][data-node="classify"]');
   await expect(classify.getByTestId('attempt-bar')).toHaveCount(2);
   const track = (await boxes(classify.locator('.track')))[0]!;

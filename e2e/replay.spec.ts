@@ -5,6 +5,7 @@ import { shortRunId } from '../lib/shared/short-id';
 import { e2eProjectDir } from './project-dir';
 import { RunPage } from './pages/run-page';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+import { openPage } from './pages/open';
 
 const writerFile = () => join(e2eProjectDir(), 'agents', 'writer.yaml');
 let shipped: string | null = null;
@@ -24,7 +25,7 @@ test('a node that failed is replayed under the changed policy and now succeeds, 
   expect(original.status).toBe('failed');
 
   // the preview opened by the run's short id goes on to its full id, as the run page does
-  await page.goto(`/runs/${shortRunId(original.id)}/replay?node=draft`);
+  await openPage(page, `/runs/${shortRunId(original.id)}/replay?node=draft`);
   await expect(page).toHaveURL(new RegExp(`/runs/${original.id}/replay\\?node=draft$`), { timeout: 30_000 });
   await expect(page.getByTestId('replay-preview')).toBeVisible();
 

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+import { openPage } from './pages/open';
 
 test.afterEach(async ({ request }) => resetScripts(request));
 
@@ -13,7 +14,7 @@ test('every page fits a 1280 px screen and a 390 px phone', async ({ page, reque
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     for (const path of paths) {
-      await page.goto(path);
+      await openPage(page, path);
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
       const extra = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(extra, `${path} at ${width} px is wider than the screen by ${extra} px`).toBeLessThanOrEqual(0);

@@ -3,6 +3,7 @@ import { FlowsPage } from './pages/flows-page';
 import { RunPage } from './pages/run-page';
 import { GEMINI, GPT, loadScripts, resetScripts } from './sim';
 import { shortRunId } from '../lib/shared/short-id';
+import { openPage } from './pages/open';
 
 // Search from the top bar and short run ids. Works on a fresh history and on a long one: each test
 // finds its own run by words made for it.
@@ -38,7 +39,7 @@ test('a word of a run input or a node output, searched from the top bar, leads t
   await page.setViewportSize({ width: 1280, height: 900 });
   const runId = await startRun(page, `Where is my ${inWord} parcel?`);
 
-  await page.goto('/runs');
+  await openPage(page, '/runs');
   await searchFromTopBar(page, inWord.toUpperCase());
   const hits = page.getByTestId('search-hit');
   await expect(hits).toHaveCount(1);
@@ -88,7 +89,7 @@ test('a run opens by its short id, in the URL, the API and the search box', asyn
   const short = shortRunId(runId);
   expect(short).toBe(runId.slice(24, 32));
 
-  await page.goto(`/runs/${short}`);
+  await openPage(page, `/runs/${short}`);
   await expect(page).toHaveURL(`/runs/${runId}`);
   await expect(new RunPage(page).status()).toBeVisible();
   await expect(page.getByTestId('run-id').locator('strong')).toHaveText(short);

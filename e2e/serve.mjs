@@ -15,7 +15,9 @@ if (!process.env.E2E_SKIP_BUILD) {
   const b = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env });
   if (b.status !== 0) process.exit(b.status ?? 1);
 }
-const child = spawn('npx', ['next', 'start', '-H', '127.0.0.1', '-p', port], { stdio: 'inherit', env });
+// idle connections kept 2 min (Node's default is 5 s): a test's request context reuses one after a
+// pause of its own, and a reuse racing the server's close is an ECONNRESET
+const child = spawn('npx', ['next', 'start', '-H', '127.0.0.1', '-p', port, '--keepAliveTimeout', '120000'], { stdio: 'inherit', env });
 const stop = () => {
   child.kill('SIGTERM');
   rmSync(project, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 import { expect, test } from '@playwright/test';
+import { openPage } from './pages/open';
 
 test('the dashboard opens on runs and navigates to every section', async ({ page }) => {
-  await page.goto('/');
+  await openPage(page, '/');
   await expect(page).toHaveURL(/\/runs$/);
   await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
   await expect(page.getByTestId('sim-badge')).toHaveText('simulated providers');

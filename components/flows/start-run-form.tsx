@@ -3,7 +3,6 @@
 // server action checks it against the flow's input schema and answers with the field's error.
 import { useActionState, useState } from 'react';
 import { startRunAction } from '@/lib/actions/start-run';
-import { useHydrated } from '@/components/ui/hydrated';
 import { startRunFieldErrors, startRunFormSchema, type StartRunFormState } from '@/lib/forms/start-run';
 
 export function StartRunForm({ flow, example }: { flow: string; example: string }) {
@@ -14,15 +13,12 @@ export function StartRunForm({ flow, example }: { flow: string; example: string 
   // E_INPUT: the flow's input schema rejected a field; E_JSON: the text is not JSON
   const inputCode = !local && state.inputField ? 'E_INPUT' : 'E_JSON';
   const id = `input-${flow}`;
-  // data-hydrated: the form is React's (a script or a test waits for it before typing)
-  const hydrated = useHydrated();
   return (
     <form
       action={formAction}
       className="start-run"
       data-testid="start-run-form"
       data-flow={flow}
-      data-hydrated={hydrated ? '' : undefined}
       onSubmit={(e) => {
         const r = startRunFormSchema.safeParse({ flow, input });
         if (!r.success) {

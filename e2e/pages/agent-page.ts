@@ -1,10 +1,11 @@
 import type { Locator, Page } from '@playwright/test';
+import { openPage } from './open';
 
 export class AgentPage {
   constructor(readonly page: Page) {}
 
   async goto(name: string) {
-    await this.page.goto(`/agents/${name}`);
+    await openPage(this.page, `/agents/${name}`);
   }
 
   field(label: 'Model' | 'Retries' | 'On error' | 'On refusal' | 'On truncated' | 'Strict'): Locator {

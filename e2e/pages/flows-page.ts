@@ -1,10 +1,11 @@
 import type { Locator, Page } from '@playwright/test';
+import { openPage } from './open';
 
 export class FlowsPage {
   constructor(readonly page: Page) {}
 
   async goto() {
-    await this.page.goto('/flows');
+    await openPage(this.page, '/flows');
   }
 
   form(flow: string): Locator {
@@ -19,9 +20,7 @@ export class FlowsPage {
     return this.form(flow).getByTestId('field-error');
   }
 
-  /** Types the input once React has the form: text typed while it hydrates can land beside the example. */
   async start(flow: string, input: unknown) {
-    await this.form(flow).and(this.page.locator('[data-hydrated]')).waitFor();
     await this.input(flow).fill(typeof input === 'string' ? input : JSON.stringify(input));
     await this.form(flow).getByRole('button', { name: `Run ${flow}` }).click();
   }

@@ -1,10 +1,11 @@
 import type { Locator, Page } from '@playwright/test';
+import { openPage } from './open';
 
 export class ProvidersPage {
   constructor(readonly page: Page) {}
 
   async goto() {
-    await this.page.goto('/providers');
+    await openPage(this.page, '/providers');
   }
 
   /** the rate-limit pause of one model string, e.g. "openrouter:google/gemini-2.5-flash-lite" */

@@ -1,10 +1,11 @@
 import type { Locator, Page } from '@playwright/test';
+import { openPage } from './open';
 
 export class RunPage {
   constructor(readonly page: Page) {}
 
   async goto(runId: string) {
-    await this.page.goto(`/runs/${runId}`);
+    await openPage(this.page, `/runs/${runId}`);
   }
 
   status(): Locator {

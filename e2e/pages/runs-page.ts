@@ -1,10 +1,11 @@
 import type { Locator, Page } from '@playwright/test';
+import { openPage } from './open';
 
 export class RunsPage {
   constructor(readonly page: Page) {}
 
   async goto(query = '') {
-    await this.page.goto(`/runs${query ? `?${query}` : ''}`);
+    await openPage(this.page, `/runs${query ? `?${query}` : ''}`);
   }
 
   rows(): Locator {
