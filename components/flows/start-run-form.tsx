@@ -53,6 +53,11 @@ export function StartRunForm({ flow, example }: { flow: string; example: string 
           {errors.flow}
         </p>
       ) : null}
+      {state.limited && !local ? (
+        <p className="field-error" data-testid="field-error" data-code="E_LIMIT" role="alert">
+          {state.limited}
+        </p>
+      ) : null}
       <div className="form-actions">
         <button type="submit" disabled={pending}>
           {pending ? 'Starting…' : `Run ${flow}`}

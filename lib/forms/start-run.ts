@@ -21,6 +21,8 @@ export interface StartRunFormState {
   fieldErrors?: Partial<Record<'flow' | 'input', string>>;
   /** the input field the flow's schema rejected, e.g. "input.ticket" */
   inputField?: string;
+  /** the caller started too many runs this minute (AQVEN_RUNS_PER_MINUTE): when to try again */
+  limited?: string;
 }
 
 export function startRunFieldErrors(error: z.ZodError): StartRunFormState['fieldErrors'] {
