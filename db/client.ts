@@ -14,7 +14,7 @@ import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { stopClusterGate } from './cluster-gate';
 import { INTERRUPTED_NODE_ERROR } from './interrupted-error';
 import { closePg, isPostgresUrl, openedPg, openPg, unreadablePostgresUrl } from './pg';
-import { cutOffAt, expiredBefore, expiredLeases, leaseKeeper, READ_SWEEP_MS } from './run-lease';
+import { cutOffAt, expiredBefore, expiredLeases, lastSeenAlive, leaseKeeper, READ_SWEEP_MS } from './run-lease';
 import { closeCutOffAttempts, failCutOffNodes, flushRunStore } from './run-store';
 import * as schema from './schema';
 import { DatabaseUrlError, guardStorage } from './storage-error';
@@ -54,16 +54,17 @@ export async function markInterrupted(db: Db, now = Date.now()): Promise<number>
     let swept = 0;
     for (const r of dead) {
       // the run ended when its owner was last seen alive, not when this sweep found it
+      const seen = await lastSeenAlive(q, db.t, r.runId, r.lastSeenAt);
       const done = await q
         .update(runs)
-        .set({ status: 'interrupted', finishedAt: cutOffAt(r.lastSeenAt, now), fence: sql`${runs.fence} + 1` })
+        .set({ status: 'interrupted', finishedAt: cutOffAt(seen, now), fence: sql`${runs.fence} + 1` })
         .where(and(eq(runs.id, r.runId), eq(runs.fence, r.fence), eq(runs.status, 'running'), expiredBefore(runs, now)))
         .returning({ id: runs.id });
       if (done.length === 0) continue; // renewed, finished or taken meanwhile
       swept++;
       // failed as a node failed by its own run is: signed, searchable, counted (flow runs)
-      await failCutOffNodes(db, q, r.runId, node, r.lastSeenAt, now);
-      await closeCutOffAttempts(db, q, r.runId, r.lastSeenAt, now); // discarded; streamed text joined, redacted and capped
+      await failCutOffNodes(db, q, r.runId, node, seen, now);
+      await closeCutOffAttempts(db, q, r.runId, seen, now); // discarded; streamed text joined, redacted and capped
       await endHeldModelLimits(db, q, r.runId, now); // a limits run's rows: partial, free to resume
     }
     return swept;

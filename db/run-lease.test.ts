@@ -113,6 +113,31 @@ describe.each(DIALECTS)('run leases on %s', (dialect) => {
     expect(await holdsLease(other, theirs!)).toBe(true);
   });
 
+  it('a dead owner was last seen at its latest recorded fact when that is later than its heartbeat: the take-over and the sweep end its work there', async () => {
+    // one heartbeat (the insert, T0), then a node, an attempt and a failed try 3.5 s later; then nothing
+    const facts = async (r: string) => {
+      const s = runStore(db);
+      await s.insertRun({ id: r, project: 'p', flow: 'f', input: {}, startedAt: T0, lease: newLease(r, T0) });
+      s.insertNode({ id: `${r}-n`, runId: r, nodeId: 'n', agent: 'a', turn: 1, ord: 0, status: 'running', policy: null, startedAt: T0 + 1_000 });
+      s.startAttempt({ id: `${r}-a`, nodeRunId: `${r}-n`, runId: r, seq: 1, model: 'sim:a', chainIndex: 0, answerNo: 1, request: [], startedAt: T0 + 2_000 });
+      s.insertTry(`${r}-a`, { tryNo: 1, status: 500, error: 'server_error', retryAfterMs: null, waitedMs: 0, startedAt: T0 + 2_000, finishedAt: T0 + 3_500 });
+      await s.flush();
+      leaseKeeper(db).drop(r); // the owner dies
+    };
+    const taken = id('seen');
+    await facts(taken);
+    expect(await takeOver(other, { runId: taken, fence: 1 }, T0 + 10 * LEASE_TTL_MS, 'w2')).toMatchObject({ owner: 'w2', lastSeenAt: T0 + 3_500 });
+    leaseKeeper(other).drop(taken);
+    if (dialect !== 'sqlite') return; // the sweep is SQLite's; PostgreSQL's workers take dead runs over
+    const swept = id('seen');
+    await facts(swept);
+    expect(await markInterrupted(other, T0 + 10 * LEASE_TTL_MS)).toBeGreaterThanOrEqual(1);
+    const { runs: r, nodeRuns: n, attempts: a } = db.t;
+    expect(await db.q.select({ status: r.status, finishedAt: r.finishedAt }).from(r).where(eq(r.id, swept))).toEqual([{ status: 'interrupted', finishedAt: T0 + 3_500 }]);
+    expect(await db.q.select({ finishedAt: n.finishedAt }).from(n).where(eq(n.runId, swept))).toEqual([{ finishedAt: T0 + 3_500 }]);
+    expect(await db.q.select({ finishedAt: a.finishedAt }).from(a).where(eq(a.runId, swept))).toEqual([{ finishedAt: T0 + 3_500 }]);
+  });
+
   it('take-over is a compare-and-set: refused while the lease is live or after someone else took it; a released lease is free at once', async () => {
     const r = id('r');
     const lease = newLease(r, T0);

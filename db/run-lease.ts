@@ -5,7 +5,7 @@
 // workers: take it over and resume it — bumps the token, so a late write of the old owner is
 // refused (db/run-store.ts checks the token in every write transaction). Every function takes the
 // time as an argument: the callers pass the wall clock, the tests an injected one.
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, max, or, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import { transaction } from './tx';
 import type { Db, Orm, Tables } from './types';
@@ -41,7 +41,8 @@ export interface ExpiredLease {
 }
 
 /**
- * When a dead owner's unfinished work ended, as far as anyone can tell: its last heartbeat, not the
+ * When a dead owner's unfinished work ended, as far as anyone can tell: when it was last seen alive
+ * (lastSeenAlive: its last heartbeat or a later fact it recorded), not the
  * time a sweep or a take-over found it (which may come hours later, when a command next opens the
  * database) — never before the thing's own start, nor after `now`.
  */
@@ -50,9 +51,25 @@ export function cutOffAt(lastSeenAt: number | null, now: number, startedAt?: num
   return startedAt === null || startedAt === undefined ? seen : Math.max(seen, Math.min(startedAt, now));
 }
 
+/**
+ * When a dead owner was last seen alive on a run: the later of its last heartbeat and the latest
+ * time among the facts it recorded for the run (a node's start or end, an attempt's, a try's end) —
+ * a fact is written by a live process, a heartbeat comes only every LEASE_HEARTBEAT_MS. Null (a row
+ * from before leases) stays null. Read in the caller's transaction, before the run is closed.
+ */
+export async function lastSeenAlive(q: Orm, t: Tables, runId: string, heartbeatAt: number | null): Promise<number | null> {
+  if (heartbeatAt === null) return null;
+  const { nodeRuns: n, attempts: a, transportTries: tr } = t;
+  const [nodes] = await q.select({ started: max(n.startedAt), finished: max(n.finishedAt) }).from(n).where(eq(n.runId, runId));
+  const [atts] = await q.select({ started: max(a.startedAt), finished: max(a.finishedAt) }).from(a).where(eq(a.runId, runId));
+  const [tries] = await q.select({ finished: max(tr.finishedAt) }).from(tr).innerJoin(a, eq(tr.attemptId, a.id)).where(eq(a.runId, runId));
+  const times = [nodes?.started, nodes?.finished, atts?.started, atts?.finished, tries?.finished];
+  return times.reduce<number>((latest, at) => (at === null || at === undefined ? latest : Math.max(latest, Number(at))), heartbeatAt);
+}
+
 /** A lease won from a dead owner (`takeOver`), with when that owner was last seen alive. */
 export interface TakenOver extends Lease {
-  /** the previous owner's last heartbeat; null for a row from before leases */
+  /** when the previous owner was last seen alive (lastSeenAlive); null for a row from before leases */
   lastSeenAt: number | null;
 }
 
@@ -131,12 +148,13 @@ export async function takeOver(db: Db, run: Pick<ExpiredLease, 'runId' | 'fence'
   const expiresAt = now + LEASE_TTL_MS;
   // the dead owner's last heartbeat, read before the claim overwrites it (in the caller's transaction)
   const [before] = await q.select({ at: r.heartbeatAt }).from(r).where(and(eq(r.id, run.runId), eq(r.fence, run.fence)));
+  const lastSeenAt = before ? await lastSeenAlive(q, db.t, run.runId, before.at) : null;
   const done = await q
     .update(r)
     .set({ owner, fence: sql`${r.fence} + 1`, heartbeatAt: now, leaseExpiresAt: expiresAt, pid: process.pid })
     .where(and(eq(r.id, run.runId), eq(r.fence, run.fence), eq(r.status, 'running'), expiredBefore(r, now)))
     .returning({ id: r.id });
-  return done.length === 1 ? { runId: run.runId, owner, fence: run.fence + 1, expiresAt, lastSeenAt: before?.at ?? null } : null;
+  return done.length === 1 ? { runId: run.runId, owner, fence: run.fence + 1, expiresAt, lastSeenAt } : null;
 }
 
 interface Held {

@@ -973,7 +973,7 @@ export function runStore(db: Db): RunStore {
 /**
  * Closes the attempts a dead process cut off in run `runId` (DESIGN: Storage): each never got an
  * outcome; it is marked discarded (it produced no output) with the interrupted error and the dead
- * owner's last heartbeat as its end (`cutOffAt`: `lastSeenAt`, not `now`, never before its start),
+ * owner's last sign of life as its end (`cutOffAt`: `lastSeenAt`, not `now`, never before its start),
  * its usage as recorded kept, and its streamed text — the stream_chunks rows, redacted as
  * they were written, after any text a version before them stored in streamed_text, raw — joined,
  * redacted, capped and put in streamed_text; the rows go. Runs inside the caller's transaction
@@ -1000,7 +1000,7 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, lastSee
 
 /**
  * Fails the nodes of run `runId` still running or pending when its process died (the sweep,
- * markInterrupted), with `error` and the dead owner's last heartbeat as their end (`cutOffAt`,
+ * markInterrupted), with `error` and the time the dead owner was last seen alive as their end (`cutOffAt`,
  * never before a node's start): each signed, its text searchable and —
  * in a `flow` run — counted in node_daily and failure_daily, as a node failed by its own run is.
  * Runs inside the caller's transaction (`q`).

@@ -46,8 +46,13 @@ describe('crash safety', () => {
       { seq: 3, outcome: 'ok', cause: 'invalid_output', action: 'repair' },
       { seq: 4, outcome: null, cause: null, action: null },
     ]);
-    const runId = raw.prepare(`SELECT id, status, heartbeat_at AS lastSeen FROM runs`).get() as { id: string; status: string; lastSeen: number };
+    const runId = raw.prepare(`SELECT id, status, heartbeat_at AS heartbeat FROM runs`).get() as { id: string; status: string; heartbeat: number };
     expect(runId.status).toBe('running');
+    // the last time the dead process was seen alive: its heartbeat, or a later fact it recorded
+    const { latest } = raw
+      .prepare(`SELECT max(t) AS latest FROM (SELECT started_at AS t FROM node_runs UNION ALL SELECT started_at FROM attempts UNION ALL SELECT finished_at FROM attempts UNION ALL SELECT finished_at FROM transport_tries)`)
+      .get() as { latest: number };
+    const lastSeen = Math.max(runId.heartbeat, latest);
     raw.close();
 
     // the dead process's lease has not expired yet: the next start leaves the run alone...
@@ -62,12 +67,12 @@ describe('crash safety', () => {
     expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: INTERRUPTED_NODE_ERROR });
     // the attempt the crash cut off is closed with the reason, and has no outcome
     expect(rec.nodes[0]!.attempts[3]).toMatchObject({ seq: 4, outcome: null, error: INTERRUPTED_ATTEMPT_ERROR });
-    // dated when the dead process was last seen alive (its heartbeat), not when the sweep found it
-    // — never before each one's own start
-    expect(new Date(rec.finishedAt!).getTime()).toBe(runId.lastSeen);
+    // dated when the dead process was last seen alive, not when the sweep found it — never before
+    // each one's own start
+    expect(new Date(rec.finishedAt!).getTime()).toBe(lastSeen);
     const ends = db.$client.prepare(`SELECT 'node' AS what, started_at AS s, finished_at AS f FROM node_runs UNION ALL SELECT 'attempt', started_at, finished_at FROM attempts WHERE seq = 4`).all() as { what: string; s: number; f: number }[];
     expect(ends.map((e) => e.what).sort()).toEqual(['attempt', 'node']);
-    for (const e of ends) expect(e.f).toBe(Math.max(runId.lastSeen, e.s));
+    for (const e of ends) expect(e.f).toBe(Math.max(lastSeen, e.s));
     expect(rec.nodes[0]!.attempts[3]!.latencyMs).toBeLessThan(60_000);
     expect(rec.nodes[0]!.attempts.filter((a) => a.outcome === 'ok')).toHaveLength(3);
     await closeDb(dbPath);
