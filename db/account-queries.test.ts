@@ -80,6 +80,7 @@ describe.each(DIALECTS)('accounts on %s', (dialect) => {
       createdAt: new Date(T0),
       updatedAt: new Date(T0),
       lastSeenAt: null,
+      budgetUsdPerDay: null,
     });
     const accounts = await db.q.select().from(db.t.accounts).where(eq(db.t.accounts.userId, ana.id));
     expect(accounts).toHaveLength(1);

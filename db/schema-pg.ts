@@ -315,6 +315,7 @@ export const users = pgTable(
     updatedAt: at('updated_at').notNull(),
     /** when the user was last seen signing in, out, or with a session that was then revoked; `aqven user list` shows the later of this and their newest session */
     lastSeenAt: at('last_seen_at'),
+    budgetUsdPerDay: doublePrecision('budget_usd_per_day'),
   },
   (t) => [uniqueIndex('users_name_idx').on(t.name), uniqueIndex('users_email_idx').on(t.email)],
 );
@@ -385,6 +386,8 @@ export const apiTokens = pgTable(
     createdAt: big('created_at').notNull(),
     lastUsedAt: big('last_used_at'),
     revokedAt: big('revoked_at'),
+    expiresAt: big('expires_at'),
+    budgetUsdPerDay: doublePrecision('budget_usd_per_day'),
   },
   (t) => [uniqueIndex('api_tokens_name_idx').on(t.name), uniqueIndex('api_tokens_hash_idx').on(t.tokenHash)],
 );
@@ -396,6 +399,32 @@ export const requestLimits = pgTable('request_limits', {
   count: integer('count').notNull(),
 });
 export type RequestLimitRow = typeof requestLimits.$inferSelect;
+
+export const callerSpend = pgTable(
+  'caller_spend',
+  {
+    caller: text('caller').notNull(),
+    day: text('day').notNull(),
+    usd: doublePrecision('usd').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.caller, t.day] })],
+);
+export type CallerSpendRow = typeof callerSpend.$inferSelect;
+
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: text('id').primaryKey(),
+    at: big('at').notNull(),
+    kind: text('kind').notNull(),
+    actor: text('actor'),
+    address: text('address'),
+    target: text('target'),
+    detail: text('detail'),
+  },
+  (t) => [index('audit_events_at_idx').on(t.at), index('audit_events_actor_idx').on(t.actor, t.at), index('audit_events_kind_idx').on(t.kind, t.at)],
+);
+export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 export const settings = pgTable('settings', {
   key: text('key').primaryKey(),

@@ -308,16 +308,19 @@ export const users = sqliteTable(
     updatedAt: at('updated_at').notNull(),
     /** when the user was last seen signing in, out, or with a session that was then revoked; `aqven user list` shows the later of this and their newest session */
     lastSeenAt: at('last_seen_at'),
+    /** USD the runs this user starts may spend per UTC day (set by an admin); null: no budget */
+    budgetUsdPerDay: real('budget_usd_per_day'),
   },
   (t) => [uniqueIndex('users_name_idx').on(t.name), uniqueIndex('users_email_idx').on(t.email)],
 );
 export type UserRow = typeof users.$inferSelect;
 
-/** A signed-in browser: the cookie carries `token` (signed); deleting the row signs it out. */
+/** A signed-in browser: the cookie carries the session token (signed); deleting the row signs it out. */
 export const sessions = sqliteTable(
   'sessions',
   {
     id: text('id').primaryKey(),
+    /** sha256 (hex) of the session token: the token itself lives only in the browser's cookie */
     token: text('token').notNull(),
     userId: text('user_id')
       .notNull()
@@ -384,6 +387,10 @@ export const apiTokens = sqliteTable(
     createdAt: integer('created_at').notNull(),
     lastUsedAt: integer('last_used_at'),
     revokedAt: integer('revoked_at'),
+    /** when it stops being accepted (ms); null: never (only when asked for explicitly) */
+    expiresAt: integer('expires_at'),
+    /** USD the runs it starts may spend per UTC day; null: no budget */
+    budgetUsdPerDay: real('budget_usd_per_day'),
   },
   (t) => [uniqueIndex('api_tokens_name_idx').on(t.name), uniqueIndex('api_tokens_hash_idx').on(t.tokenHash)],
 );
@@ -397,6 +404,46 @@ export const requestLimits = sqliteTable('request_limits', {
   count: integer('count').notNull(),
 });
 export type RequestLimitRow = typeof requestLimits.$inferSelect;
+
+/**
+ * What each caller's runs spent per UTC day, against their budget (DESIGN: The dashboard, "Spend
+ * budgets"): one row per caller (`ana`, `token:ci`) and day, added to as attempts record their cost.
+ */
+export const callerSpend = sqliteTable(
+  'caller_spend',
+  {
+    caller: text('caller').notNull(),
+    /** the UTC day, YYYY-MM-DD */
+    day: text('day').notNull(),
+    usd: real('usd').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.caller, t.day] })],
+);
+export type CallerSpendRow = typeof callerSpend.$inferSelect;
+
+/**
+ * Security events, append-only (DESIGN: The dashboard, "Audit trail"): who did what, when, from
+ * where, to what. Never a password, token or key.
+ */
+export const auditEvents = sqliteTable(
+  'audit_events',
+  {
+    id: text('id').primaryKey(),
+    at: integer('at').notNull(),
+    /** e.g. sign-in.ok, sign-in.failed, user.added, token.created, policy.saved (DESIGN lists them) */
+    kind: text('kind').notNull(),
+    /** who: a user's name, `token:<name>`, `cli:<login>`, or null (nobody signed in) */
+    actor: text('actor'),
+    /** the client's address, when known */
+    address: text('address'),
+    /** what it was done to: a user, token, agent, batch id… */
+    target: text('target'),
+    /** a short detail (JSON text), redacted; never a secret */
+    detail: text('detail'),
+  },
+  (t) => [index('audit_events_at_idx').on(t.at), index('audit_events_actor_idx').on(t.actor, t.at), index('audit_events_kind_idx').on(t.kind, t.at)],
+);
+export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 /** Server settings kept with the data: `auth_secret` signs session cookies (generated once). */
 export const settings = sqliteTable('settings', {
