@@ -3,7 +3,7 @@
 // PostgreSQL, pools whose requests truly overlap).
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS, otherProcess, withTestDb, type TestDb } from '../test/helpers/dialects';
-import { MAX_WINDOW_MS, clearLimit, hitLimit, pruneLimits } from './request-limits';
+import { MAX_WINDOW_MS, MEMO_MS, clearLimit, hitLimit, pruneLimits, refundLimit, remember, remembered } from './request-limits';
 import type { Db } from './types';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -92,6 +92,39 @@ describe.each(DIALECTS)('request limits on %s', (dialect) => {
     expect((await stored()).map((r) => r.key)).toEqual(['new', 'old']);
     expect(await hitLimit(db, 'new', W, now, () => 0.001)).toEqual({ ok: true, remaining: 1 });
     expect((await stored()).map((r) => r.key)).toEqual(['new']);
+  });
+
+  it('refundLimit gives back one request of the window that counted it, never below 0', async () => {
+    for (let i = 0; i < 3; i++) await hitLimit(db, 'k', W, T0 + i, never);
+    await refundLimit(db, 'k', T0 + 2);
+    expect(await hitLimit(db, 'k', W, T0 + 3, never)).toEqual({ ok: true, remaining: 0 });
+    for (let i = 0; i < 5; i++) await refundLimit(db, 'k', T0 + 3);
+    expect(await stored()).toEqual([{ key: 'k', windowStart: T0, count: 0 }]);
+    // a window that started after the request was counted never held it: left alone
+    await hitLimit(db, 'k', W, T0 + MINUTE, never);
+    await refundLimit(db, 'k', T0 + 3);
+    expect(await stored()).toEqual([{ key: 'k', windowStart: T0 + MINUTE, count: 1 }]);
+    await refundLimit(db, 'no-such-key', T0); // nothing to give back: no error
+  });
+
+  it('remember keeps a memo for MEMO_MS after it was last written, apart from the counters, and pruning keeps it that long', async () => {
+    await remember(db, 'login:known:ana@192.0.2.1', T0);
+    expect(await remembered(db, 'login:known:ana@192.0.2.1', T0 + MEMO_MS - 1)).toBe(true);
+    expect(await remembered(db, 'login:known:ana@192.0.2.1', T0 + MEMO_MS)).toBe(false);
+    expect(await remembered(db, 'login:known:bo@192.0.2.1', T0)).toBe(false);
+    // written again: the time starts again (an older write does not set it back)
+    await remember(db, 'login:known:ana@192.0.2.1', T0 + MEMO_MS);
+    await remember(db, 'login:known:ana@192.0.2.1', T0);
+    expect(await remembered(db, 'login:known:ana@192.0.2.1', T0 + MEMO_MS + 1)).toBe(true);
+    // a counter cannot be a memo
+    await expect(hitLimit(db, 'memo:login:known:ana@192.0.2.1', W, T0, never)).rejects.toThrow(RangeError);
+    // pruning: counters after a day, memos after MEMO_MS
+    await remember(db, 'old', T0);
+    await hitLimit(db, 'counter', W, T0, never);
+    expect(await pruneLimits(db, T0 + MAX_WINDOW_MS)).toBe(1);
+    expect((await stored()).map((r) => r.key)).toEqual(['memo:login:known:ana@192.0.2.1', 'memo:old']);
+    expect(await pruneLimits(db, T0 + MEMO_MS)).toBe(1);
+    expect((await stored()).map((r) => r.key)).toEqual(['memo:login:known:ana@192.0.2.1']);
   });
 
   it('refuses a key, limit, window or time it cannot count', async () => {

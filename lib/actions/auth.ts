@@ -5,11 +5,11 @@
 import { isAPIError } from 'better-auth/api';
 import { headers as requestHeaders } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { AccountError, loginEmail, noteUserSeen } from '@/db/account-queries';
+import { AccountError, loginEmail, normalizeName, noteUserSeen } from '@/db/account-queries';
 import type { PasswordState, SignInState } from '@/lib/forms/auth';
 import { actionCaller, callerOf, isLocalPath, peerAddress } from '@/lib/server/access';
 import { authFor } from '@/lib/server/auth';
-import { signedIn, signInLimit } from '@/lib/server/limits';
+import { signInLimit, signInSucceeded, signInUnchecked } from '@/lib/server/limits';
 import { serverSession } from '@/lib/server/session';
 
 /** Where to go after signing in: a path of this dashboard only (never another site). */
@@ -17,22 +17,34 @@ function landing(next: FormDataEntryValue | null): string {
   return typeof next === 'string' && isLocalPath(next) ? next : '/runs';
 }
 
+// the same words for an unknown name, a malformed one and a wrong password: nothing tells which names exist
+const WRONG = { error: 'wrong name or password' };
+
 export async function signInAction(_prev: SignInState, fd: FormData): Promise<SignInState> {
-  const name = String(fd.get('name') ?? '').trim().toLowerCase();
+  const typed = String(fd.get('name') ?? '');
   const password = String(fd.get('password') ?? '');
-  if (!name || !password) return { error: 'enter your name and password' };
+  if (!typed.trim() || !password) return { error: 'enter your name and password' };
+  let name: string;
+  try {
+    // a name no account can have is refused before anything is counted or hashed
+    name = normalizeName(typed);
+  } catch (err) {
+    if (err instanceof AccountError) return WRONG;
+    throw err;
+  }
   const { db } = await serverSession();
   const h = await requestHeaders();
-  const limited = await signInLimit(db, name, peerAddress(h));
-  if (limited) return { error: limited.error };
+  const attempt = await signInLimit(db, name, peerAddress(h));
+  if ('error' in attempt) return { error: attempt.error };
   try {
     await (await authFor(db)).api.signInEmail({ body: { email: loginEmail(name), password, rememberMe: true }, headers: h });
   } catch (err) {
-    // the same words for an unknown name and a wrong password: nothing tells which names exist
-    if (isAPIError(err) || err instanceof AccountError) return { error: 'wrong name or password' };
+    // a failure keeps its counts (signInLimit); anything else was not the caller's doing
+    if (isAPIError(err)) return WRONG;
+    await signInUnchecked(db, attempt).catch(() => {}); // the database may be what failed: its error is the one to show
     throw err;
   }
-  await signedIn(db, name);
+  await signInSucceeded(db, attempt);
   await noteUserSeen(db, name, Date.now());
   redirect(landing(fd.get('next')));
 }
