@@ -54,9 +54,9 @@ async function runAqven(base: string, calls: number): Promise<(i: number) => Pro
   const { createRateGate } = await import('@/lib/engine/rate-gate');
   const { builtinAdapters } = await import('@/lib/providers');
   const { builtInProvider } = await import('@/lib/project/builtin-providers');
-  const provider = { ...builtInProvider('openai')!, name: 'fake', baseUrl: `${base}/v1`, apiKeyEnv: 'FAKE_KEY', structuredOutputs: true };
+  const provider = { ...builtInProvider('openai')!, name: 'fake', baseUrl: `${base}/v1`, apiKeyEnv: 'FAKE_API_KEY', structuredOutputs: true };
   const schema = { type: 'object', properties: { queue: { enum: ['billing', 'tech', 'sales'] }, confidence: { type: 'number' } }, required: ['queue', 'confidence'] };
-  const deps = { providers: { fake: provider }, adapters: builtinAdapters, gate: createRateGate(), env: { FAKE_KEY: 'k' } };
+  const deps = { providers: { fake: provider }, adapters: builtinAdapters, gate: createRateGate(), env: { FAKE_API_KEY: 'k' } };
   void calls;
   return async (i: number) => {
     const r = await callNode(
@@ -85,7 +85,7 @@ async function runAqvenRecorded(base: string): Promise<(i: number) => Promise<bo
   const dir = mkdtempSync(join(tmpdir(), 'aqven-tt-'));
   const files: Record<string, string> = {
     'aqven.yaml': 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "tt"\n',
-    'providers/fake.yaml': `apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "${base}/v1"\napi_key_env: "FAKE_KEY"\n`,
+    'providers/fake.yaml': `apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "${base}/v1"\napi_key_env: "FAKE_API_KEY"\n`,
     'agents/sorter.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "fake:fake-model"\noutput:\n  retries: 2\n',
     'flows/one.yaml': 'apiVersion: "aqven/v1"\nkind: "Flow"\ninput: { type: object, properties: { ticket: { type: string } }, required: [ticket] }\nnodes:\n  classify:\n    agent: "sorter"\n    prompt: "Sort this ticket into a queue: ticket #{{ input.ticket }}"\n    output: { type: object, properties: { queue: { enum: [billing, tech, sales] }, confidence: { type: number } }, required: [queue, confidence] }\n',
   };
@@ -93,7 +93,7 @@ async function runAqvenRecorded(base: string): Promise<(i: number) => Promise<bo
     mkdirSync(join(dir, f, '..'), { recursive: true });
     writeFileSync(join(dir, f), text);
   }
-  const env = { FAKE_KEY: 'k' };
+  const env = { FAKE_API_KEY: 'k' };
   const { project, diagnostics } = await loadProject(dir, { env });
   if (!project) throw new Error(JSON.stringify(diagnostics));
   const db = openDb(project.databasePath);

@@ -9,6 +9,7 @@ export type CheckCode =
   | 'E_FIELD'
   | 'E_MODEL'
   | 'E_PROVIDER'
+  | 'E_ENV_NAME'
   | 'E_STRICT'
   | 'E_FLOW_AGENT'
   | 'E_FLOW_NEEDS'
@@ -25,6 +26,7 @@ export const CHECK_CODES: readonly CheckCode[] = [
   'E_FIELD',
   'E_MODEL',
   'E_PROVIDER',
+  'E_ENV_NAME',
   'E_STRICT',
   'E_FLOW_AGENT',
   'E_FLOW_NEEDS',

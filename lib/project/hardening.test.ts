@@ -302,14 +302,22 @@ describe('names that are members of Object.prototype', () => {
     ]);
   });
 
-  it('${constructor} and api_key_env: "toString" are unset variables, not Object.prototype members', async () => {
+  it('${constructor} and api_key_env: "toString" are refused names, never Object.prototype members', async () => {
     const expand = provider('api: "openai"\nbase_url: "https://${constructor}x.example/v1"\n');
     expect(errorsOf(await checkProject(await writeProject({ 'providers/local.yaml': expand }), { env: process.env })).map((d) => [d.code, d.message])).toEqual([
-      ['E_FIELD', 'environment variable constructor is not set and "${constructor}" has no default'],
+      ['E_ENV_NAME', expect.stringContaining('base_url expands ${constructor}, a variable project files may not read')],
     ]);
     const key = provider('api: "openai"\nbase_url: "https://x.example/v1"\napi_key_env: "toString"\n');
     const dir = await writeProject({ 'providers/local.yaml': key, 'agents/helper.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "local:m"\n' });
-    expect((await checkProject(dir, { env: process.env })).map((d) => [d.code, d.message])).toEqual([['W_API_KEY', expect.stringContaining('toString is not set')]]);
+    expect((await checkProject(dir, { env: process.env })).map((d) => [d.code, d.message])).toEqual([['E_ENV_NAME', expect.stringContaining('api_key_env names toString')]]);
+  });
+
+  it('an allowed name that only Object.prototype has is an unset variable', async () => {
+    const expand = provider('api: "openai"\nbase_url: "https://${HAS_OWN_PROPERTY_HOST}x.example/v1"\n');
+    const env = Object.create({ HAS_OWN_PROPERTY_HOST: 'inherited.example' }) as Record<string, string>;
+    expect(errorsOf(await checkProject(await writeProject({ 'providers/local.yaml': expand }), { env })).map((d) => [d.code, d.message])).toEqual([
+      ['E_FIELD', 'environment variable HAS_OWN_PROPERTY_HOST is not set and "${HAS_OWN_PROPERTY_HOST}" has no default'],
+    ]);
   });
 
   it('a catalogue lookup of model id "constructor" reads only the catalogue', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from './duration';
-import { expandEnv } from './env';
+import { envNameAllowed, expandEnv } from './env';
 import { parseModelString } from '../engine/model-string';
 
 describe('parseDuration', () => {
@@ -26,15 +26,32 @@ describe('parseModelString', () => {
 });
 
 describe('expandEnv', () => {
-  const env = { HOST: 'localhost', EMPTY: '' };
+  const env = { LLM_HOST: 'localhost', EMPTY_HOST: '', AQVEN_AUTH_SECRET: 's3cret' };
   it('expands ${VAR} and ${VAR:-default}', () => {
-    expect(expandEnv('http://${HOST}:${PORT:-8080}', env)).toEqual({ value: 'http://localhost:8080', missing: [] });
-    expect(expandEnv('${EMPTY:-x}', env)).toEqual({ value: 'x', missing: [] });
+    expect(expandEnv('http://${LLM_HOST}:${LLM_PORT:-8080}', env)).toEqual({ value: 'http://localhost:8080', missing: [], refused: [] });
+    expect(expandEnv('${EMPTY_HOST:-x}', env)).toEqual({ value: 'x', missing: [], refused: [] });
   });
   it('reports a variable that is unset and has no default', () => {
-    expect(expandEnv('a${NOPE}b', env)).toEqual({ value: 'ab', missing: ['NOPE'] });
+    expect(expandEnv('a${NOPE_HOST}b', env)).toEqual({ value: 'ab', missing: ['NOPE_HOST'], refused: [] });
   });
   it('keeps $${ as a literal ${', () => {
-    expect(expandEnv('$${HOST}', env)).toEqual({ value: '${HOST}', missing: [] });
+    expect(expandEnv('$${LLM_HOST}', env)).toEqual({ value: '${LLM_HOST}', missing: [], refused: [] });
   });
+  it('never reads a name outside the pattern, not even for its default', () => {
+    expect(expandEnv('a${AQVEN_AUTH_SECRET}b${HOME:-/root}c${PGHOST}', env)).toEqual({ value: 'abc', missing: [], refused: ['AQVEN_AUTH_SECRET', 'HOME', 'PGHOST'] });
+  });
+});
+
+describe('envNameAllowed', () => {
+  it.each(['OPENAI_BASE_URL', 'OLLAMA_HOST', 'LLM_PORT', 'RUNS_DIR'])('expands %s', (name) => expect(envNameAllowed(name, 'expand')).toBe(true));
+  it.each(['OPENAI_API_KEY', 'HOME', 'PATH', 'AQVEN_DATA_DIR', 'AQVEN_SIM_HOST', 'DATABASE_URL', 'PGHOST', 'PG_HOST', 'PGPORT', 'llm_host', '_HOST', 'HOST'])('does not expand %s', (name) =>
+    expect(envNameAllowed(name, 'expand')).toBe(false),
+  );
+  it.each(['OPENROUTER_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'AZURE_OPENAI_API_KEY', 'CLOUDFLARE_API_TOKEN'])('reads %s as api_key_env', (name) =>
+    expect(envNameAllowed(name, 'api_key_env')).toBe(true),
+  );
+  it.each(['AQVEN_DATABASE_URL', 'AQVEN_AUTH_SECRET', 'AQVEN_API_KEY', 'DATABASE_URL', 'PGPASSWORD', 'PG_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'OPENAI_BASE_URL', 'openai_api_key', 'API_KEY'])(
+    'does not read %s as api_key_env',
+    (name) => expect(envNameAllowed(name, 'api_key_env')).toBe(false),
+  );
 });

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { scenarioShape } from '../sim/script-schema';
 import { PROVIDER_DEFAULTS, PROVIDER_LIMITS } from './builtin-providers';
 import type { CheckCode } from './diagnostics';
+import { envNameAllowed, envPattern } from './env';
 import { DURATION_HINT, formatDuration, parseDuration, RETENTION_HINT } from './duration';
 import { LIMITS, quote } from './limits';
 import { MODEL_HINT, modelStringProblem, parseModelString } from '../engine/model-string';
@@ -199,6 +200,19 @@ const httpUrl = z.string().superRefine((value, ctx) => {
   }
 });
 
+/** The variable the key is read from: only one named for it (env.ts), so a pushed file cannot send another secret. */
+const apiKeyEnvSchema = z.string().superRefine((name, ctx) => {
+  if (!ENV_NAME.test(name)) {
+    ctx.addIssue({ code: 'custom', message: `api_key_env "${quote(name)}" is not the name of an environment variable`, params: { hint: 'write a variable name such as "MY_PROVIDER_API_KEY"' } satisfies IssueParams });
+  } else if (!envNameAllowed(name, 'api_key_env')) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `api_key_env names ${name}, a variable project files may not read: api_key_env takes only ${envPattern('api_key_env')}`,
+      params: { code: 'E_ENV_NAME', hint: `export the key under an allowed name (e.g. MY_PROVIDER_API_KEY) and name that` } satisfies IssueParams,
+    });
+  }
+});
+
 export const modelCatalogueEntrySchema = z.strictObject({
   input_per_mtok: z.number().nonnegative().optional(),
   output_per_mtok: z.number().nonnegative().optional(),
@@ -236,7 +250,7 @@ export const providerFileSchema = z.strictObject({
   /** required unless the file overrides a built-in provider; checked by the loader */
   api: z.enum(['openai', 'anthropic', 'gemini']).optional(),
   base_url: httpUrl.optional(),
-  api_key_env: z.string().regex(ENV_NAME, { error: 'api_key_env must be the name of an environment variable' }).optional(),
+  api_key_env: apiKeyEnvSchema.optional(),
   structured_outputs: z.boolean().optional(),
   transport: z
     .strictObject({

@@ -6,7 +6,7 @@
 import { Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Node, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import type { CheckCode, Diagnostic, PathSegment } from './diagnostics';
 import { moreDiagnostic, severityOf } from './diagnostics';
-import { expandEnv, type Env } from './env';
+import { envPattern, expandEnv, type Env } from './env';
 import { LIMITS, quote } from './limits';
 
 export type { PathSegment };
@@ -225,8 +225,21 @@ export class YamlSource {
     visit(this.doc, {
       Scalar: (key, node, ancestors) => {
         if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
-        const { value, missing } = expandEnv(node.value, env);
+        const { value, missing, refused } = expandEnv(node.value, env);
         node.value = value;
+        for (const name of refused) {
+          list.add(() => {
+            const path = fieldPath(ancestors, node);
+            const field = fieldName(path);
+            return this.diagnostic(
+              'E_ENV_NAME',
+              node.range?.[0] ?? null,
+              `${field} expands \${${quote(name)}}, a variable project files may not read: \${VAR} takes only ${envPattern('expand')}`,
+              `write the value itself, or export it under an allowed name (e.g. MY_PROVIDER_BASE_URL) and expand that`,
+              path,
+            );
+          });
+        }
         for (const name of missing) {
           list.add(
             () =>
@@ -308,6 +321,12 @@ export class YamlSource {
     const i = this.text.slice(range[0], range[1]).indexOf(needle);
     return i >= 0 ? range[0] + i : range[0];
   }
+}
+
+/** A field path as a message names it: `base_url`, `simulate.scripts.m[0].text`. */
+function fieldName(path: readonly PathSegment[]): string {
+  if (path.length === 0) return 'the file';
+  return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : `${i ? '.' : ''}${quote(s, 40)}`)).join('');
 }
 
 /** The field path of a node from the ancestors `visit` passes (Document, Map, Pair, Seq, …). */
