@@ -2,8 +2,13 @@
 // The page names a node by its flow node id and an attempt by (node id, seq);
 // the database ids are resolved here. Only a note's author edits or deletes it: the check is in the
 // statement that writes, so no read-then-write race lets anyone else through.
-import { and, asc, eq } from 'drizzle-orm';
+import { and, count, desc, eq, lt, or } from 'drizzle-orm';
 import type { Db } from './types';
+
+/** The most notes one run keeps: a note past it is refused (E_FULL) until one is deleted. */
+export const NOTES_PER_RUN_MAX = 500;
+/** Notes per page of listNotePage when no limit is asked for; NOTES_PER_RUN_MAX is the largest page. */
+export const NOTES_PAGE = 100;
 
 /** A note as the run page shows it: where it hangs (run, node, or node + attempt seq) and who wrote it. */
 export interface NoteView {
@@ -24,15 +29,43 @@ export interface NoteTarget {
   seq?: number | null;
 }
 
-/** E_RUN / E_NODE / E_ATTEMPT: the target is not stored; E_NOTE: no such note; E_NOT_YOURS: someone else's. */
-export type NoteRefusal = { ok: false; code: 'E_RUN' | 'E_NODE' | 'E_ATTEMPT' | 'E_NOTE' | 'E_NOT_YOURS' };
+/** E_RUN / E_NODE / E_ATTEMPT: the target is not stored; E_NOTE: no such note; E_NOT_YOURS: someone else's; E_FULL: the run has NOTES_PER_RUN_MAX notes. */
+export type NoteRefusal = { ok: false; code: 'E_RUN' | 'E_NODE' | 'E_ATTEMPT' | 'E_NOTE' | 'E_NOT_YOURS' | 'E_FULL' };
 
-/** The notes of run `runId` (on it, its nodes and its attempts), oldest first; null when no such run is stored. */
-export async function listNotes(db: Db, runId: string): Promise<NoteView[] | null> {
+/** One page of a run's notes: the newest `limit` before the cursor, oldest first, and the cursor of the ones before them (null: none). */
+export interface NotePage {
+  notes: NoteView[];
+  older: string | null;
+}
+
+/** Opaque cursor: a note's (created_at, id), the order notes are listed in. */
+function encodeNoteCursor(n: NoteView): string {
+  return `${n.createdAt}.${n.id}`;
+}
+
+/** A cursor from a page's `older`, decoded; null for anything else. */
+export function decodeNoteCursor(cursor: string): { createdAt: number; id: number } | null {
+  const m = /^(\d{1,16})\.(\d{1,16})$/.exec(cursor);
+  if (!m) return null;
+  const [createdAt, id] = [Number(m[1]), Number(m[2])];
+  return Number.isSafeInteger(createdAt) && Number.isSafeInteger(id) ? { createdAt, id } : null;
+}
+
+/**
+ * The notes of run `runId` (on it, its nodes and its attempts) a page at a time: the newest
+ * `limit` (1..NOTES_PER_RUN_MAX, default NOTES_PAGE) of those before `before` (a page's `older`;
+ * none: the newest), listed oldest first (created_at, id). Null when no such run is stored; a
+ * limit or cursor it cannot use is a RangeError (the route checks them first).
+ */
+export async function listNotePage(db: Db, runId: string, page: { limit?: number; before?: string | null } = {}): Promise<NotePage | null> {
+  const limit = page.limit ?? NOTES_PAGE;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > NOTES_PER_RUN_MAX) throw new RangeError(`a page of notes holds 1 to ${NOTES_PER_RUN_MAX}, got ${limit}`);
+  const cur = page.before ? decodeNoteCursor(page.before) : null;
+  if (page.before && !cur) throw new RangeError(`"${page.before.slice(0, 80)}" is not a cursor of the notes`);
   const { notes, nodeRuns, attempts, runs } = db.t;
   const run = await db.q.select({ id: runs.id }).from(runs).where(eq(runs.id, runId)).limit(1);
   if (!run.length) return null;
-  return db.q
+  const rows = await db.q
     .select({
       id: notes.id,
       nodeId: nodeRuns.nodeId,
@@ -45,8 +78,16 @@ export async function listNotes(db: Db, runId: string): Promise<NoteView[] | nul
     .from(notes)
     .leftJoin(nodeRuns, eq(nodeRuns.id, notes.nodeRunId))
     .leftJoin(attempts, eq(attempts.id, notes.attemptId))
-    .where(eq(notes.runId, runId))
-    .orderBy(asc(notes.createdAt), asc(notes.id));
+    .where(and(eq(notes.runId, runId), cur ? or(lt(notes.createdAt, cur.createdAt), and(eq(notes.createdAt, cur.createdAt), lt(notes.id, cur.id))) : undefined))
+    .orderBy(desc(notes.createdAt), desc(notes.id))
+    .limit(limit + 1);
+  const shown = rows.slice(0, limit);
+  return { notes: shown.reverse(), older: rows.length > limit ? encodeNoteCursor(rows[limit - 1]!) : null };
+}
+
+/** The newest NOTES_PAGE notes of run `runId` (or `page`), oldest first; null when no such run is stored. */
+export async function listNotes(db: Db, runId: string, page: { limit?: number; before?: string | null } = {}): Promise<NoteView[] | null> {
+  return (await listNotePage(db, runId, page))?.notes ?? null;
 }
 
 /** The stored ids of a target, or which part of it is not stored. */
@@ -72,11 +113,17 @@ async function resolveTarget(db: Db, t: NoteTarget): Promise<{ ok: true; nodeRun
   return { ok: true, nodeRunId, attemptId: att[0]!.id };
 }
 
-/** Adds a note on `target` by `author` (a note on an attempt also names the attempt's node run). */
+/**
+ * Adds a note on `target` by `author` (a note on an attempt also names the attempt's node run), or
+ * E_FULL when the run has NOTES_PER_RUN_MAX notes. The count and the insert are two statements: adds
+ * racing at the cap may pass it together, by a few (each caller adds 30 a minute at most).
+ */
 export async function addNote(db: Db, n: NoteTarget & { author: string; body: string; now: number }): Promise<{ ok: true; note: NoteView } | NoteRefusal> {
   const target = await resolveTarget(db, n);
   if (!target.ok) return target;
   const { notes } = db.t;
+  const [held] = await db.q.select({ n: count() }).from(notes).where(eq(notes.runId, n.runId));
+  if (Number(held?.n ?? 0) >= NOTES_PER_RUN_MAX) return { ok: false, code: 'E_FULL' };
   const [row] = await db.q
     .insert(notes)
     .values({ runId: n.runId, nodeRunId: target.nodeRunId, attemptId: target.attemptId, author: n.author, body: n.body, createdAt: n.now, updatedAt: n.now })

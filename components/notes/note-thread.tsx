@@ -100,7 +100,12 @@ export function NoteThread({ nodeId = null, seq = null }: { nodeId?: string | nu
           Notes{notes.length ? <span className="muted"> · {notes.length}</span> : null}
         </h2>
         {ctx.refreshFailed ? <p className="error-text small">Could not refresh the notes; showing the last ones read.</p> : null}
-        {notes.length === 0 && !adding ? <p className="muted small">No notes on this run yet: leave what you found for your team.</p> : null}
+        {ctx.older ? (
+          <button type="button" className="small secondary note-older" onClick={ctx.showOlder} disabled={ctx.loadingOlder} data-testid="note-older">
+            {ctx.loadingOlder ? 'Loading older notes…' : 'Show older notes'}
+          </button>
+        ) : null}
+        {notes.length === 0 && !adding && !ctx.older ? <p className="muted small">No notes on this run yet: leave what you found for your team.</p> : null}
         {list}
       </section>
     );

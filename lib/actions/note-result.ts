@@ -2,7 +2,7 @@
 // no run), how a form's zod issue and a refusal of the data layer read as the form's error.
 import 'server-only';
 import type { z } from 'zod';
-import type { NoteRefusal } from '@/db/note-queries';
+import { NOTES_PER_RUN_MAX, type NoteRefusal } from '@/db/note-queries';
 import { noteAuthor, type NoteFormState } from '@/lib/forms/notes';
 import { actionCaller } from '@/lib/server/access';
 
@@ -24,6 +24,7 @@ const REFUSAL: Record<NoteRefusal['code'], string> = {
   E_ATTEMPT: 'this node has no such attempt',
   E_NOTE: 'the note is gone: it was deleted meanwhile',
   E_NOT_YOURS: 'only its author may change or delete a note',
+  E_FULL: `this run has ${NOTES_PER_RUN_MAX} notes, the most it keeps: delete one to add another`,
 };
 
 export function refusal(r: NoteRefusal): NoteFormState {

@@ -4,7 +4,8 @@ import type { NoteView } from '@/db/note-queries';
 
 export type { NoteView };
 
-/** GET /api/runs/:id/notes */
+/** GET /api/runs/:id/notes: a page of the newest notes, oldest first, and the cursor of older ones (null: none) */
 export interface NotesResponse {
   notes: NoteView[];
+  older: string | null;
 }

@@ -64,6 +64,10 @@ export type NoteErrorCode =
   | 'E_NOTE'
   /** someone else's note: only its author edits or deletes it */
   | 'E_NOT_YOURS'
+  /** the caller added NOTES_PER_MINUTE notes this minute (lib/server/limits.ts) */
+  | 'E_LIMIT'
+  /** the run holds NOTES_PER_RUN_MAX notes (db/note-queries.ts) */
+  | 'E_FULL'
   | 'E_PROJECT';
 
 export type NoteFormState = { status: 'idle' } | { status: 'saved' | 'deleted'; at: number } | { status: 'error'; code: NoteErrorCode; message: string };

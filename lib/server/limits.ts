@@ -23,6 +23,8 @@ export const SIGN_IN_WINDOW_MS = 15 * MINUTE_MS;
  */
 export const DEFAULT_SIGN_IN_FAILURES_PER_MINUTE = 120;
 export const DEFAULT_RUNS_PER_MINUTE = 60;
+/** notes one caller may add per minute (a person writes a few; a loop writing thousands is held back) */
+export const NOTES_PER_MINUTE = 30;
 
 export interface Refusal {
   error: string;
@@ -53,6 +55,14 @@ export async function runStartLimit(caller: Caller, now = Date.now()): Promise<R
   if (r.ok) return null;
   const w = wait(r.retryAfterMs);
   return { error: `too many runs started: at most ${limit} a minute (AQVEN_RUNS_PER_MINUTE); try again in ${w.words}`, retryAfterS: w.retryAfterS };
+}
+
+/** Counts one note added by `author` (the name its notes are written under); a refusal past NOTES_PER_MINUTE. */
+export async function noteAddLimit(db: Db, author: string, now = Date.now()): Promise<Refusal | null> {
+  const r = await hitLimit(db, `notes:${author}`, { limit: NOTES_PER_MINUTE, windowMs: MINUTE_MS }, now);
+  if (r.ok) return null;
+  const w = wait(r.retryAfterMs);
+  return { error: `too many notes: at most ${NOTES_PER_MINUTE} a minute; try again in ${w.words}`, retryAfterS: w.retryAfterS };
 }
 
 /** AQVEN_SIGN_IN_FAILURES_PER_MINUTE: failed sign-ins allowed per minute over the database (default 120). */
