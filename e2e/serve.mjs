@@ -15,9 +15,10 @@ if (!process.env.E2E_SKIP_BUILD) {
   const b = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env });
   if (b.status !== 0) process.exit(b.status ?? 1);
 }
-// idle connections kept 2 min (Node's default is 5 s): a test's request context reuses one after a
-// pause of its own, and a reuse racing the server's close is an ECONNRESET
-const child = spawn('npx', ['next', 'start', '-H', '127.0.0.1', '-p', port, '--keepAliveTimeout', '120000'], { stdio: 'inherit', env });
+// served as every documented start serves it: `aqven serve` (the peer stamped from the socket, so
+// loopback is known, never guessed from a Host header); it keeps idle connections 2 min, so a test's
+// request context reusing one after a pause does not race the server's close (ECONNRESET)
+const child = spawn(process.execPath, ['bin/aqven.mjs', 'serve', '--host', '127.0.0.1', '--port', port, '--project', project, '--simulate'], { stdio: 'inherit', env });
 const stop = () => {
   child.kill('SIGTERM');
   rmSync(project, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 // `aqven serve [--host H] [--port P] [--project DIR] [--simulate] [--public-url URL]` (DESIGN: CLI;
 // The dashboard): the built dashboard in this process, a Node http server over Next.js's
-// programmatic API. Each request carries its peer address in `x-aqven-peer`, set here from the
-// socket (a client's own value is overwritten), and AQVEN_PEER_HEADER=1 tells the app it may trust
-// it. Beyond loopback it listens only once a user exists and a public URL names the host it answers.
+// programmatic API. Each request carries its socket's address in `x-aqven-peer`, signed with a key
+// made in this process (lib/shared/peer.ts; a client's own values are overwritten): the app believes
+// a peer only when the signature verifies, so plain `next start` never has one. Beyond loopback it listens only once a user exists and a public URL names the host it answers.
 // Exit statuses: 1 the dashboard cannot be built, started or bound; 2 bad usage or a refusal (before
 // listening); 3 the database cannot be opened or reached; 130/143 stopped by SIGINT/SIGTERM.
 import { spawn } from 'node:child_process';
@@ -13,8 +13,10 @@ import { isIPv4 } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { anyUser } from '@/db/account-queries';
+import { anyUser, AuthSecretError, authSecretFromEnv } from '@/db/account-queries';
+import { isPostgresUrl } from '@/db/pg';
 import { simulateRequested } from '@/lib/flow/simulate';
+import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp } from '@/lib/shared/peer';
 import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
 import { EXIT_USAGE } from './exit';
@@ -25,8 +27,7 @@ type Env = Record<string, string | undefined>;
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3000;
-/** the header carrying the socket's peer address to the app (lowercase: as Node keys headers) */
-export const PEER_HEADER = 'x-aqven-peer';
+export { PEER_HEADER };
 /** exit 1: the dashboard could not be built, started or bound to its address */
 export const EXIT_START_FAILED = 1;
 const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
@@ -70,23 +71,49 @@ export function isLoopbackHost(host: string): boolean {
 const isWildcard = (host: string) => ['0.0.0.0', '::', '[::]'].includes(host.trim());
 const urlHost = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
-/** Overwrites `x-aqven-peer` with the socket's peer address: whatever the client sent under that name is gone. */
+/** idle keep-alive connections are kept this long (Node's 5 s default races a client reusing one after a pause) */
+export const KEEP_ALIVE_MS = 120_000;
+
+/**
+ * Overwrites `x-aqven-peer` and its signature with the socket's address, signed with this
+ * process's key: whatever the client sent under those names is gone.
+ */
 export function stampPeer(req: IncomingMessage): void {
-  const peer = req.socket.remoteAddress ?? '';
-  req.headers[PEER_HEADER] = peer;
+  const stamp = peerStamp(req.socket.remoteAddress ?? '');
   const raw = req.rawHeaders;
-  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i]!.toLowerCase() === PEER_HEADER) raw.splice(i, 2);
-  raw.push(PEER_HEADER, peer);
+  for (let i = raw.length - 2; i >= 0; i -= 2) {
+    const name = raw[i]!.toLowerCase();
+    if (name === PEER_HEADER || name === PEER_SIG_HEADER) raw.splice(i, 2);
+  }
+  for (const [name, value] of Object.entries(stamp)) {
+    req.headers[name] = value;
+    raw.push(name, value);
+  }
 }
+
+/** The warning for a proxy's headers arriving while AQVEN_TRUST_PROXY is unset: such a request is never taken for this machine. */
+export const UNTRUSTED_PROXY_WARNING =
+  'aqven serve: a request came through a proxy (X-Forwarded-For, Forwarded or X-Forwarded-Host) but AQVEN_TRUST_PROXY is not set: such requests count as coming from an unknown address (never this machine, no sign-in from an unknown address). Set AQVEN_TRUST_PROXY=1 if the proxy is yours and sets X-Forwarded-For.';
 
 /**
  * The http server of the dashboard: every request stamped with its peer, then handed to `handler`
- * (requests that come before Next.js is ready wait for it).
+ * (requests that come before Next.js is ready wait for it). `onWarning` hears, once, of the first
+ * request that came through a proxy the environment does not trust.
  */
-export function dashboardServer(handler: Promise<Handler>, onError: (err: unknown) => void = () => undefined): Server {
+export function dashboardServer(
+  handler: Promise<Handler>,
+  onError: (err: unknown) => void = () => undefined,
+  opts: { trustProxy?: boolean; onWarning?: (text: string) => void } = {},
+): Server {
+  armPeerStamps();
   handler.catch(() => undefined); // a start that failed is said by whoever started it; each request answers 500
-  return createServer((req, res) => {
+  let warned = false;
+  const server = createServer((req, res) => {
     stampPeer(req);
+    if (!warned && !opts.trustProxy && forwarded({ get: (name) => (req.headers[name] === undefined ? null : String(req.headers[name])) })) {
+      warned = true;
+      opts.onWarning?.(UNTRUSTED_PROXY_WARNING);
+    }
     handler
       .then((handle) => handle(req, res))
       .catch((err: unknown) => {
@@ -95,6 +122,8 @@ export function dashboardServer(handler: Promise<Handler>, onError: (err: unknow
         else res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('internal error\n');
       });
   });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  return server;
 }
 
 function parsePort(raw: string): number {
@@ -153,6 +182,22 @@ function stopOnSignals(server: Server, io: CliIo): void {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * PostgreSQL mode without AQVEN_AUTH_SECRET (or with one too short): refused before anything is
+ * built or bound, as the dashboard would refuse every sign-in (DESIGN: The dashboard, Sessions).
+ */
+function refusalWithoutAuthSecret(env: Env, io: CliIo): number {
+  const target = env.AQVEN_DATABASE_URL?.trim() ?? '';
+  try {
+    authSecretFromEnv(isPostgresUrl(target) ? 'pg' : 'sqlite', env);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof AuthSecretError)) throw err;
+    io.err(`aqven serve: ${err.message}\n`);
+    return EXIT_USAGE;
+  }
 }
 
 /** Refusals before listening beyond loopback: no user yet (anyone could act as admin), or no public URL (every request would get 421). */
@@ -221,6 +266,8 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
     io.err(`aqven serve: ${err.message}\n`);
     return EXIT_USAGE;
   }
+  const noKey = refusalWithoutAuthSecret(env, io);
+  if (noKey !== 0) return noKey;
   if (!isLoopbackHost(host)) {
     const refused = await refusalBeyondLoopback(host, port, publicUrl, opts, io);
     if (refused !== 0) return refused;
@@ -231,7 +278,6 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
   // the dashboard runs in this process: its settings are this process's environment
   Object.assign(process.env, {
     AQVEN_PROJECT: projectDir,
-    AQVEN_PEER_HEADER: '1',
     ...(opts.simulate ? { AQVEN_SIMULATE: '1' } : {}),
     ...(publicUrl ? { AQVEN_PUBLIC_URL: publicUrl } : {}),
     NODE_ENV: process.env.NODE_ENV || 'production',
@@ -245,7 +291,10 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
     ready = resolve;
     failed = reject;
   });
-  const server = dashboardServer(handler, (err) => io.err(`aqven serve: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
+  const server = dashboardServer(handler, (err) => io.err(`aqven serve: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`), {
+    trustProxy: env.AQVEN_TRUST_PROXY === '1',
+    onWarning: (text) => io.err(`${text}\n`),
+  });
   let bound: number;
   try {
     bound = await listen(server, port, host);

@@ -13,6 +13,7 @@ import { StorageError } from '@/db/storage-error';
 import type { Db } from '@/db/types';
 import { ProjectInvalidError } from '@/lib/flow/session';
 import { isLoopback } from '@/lib/shared/loopback';
+import { requestPeer, stampedPeer, type Peer } from '@/lib/shared/peer';
 import { roleAllows, type Role } from '@/lib/shared/roles';
 import { sessionUser } from './auth';
 import { PATH_HEADER, guardSettings, parseHost, requestHost } from './request-guard';
@@ -34,44 +35,51 @@ export interface Caller {
 
 const OPEN: Caller = { kind: 'open', author: null, name: null, role: 'admin' };
 
-/** Why nobody is let in: no session, or no account exists and the request is not from this machine. */
-/** `bad-token`: an `Authorization: Bearer` the dashboard does not know (unknown, revoked or expired) */
-export type Unknown = { why: 'sign-in' | 'bad-token' | 'no-account-remote' };
-
 /**
- * The address the request came from, when it can be trusted: behind a trusted proxy
- * (AQVEN_TRUST_PROXY=1) the last X-Forwarded-For entry (the one that proxy added); under
- * `aqven serve` (AQVEN_PEER_HEADER=1) the socket's address it wrote into `x-aqven-peer`; else null
- * (plain `next start` tells the app nothing it can trust).
+ * Why nobody is let in: no session (`sign-in`); an `Authorization: Bearer` the dashboard does not
+ * know — unknown, revoked or expired (`bad-token`) — or sent where tokens are not accepted, a page
+ * or a form (`token-not-here`); no account exists and the request is not known to come from this
+ * machine (`no-account-remote`).
  */
-export function peerAddress(h: Headers, env: Readonly<Record<string, string | undefined>> = process.env): string | null {
-  if (guardSettings(env).trustProxy) {
-    const hops = h.get('x-forwarded-for')?.split(',').map((s) => s.trim()).filter(Boolean);
-    if (hops?.length) return hops[hops.length - 1]!;
-  }
-  if (env.AQVEN_PEER_HEADER === '1') return h.get('x-aqven-peer') || null;
-  return null;
+export type Unknown = { why: 'sign-in' | 'bad-token' | 'token-not-here' | 'no-account-remote' };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where the request comes from: the verified `aqven serve` stamp, or a trusted proxy's X-Forwarded-For (lib/shared/peer.ts). */
+export function peerOf(h: Headers, env: Env = process.env): Peer {
+  return requestPeer(h, guardSettings(env).trustProxy, stampedPeer(h));
+}
+
+/** The client's address when it can be trusted (peerOf), else null: nothing the client wrote is believed. */
+export function peerAddress(h: Headers, env: Env = process.env): string | null {
+  const p = peerOf(h, env);
+  return p.known ? p.address : null;
 }
 
 /**
  * Whether the request comes from this machine: its Host is loopback (so a page elsewhere cannot
- * drive it by rebinding a name) and so is its peer, when the peer is known. Plain `next start`
- * listening on every interface cannot tell a remote client that writes `Host: localhost`: serve
- * through `aqven serve`, which refuses a non-loopback address while no account exists.
+ * drive it by rebinding a name) and its peer is KNOWN to be loopback. An unknown peer — plain
+ * `next start`, a proxy's header without AQVEN_TRUST_PROXY — is never this machine.
  */
-export function fromThisMachine(h: Headers, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+export function fromThisMachine(h: Headers, env: Env = process.env): boolean {
   const s = guardSettings(env);
   const { raw, proto } = requestHost({ method: 'GET', pathname: '/', proto: 'http', headers: h }, s);
   const host = raw ? parseHost(raw, proto) : null;
   if (!host || !isLoopback(host.hostname)) return false;
-  const peer = peerAddress(h, env);
-  return peer === null || isLoopback(peer);
+  const peer = peerOf(h, env);
+  return peer.known && peer.loopback;
 }
 
-/** The caller behind a request's headers (cookie or `Authorization: Bearer`), or why there is none. */
-export async function callerOf(db: Db, h: Headers, now = Date.now()): Promise<Caller | Unknown> {
+/**
+ * The caller behind a request's headers, or why there is none. API tokens (`Authorization: Bearer`)
+ * are accepted by route handlers only (`tokens: true`): a page or a server action that receives one
+ * refuses it, so a leaked service token cannot drive the forms.
+ */
+export async function callerOf(db: Db, h: Headers, opts: { tokens?: boolean; now?: number } = {}): Promise<Caller | Unknown> {
+  const now = opts.now ?? Date.now();
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(h.get('authorization') ?? '')?.[1];
   if (bearer) {
+    if (!opts.tokens) return { why: 'token-not-here' };
     const token = await tokenCaller(db, bearer, now);
     return token ? { kind: 'token', author: `token:${token.name}`, name: token.name, role: token.role } : { why: 'bad-token' };
   }
@@ -101,13 +109,26 @@ function unavailableText(err: unknown): string {
   return `the run database cannot be read: ${pgReason((err as { cause?: unknown }).cause ?? err)}`;
 }
 
+/** What a caller gets while no account exists and the request is not known to come from this machine. */
+export const NO_ACCOUNT_REMOTE =
+  'no account exists yet, and this request is not known to come from this machine: on the server, create the first account (aqven user add NAME --role admin), or serve the dashboard with aqven serve and open it there';
+
+/** A generic unavailability, for a caller who cannot be told where the database or project lives. */
+export const UNAVAILABLE = 'the dashboard cannot serve requests right now (its database or project cannot be read); the server log says why';
+
+/** Why the request cannot be served, as this caller may read it: the detail on this machine, else generic; the detail is logged. */
+export function unavailableFor(h: Headers, err: unknown): string {
+  const detail = unavailableText(err);
+  console.error(`aqven: ${detail}`);
+  return fromThisMachine(h) ? detail : UNAVAILABLE;
+}
+
 /** What a refusal says. */
 function refusalText(c: Caller | Unknown, role: Role): string {
   if (isCaller(c)) return `your role (${c.role}) may not do this: it needs ${role}`;
   if (c.why === 'bad-token') return 'the API token is not valid: unknown, revoked or expired (aqven token list shows yours)';
-  return c.why === 'no-account-remote'
-    ? 'no account exists yet: the dashboard answers this machine only (create one: aqven user add NAME --role admin)'
-    : 'sign in first';
+  if (c.why === 'token-not-here') return 'API tokens are accepted by the /api routes only: sign in to use the dashboard';
+  return c.why === 'no-account-remote' ? NO_ACCOUNT_REMOTE : 'sign in first';
 }
 
 /**
@@ -166,10 +187,11 @@ export async function editorRefusal(): Promise<string | null> {
 export async function routeCaller(req: Request, role: Role): Promise<Caller | NextResponse> {
   let c: Caller | Unknown;
   try {
-    c = await callerOf((await serverSession()).db, req.headers);
+    c = await callerOf((await serverSession()).db, req.headers, { tokens: true });
   } catch (err) {
-    // who is asking cannot be read: the database is down or refuses us — a 503 that says so, never an empty 500
-    return NextResponse.json({ error: unavailableText(err) }, { status: 503, headers: { 'retry-after': '5' } });
+    // who is asking cannot be read: the database is down or refuses us — a 503, never an empty 500;
+    // its words name hosts and paths, so only this machine reads them (and the server log)
+    return NextResponse.json({ error: unavailableFor(req.headers, err) }, { status: 503, headers: { 'retry-after': '5' } });
   }
   if (isCaller(c) && roleAllows(c.role, role)) return c;
   const status = isCaller(c) ? 403 : 401;

@@ -11,6 +11,8 @@ import type { LimitsResponse } from '@/lib/dashboard/limits-view';
 import type { StartLimitsState } from '@/lib/forms/limits';
 import { FLASH_LITE } from '../helpers/showcase';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
+import { requestHeaders, signedInUser } from '../helpers/session-cookie';
 
 const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
 vi.mock('server-only', () => ({}));
@@ -23,7 +25,7 @@ let db: Db;
 
 const { server } = dashboard;
 const as = (token: string | null) => {
-  req.headers = token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' };
+  req.headers = requestHeaders(LOCAL_HEADERS, token);
 };
 const form = (fields: Record<string, string>) => {
   const fd = new FormData();
@@ -35,7 +37,7 @@ const start = async (fields: Record<string, string>) => (await import('@/lib/act
 const getLimits = async (token: string | null, query = `model=${encodeURIComponent(MODEL)}`) => {
   const { GET } = await import('@/app/api/limits/route');
   const url = `http://localhost/api/limits?${query}`;
-  const res = await GET(Object.assign(new Request(url, { headers: token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' } }), { nextUrl: new URL(url) }) as never);
+  const res = await GET(Object.assign(new Request(url, { headers: requestHeaders(LOCAL_HEADERS, token) }), { nextUrl: new URL(url) }) as never);
   return { status: res.status, body: (await res.json()) as LimitsResponse & { error?: string } };
 };
 
@@ -99,12 +101,17 @@ describe('limits from the dashboard', () => {
   it('only an editor may start one; any role may read them', async () => {
         const now = Date.now();
     await createUser(db, { name: 'ana', role: 'admin', password: 'a long enough password' }, now);
-    const editor = (await createToken(db, { name: 'limits-editor', role: 'editor', createdBy: 'ana' }, now)).token;
-    const viewer = (await createToken(db, { name: 'limits-viewer', role: 'viewer', createdBy: 'ana' }, now)).token;
+    const editor = await signedInUser(db, 'limits-editor', 'editor', now);
+    const viewer = await signedInUser(db, 'limits-viewer', 'viewer', now);
+    const viewerToken = (await createToken(db, { name: 'limits-viewer', role: 'viewer', createdBy: 'ana', expiresAt: null }, now)).token;
     as(viewer);
     expect(await start({ dimension: 'enum' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN' });
-    const read = await getLimits(viewer);
+    // a token is for the API: it reads them, and a form refuses it whatever its role
+    as(viewerToken);
+    expect(await start({ dimension: 'enum' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN', message: 'API tokens are accepted by the /api routes only: sign in to use the dashboard' });
+    const read = await getLimits(viewerToken);
     expect(read.status).toBe(200);
+    expect((await getLimits(viewer)).status).toBe(200);
     expect(read.body.models[0]!.dimensions.map((d) => d.dimension)).toEqual(['depth']);
     expect((await getLimits(null)).status).toBe(401);
     // a token the dashboard does not know is told apart from no sign-in at all

@@ -3,13 +3,15 @@
 // caller with no credentials is refused, any role may write (a note changes no run), only a note's
 // author changes or deletes it, and the size cap is enforced by the server.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createToken, createUser } from '@/db/account-queries';
+import { createUser } from '@/db/account-queries';
 import { listNotes } from '@/db/note-queries';
 import { runStore } from '@/db/run-store';
 import type { Db } from '@/db/types';
 import type { NoteFormState } from '@/lib/forms/notes';
 import { copyShowcase } from '../helpers/showcase';
 import { saveEnv } from '../helpers/saved-env';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
+import { requestHeaders, signedInUser } from '../helpers/session-cookie';
 
 /** the request's headers, as each test sets them: this machine, and a token or none */
 const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
@@ -24,7 +26,7 @@ let db: Db;
 
 const session = async () => (await import('@/lib/server/session')).serverSession();
 const as = (token: string | null) => {
-  req.headers = token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' };
+  req.headers = requestHeaders(LOCAL_HEADERS, token);
 };
 const form = (fields: Record<string, string>) => {
   const fd = new FormData();
@@ -39,7 +41,7 @@ const notes = async () => (await listNotes(db, RUN))!;
 const noteBy = async (author: string) => (await notes()).find((n) => n.author === author)!;
 const getNotes = async (runId: string, token: string | null) => {
   const { GET } = await import('@/app/api/runs/[id]/notes/route');
-  const res = await GET(new Request(`http://localhost/api/runs/${runId}/notes`, { headers: token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' } }), {
+  const res = await GET(new Request(`http://localhost/api/runs/${runId}/notes`, { headers: requestHeaders(LOCAL_HEADERS, token) }), {
     params: Promise.resolve({ id: runId }),
   });
   return { status: res.status, body: (await res.json()) as { notes?: { author: string; body: string }[]; error?: string } };
@@ -74,8 +76,8 @@ describe('notes from the run page', () => {
 
   it('once an account exists: nobody signed in is refused; a viewer and an editor may both write', async () => {
     await createUser(db, { name: 'admin', role: 'admin', password: 'a long enough password' }, T0);
-    const viewer = (await createToken(db, { name: 'vera', role: 'viewer', createdBy: 'admin' }, T0)).token;
-    const editor = (await createToken(db, { name: 'ed', role: 'editor', createdBy: 'admin' }, T0)).token;
+    const viewer = await signedInUser(db, 'vera', 'viewer', T0);
+    const editor = await signedInUser(db, 'ed', 'editor', T0);
 
     as(null);
     expect(await add({ body: 'who am I?' })).toEqual({ status: 'error', code: 'E_FORBIDDEN', message: 'sign in first' });
@@ -88,30 +90,30 @@ describe('notes from the run page', () => {
     expect(await add({ body: 'the viewer **saw** it' })).toMatchObject({ status: 'saved' });
     as(editor);
     expect(await add({ nodeId: 'classify', body: 'the editor too' })).toMatchObject({ status: 'saved' });
-    expect(await noteBy('token:vera')).toMatchObject({ nodeId: null, seq: null, body: 'the viewer **saw** it' });
-    expect(await noteBy('token:ed')).toMatchObject({ nodeId: 'classify', seq: null, body: 'the editor too' });
+    expect(await noteBy('vera')).toMatchObject({ nodeId: null, seq: null, body: 'the viewer **saw** it' });
+    expect(await noteBy('ed')).toMatchObject({ nodeId: 'classify', seq: null, body: 'the editor too' });
 
     // another user's note: refused, unchanged, still there
-    const vera = await noteBy('token:vera');
+    const vera = await noteBy('vera');
     expect(await edit(vera.id, 'rewritten by ed')).toEqual({ status: 'error', code: 'E_NOT_YOURS', message: 'only its author may change or delete a note' });
     expect(await del(vera.id)).toMatchObject({ status: 'error', code: 'E_NOT_YOURS' });
     expect(await edit(open.id, 'x')).toMatchObject({ code: 'E_NOT_YOURS' });
-    expect((await noteBy('token:vera')).body).toBe('the viewer **saw** it');
+    expect((await noteBy('vera')).body).toBe('the viewer **saw** it');
 
     // the author may
     as(viewer);
     expect(await edit(vera.id, 'the viewer saw it twice')).toMatchObject({ status: 'saved' });
     expect(await del(vera.id)).toMatchObject({ status: 'deleted' });
-    expect((await notes()).map((n) => n.author)).toEqual(['open:dashboard', 'token:ed']);
+    expect((await notes()).map((n) => n.author)).toEqual(['open:dashboard', 'ed']);
 
     // GET: any role reads them, nobody else; an unknown run is a 404
-    expect(await getNotes(RUN, viewer)).toMatchObject({ status: 200, body: { notes: [{ author: 'open:dashboard' }, { author: 'token:ed', body: 'the editor too' }] } });
+    expect(await getNotes(RUN, viewer)).toMatchObject({ status: 200, body: { notes: [{ author: 'open:dashboard' }, { author: 'ed', body: 'the editor too' }] } });
     expect((await getNotes(RUN, null)).status).toBe(401);
     expect((await getNotes('no-such-run', viewer)).status).toBe(404);
   });
 
   it('refuses a note over 10,000 characters, an empty one and a target not stored, storing nothing', async () => {
-    const editor = (await createToken(db, { name: 'ed2', role: 'editor', createdBy: 'admin' }, T0)).token;
+    const editor = await signedInUser(db, 'ed2', 'editor', T0);
     as(editor);
     const before = (await notes()).length;
     expect(await add({ body: '😀'.repeat(10_000) })).toMatchObject({ status: 'saved' }); // characters, not UTF-16 units
@@ -121,9 +123,9 @@ describe('notes from the run page', () => {
     expect(await add({ nodeId: 'classify', seq: '9', body: 'x' })).toMatchObject({ status: 'error', code: 'E_ATTEMPT' });
     expect(await add({ seq: '1', body: 'x' })).toMatchObject({ status: 'error', code: 'E_FORM' });
     expect(await add({ runId: 'gone', body: 'x' })).toMatchObject({ status: 'error', code: 'E_RUN' });
-    const mine = await noteBy('token:ed2');
+    const mine = await noteBy('ed2');
     expect(await edit(mine.id, 'y'.repeat(10_001))).toMatchObject({ status: 'error', code: 'E_BODY' });
-    expect((await noteBy('token:ed2')).body).toBe('😀'.repeat(10_000));
+    expect((await noteBy('ed2')).body).toBe('😀'.repeat(10_000));
     expect((await notes()).length).toBe(before + 1);
   });
 });

@@ -10,6 +10,7 @@ import { listRuns } from '@/db/queries';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { own } from '@/lib/shared/own';
 import { writeProject } from '@/test/helpers/fixture-project';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
@@ -47,7 +48,7 @@ afterAll(async () => {
 
 const post = async (body: unknown) => {
   const { POST } = await import('@/app/api/runs/route');
-  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', host: 'localhost' } }));
+  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...LOCAL_HEADERS } }));
   return { status: res.status, body: (await res.json()) as { id?: string; error?: string } };
 };
 

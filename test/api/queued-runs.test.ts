@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openTestDb, type TestDb } from '../helpers/dialects';
 import { copyShowcase } from '../helpers/showcase';
 import { saveEnv } from '../helpers/saved-env';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 const post = async (body: unknown) => {
   const { POST } = await import('@/app/api/runs/route');
-  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', host: 'localhost' } }));
+  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...LOCAL_HEADERS } }));
   return { status: res.status, body: (await res.json()) as { id?: string; error?: string; field?: string } };
 };
 const cancel = async (runId: string | null) => {

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createToken, createUser } from '@/db/account-queries';
+import { createUser } from '@/db/account-queries';
 import { replayLink } from '@/db/replay-queries';
 import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
@@ -16,6 +16,8 @@ import { follow } from '../helpers/next-navigation';
 import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { runEnded } from '../helpers/run-ended';
 import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
+import { requestHeaders, signedInUser } from '../helpers/session-cookie';
 
 const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
 vi.mock('server-only', () => ({}));
@@ -31,7 +33,7 @@ let dir: string;
 const { server } = dashboard;
 const replays = () => import('@/lib/server/replay');
 const as = (token: string | null) => {
-  req.headers = token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' };
+  req.headers = requestHeaders(LOCAL_HEADERS, token);
 };
 const form = (fields: Record<string, string>) => {
   const fd = new FormData();
@@ -47,7 +49,7 @@ const replayNode = async (fields: Record<string, string>): Promise<ReplayFormSta
 const replayGroup = async (fields: Record<string, string>) => (await import('@/lib/actions/replay-group')).replayGroupAction(IDLE, form(fields));
 const getBatch = async (id: string, token: string | null) => {
   const { GET } = await import('@/app/api/replays/[batchId]/route');
-  const res = await GET(new Request(`http://localhost/api/replays/${id}`, { headers: token ? { host: 'localhost', authorization: `Bearer ${token}` } : { host: 'localhost' } }) as never, {
+  const res = await GET(new Request(`http://localhost/api/replays/${id}`, { headers: requestHeaders(LOCAL_HEADERS, token) }) as never, {
     params: Promise.resolve({ batchId: id }),
   });
   return { status: res.status, body: (await res.json()) as BatchResponse & { error?: string } };
@@ -124,8 +126,8 @@ describe('replay from the dashboard', () => {
 
   it('once accounts exist: a viewer may read a batch but not replay; each replay counts against the run starts per minute', async () => {
     await createUser(db, { name: 'admin', role: 'admin', password: 'a long enough password' }, T0);
-    const viewer = (await createToken(db, { name: 'vera', role: 'viewer', createdBy: 'admin' }, T0)).token;
-    const editor = (await createToken(db, { name: 'ed', role: 'editor', createdBy: 'admin' }, T0)).token;
+    const viewer = await signedInUser(db, 'vera', 'viewer', T0);
+    const editor = await signedInUser(db, 'ed', 'editor', T0);
 
     as(viewer);
     expect(await replayNode({ runId: originals[1]!, node: 'draft', cap: '1' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN' });

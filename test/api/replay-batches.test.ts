@@ -14,9 +14,10 @@ import { BATCH_STALE_MS } from '@/lib/flow/replay-batch-store';
 import { otherProcess } from '../helpers/dialects';
 import { runEnded } from '../helpers/run-ended';
 import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 
 vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => ({ headers: async () => new Headers({ host: 'localhost' }) }));
+vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const dashboard = simulatedDashboard();
@@ -32,7 +33,7 @@ const replayGroup = async (fields: Record<string, string>) => {
 };
 const getBatch = async (id: string) => {
   const { GET } = await import('@/app/api/replays/[batchId]/route');
-  const res = await GET(new Request(`http://localhost/api/replays/${id}`, { headers: { host: 'localhost' } }) as never, { params: Promise.resolve({ batchId: id }) });
+  const res = await GET(new Request(`http://localhost/api/replays/${id}`, { headers: LOCAL_HEADERS }) as never, { params: Promise.resolve({ batchId: id }) });
   return { status: res.status, body: (await res.json()) as BatchResponse & { error?: string } };
 };
 /** this process forgets the batches it ran, as a restarted one (or another one behind the load balancer) never knew them */

@@ -10,6 +10,7 @@ import { shortRunId } from '@/lib/shared/short-id';
 import { follow } from '../helpers/next-navigation';
 import { runEnded } from '../helpers/run-ended';
 import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
@@ -31,7 +32,7 @@ const replayNode = async (runId: string, node: string) => {
   return follow(() => replayNodeAction({ status: 'idle' } as ReplayFormState, fd));
 };
 const getJson = async (url: string) => {
-  const req = new NextRequest(`http://localhost${url}`, { headers: { host: 'localhost' } });
+  const req = new NextRequest(`http://localhost${url}`, { headers: LOCAL_HEADERS });
   if (url.startsWith('/api/runs/')) {
     const { GET } = await import('@/app/api/runs/[id]/route');
     return (await GET(req, { params: Promise.resolve({ id: url.split('/').pop()! }) })).json();

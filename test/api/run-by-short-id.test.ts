@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db } from '@/db/types';
 import { copyShowcase } from '../helpers/showcase';
 import { saveEnv } from '../helpers/saved-env';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
@@ -35,7 +36,7 @@ afterAll(async () => {
 
 const get = async (id: string) => {
   const { GET } = await import('@/app/api/runs/[id]/route');
-  const res = await GET(new NextRequest(`http://localhost/api/runs/${encodeURIComponent(id)}`, { headers: { host: 'localhost' } }), { params: Promise.resolve({ id }) });
+  const res = await GET(new NextRequest(`http://localhost/api/runs/${encodeURIComponent(id)}`, { headers: LOCAL_HEADERS }), { params: Promise.resolve({ id }) });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
@@ -69,7 +70,7 @@ describe('GET /api/runs/:id by short id', () => {
   it('names runs the same way in the detail and notes routes', async () => {
     const call = async (route: 'detail' | 'notes', id: string) => {
       const mod = route === 'detail' ? await import('@/app/api/runs/[id]/detail/route') : await import('@/app/api/runs/[id]/notes/route');
-      const res = await mod.GET(new NextRequest(`http://localhost/api/runs/${id}/${route}`, { headers: { host: 'localhost' } }), { params: Promise.resolve({ id }) });
+      const res = await mod.GET(new NextRequest(`http://localhost/api/runs/${id}/${route}`, { headers: LOCAL_HEADERS }), { params: Promise.resolve({ id }) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     expect(await call('detail', 'c0ffee11')).toMatchObject({ status: 200, body: { id: C, kind: 'flow', nodes: [] } });

@@ -1,13 +1,16 @@
 // The /flows start form and `POST /api/runs` share one count of the caller's run starts per minute
 // (DESIGN: The dashboard, "Accounts, roles and tokens", *Run limit*): a start refused by either says
-// when to try again, and starts nothing.
+// when to try again, and starts nothing. One caller through both doors: a signed-in user (an API
+// token is accepted by the API alone).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToken, createUser } from '@/db/account-queries';
 import type { Db } from '@/db/types';
 import type { StartRunFormState } from '@/lib/forms/start-run';
 import { follow } from '../helpers/next-navigation';
+import { sessionCookie } from '../helpers/session-cookie';
 import { runEnded } from '../helpers/run-ended';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 
 const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
 vi.mock('server-only', () => ({}));
@@ -18,7 +21,8 @@ vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
 const dashboard = simulatedDashboard();
 const T0 = Date.now();
 let db: Db;
-let token: string;
+let cookie: string;
+const PASSWORD = 'a long enough password';
 
 const INPUT = JSON.stringify({ ticket: 'my invoice is wrong' });
 const startFromForm = async (): Promise<StartRunFormState | { redirect: string }> => {
@@ -30,16 +34,17 @@ const startFromForm = async (): Promise<StartRunFormState | { redirect: string }
 };
 const startFromApi = async () => {
   const { POST } = await import('@/app/api/runs/route');
-  const res = await POST(new Request('http://localhost/api/runs', { method: 'POST', headers: { host: 'localhost', authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ flow: 'triage', input: JSON.parse(INPUT) }) }) as never);
+  const res = await POST(new Request('http://localhost/api/runs', { method: 'POST', headers: { ...LOCAL_HEADERS, cookie, 'content-type': 'application/json' }, body: JSON.stringify({ flow: 'triage', input: JSON.parse(INPUT) }) }) as never);
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { id?: string; error?: string } };
 };
 const runCount = async () => (await db.q.select({ id: db.t.runs.id }).from(db.t.runs)).length;
 
 beforeAll(async () => {
   ({ session: { db } } = await dashboard.open());
-  await createUser(db, { name: 'admin', role: 'admin', password: 'a long enough password' }, T0);
-  token = (await createToken(db, { name: 'ed', role: 'editor', createdBy: 'admin' }, T0)).token;
-  req.headers = { host: 'localhost', authorization: `Bearer ${token}` };
+  await createUser(db, { name: 'admin', role: 'admin', password: PASSWORD }, T0);
+  await createUser(db, { name: 'ed', role: 'editor', password: PASSWORD }, T0);
+  cookie = await sessionCookie(db, 'ed', PASSWORD);
+  req.headers = { ...LOCAL_HEADERS, cookie };
 }, 90_000);
 
 afterAll(async () => {
@@ -64,5 +69,18 @@ describe('run starts per minute, from the form and the API', () => {
     expect(apiRefused.status).toBe(429);
     expect(Number(apiRefused.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(await runCount()).toBe(before);
+  });
+
+  it('an API token starts runs through the API only: the form refuses it, whatever its role', async () => {
+    process.env.AQVEN_RUNS_PER_MINUTE = '60';
+    const { token } = await createToken(db, { name: 'ci', role: 'admin', createdBy: 'admin', expiresAt: null }, T0);
+    req.headers = { ...LOCAL_HEADERS, authorization: `Bearer ${token}` };
+    try {
+      const before = await runCount();
+      expect(await startFromForm()).toEqual({ fieldErrors: { flow: 'API tokens are accepted by the /api routes only: sign in to use the dashboard' } });
+      expect(await runCount()).toBe(before);
+    } finally {
+      req.headers = { ...LOCAL_HEADERS, cookie };
+    }
   });
 });
