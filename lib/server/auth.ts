@@ -10,6 +10,7 @@ import { betterAuth } from 'better-auth';
 import { drizzleAdapter } from 'better-auth/adapters/drizzle';
 import { nextCookies } from 'better-auth/next-js';
 import { eq } from 'drizzle-orm';
+import { authSecretFromEnv, hashToken } from '@/db/account-queries';
 import type { Db } from '@/db/types';
 import { isRole, type Role } from '@/lib/shared/roles';
 
@@ -20,6 +21,108 @@ const COOKIE_PREFIX = 'aqven';
 /** the cookie better-auth sets (its `__Secure-` form when cookies are Secure) */
 export const SESSION_COOKIE = `${COOKIE_PREFIX}.session_token`;
 
+type AdapterFactory = ReturnType<typeof drizzleAdapter>;
+type Adapter = ReturnType<AdapterFactory>;
+type Where = NonNullable<Parameters<Adapter['findMany']>[0]['where']>[number];
+type Row = Record<string, unknown> | null;
+/** the tokens of one adapter call: each stored hash, mapped to the caller's token */
+type Presented = Map<string, string>;
+
+const isSessionModel = (model: string) => model === 'session' || model === 'sessions';
+
+/** the hash of `token`, remembered so the row that holds it goes back with `token` */
+function hashed(token: unknown, seen: Presented): string {
+  if (typeof token !== 'string') throw new Error('a session token must be a string');
+  const hash = hashToken(token);
+  seen.set(hash, token);
+  return hash;
+}
+
+/** `where` with every match on the session token turned into a match on its hash */
+function hashWhere<W extends Where[] | undefined>(where: W, seen: Presented): W {
+  if (!where) return where;
+  return where.map((w) => {
+    if (w.field !== 'token') return w;
+    const op = w.operator ?? 'eq';
+    if (op === 'eq' || op === 'ne') return { ...w, value: hashed(w.value, seen) };
+    if ((op === 'in' || op === 'not_in') && Array.isArray(w.value)) return { ...w, value: w.value.map((t) => hashed(t, seen)) };
+    throw new Error(`sessions.token holds hashes: it cannot be matched with "${op}"`);
+  }) as W;
+}
+
+/** `data` with its token (when it has one) replaced by the token's hash */
+function hashData<D extends Record<string, unknown> | undefined>(data: D, seen: Presented): D {
+  return data && 'token' in data && data.token !== undefined ? { ...data, token: hashed(data.token, seen) } : data;
+}
+
+/** A row read back: its token is the caller's again when this call presented it, else the stored hash (which signs nobody in). */
+function restore<R>(row: R, seen: Presented): R {
+  const r = row as Row;
+  const token = r?.token;
+  return typeof token === 'string' && seen.has(token) ? ({ ...r, token: seen.get(token) } as R) : row;
+}
+
+/**
+ * The adapter with `sessions.token` holding sha256 (hex) of each session token, never the token
+ * (DESIGN: Sessions): a reader of the database or a backup cannot present it. better-auth reads and
+ * writes sessions only through its adapter — sign-in (create), getSession (findOne by token), the
+ * daily refresh (update by token), sign-out and expiry (delete by token), revocations (by user) —
+ * so hashing here, on every call on the session model and inside transactions too, covers them
+ * all; what goes back to better-auth carries the token it gave, as the cookie must.
+ */
+function hashSessions(a: Omit<Adapter, 'transaction'>): Omit<Adapter, 'transaction'> {
+  const fresh = (): Presented => new Map();
+  return {
+    ...a,
+    create: (async (d) => {
+      if (!isSessionModel(d.model)) return a.create(d);
+      const seen = fresh();
+      return restore(await a.create({ ...d, data: hashData(d.data, seen) }), seen);
+    }) as Adapter['create'],
+    findOne: (async (d) => {
+      if (!isSessionModel(d.model)) return a.findOne(d);
+      const seen = fresh();
+      return restore(await a.findOne({ ...d, where: hashWhere(d.where, seen) }), seen);
+    }) as Adapter['findOne'],
+    findMany: (async (d) => {
+      if (!isSessionModel(d.model)) return a.findMany(d);
+      const seen = fresh();
+      return (await a.findMany({ ...d, where: hashWhere(d.where, seen) })).map((row) => restore(row, seen));
+    }) as Adapter['findMany'],
+    count: (d) => (isSessionModel(d.model) ? a.count({ ...d, where: hashWhere(d.where, fresh()) }) : a.count(d)),
+    update: (async (d) => {
+      if (!isSessionModel(d.model)) return a.update(d);
+      const seen = fresh();
+      return restore(await a.update({ ...d, where: hashWhere(d.where, seen), update: hashData(d.update, seen) }), seen);
+    }) as Adapter['update'],
+    updateMany: (d) => {
+      if (!isSessionModel(d.model)) return a.updateMany(d);
+      const seen = fresh();
+      return a.updateMany({ ...d, where: hashWhere(d.where, seen), update: hashData(d.update, seen) });
+    },
+    delete: (d) => (isSessionModel(d.model) ? a.delete({ ...d, where: hashWhere(d.where, fresh()) }) : a.delete(d)),
+    deleteMany: (d) => (isSessionModel(d.model) ? a.deleteMany({ ...d, where: hashWhere(d.where, fresh()) }) : a.deleteMany(d)),
+    consumeOne: (async (d) => {
+      if (!isSessionModel(d.model)) return a.consumeOne(d);
+      const seen = fresh();
+      return restore(await a.consumeOne({ ...d, where: hashWhere(d.where, seen) }), seen);
+    }) as Adapter['consumeOne'],
+    incrementOne: (async (d) => {
+      if (!isSessionModel(d.model)) return a.incrementOne(d);
+      const seen = fresh();
+      return restore(await a.incrementOne({ ...d, where: hashWhere(d.where, seen), set: hashData(d.set, seen) }), seen);
+    }) as Adapter['incrementOne'],
+  };
+}
+
+/** drizzleAdapter's factory, its adapters hashing session tokens (hashSessions), in and out of transactions. */
+function hashingSessionTokens(factory: AdapterFactory): AdapterFactory {
+  return (options) => {
+    const inner = factory(options);
+    return { ...hashSessions(inner), transaction: (cb) => inner.transaction((trx) => cb(hashSessions(trx))) };
+  };
+}
+
 function buildAuth(db: Db, secret: string, env: Readonly<Record<string, string | undefined>>) {
   const publicUrl = env.AQVEN_PUBLIC_URL?.trim() || undefined;
   return betterAuth({
@@ -27,10 +130,12 @@ function buildAuth(db: Db, secret: string, env: Readonly<Record<string, string |
     secret,
     // used for the cookie's Secure flag; the endpoints that would check origins are not mounted
     baseURL: publicUrl ?? 'http://localhost',
-    database: drizzleAdapter(db.q, {
-      provider: db.dialect,
-      schema: { user: db.t.users, session: db.t.sessions, account: db.t.accounts, verification: db.t.verifications },
-    }),
+    database: hashingSessionTokens(
+      drizzleAdapter(db.q, {
+        provider: db.dialect,
+        schema: { user: db.t.users, session: db.t.sessions, account: db.t.accounts, verification: db.t.verifications },
+      }),
+    ),
     user: { additionalFields: { role: { type: 'string', required: false, defaultValue: 'viewer', input: false } } },
     session: { expiresIn: SESSION_TTL_S, updateAge: SESSION_REFRESH_S, cookieCache: { enabled: false } },
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 12, maxPasswordLength: 128, revokeSessionsOnPasswordReset: true },
@@ -51,16 +156,19 @@ function buildAuth(db: Db, secret: string, env: Readonly<Record<string, string |
 export type Auth = ReturnType<typeof buildAuth>;
 
 /**
- * The key that signs session cookies: AQVEN_AUTH_SECRET when set, else one generated the first
- * time it is needed and kept in the database (table `settings`), so every server process over one
- * database signs alike and a restart keeps everyone signed in.
+ * The key that signs session cookies (DESIGN: Sessions). PostgreSQL mode: AQVEN_AUTH_SECRET, required
+ * (authSecretFromEnv refuses without it); a key an older version kept in `settings` is deleted, as
+ * anyone who read it could forge a cookie. SQLite mode: AQVEN_AUTH_SECRET when set, else one
+ * generated the first time it is needed and kept in `settings` (the file is on the serving machine),
+ * so every server process over one database signs alike and a restart keeps everyone signed in.
  */
 async function authSecret(db: Db, env: Readonly<Record<string, string | undefined>>): Promise<string> {
-  const fromEnv = env.AQVEN_AUTH_SECRET?.trim();
-  if (fromEnv) {
-    if (fromEnv.length < 32) throw new Error('AQVEN_AUTH_SECRET must be at least 32 characters (e.g. `openssl rand -hex 32`)');
-    return fromEnv;
+  const fromEnv = authSecretFromEnv(db.dialect, env);
+  if (db.dialect === 'pg') {
+    await db.q.delete(db.t.settings).where(eq(db.t.settings.key, 'auth_secret'));
+    return fromEnv!;
   }
+  if (fromEnv) return fromEnv;
   const read = async () => (await db.q.select().from(db.t.settings).where(eq(db.t.settings.key, 'auth_secret')))[0]?.value;
   const stored = await read();
   if (stored) return stored;

@@ -97,6 +97,19 @@ describe('aqven serve refuses before listening (no build needed)', () => {
     expect(aqven(['serve', '--host', '10.1.2.3', '--project', dir], ENV).err).toContain('pass --public-url http://10.1.2.3:3000');
   });
 
+  it('PostgreSQL mode without AQVEN_AUTH_SECRET, or with one too short: exit 2, saying how to make one (nothing built, the database not asked)', () => {
+    const pg = { ...ENV, AQVEN_DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none', AQVEN_AUTH_SECRET: undefined };
+    expect(aqven(['serve', '--port', '0', '--project', dir], pg)).toMatchObject({
+      code: 2,
+      out: '',
+      err: "aqven serve: AQVEN_AUTH_SECRET is required with a PostgreSQL database (AQVEN_DATABASE_URL): it signs the dashboard's session cookies and is never kept in the database; make one with `openssl rand -hex 32` and give every dashboard process the same value\n",
+    });
+    expect(aqven(['serve', '--port', '0', '--project', dir], { ...pg, AQVEN_AUTH_SECRET: 'short' })).toMatchObject({
+      code: 2,
+      err: 'aqven serve: AQVEN_AUTH_SECRET must be at least 32 characters; make one with `openssl rand -hex 32`\n',
+    });
+  });
+
   it('a bad port or public URL is bad usage', () => {
     expect(aqven(['serve', '--port', 'eighty', '--project', dir], ENV)).toMatchObject({ code: 2, err: 'aqven serve: --port must be a whole number from 0 to 65535, got "eighty"\n' });
     expect(aqven(['serve', '--port', '70000', '--project', dir], ENV).code).toBe(2);
