@@ -94,8 +94,8 @@ function ipv6Groups(a: string): number[] {
  * The key a client address is counted under: an IPv4 address as it is; an IPv4-mapped IPv6
  * address as its IPv4 address; any other IPv6 address by its /64, the block one subscriber gets
  * (so walking through one's own addresses buys no new allowance). `unknown` when the address is not
- * known (no `aqven serve`, no trusted proxy: lib/server/access.ts allows that on loopback only), so
- * every such client shares one key: it cannot tell them apart.
+ * known (no `aqven serve`, no trusted proxy), so every such client shares one key: signInLimit
+ * refuses such a sign-in before counting anything.
  */
 export function addressKey(peer: string | null): string {
   if (!peer?.trim()) return 'unknown';
@@ -107,6 +107,10 @@ export function addressKey(peer: string | null): string {
   if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255].join('.');
   return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
 }
+
+/** The refusal of a sign-in whose client address cannot be told (lib/server/access.ts, peerAddress). */
+export const SIGN_IN_ADDRESS_UNKNOWN =
+  'this dashboard cannot tell which address this sign-in comes from, so it refuses it: start the dashboard with aqven serve, and behind your own proxy set AQVEN_TRUST_PROXY=1 with the proxy sending X-Forwarded-For';
 
 /** A sign-in let through to the password check: the counts it holds until it succeeds (signInSucceeded). */
 export interface SignInAttempt {
@@ -131,6 +135,8 @@ const knownKey = (name: string, address: string) => `login:known:${name}@${addre
  * from elsewhere. A refusal gives back what this attempt counted before it.
  */
 export async function signInLimit(db: Db, name: string, peer: string | null, now = Date.now(), env: Env = process.env): Promise<SignInAttempt | Refusal> {
+  // with no address every client would share one allowance (and one "known address"): refused instead
+  if (!peer?.trim()) return { error: SIGN_IN_ADDRESS_UNKNOWN, retryAfterS: 0 };
   const address = addressKey(peer);
   const known = await remembered(db, knownKey(name, address), now);
   const checks: [string, number, number, string][] = [[`login:addr:${address}`, SIGN_IN_FAILURES_PER_ADDRESS, SIGN_IN_WINDOW_MS, 'from this address']];
