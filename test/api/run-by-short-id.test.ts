@@ -74,7 +74,7 @@ describe('GET /api/runs/:id by short id', () => {
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     expect(await call('detail', 'c0ffee11')).toMatchObject({ status: 200, body: { id: C, kind: 'flow', nodes: [] } });
-    expect(await call('notes', 'c0ffee11')).toEqual({ status: 200, body: { notes: [] } });
+    expect(await call('notes', 'c0ffee11')).toEqual({ status: 200, body: { notes: [], older: null } });
     expect(await call('notes', 'c0ffee00')).toMatchObject({ status: 409, body: { code: 'E_AMBIGUOUS_RUN_ID' } });
     expect(await call('detail', 'deadbeef')).toEqual({ status: 404, body: { error: 'no run with id deadbeef' } });
   });
