@@ -1,7 +1,8 @@
 // A model string is `provider:model-id`, split at the FIRST colon (DESIGN: Words), so model ids
 // may themselves contain colons (e.g. "openrouter:meta-llama/llama-3-8b:free"). The engine resolves
 // a node's chain with it; `aqven check` reports the problems it finds. A model string holds
-// printable characters only: the one rule, for the schema (E_MODEL) and the engine alike.
+// printable characters only, and its model id a URL-safe set (MODEL_ID_CHARS): the one rule, for
+// the schema (E_MODEL, the agent policy form through it) and the engine alike.
 
 export interface ModelRef {
   provider: string;
@@ -15,8 +16,26 @@ export function parseModelString(model: string): ModelRef | null {
   if (i <= 0 || i === model.length - 1) return null;
   const provider = model.slice(0, i);
   const modelId = model.slice(i + 1);
-  if (!PROVIDER_NAME.test(provider) || /\s/.test(model) || UNPRINTABLE.test(model)) return null;
+  if (!PROVIDER_NAME.test(provider) || /\s/.test(model) || UNPRINTABLE.test(model) || modelIdProblem(modelId) !== null) return null;
   return { provider, modelId };
+}
+
+/**
+ * The characters of a model id (DESIGN: Project files): those of real ids — OpenRouter's
+ * "meta-llama/llama-3-8b:free", Bedrock's "anthropic.claude-3-5-sonnet-20240620-v1:0", Cloudflare's
+ * "@cf/meta/llama-3-8b-instruct", Ollama's "qwen2.5:7b-instruct-q4_K_M" — and nothing a URL reads as
+ * structure: an id goes into the request path of some wires (Gemini's models/{id}:generateContent).
+ */
+export const MODEL_ID_CHARS = 'letters A-Z a-z, digits and . _ - : / @ ~';
+const MODEL_ID_CHAR = /[A-Za-z0-9._:/@~-]/;
+
+/** Why a model id is refused (its first bad character, an empty, "." or ".." segment), or null. */
+function modelIdProblem(id: string): string | null {
+  for (const c of id) if (!MODEL_ID_CHAR.test(c)) return `contains the character ${JSON.stringify(c)}`;
+  const segments = id.split('/');
+  if (segments.some((s) => s === '')) return 'has an empty path segment ("/" at its start or end, or "//")';
+  if (segments.some((s) => s === '.' || s === '..')) return 'has a "." or ".." path segment';
+  return null;
 }
 
 /** Characters a model string may not hold: controls (NUL, U+0085, …), invisible format characters
@@ -43,7 +62,9 @@ export function modelStringProblem(model: string): string {
   if (/\s/.test(model)) return `model "${m}" contains whitespace`;
   const bad = unprintable(model);
   if (bad) return `model "${m}" contains the unprintable character ${bad}: model strings are printable characters only`;
-  return `model "${m}" has an invalid provider name "${shown(model.slice(0, model.indexOf(':')))}"`;
+  const provider = model.slice(0, model.indexOf(':'));
+  if (!PROVIDER_NAME.test(provider)) return `model "${m}" has an invalid provider name "${shown(provider)}"`;
+  return `model "${m}": its model id ${modelIdProblem(model.slice(provider.length + 1)) ?? 'is not valid'}; a model id may contain only ${MODEL_ID_CHARS}, with no empty, "." or ".." segment`;
 }
 
 export const MODEL_HINT = 'write the model as "provider:model-id", e.g. "openrouter:openai/gpt-oss-20b"';

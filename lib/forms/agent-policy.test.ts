@@ -39,6 +39,20 @@ describe('diagnosticErrors', () => {
     expect(errors.fallback_models).toMatchObject([{ code: 'E_CHAIN_DUPLICATE', index: 1 }]);
   });
 
+  it('the form schema refuses a model id a URL would read as structure, at its field, with the words of aqven check (E_MODEL)', () => {
+    const r = agentPolicyFormSchema.safeParse({
+      model: 'google:x/../../../v1beta/cachedContents?',
+      fallback_models: ['openrouter:google/gemini-2.5-flash-lite', 'google:a#b'],
+      output: { retries: 1, on_error: 'retry', on_refusal: 'fail', on_truncated: 'fail', strict: false },
+    });
+    expect(r.success).toBe(false);
+    const errors = policyErrors(r.error!);
+    expect(errors.model).toMatchObject([{ code: 'E_MODEL', message: expect.stringContaining('its model id contains the character "?"') }]);
+    expect(errors.fallback_models).toMatchObject([{ code: 'E_MODEL', index: 1, message: expect.stringContaining('its model id contains the character "#"') }]);
+    const file = 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "google:x/../../../v1beta/cachedContents?"\n';
+    expect(parseAgentYaml(file, 'agents/x.yaml').diagnostics.map((d) => [d.code, d.message])).toEqual([['E_MODEL', errors.model![0]!.message]]);
+  });
+
   it('the form schema rejects the same model twice at its row (policyErrors)', () => {
     const r = agentPolicyFormSchema.safeParse({
       model: 'openrouter:a/b',

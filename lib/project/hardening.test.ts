@@ -250,6 +250,21 @@ describe('aqven check closes small gaps', () => {
   });
 
   it.each([
+    ['a path that leaves models/', 'google:x/../../../v1beta/cachedContents', 'has a "." or ".." path segment'],
+    ['a query', 'google:gemini-2.5-flash?key=1', 'contains the character "?"'],
+    ['a fragment', 'openrouter:a/b#c', 'contains the character "#"'],
+    ['a percent escape', 'google:x%2F..%2Fy', 'contains the character "%"'],
+    ['a backslash', 'google:x\\\\y', 'contains the character "\\\\"'],
+    ['a non-ASCII letter', 'google:gemini-ß', 'contains the character "ß"'],
+    ['an empty segment', 'openrouter:openai//gpt', 'has an empty path segment ("/" at its start or end, or "//")'],
+  ])('a model id with %s is E_MODEL at the agent\'s model field', async (_what, model, problem) => {
+    const text = `apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "${model}"\n`;
+    const d = expectOne(await check({ 'agents/helper.yaml': text }), 'agents/helper.yaml', text, 'E_MODEL', '"', 'model:');
+    expect(d.path).toEqual(['model']);
+    expect(d.message).toBe(`model "${model.replace(/\\\\/g, '\\')}": its model id ${problem}; a model id may contain only letters A-Z a-z, digits and . _ - : / @ ~, with no empty, "." or ".." segment`);
+  });
+
+  it.each([
     ['0x3', 'write 3'],
     ['0o3', 'write 3'],
     ['03', 'write 3 (no leading zero)'],

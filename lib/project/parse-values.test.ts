@@ -23,6 +23,26 @@ describe('parseModelString', () => {
   });
 
   it.each(['gpt-4o', ':gpt-4o', 'openai:', 'open ai:gpt', ''])('rejects %j', (text) => expect(parseModelString(text)).toBeNull());
+
+  it.each([
+    'openrouter:google/gemini-2.5-flash-lite',
+    'openrouter:meta-llama/llama-3-8b:free',
+    'openrouter:openrouter/auto',
+    'google:gemini-2.5-flash',
+    'google:models/gemini-1.5-pro-002',
+    'anthropic:claude-3-5-sonnet-20241022',
+    'azure:my_gpt-4o.deployment',
+    'bedrock:anthropic.claude-3-5-sonnet-20240620-v1:0',
+    'cloudflare:@cf/meta/llama-3-8b-instruct',
+    'ollama:qwen2.5:7b-instruct-q4_K_M',
+    'fireworks:accounts/fireworks/models/llama-v3-70b-instruct',
+    'openrouter:~anthropic/claude-sonnet',
+  ])('accepts the real model id %s', (model) => expect(parseModelString(model)).not.toBeNull());
+
+  it.each(['google:x/../../../v1beta/cachedContents?', 'google:..', 'google:./x', 'google:a?b', 'google:a#b', 'google:a%2Fb', 'google:a\\b', 'google:/a', 'google:a/', 'google:a//b', 'google:gemini-ß', 'google:a&b=c'])(
+    'refuses the model id of %s, which a URL would read as structure',
+    (model) => expect(parseModelString(model)).toBeNull(),
+  );
 });
 
 describe('expandEnv', () => {

@@ -76,6 +76,23 @@ describe('gemini request', () => {
     });
   });
 
+  it('the model id is one encoded path segment: no id reaches another endpoint of the host with the key', () => {
+    const w = geminiAdapter.buildRequest({ modelId: 'x/../../../v1beta/cachedContents?', messages: [{ role: 'user', content: 'U' }], stream: false }, provider, 'gk');
+    const url = new URL(w.url);
+    expect(url.origin + url.pathname).toBe('https://generativelanguage.googleapis.com/v1beta/models/x%2F..%2F..%2F..%2Fv1beta%2FcachedContents%3F:generateContent');
+    expect(url.search).toBe('');
+    for (const [id, segment] of [
+      ['gemini-2.5-flash', 'gemini-2.5-flash'],
+      ['gemini-exp:1206', 'gemini-exp%3A1206'],
+      ['a#b', 'a%23b'],
+      ['..', '..'],
+    ]) {
+      const u = new URL(geminiAdapter.buildRequest({ modelId: id, messages: [], stream: true }, provider, 'gk').url);
+      expect(u.pathname).toBe(`/v1beta/models/${segment}:streamGenerateContent`);
+      expect(u.search).toBe('?alt=sse');
+    }
+  });
+
   it('streams over streamGenerateContent?alt=sse', () => {
     const w = geminiAdapter.buildRequest({ modelId: 'models/g', messages: [{ role: 'user', content: 'U' }], stream: true }, provider, undefined);
     expect(w.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse');

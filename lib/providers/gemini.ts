@@ -108,7 +108,8 @@ function buildRequest(req: AdapterRequest, provider: ResolvedProvider, apiKey: s
   };
   if (system !== null) body.systemInstruction = { parts: [{ text: system }] };
   if (Object.keys(generationConfig).length) body.generationConfig = generationConfig;
-  const model = req.modelId.replace(/^models\//, '');
+  // the id is one segment of the path, encoded: nothing in it ("/", "..", "?", "#") can reach another endpoint with the key
+  const model = encodeURIComponent(req.modelId.replace(/^models\//, ''));
   const path = req.stream ? `models/${model}:streamGenerateContent?alt=sse` : `models/${model}:generateContent`;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: req.stream ? 'text/event-stream' : 'application/json' };
   if (apiKey) headers['x-goog-api-key'] = apiKey;
