@@ -1,11 +1,13 @@
 // The audit trail (DESIGN: The dashboard, "Audit trail"): security events, append-only, on both
 // dialects. The one home of their kinds and of what a row may hold: every door (server actions,
-// route handlers, the CLI) records through recordAudit, and nothing here updates a row; only
-// retention (`aqven runs purge`) deletes the old ones. A detail never carries a password, a token
-// or a key: callers pass names and counts, and the text is redacted before it is stored.
-import { and, desc, eq, gte, lt, lte, or, type SQL } from 'drizzle-orm';
+// route handlers, the CLI) records through recordAuditOrWarn (after its change, never failing it),
+// and nothing here updates a row; only retention (`aqven runs purge`) deletes the old ones. A
+// detail never carries a password, a token or a key: callers pass names and counts, and each text
+// is scrubbed before it is stored (a secret-named key's value dropped, secrets and PII replaced).
+import { and, asc, count, desc, eq, gte, isNotNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { redactText } from '@/lib/redact';
 import { newRecordId } from '@/lib/shared/record-id';
+import { queryErrorText } from './pg';
 import type { Db } from './types';
 
 /** Every kind of event the trail records; a new one is added here first. */
@@ -56,21 +58,81 @@ export interface AuditRow {
 
 const FIELD_MAX = 200;
 const DETAIL_MAX = 2_000;
+/** a detail holds a few facts: more keys than this are dropped (the event still says what happened) */
+const DETAIL_KEYS = 20;
 
 const clip = (s: string | null | undefined, max = FIELD_MAX): string | null => (s == null ? null : s.length > max ? `${s.slice(0, max)}…` : s);
 
-/** Appends one event at `now`. The detail is redacted (the five detectors) and capped. */
+/**
+ * What a secret looks like wherever it was pasted: an AQVEN token, an `Authorization: Bearer …`
+ * value, a provider key (`sk-…`, `sk-or-v1-…`, `pk-…`, `rk-…`), and a `password=…` pair.
+ */
+const SECRET_PATTERNS = [/aqven_[A-Za-z0-9_-]{16,}/, /\bBearer\s+\S+/i, /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}/, /\b(?:password|passwd|secret)\s*[=:]\s*\S+/i];
+/** detail keys whose value is a secret by its name: dropped whatever it holds */
+const SECRET_KEY = /password|passwd|passphrase|secret|credential|^(?:token|key|api[-_]?key|authorization|cookie|hash|bearer)$/i;
+export const AUDIT_SECRET = '<SECRET>';
+
+/** an id we made (a UUID, a failure signature's 16 hex digits): kept as it is, a detector would take its digits for a card or a phone */
+const OUR_ID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16})$/i;
+
+/** A detail's text with the secrets above and the five detectors' matches (emails, IBANs, cards, phones, IPs) replaced. */
+function scrub(text: string): string {
+  return OUR_ID.test(text) ? text : redactText(text, { extraPatterns: SECRET_PATTERNS, placeholder: AUDIT_SECRET });
+}
+
+/** A name we gave (user, agent, model, batch id): only what looks like a secret goes; a detector would take an id's digits for a phone. */
+function scrubSecrets(text: string): string {
+  return SECRET_PATTERNS.reduce((t, re) => t.replace(new RegExp(re.source, `${re.flags}g`), AUDIT_SECRET), text);
+}
+
+/** The detail as stored: at most DETAIL_KEYS facts, each string scrubbed and clipped, a secret-named key's value dropped; JSON of at most DETAIL_MAX characters. */
+function storedDetail(detail: AuditEvent['detail']): string | null {
+  if (!detail) return null;
+  const kept: Record<string, string | number | boolean | null> = {};
+  for (const [k, v] of Object.entries(detail).slice(0, DETAIL_KEYS)) {
+    const key = clip(k, 40)!;
+    if (SECRET_KEY.test(k)) kept[key] = AUDIT_SECRET;
+    else if (typeof v === 'string') kept[key] = clip(scrub(v));
+    else if (typeof v === 'number') kept[key] = Number.isFinite(v) ? v : null;
+    else kept[key] = typeof v === 'boolean' ? v : null;
+  }
+  const text = JSON.stringify(kept);
+  return text.length > DETAIL_MAX ? clip(text, DETAIL_MAX) : text;
+}
+
+/**
+ * Appends one event at `now`. The target is scrubbed of secrets, the detail as
+ * storedDetail says; every field is capped. Throws when the row cannot be written (see
+ * recordAuditOrWarn for the doors).
+ */
 export async function recordAudit(db: Db, e: AuditEvent, now: number = Date.now()): Promise<void> {
-  const detail = e.detail ? clip(redactText(JSON.stringify(e.detail)), DETAIL_MAX) : null;
   await db.q.insert(db.t.auditEvents).values({
     id: newRecordId(),
     at: now,
     kind: e.kind,
     actor: clip(e.actor),
     address: clip(e.address ?? null, 64),
-    target: clip(e.target ?? null),
-    detail,
+    target: e.target == null ? null : clip(scrubSecrets(e.target)),
+    detail: storedDetail(e.detail),
   });
+}
+
+/**
+ * How every door records (DESIGN: The dashboard, "Audit trail"): after the change the event tells
+ * of was made, never undoing or failing it — the change is done, and an error would have the person
+ * make it again. A row that cannot be written is said through `warn` (the server's log, the CLI's
+ * stderr), never swallowed; answers whether it was written.
+ */
+export async function recordAuditOrWarn(db: Db, e: AuditEvent, warn: (line: string) => void, now: number = Date.now()): Promise<boolean> {
+  try {
+    await recordAudit(db, e, now);
+    return true;
+  } catch (err) {
+    // the database's reason, never drizzle's "Failed query: <SQL> params: <values>"
+    const why = queryErrorText(err);
+    warn(`the audit trail could not record ${e.kind}${e.target ? ` of ${clip(scrubSecrets(e.target), 80)}` : ''} by ${e.actor ?? 'nobody signed in'}: ${why}`);
+    return false;
+  }
 }
 
 export interface AuditFilter {
@@ -119,9 +181,20 @@ function parseDetail(text: string | null): Record<string, unknown> | null {
   }
 }
 
-/** Deletes the events older than `cutoff` (retention, beside `runs purge`); returns how many. */
-export async function purgeAudit(db: Db, cutoff: number): Promise<number> {
+/** The actors the trail names, in order (the Audit page's filter); at most `limit`. */
+export async function auditActors(db: Db, limit = 200): Promise<string[]> {
   const a = db.t.auditEvents;
-  const gone = await db.q.delete(a).where(lte(a.at, cutoff - 1)).returning({ id: a.id });
-  return gone.length;
+  const rows = await db.q.selectDistinct({ actor: a.actor }).from(a).where(isNotNull(a.actor)).orderBy(asc(a.actor)).limit(limit);
+  return rows.map((r) => r.actor!);
+}
+
+/**
+ * Deletes the events older than `cutoff` (retention, beside `runs purge`); returns how many.
+ * `dryRun` counts them and deletes nothing.
+ */
+export async function purgeAudit(db: Db, cutoff: number, opts: { dryRun?: boolean } = {}): Promise<number> {
+  const a = db.t.auditEvents;
+  const old = lt(a.at, cutoff);
+  if (opts.dryRun) return Number((await db.q.select({ n: count() }).from(a).where(old))[0]?.n ?? 0);
+  return (await db.q.delete(a).where(old).returning({ one: sql`1` })).length;
 }

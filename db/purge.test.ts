@@ -111,7 +111,7 @@ describe.each(DIALECTS)('purge on %s', (dialect) => {
       runs: 3, nodeRuns: 6, attempts: 9, transportTries: 9, streamChunks: 9, notes: 6, searchDocs: 6,
       // the three days wholly before the cutoff (old-1's, old-live's, old-2's), two rows each: two
       // agents' attempts, their two node statuses, two failure signatures
-      agentDaily: 6, nodeDaily: 6, failureDaily: 6, replayBatches: 0,
+      agentDaily: 6, nodeDaily: 6, failureDaily: 6, replayBatches: 0, auditEvents: 0,
     });
     expect(dry.keptLive).toBe(1);
     expect(await rows(db)).toEqual(was);
@@ -122,7 +122,7 @@ describe.each(DIALECTS)('purge on %s', (dialect) => {
     const batches: number[] = [];
     const res = await purgeRuns(db, { cutoff: CUTOFF, batch: 2, between: (soFar) => void batches.push(soFar.runs) });
     expect(batches).toEqual([2, 3]);
-    expect(res.deleted).toEqual({ runs: 3, nodeRuns: 6, attempts: 9, transportTries: 9, streamChunks: 9, notes: 6, searchDocs: 6, agentDaily: 6, nodeDaily: 6, failureDaily: 6, replayBatches: 0 });
+    expect(res.deleted).toEqual({ runs: 3, nodeRuns: 6, attempts: 9, transportTries: 9, streamChunks: 9, notes: 6, searchDocs: 6, agentDaily: 6, nodeDaily: 6, failureDaily: 6, replayBatches: 0, auditEvents: 0 });
     const now = await rows(db);
     for (const k of Object.keys(now) as (keyof typeof now)[]) expect(now[k], k).toBe(was[k] - res.deleted[k]);
     expect(await orphans(db)).toBe(0);
@@ -153,6 +153,6 @@ describe.each(DIALECTS)('purge on %s', (dialect) => {
 
   it('finds nothing more to delete at the same cutoff', async () => {
     const again = await purgeRuns(db, { cutoff: CUTOFF });
-    expect(again.deleted).toEqual({ runs: 0, nodeRuns: 0, attempts: 0, transportTries: 0, streamChunks: 0, notes: 0, searchDocs: 0, agentDaily: 0, nodeDaily: 0, failureDaily: 0, replayBatches: 0 });
+    expect(again.deleted).toEqual({ runs: 0, nodeRuns: 0, attempts: 0, transportTries: 0, streamChunks: 0, notes: 0, searchDocs: 0, agentDaily: 0, nodeDaily: 0, failureDaily: 0, replayBatches: 0, auditEvents: 0 });
   });
 });

@@ -2,9 +2,10 @@
 // stored under them — nodes, attempts, transport tries, stream chunks, notes, search entries (the
 // foreign keys cascade; SQLite's connection turns them on, db/client.ts) — in short batches, one
 // transaction each, so a dashboard or a worker writing meanwhile waits at most one batch; then the
-// daily sums of the days wholly before the cutoff, and the replay batches started before it. A run
-// still queued or running is never deleted.
+// daily sums of the days wholly before the cutoff, the replay batches started before it, and the
+// audit events recorded before it. A run still queued or running is never deleted.
 import { and, asc, count, eq, gt, inArray, lt, lte, notInArray, or, sql } from 'drizzle-orm';
+import { purgeAudit } from './audit-queries';
 import { DAY_MS } from './run-aggregates';
 import { transaction } from './tx';
 import { LIVE_RUN_STATUSES, type Db } from './types';
@@ -23,6 +24,8 @@ export interface PurgeCounts {
   failureDaily: number;
   /** bulk replays started before the cutoff and no longer written */
   replayBatches: number;
+  /** audit trail events recorded before the cutoff (db/audit-queries.ts purgeAudit) */
+  auditEvents: number;
 }
 
 export interface StorageSize {
@@ -51,9 +54,9 @@ export interface PurgeResult {
  */
 export const PURGE_BATCH = 100;
 
-const TABLES = ['runs', 'node_runs', 'attempts', 'transport_tries', 'stream_chunks', 'notes', 'search_docs', 'agent_daily', 'node_daily', 'failure_daily', 'replay_batches'] as const;
+const TABLES = ['runs', 'node_runs', 'attempts', 'transport_tries', 'stream_chunks', 'notes', 'search_docs', 'agent_daily', 'node_daily', 'failure_daily', 'replay_batches', 'audit_events'] as const;
 
-const zero = (): PurgeCounts => ({ runs: 0, nodeRuns: 0, attempts: 0, transportTries: 0, streamChunks: 0, notes: 0, searchDocs: 0, agentDaily: 0, nodeDaily: 0, failureDaily: 0, replayBatches: 0 });
+const zero = (): PurgeCounts => ({ runs: 0, nodeRuns: 0, attempts: 0, transportTries: 0, streamChunks: 0, notes: 0, searchDocs: 0, agentDaily: 0, nodeDaily: 0, failureDaily: 0, replayBatches: 0, auditEvents: 0 });
 
 /** The daily sums of a day are deleted once the whole day lies before the cutoff. */
 export const lastWholeDayBefore = (cutoff: number): number => Math.floor(cutoff / DAY_MS) * DAY_MS - DAY_MS;
@@ -77,7 +80,7 @@ function autoVacuumOf(db: Db): PurgeResult['autoVacuum'] {
 }
 
 /** What lies under these runs, counted before they go (the cascade does not say what it deleted). */
-async function countUnder(db: Db, ids: string[]): Promise<Omit<PurgeCounts, 'runs' | 'agentDaily' | 'nodeDaily' | 'failureDaily' | 'replayBatches'>> {
+async function countUnder(db: Db, ids: string[]): Promise<Omit<PurgeCounts, 'runs' | 'agentDaily' | 'nodeDaily' | 'failureDaily' | 'replayBatches' | 'auditEvents'>> {
   const { attempts, nodeRuns, notes, searchDocs, streamChunks, transportTries } = db.t;
   const n = async (q: Promise<{ n: number }[]>) => Number((await q)[0]?.n ?? 0);
   // one after another: inside a PostgreSQL transaction they share one connection
@@ -149,6 +152,8 @@ export async function purgeRuns(
   const oldBatch = and(lt(replayBatches.startedAt, opts.cutoff), lt(replayBatches.updatedAt, opts.cutoff));
   if (dryRun) deleted.replayBatches = Number((await db.q.select({ n: count() }).from(replayBatches).where(oldBatch))[0]?.n ?? 0);
   else deleted.replayBatches = (await db.q.delete(replayBatches).where(oldBatch).returning({ one: sql`1` })).length;
+  // the audit trail is kept as long as the runs it speaks of (DESIGN: The dashboard, "Audit trail")
+  deleted.auditEvents = await purgeAudit(db, opts.cutoff, { dryRun });
 
   const autoVacuum = autoVacuumOf(db);
   // incremental auto_vacuum gives the free pages back to the file system only when asked

@@ -8,6 +8,7 @@ import { redirect } from 'next/navigation';
 import { AccountError, loginEmail, normalizeName, noteUserSeen } from '@/db/account-queries';
 import type { PasswordState, SignInState } from '@/lib/forms/auth';
 import { actionCaller, callerOf, isLocalPath, peerAddress } from '@/lib/server/access';
+import { auditRequest, auditSignInFailed } from '@/lib/server/audit';
 import { authFor } from '@/lib/server/auth';
 import { signInLimit, signInSucceeded, signInUnchecked } from '@/lib/server/limits';
 import { serverSession } from '@/lib/server/session';
@@ -40,12 +41,14 @@ export async function signInAction(_prev: SignInState, fd: FormData): Promise<Si
     await (await authFor(db)).api.signInEmail({ body: { email: loginEmail(name), password, rememberMe: true }, headers: h });
   } catch (err) {
     // a failure keeps its counts (signInLimit); anything else was not the caller's doing
+    if (isAPIError(err)) await auditSignInFailed(db, name, h);
     if (isAPIError(err)) return WRONG;
     await signInUnchecked(db, attempt).catch(() => {}); // the database may be what failed: its error is the one to show
     throw err;
   }
   await signInSucceeded(db, attempt);
   await noteUserSeen(db, name, Date.now());
+  await auditRequest(db, { kind: 'sign-in.ok', actor: name, target: name }, h);
   redirect(landing(fd.get('next')));
 }
 
@@ -61,6 +64,7 @@ export async function signOutAction(): Promise<void> {
     // no session (already signed out, or revoked): nothing to end
     if (!isAPIError(err)) throw err;
   }
+  if ('kind' in who && who.kind === 'user') await auditRequest(db, { kind: 'sign-out', actor: who.author, target: who.name }, h);
   redirect('/login');
 }
 
@@ -82,5 +86,6 @@ export async function changePasswordAction(_prev: PasswordState, fd: FormData): 
   }
   // better-auth replaced this session with a new one (the old cookie is revoked with the others):
   // a fresh request renders the page under the new cookie
+  await auditRequest(db, { kind: 'password.changed', actor: who.caller.author, target: who.caller.name, detail: { otherSessionsSignedOut: true } });
   redirect('/account?changed=1');
 }

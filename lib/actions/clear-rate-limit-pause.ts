@@ -9,12 +9,13 @@ import { announcePauseChange } from '@/db/cluster-gate';
 import { clearPause } from '@/db/pause-queries';
 import { defaultRateGate } from '@/lib/engine/rate-gate';
 import { clearPauseFormSchema, type ClearPauseState } from '@/lib/forms/clear-rate-limit-pause';
-import { editorRefusal } from '@/lib/server/access';
+import { actionCaller } from '@/lib/server/access';
+import { auditRequest } from '@/lib/server/audit';
 import { serverSession } from '@/lib/server/session';
 
 export async function clearRateLimitPause(_prev: ClearPauseState, fd: FormData): Promise<ClearPauseState> {
-  const refusal = await editorRefusal();
-  if (refusal) return { status: 'error', code: 'E_FORBIDDEN', message: refusal };
+  const who = await actionCaller('editor');
+  if (!who.ok) return { status: 'error', code: 'E_FORBIDDEN', message: who.error };
   const parsed = clearPauseFormSchema.safeParse({ model: fd.get('model') ?? undefined });
   if (!parsed.success) return { status: 'error', code: 'E_MODEL', message: parsed.error.issues[0]?.message ?? 'invalid model string' };
   const { model } = parsed.data;
@@ -30,6 +31,7 @@ export async function clearRateLimitPause(_prev: ClearPauseState, fd: FormData):
   // a notice lost here is made up by every process's poll of the table within a second
   if (hadRow) await announcePauseChange(db, model).catch(() => undefined);
   const hadPause = defaultRateGate.clear(model);
+  await auditRequest(db, { kind: 'pause.cleared', actor: who.caller.author, target: model, detail: { hadPause: hadRow || hadPause } });
   revalidatePath('/providers');
   return { status: 'cleared', model, cleared: hadRow || hadPause };
 }

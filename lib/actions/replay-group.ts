@@ -6,6 +6,7 @@
 import { failureGroupNodes } from '@/db/failure-queries';
 import { BATCH_MAX_NODES, replayFormError, replayGroupFormSchema, type ReplayFormState } from '@/lib/forms/replay';
 import { actionCaller } from '@/lib/server/access';
+import { auditRequest } from '@/lib/server/audit';
 import { replayBatchNow } from '@/lib/server/replay';
 import { serverSession } from '@/lib/server/session';
 
@@ -19,5 +20,6 @@ export async function replayGroupAction(_prev: ReplayFormState, fd: FormData): P
   const nodes = await failureGroupNodes(db, sig, { since, limit: BATCH_MAX_NODES });
   if (nodes.length === 0) return { status: 'error', field: 'form', code: 'E_GROUP', message: 'this failure group has no failed node in the period shown: nothing to replay' };
   const res = await replayBatchNow(who.caller, sig, nodes.map((n) => ({ runId: n.runId, nodeId: n.nodeId })), cap);
+  await auditRequest(db, { kind: 'replay-batch.started', actor: who.caller.author, target: res.batchId, detail: { group: sig, nodes: res.total, capUsd: cap } });
   return { status: 'started', batchId: res.batchId, total: res.total };
 }

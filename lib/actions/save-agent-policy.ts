@@ -14,6 +14,7 @@ import { AgentYamlError, parseAgentYaml, updateAgentYaml, type AgentDef, type Ag
 import { readAgentFile, saveAgentFile, textHash } from '@/lib/server/agent-file';
 import { reloadProject } from '@/lib/server/project-reload';
 import { actionCaller } from '@/lib/server/access';
+import { auditRequest } from '@/lib/server/audit';
 import { serverSession } from '@/lib/server/session';
 
 const formError = (code: string, message: string): SaveAgentPolicyState => ({ ok: false, errors: { form: [{ code, message }] } });
@@ -83,6 +84,7 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
     author,
     ...(pg && { snapshotId: saved.snapshotId }),
   });
+  await auditRequest(s.db, { kind: 'policy.saved', actor: who.caller.author, target: name, detail: { revision: revision.revision, snapshot: saved.snapshotId } });
   const reload = await reloadProject();
   revalidatePath('/agents');
   revalidatePath(`/agents/${name}`);

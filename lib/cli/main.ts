@@ -31,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   limits: () => import('./limits').then((m): Register => m.registerLimits),
   user: () => import('./users').then((m): Register => (p) => m.registerUsers(p)),
   token: () => import('./tokens').then((m): Register => (p) => m.registerTokens(p)),
+  audit: () => import('./audit').then((m): Register => (p) => m.registerAudit(p)),
   // only `aqven serve` loads Next.js, and only once it starts the dashboard
   serve: () => import('./serve').then((m): Register => (p) => m.registerServe(p)),
 };

@@ -13,6 +13,7 @@ import { cliAuthor, latestSnapshot, listSnapshots, pushSnapshot } from '@/db/sna
 import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import type { Db } from '@/db/types';
 import { ProjectFilesError, readProjectFiles, writeProjectFiles } from '@/lib/project';
+import { auditCli } from './audit-record';
 import { runCheck } from './check';
 import { type CliIo, processIo } from './io';
 import { printable } from './printable';
@@ -87,6 +88,7 @@ export async function runProjectPush(dir: string, opts: ProjectCommandOptions = 
   return withDatabase('push', env, io, async (db) => {
     const files = await readProjectFiles(root);
     const pushed = await pushSnapshot(db, { files, author: opts.author ?? cliAuthor(), note: 'push' });
+    await auditCli('project push', db, io, { kind: 'project.pushed', actor: opts.author, target: `snapshot ${pushed.id}`, detail: { created: pushed.created, files: Object.keys(files).length } });
     io.out(`snapshot ${pushed.id} (${pushed.created ? 'new' : 'unchanged'}), ${plural(Object.keys(files).length, 'file')}\n`);
     return 0;
   });

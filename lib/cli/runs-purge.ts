@@ -44,6 +44,7 @@ const TABLE_ROWS: [keyof PurgeResult['deleted'], string][] = [
   ['nodeDaily', 'node_daily'],
   ['failureDaily', 'failure_daily'],
   ['replayBatches', 'replay_batches'],
+  ['auditEvents', 'audit_events'],
 ];
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

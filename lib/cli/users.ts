@@ -24,6 +24,7 @@ import { closeDb, openDatabase } from '@/db/client';
 import { isPostgresUrl, openedPg, pgReason } from '@/db/pg';
 import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import type { Db } from '@/db/types';
+import { auditCli } from './audit-record';
 import { type CliIo, processIo } from './io';
 import { commandDatabaseTarget } from './project-dir';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, UsageError, exitFor } from './exit';
@@ -158,6 +159,7 @@ export async function runUserAdd(name: string, opts: PasswordOptions & { role?: 
   }
   return withAccountsDb('user add', opts, io, async (db) => {
     const user = await createUser(db, { name: login, role: opts.role ?? 'viewer', password: pw.password }, (opts.now ?? Date.now)());
+    await auditCli('user add', db, io, { kind: 'user.added', target: user.name, detail: { role: user.role } }, (opts.now ?? Date.now)());
     io.out(`user ${user.name} added (${user.role})\n${pw.generated ? generatedLines(user.name, pw.password) : ''}`);
     return 0;
   });
@@ -191,6 +193,7 @@ export async function runUserRemove(name: string, opts: AccountCommandOptions, i
   }
   return withAccountsDb('user remove', opts, io, async (db) => {
     const removed = await removeUser(db, name);
+    await auditCli('user remove', db, io, { kind: 'user.removed', target: removed.name, detail: { sessionsSignedOut: removed.signedOut } }, (opts.now ?? Date.now)());
     io.out(`user ${removed.name} removed (${plural(removed.signedOut, 'session')} signed out)\n`);
     return 0;
   });
@@ -207,6 +210,7 @@ export async function runUserPasswd(name: string, opts: PasswordOptions, io: Cli
   }
   return withAccountsDb('user passwd', opts, io, async (db) => {
     const changed = await setPassword(db, name, pw.password, (opts.now ?? Date.now)());
+    await auditCli('user passwd', db, io, { kind: 'password.reset', target: changed.name, detail: { sessionsSignedOut: changed.signedOut, generated: pw.generated } }, (opts.now ?? Date.now)());
     io.out(`password of ${changed.name} changed; ${plural(changed.signedOut, 'session')} signed out everywhere\n${pw.generated ? generatedLines(changed.name, pw.password) : ''}`);
     return 0;
   });

@@ -10,6 +10,7 @@
 // long-lived process").
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { recordAuditOrWarn } from '@/db/audit-queries';
 import { databaseTarget, openDatabase, type Db } from '@/db/client';
 import { isPostgresUrl } from '@/db/pg';
 import { countRuns } from '@/db/queries';
@@ -188,8 +189,10 @@ async function openSnapshotSession(url: string, dir: string | null, opts: Sessio
     if (dir === null || !existsSync(join(dir, PROJECT_FILE))) throw new NoSnapshotError(db.name);
     const { project, diagnostics } = await loadProject(dir, { env });
     if (!project) throw new ProjectInvalidError(diagnostics);
-    await pushSnapshot(db, { files: await readProjectFiles(dir), author: opts.author ?? cliAuthor(), note: 'first push' });
+    const first = await pushSnapshot(db, { files: await readProjectFiles(dir), author: opts.author ?? cliAuthor(), note: 'first push' });
     snapshot = (await latestSnapshot(db))!;
+    // another process pushing the same first files at once stores nothing: only the push that stored them is recorded
+    if (first.created) await recordAuditOrWarn(db, { kind: 'project.pushed', actor: opts.author ?? cliAuthor(), target: `snapshot ${first.id}`, detail: { created: true, note: 'first push' } }, (line) => console.error(`aqven: ${line}`));
   }
   const { project, diagnostics } = await loadSnapshot(snapshot, env, opts.cacheDir);
   return assemble({ project, diagnostics, db, target: url, snapshotId: snapshot.id, projectHash: snapshot.hash, env, simulate: !!opts.simulate, cacheDir: opts.cacheDir });

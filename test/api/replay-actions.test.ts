@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser } from '@/db/account-queries';
+import { listAudit } from '@/db/audit-queries';
 import { replayLink } from '@/db/replay-queries';
 import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
@@ -109,6 +110,8 @@ describe('replay from the dashboard', () => {
     const started = await replayGroup({ sig, since: String(T0 - 60_000), cap: '1' });
     expect(started).toMatchObject({ status: 'started', total: 3 });
     const batchId = (started as { batchId: string }).batchId;
+    // the audit trail names the batch and its group; nobody was signed in (the dashboard is open)
+    expect((await listAudit(db, { kind: 'replay-batch.started' })).rows.map((r) => [r.actor, r.target, r.detail])).toEqual([[null, batchId, { group: sig, nodes: 3, capUsd: 1 }]]);
     let body: BatchResponse | null = null;
     for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
       const got = await getBatch(batchId, null);
@@ -132,6 +135,7 @@ describe('replay from the dashboard', () => {
     as(viewer);
     expect(await replayNode({ runId: originals[1]!, node: 'draft', cap: '1' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN' });
     expect(await replayGroup({ sig: 'x', since: '0', cap: '1' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN' });
+    expect((await listAudit(db, { kind: 'replay-batch.started' })).rows).toHaveLength(1); // a refusal records nothing
     expect((await getBatch('no-such-batch', null)).status).toBe(401);
 
     process.env.AQVEN_RUNS_PER_MINUTE = '1';

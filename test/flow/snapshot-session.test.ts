@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { closeDb } from '@/db/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAudit } from '@/db/audit-queries';
 import { cliAuthor, latestSnapshot, listSnapshots, pushSnapshot } from '@/db/snapshot-queries';
 import { runFlow } from '@/lib/flow/run-flow';
 import { currentSession, NoSnapshotError, openSession, ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
@@ -49,6 +50,8 @@ describe('a session in PostgreSQL mode', () => {
     expect(first).toMatchObject({ author: cliAuthor(), note: 'first push' });
     expect(cliAuthor()).toMatch(/^cli:./);
     expect(session.snapshotId).toBe(first!.id);
+    // a push like any other in the audit trail
+    expect((await listAudit(t.db, { kind: 'project.pushed' })).rows.map((r) => [r.actor, r.target, r.detail])).toEqual([[cliAuthor(), `snapshot ${first!.id}`, { created: true, note: 'first push' }]]);
     expect(session.target).toBe(t.target);
     expect(session.db).toBe(t.db);
     expect(session.project.dir.startsWith(cacheDir)).toBe(true);
