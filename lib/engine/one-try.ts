@@ -8,6 +8,7 @@ import { serverWait } from './retry-after';
 import { classifyStatus } from './retry-rules';
 import { stripUrlCredentials, type ScrubOptions } from './secrets';
 import { postWire, type WireReply } from './http-client';
+import { describeHosts, providerHosts, refusedHost, type ProviderHosts } from './provider-hosts';
 import { cancelBody, readBodyText, readSse, ResponseTooLarge, StreamReadError } from './sse';
 import type { Clock, ResolvedProvider, TryError } from './types';
 
@@ -30,6 +31,8 @@ export interface TryDeps {
   onDelta?: (tryNo: number, text: string) => Promise<void>;
   /** the reply's status is in (before its body): a probe's 2xx lets the gate's waiters go */
   onHeaders?: (status: number) => void;
+  /** the hosts a request may go to; undefined: AQVEN_PROVIDER_HOSTS of the process, read at each try */
+  providerHosts?: ProviderHosts | null;
 }
 
 /** How one try ended: the provider's reply (whatever its outcome), or a failure of the exchange. */
@@ -299,7 +302,29 @@ async function errorStatus(res: WireReply, adapter: ProviderAdapter, deps: TryDe
   };
 }
 
+/**
+ * The request's host is not on the deployment's AQVEN_PROVIDER_HOSTS: nothing is sent, and sending
+ * again cannot help. A value, not a crash: the attempt records it and the policy goes on.
+ */
+function hostRefused(req: TryRequest, host: string, hosts: ProviderHosts): TryFailure {
+  return {
+    kind: 'failure',
+    status: null,
+    error: 'client_error',
+    transient: false,
+    waitMs: null,
+    message: `not sent: the host ${host} of provider "${req.provider.name}" (its base_url) is not in ${describeHosts(hosts)}, the only hosts a request may go to; add the host there or point base_url at a listed one`,
+    detail: null,
+    partial: null,
+    usage: null,
+  };
+}
+
 export async function oneTry(req: TryRequest, deps: TryDeps, tryNo: number): Promise<TryOutcome> {
+  // before anything leaves: the key and the prompt go only to the hosts the deployment lists
+  const hosts = deps.providerHosts === undefined ? providerHosts() : deps.providerHosts;
+  const refused = refusedHost(hosts, req.wire.url);
+  if (refused !== null) return hostRefused(req, refused, hosts!);
   const seen: { generationId: string | null } = { generationId: null };
   const out = await exchange(req, deps, tryNo, seen);
   // a reply billed but never read to its end, with no usage reported: the provider's id lets it be looked up

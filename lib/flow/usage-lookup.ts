@@ -11,6 +11,7 @@
 import { applyFoundUsage, claimLookup, dueLookups, giveUpRunLookups, lookupGaveUp, lookUpLater, pendingLookups, type DueLookup } from '@/db/usage-lookup-queries';
 import type { Db } from '@/db/types';
 import { parseModelString } from '@/lib/engine/model-string';
+import { providerHosts, refusedHost } from '@/lib/engine/provider-hosts';
 import type { ResolvedProvider, UsageTotals } from '@/lib/engine/types';
 import { priceUsage, roundCost, ZERO_USAGE } from '@/lib/engine/usage';
 import { onBuiltInHost } from '@/lib/project/builtin-providers';
@@ -89,6 +90,9 @@ async function askProvider(l: DueLookup, o: LookUpOptions): Promise<Verdict> {
   if (l.generationId.startsWith(SIM_GENERATION_PREFIX) && onBuiltInHost(provider.baseUrl)) {
     return { kind: 'give_up', why: `${ref.provider}: generation ${l.generationId} was made by AQVEN's simulator, not by ${new URL(provider.baseUrl).host}` };
   }
+  // the deployment's AQVEN_PROVIDER_HOSTS holds for this request as for the model calls (one-try.ts)
+  const refused = refusedHost(providerHosts(), provider.baseUrl);
+  if (refused !== null) return { kind: 'give_up', why: `${ref.provider}: its host ${refused} is not in AQVEN_PROVIDER_HOSTS: not asked` };
   const key = provider.apiKeyEnv && Object.hasOwn(o.env, provider.apiKeyEnv) ? o.env[provider.apiKeyEnv] : undefined;
   const url = `${joinUrl(provider.baseUrl, 'generation')}?id=${encodeURIComponent(l.generationId)}`;
   let res: Response;

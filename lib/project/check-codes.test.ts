@@ -349,6 +349,17 @@ const rows: Row[] = [
     message: /^api_key_env names AQVEN_DATABASE_URL, a variable project files may not read: api_key_env takes only upper-case names ending in _API_KEY or _API_TOKEN/,
   },
   {
+    name: 'a provider file whose base_url is on a host outside AQVEN_PROVIDER_HOSTS',
+    code: 'E_PROVIDER_HOST',
+    good: { 'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "https://llm.internal/v1"\n' },
+    bad: { 'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "https://llm.internal/v1"\n' },
+    env: { OPENROUTER_API_KEY: 'sk-test', AQVEN_PROVIDER_HOSTS: 'openrouter.ai, *.example.com' },
+    file: 'providers/local.yaml',
+    path: ['base_url'],
+    needle: '"https://llm.internal/v1"',
+    message: /^the base_url of providers\/local\.yaml is on host llm\.internal, which is not in AQVEN_PROVIDER_HOSTS \(openrouter\.ai, \*\.example\.com\): no request may go there$/,
+  },
+  {
     name: 'api key variable unset',
     code: 'W_API_KEY',
     good: {},

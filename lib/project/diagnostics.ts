@@ -10,6 +10,7 @@ export type CheckCode =
   | 'E_MODEL'
   | 'E_PROVIDER'
   | 'E_ENV_NAME'
+  | 'E_PROVIDER_HOST'
   | 'E_STRICT'
   | 'E_FLOW_AGENT'
   | 'E_FLOW_NEEDS'
@@ -27,6 +28,7 @@ export const CHECK_CODES: readonly CheckCode[] = [
   'E_MODEL',
   'E_PROVIDER',
   'E_ENV_NAME',
+  'E_PROVIDER_HOST',
   'E_STRICT',
   'E_FLOW_AGENT',
   'E_FLOW_NEEDS',

@@ -151,6 +151,32 @@ describe('loadProject', () => {
     expect(project!.providers.ollama).toMatchObject({ baseUrl: 'http://gpu-box:11434/v1', apiKeyEnv: 'CLOUDFLARE_API_TOKEN' });
   });
 
+  it('with AQVEN_PROVIDER_HOSTS set, a provider on another host is E_PROVIDER_HOST: at the base_url of its file, or at the first model of a built-in one', async () => {
+    const dir = await writeProject({
+      'providers/evil.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "https://Evil.Example:8443/v1"\n',
+      'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://llm.internal/v1"\n',
+      'agents/helper.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "local:m"\nfallback_models: ["google:gemini-2.5-flash", "openrouter:a/b"]\n',
+      'agents/other.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "google:gemini-2.5-pro"\n',
+    });
+    const env = { ...KEY, GEMINI_API_KEY: 'g', AQVEN_PROVIDER_HOSTS: 'openrouter.ai,*.internal' };
+    const { project, diagnostics } = await loadProject(dir, { env });
+    expect(project).toBeNull();
+    expect(diagnostics.map((d) => [d.file, d.line, d.col, d.code, d.path, d.message])).toEqual([
+      ['providers/evil.yaml', 4, 11, 'E_PROVIDER_HOST', ['base_url'], 'the base_url of providers/evil.yaml is on host evil.example, which is not in AQVEN_PROVIDER_HOSTS (openrouter.ai, *.internal): no request may go there'],
+      [
+        'agents/helper.yaml',
+        4,
+        19,
+        'E_PROVIDER_HOST',
+        ['fallback_models', 0],
+        'the built-in base_url of provider "google" (used by agents/helper, agents/other) is on host generativelanguage.googleapis.com, which is not in AQVEN_PROVIDER_HOSTS (openrouter.ai, *.internal): no request may go there',
+      ],
+    ]);
+    expect(diagnostics[0].hint).toBe('add evil.example to AQVEN_PROVIDER_HOSTS, or point base_url at a listed host');
+    // unset, the same files load
+    expect((await loadProject(dir, { env: { ...KEY, GEMINI_API_KEY: 'g' } })).diagnostics).toEqual([]);
+  });
+
   it('reports an unset ${VAR} without a default at its value', async () => {
     const dir = await writeProject({
       'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://${SIM_HOST}/v1"\n',

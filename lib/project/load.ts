@@ -11,6 +11,7 @@ import { capDiagnostics, type Diagnostic, hasErrors } from './diagnostics';
 import { listNames, quote } from './limits';
 import type { Env } from './env';
 import { parseModelString } from '../engine/model-string';
+import { describeHosts, providerHosts, refusedHost } from '../engine/provider-hosts';
 import { fileStem, nameDiagnostic, parseFile } from './parse-file';
 import { projectYamlFiles as yamlFiles } from './project-files';
 import { readProjectText } from './read-text';
@@ -21,7 +22,7 @@ import type { PathSegment, YamlSource } from './yaml-source';
 export type { FlowContext };
 
 export interface LoadOptions {
-  /** environment for `${VAR}` expansion and the W_API_KEY check; default process.env */
+  /** environment for `${VAR}` expansion, the W_API_KEY check and AQVEN_PROVIDER_HOSTS; default process.env */
   env?: Env;
 }
 
@@ -320,6 +321,37 @@ function apiKeyWarnings(used: ProviderUse, loaded: LoadedProviders, env: Env): D
   return out;
 }
 
+/**
+ * E_PROVIDER_HOST: with AQVEN_PROVIDER_HOSTS set, a provider whose base_url is on another host —
+ * every provider file that sets one, and each provider an agent calls at its built-in URL. The
+ * engine refuses such a request anyway; the project is refused before it runs or is pushed.
+ */
+function providerHostErrors(used: ProviderUse, loaded: LoadedProviders, env: Env): Diagnostic[] {
+  const hosts = providerHosts(env);
+  if (!hosts) return [];
+  const out: Diagnostic[] = [];
+  for (const [name, provider] of Object.entries(loaded.providers)) {
+    const host = refusedHost(hosts, provider.baseUrl);
+    if (host === null) continue;
+    const src = loaded.sources.get(name);
+    const inFile = src?.nodeAt(['base_url']) ? src : undefined;
+    const use = used.get(name);
+    const at = inFile ? { src: inFile, path: ['base_url'] } : use;
+    // a built-in provider no agent calls sends nothing
+    if (!at) continue;
+    const whose = inFile ? `the base_url of ${inFile.file}` : `the built-in base_url of provider "${name}" (used by ${use!.agents.map((a) => `agents/${a}`).join(', ')})`;
+    out.push(
+      at.src.diagnosticAt(
+        'E_PROVIDER_HOST',
+        at.path,
+        `${whose} is on host ${quote(host)}, which is not in ${describeHosts(hosts)}: no request may go there`,
+        `add ${quote(host)} to AQVEN_PROVIDER_HOSTS, or point base_url at a listed host`,
+      ),
+    );
+  }
+  return out;
+}
+
 function resolveProject(root: string, file: ProjectFile, parts: Pick<Project, 'providers' | 'agents' | 'flows'>): Project {
   const { database, simulate } = file;
   return {
@@ -348,7 +380,7 @@ export async function loadProject(dir: string, opts: LoadOptions = {}): Promise<
   const providers = await loadProviders(root, read, env);
   const agents = await loadAgents(root, read, { providers: providers.providers, brokenProviders: providers.broken });
   const flows = await loadFlows(root, read, { agents: agents.names });
-  diagnostics.push(...providers.diagnostics, ...agents.diagnostics, ...flows.diagnostics, ...apiKeyWarnings(agents.used, providers, env));
+  diagnostics.push(...providers.diagnostics, ...agents.diagnostics, ...flows.diagnostics, ...providerHostErrors(agents.used, providers, env), ...apiKeyWarnings(agents.used, providers, env));
 
   // at most LIMITS.diagnosticsPerFile errors per file, the rest counted in one E_MORE
   const sorted = capDiagnostics(diagnostics);

@@ -107,6 +107,19 @@ describe('aqven project', () => {
     expect(await latestSnapshot(t.db)).toBeNull();
   });
 
+  it('with AQVEN_PROVIDER_HOSTS set, push refuses a provider on another host, naming its file and host; nothing stored', async () => {
+    const dir = copyShowcase();
+    await writeFile(join(dir, 'providers', 'relay.yaml'), 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "https://relay.evil.example/v1"\n');
+    const io = captureIo();
+    expect(await runProjectPush(dir, { env: { ...env, AQVEN_PROVIDER_HOSTS: 'openrouter.ai' } }, io)).toBe(1);
+    expect(io.stdout).toContain(
+      'providers/relay.yaml:4:11: error E_PROVIDER_HOST the base_url of providers/relay.yaml is on host relay.evil.example, which is not in AQVEN_PROVIDER_HOSTS (openrouter.ai): no request may go there',
+    );
+    expect(io.stdout).not.toContain('providers/openrouter.yaml'); // a listed host
+    expect(io.stderr).toBe(`aqven project push: ${dir} fails aqven check; nothing was pushed\n`);
+    expect(await latestSnapshot(t.db)).toBeNull();
+  });
+
   it('push stores the files, an unchanged push stores nothing, and pull writes them back byte for byte', async () => {
     const dir = copyShowcase();
     await writeFile(join(dir, 'flows', 'deutsch.yaml'), CRLF_FLOW);

@@ -2,7 +2,7 @@
 // credentials never reach a stored message, every wait and every size is bounded. The watchdog runs
 // on real timers by design (lib/engine/README.md), so the timeout tests use short real limits and
 // assert on what was recorded, never on how long anything took.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startSimulator } from '@/lib/sim';
 import type { SimServer } from '@/lib/sim/types';
 import { ANTHROPIC, DIALECTS, GEMINI, harness, node, OPENAI, simProviders, type DialectCase } from './helpers';
@@ -89,6 +89,52 @@ describe('error text is scrubbed before it is cut', () => {
     const message = res.attempts[0]!.error!.message;
     expect(message).toContain('HTTP 502: <html> <head><title>502 Bad Gateway</title>');
     expect(message).not.toMatch(/HTTP 502: HTTP 502/);
+  });
+});
+
+describe('AQVEN_PROVIDER_HOSTS', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it.each(DIALECTS)('a $dialect host outside the list gets nothing: one client_error try, not resent, the node goes on to fail', async (c) => {
+    vi.stubEnv('AQVEN_PROVIDER_HOSTS', 'api.example.com, *.openai.com');
+    const res = await h.run(node([c.model]), { env: { [`${c.provider.toUpperCase()}_API_KEY`]: KEY } });
+    expect(h.requests()).toEqual([]); // no key, no prompt left the process
+    expect(res.status).toBe('failed');
+    expect(res.attempts).toHaveLength(1); // on_error: retry does not resend it
+    const a = res.attempts[0]!;
+    expect(a.error?.kind).toBe('client_error');
+    expect(a.error?.message).toContain(
+      `not sent: the host 127.0.0.1 of provider "${c.provider}" (its base_url) is not in AQVEN_PROVIDER_HOSTS (api.example.com, *.openai.com), the only hosts a request may go to`,
+    );
+    expect(a.tries).toMatchObject([{ tryNo: 1, status: null, error: 'client_error' }]);
+  });
+
+  it('a refused host is an error the policy answers: the fallback on a listed host answers', async () => {
+    vi.stubEnv('AQVEN_PROVIDER_HOSTS', 'localhost');
+    const providers = simProviders(h.sim);
+    providers.anthropic!.baseUrl = elsewhere.baseUrl('anthropic').replace('127.0.0.1', 'localhost');
+    elsewhere.loadScripts({ [ANTHROPIC.modelId]: [{ kind: 'ok', json: { queue: 'tech', confidence: 0.9 } }] });
+    const res = await h.run(node([OPENAI.model, ANTHROPIC.model], { policy: { onError: 'fallback' } }), { providers });
+    expect(h.requests()).toEqual([]);
+    expect(elsewhere.requests()).toHaveLength(1);
+    expect(res.status).toBe('succeeded');
+    expect(res.attempts.map((a) => [a.model, a.error?.kind ?? null])).toEqual([
+      [OPENAI.model, 'client_error'],
+      [ANTHROPIC.model, null],
+    ]);
+  });
+
+  it('a listed host is sent to as before; unset or blank, any host is', async () => {
+    for (const list of ['127.0.0.1', ' api.example.com ,127.0.0.1 ', '']) {
+      vi.stubEnv('AQVEN_PROVIDER_HOSTS', list);
+      h.script({ [GEMINI.modelId]: [{ kind: 'ok', text: 'hi' }] });
+      expect((await h.run(node([GEMINI.model]))).status).toBe('succeeded');
+    }
+    vi.unstubAllEnvs();
+    delete process.env.AQVEN_PROVIDER_HOSTS;
+    h.script({ [GEMINI.modelId]: [{ kind: 'ok', text: 'hi' }] });
+    expect((await h.run(node([GEMINI.model]))).status).toBe('succeeded');
+    expect(h.requests(GEMINI.modelId)).toHaveLength(4);
   });
 });
 

@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db } from '@/db/types';
 import { runFlow } from '@/lib/flow/run-flow';
 import { getRunRecord } from '@/lib/flow/stored-run';
@@ -161,6 +161,26 @@ describe.each(DIALECTS)('usage of cut-off answers looked up later, on %s', (dial
     const right = await sim({ key: KEY });
     const runId2 = await cutRun(t.db, project, right, 'right key');
     expect(await lookUpUsage(t.db, { ...routed(right), runId: runId2 })).toMatchObject({ found: 1 });
+  });
+
+  it('a provider host outside AQVEN_PROVIDER_HOSTS is not asked: given up at once, the key never sent', async () => {
+    const s = await sim();
+    const runId = await cutRun(t.db, project, s, 'host refused');
+    let sent = 0;
+    const counting: typeof fetch = (...args) => {
+      sent++;
+      return fetch(...args);
+    };
+    vi.stubEnv('AQVEN_PROVIDER_HOSTS', 'openrouter.ai');
+    try {
+      const pass = await lookUpUsage(t.db, { ...routed(s), runId, fetch: counting });
+      expect(pass).toMatchObject({ looked: 1, gaveUp: 1, pending: 0, found: 0 });
+      expect(pass.notes.join('\n')).toContain('openrouter: its host 127.0.0.1 is not in AQVEN_PROVIDER_HOSTS: not asked');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(sent).toBe(0);
+    expect((await sums(runId)).tries[0]!.usageLookup).toBe('gave_up');
   });
 
   it('two processes looking up together apply the usage once', async () => {
