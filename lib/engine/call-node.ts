@@ -117,7 +117,7 @@ function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, mode
   const what =
     tr.kind !== 'client_error'
       ? reached ? 'did not complete the response' : 'could not be reached'
-      : reached ? 'sent a response AQVEN does not accept' : redirected ? 'redirected the request' : 'rejected the request';
+      : reached ? 'sent a response AQVEN does not accept' : redirected ? 'redirected the request' : tr.status === null ? 'was not sent the request' : 'rejected the request';
   const notSent = tr.notSent && { setting: tr.notSent.setting, now: tr.notSent.now, file: `providers/${providerName}.yaml` };
   return {
     outcome: 'error',

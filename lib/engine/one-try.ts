@@ -313,7 +313,7 @@ function hostRefused(req: TryRequest, host: string, hosts: ProviderHosts): TryFa
     error: 'client_error',
     transient: false,
     waitMs: null,
-    message: `not sent: the host ${host} of provider "${req.provider.name}" (its base_url) is not in ${describeHosts(hosts)}, the only hosts a request may go to; add the host there or point base_url at a listed one`,
+    message: `the host ${host} of provider "${req.provider.name}" (its base_url) is not in ${describeHosts(hosts)}, the only hosts a request may go to; add the host there or point base_url at a listed one`,
     detail: null,
     partial: null,
     usage: null,

@@ -104,7 +104,7 @@ describe('AQVEN_PROVIDER_HOSTS', () => {
     const a = res.attempts[0]!;
     expect(a.error?.kind).toBe('client_error');
     expect(a.error?.message).toContain(
-      `not sent: the host 127.0.0.1 of provider "${c.provider}" (its base_url) is not in AQVEN_PROVIDER_HOSTS (api.example.com, *.openai.com), the only hosts a request may go to`,
+      `${c.model} was not sent the request: the host 127.0.0.1 of provider "${c.provider}" (its base_url) is not in AQVEN_PROVIDER_HOSTS (api.example.com, *.openai.com), the only hosts a request may go to`,
     );
     expect(a.tries).toMatchObject([{ tryNo: 1, status: null, error: 'client_error' }]);
   });
