@@ -2,7 +2,8 @@
 // classification; the per-protocol table with its sources is in docs/WIRE.md "Finish reasons").
 // A value that is not listed here is *unrecognised*: per the seed page ("Anything else — the call
 // is ok") the answer is ok, validated as usual, and the attempt carries a note saying so
-// (`unrecognisedNote`). Values that mean the server gave up (vLLM's `abort`) are listed as errors.
+// (`unrecognisedNote`). Values that mean the server gave up (vLLM's `abort`, DeepSeek's
+// `insufficient_system_resource`) are listed as errors.
 import type { Outcome } from '@/lib/engine/types';
 
 type Table = ReadonlyMap<string, Outcome>;
@@ -14,13 +15,14 @@ const table = (rows: Record<Outcome, readonly string[]>): Table =>
  * openai protocol: OpenAI Chat Completions and the servers that speak it. `model_length` is
  * Mistral's (the model's own context length was reached); `abort` and `repetition` are vLLM's
  * (the request was aborted; a repetitive pattern was cut off), `error` is OpenRouter's, Mistral's
- * and vLLM's.
+ * and vLLM's; `insufficient_system_resource` is DeepSeek's (generation interrupted for want of
+ * inference resources): each the server giving up, an error, never an ok answer.
  */
 export const OPENAI_FINISH: Table = table({
   ok: ['stop', 'tool_calls', 'function_call'],
   truncated: ['length', 'model_length'],
   refusal: ['content_filter'],
-  error: ['error', 'abort', 'repetition'],
+  error: ['error', 'abort', 'repetition', 'insufficient_system_resource'],
 });
 
 /** anthropic protocol: `stop_reason`. `pause_turn` is error until continuation exists. */

@@ -47,6 +47,7 @@ describe('the values the issue names, by name', () => {
   it.each([
     ['Mistral model_length', OPENAI, 'model_length', 'truncated'],
     ["vLLM abort: the server gave up, an error, not an unknown", OPENAI, 'abort', 'error'],
+    ['DeepSeek insufficient_system_resource: the server gave up for want of resources, an error', OPENAI, 'insufficient_system_resource', 'error'],
     ['Gemini LANGUAGE: the provider declined', GEMINI, 'LANGUAGE', 'refusal'],
     ['Vertex MODEL_ARMOR: the provider declined', GEMINI, 'MODEL_ARMOR', 'refusal'],
   ] as const)('%s', async (_n, c, value, outcome) => {
