@@ -114,9 +114,12 @@ function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, mode
   // a 2xx whose body or stream broke off (or a stream that ended without a finish reason) was reached
   const reached = tr.status !== null && tr.status >= 200 && tr.status < 300;
   const redirected = tr.status !== null && tr.status >= 300 && tr.status < 400;
+  // a status that came back is said as such: a 429 or a 500 was an answer, not a host out of reach
+  const sent = tr.tries.filter((t) => t.status !== null).length;
+  const answered = tr.status !== null && !reached && `answered ${tr.status}${sent > 1 ? ` after ${sent} tries` : ''}`;
   const what =
     tr.kind !== 'client_error'
-      ? reached ? 'did not complete the response' : 'could not be reached'
+      ? reached ? 'did not complete the response' : answered || 'could not be reached'
       : reached ? 'sent a response AQVEN does not accept' : redirected ? 'redirected the request' : tr.status === null ? 'was not sent the request' : 'rejected the request';
   const notSent = tr.notSent && { setting: tr.notSent.setting, now: tr.notSent.now, file: `providers/${providerName}.yaml` };
   return {
