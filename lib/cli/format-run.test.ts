@@ -27,7 +27,17 @@ function record(attempt: Record<string, unknown>, error: RunRecord['error'] = nu
     startedBy: null,
     projectHash: null,
     snapshotId: null,
-    nodes: [{ id: 'classify', agent: 'classifier', status: error ? 'failed' : 'succeeded', turn: 1, error: null, attempts: [{ seq: 1, model: 'openrouter:m', outcome: 'error', cause: 'transport', action: 'retry', latencyMs: 5, error: null, transport: [], ...attempt }] }],
+    nodes: [
+      {
+        id: 'classify',
+        agent: 'classifier',
+        status: error ? 'failed' : 'succeeded',
+        turn: 1,
+        error: null,
+        budget: { retries: 1, models: [{ model: 'openrouter:m', answers: 1, limit: 2 }] },
+        attempts: [{ seq: 1, model: 'openrouter:m', chainIndex: 0, answerNo: 1, outcome: 'error', cause: 'transport', action: 'retry', latencyMs: 5, error: null, transport: [], request: [], ...attempt }],
+      },
+    ],
   } as unknown as RunRecord;
 }
 
@@ -63,6 +73,43 @@ describe('formatRun', () => {
     expect(text).toContain('error provider_error at node classify: \\u{001B}[31mRED');
     expect(text).toContain('hint: try\\u{0008}\\u{0008}\\u{0008} again');
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it('says which answer of the model it was and its place in the chain; a not-sent attempt is no answer', () => {
+    expect(formatRun(record({ answerNo: 2, chainIndex: 0 }))).toContain('action retry  answer 2/2 · chain 0  ');
+    expect(formatRun(record({ answerNo: 1, chainIndex: 1 }))).toContain('answer 1 · chain 1');
+    expect(formatRun(record({ error: { kind: 'not_sent', message: 'paused' } }))).toContain('action retry  not sent, no answer · chain 0  ');
+  });
+
+  it('puts the native finish reason beside the outcome when it says something else than the finish reason', () => {
+    expect(formatRun(record({ outcome: 'refusal', finishReason: 'stop', nativeFinishReason: 'SAFETY' }))).toContain('#1 openrouter:m  refusal (stop, native SAFETY)  ');
+    expect(formatRun(record({ outcome: 'ok', finishReason: 'stop', nativeFinishReason: 'STOP' }))).toContain('#1 openrouter:m  ok (stop)  ');
+    expect(formatRun(record({ outcome: 'truncated', finishReason: null, nativeFinishReason: 'MAX_TOKENS' }))).toContain('#1 openrouter:m  truncated (native MAX_TOKENS)  ');
+  });
+
+  it('counts the streamed text a try dropped, and says where it and the requests are, printing neither', () => {
+    const text = formatRun(record({ transport: [{ try: 1, status: 200, error: 'server_error', retryAfterMs: null, discardedText: 'héllo \u001b' }, { try: 2, status: 200, error: null, retryAfterMs: null, discardedText: null }], request: [{ role: 'user', content: 'the prompt' }] }));
+    expect(text).toContain('tries: 200 server_error (dropped 7 chars of streamed text), 200');
+    expect(text).not.toContain('héllo');
+    expect(text).not.toContain('the prompt');
+    expect(text.split('\n').at(-1)).toBe('requests as sent and dropped streamed text: aqven show a1b2c3d4 --json');
+    expect(formatRun(record({})).split('\n').at(-1)).toBe('requests as sent: aqven show a1b2c3d4 --json');
+  });
+
+  it('prints the message and hint of a failed node an on_fail route went around, once for the node the run failed at', () => {
+    const routed = record({});
+    routed.nodes[0]!.status = 'failed';
+    routed.nodes[0]!.error = { code: 'refusal', message: 'openrouter:m refused to answer', hint: 'Set output.on_refusal to "fallback"' };
+    const text = formatRun(routed).split('\n');
+    const at = text.findIndex((l) => l.startsWith('  turn 1  classify (classifier)  failed  refusal'));
+    expect(text.slice(at + 2, at + 4)).toEqual(['    refusal: openrouter:m refused to answer', '    hint: Set output.on_refusal to "fallback"']);
+
+    const failed = record({}, { code: 'refusal', node: 'classify', message: 'openrouter:m refused to answer', hint: 'Set output.on_refusal' });
+    failed.nodes[0]!.status = 'failed';
+    failed.nodes[0]!.error = { code: 'refusal', message: 'openrouter:m refused to answer', hint: 'Set output.on_refusal' };
+    const once = formatRun(failed);
+    expect(once.match(/hint: /g)).toHaveLength(1);
+    expect(once).toContain('error refusal at node classify: openrouter:m refused to answer');
   });
 
   it('escapes C1 controls JSON leaves raw in an output', () => {

@@ -31,6 +31,27 @@ function tryLine(t: { status?: number | null; error?: string | null }): string {
   return [t.status, t.error].filter((x) => x != null && x !== '').join(' ') || '?';
 }
 
+type AttemptJson = RunRecord['nodes'][number]['attempts'][number];
+
+/** `(stop, native SAFETY)`: the finish reason, and the upstream model's own when it says something else (it can decide the outcome) */
+function finishText(a: AttemptJson): string {
+  // OpenRouter over Gemini says `stop` and `STOP`: only a native value that says something else is worth the space
+  const native = a.nativeFinishReason && a.nativeFinishReason.toLowerCase() !== a.finishReason?.toLowerCase() ? `native ${a.nativeFinishReason}` : null;
+  const parts = [a.finishReason, native].filter((x) => x != null && x !== '');
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+/** `answer 2/4 · chain 1`: which of the model's `retries + 1` answers, and the model's place in the chain (0: the agent's model) */
+function answerText(a: AttemptJson, limit: number | undefined): string {
+  const answer = a.error?.kind === 'not_sent' ? 'not sent, no answer' : `answer ${a.answerNo}${limit ? `/${limit}` : ''}`;
+  return `${answer} · chain ${a.chainIndex}`;
+}
+
+/** what a try streamed before its connection broke; the text itself is in `--json` (transport[].discardedText) */
+function droppedText(t: AttemptJson['transport'][number]): string {
+  return t.discardedText ? ` (dropped ${Array.from(t.discardedText).length} chars of streamed text)` : '';
+}
+
 export function formatRun(r: RunRecord): string {
   const out: string[] = [];
   // unfinished: running, or queued (no worker has taken it yet)
@@ -46,13 +67,18 @@ export function formatRun(r: RunRecord): string {
     const err = n.error ? `  ${n.error.code}` : '';
     out.push(`  ${n.turn ? `turn ${n.turn}` : 'never ran'}  ${n.id} (${n.agent})  ${n.status}${err}`);
     for (const a of n.attempts) {
-      const tries = a.transport.map((t) => tryLine(t) + (t.retryAfterMs != null ? ` retry-after ${t.retryAfterMs}ms` : '')).join(', ');
+      const tries = a.transport.map((t) => tryLine(t) + (t.retryAfterMs != null ? ` retry-after ${t.retryAfterMs}ms` : '') + droppedText(t)).join(', ');
       const detail = a.error && a.error.kind !== a.cause ? `  [${a.error.kind}: ${printable(a.error.message)}]` : '';
       out.push(
-        `    #${a.seq} ${a.model}  ${a.outcome ?? 'in flight'}${a.finishReason ? ` (${a.finishReason})` : ''}${a.finishNote ? `  note: ${printable(a.finishNote)}` : ''}` +
-          `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}${a.discarded ? '  discarded' : ''}${usageNote(a)}` +
+        `    #${a.seq} ${a.model}  ${a.outcome ?? 'in flight'}${finishText(a)}${a.finishNote ? `  note: ${printable(a.finishNote)}` : ''}` +
+          `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}  ${answerText(a, n.budget.models[a.chainIndex]?.limit)}${a.discarded ? '  discarded' : ''}${usageNote(a)}` +
           `  ${a.latencyMs ?? '-'}ms  tries: ${tries || '-'}${detail}`,
       );
+    }
+    // a failed node the run's error does not name (an on_fail route went around it): its message and hint here, or nowhere
+    if (n.status === 'failed' && n.error && r.error?.node !== n.id) {
+      out.push(`    ${n.error.code}: ${printable(n.error.message)}`);
+      if (n.error.hint) out.push(`    hint: ${printable(n.error.hint)}`);
     }
   }
   if (r.error) {
@@ -60,6 +86,11 @@ export function formatRun(r: RunRecord): string {
     if (r.error.hint) out.push(`hint: ${printable(r.error.hint)}`);
   } else if (r.status === 'succeeded') {
     out.push(`output: ${JSON.stringify(r.output)}`);
+  }
+  // too long for a terminal: each attempt's request as sent, and the streamed text a try dropped, are in the record
+  if (r.nodes.some((n) => n.attempts.length)) {
+    const dropped = r.nodes.some((n) => n.attempts.some((a) => a.transport.some((t) => t.discardedText)));
+    out.push(`requests as sent${dropped ? ' and dropped streamed text' : ''}: aqven show ${shortRunId(r.id)} --json`);
   }
   // the lines are ours; what is stored in them (ids, names, models, output: JSON keeps C1 and DEL raw) is escaped
   return printable(out.join('\n'), { block: true });

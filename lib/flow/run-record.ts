@@ -4,7 +4,7 @@
 import type { RunLink, RunOrigin } from '@/db/queries';
 import type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunStatus } from '@/db/types';
 import { computeBudget } from '@/lib/engine/policy';
-import type { NodePolicy } from '@/lib/engine/types';
+import type { Message, NodePolicy } from '@/lib/engine/types';
 import { roundCost, sumUsageRounded } from '@/lib/engine/usage';
 
 // the facts are db's types (what is stored); re-exported for the readers of the record
@@ -19,8 +19,14 @@ export interface UsageJson {
 export interface AttemptJson {
   seq: number;
   model: string;
+  /** the model's place in the agent's chain: 0 its `model`, 1 the first of `fallback_models`, … */
+  chainIndex: number;
+  /** which answer of this model for the node it was, 1 … `retries + 1` (a `not_sent` attempt is no answer: the number it would have had) */
+  answerNo: number;
   outcome: string | null;
   finishReason: string | null;
+  /** the upstream model's own finish reason behind a router's (OpenRouter's `native_finish_reason`), which can decide the outcome; null when none was sent */
+  nativeFinishReason: string | null;
   /** an ok answer whose finish reason decided nothing: "unrecognised finish reason `eos`", "no finish reason"; null otherwise */
   finishNote: string | null;
   cause: string | null;
@@ -37,7 +43,10 @@ export interface AttemptJson {
   usageLookup: 'pending' | 'found' | 'gave_up' | null;
   latencyMs: number | null;
   error: { kind: string; message: string; detail: string | null; validationErrors: { pointer: string; message: string }[] } | null;
-  transport: { try: number; status: number | null; error: string | null; retryAfterMs: number | null; waitedMs: number }[];
+  /** discardedText: what the try streamed before its connection broke and the attempt started afresh (redacted as stored); null otherwise */
+  transport: { try: number; status: number | null; error: string | null; retryAfterMs: number | null; waitedMs: number; discardedText: string | null }[];
+  /** the messages as sent, as stored (DESIGN: Redaction): a failed answer quoted back in a repair redacted, every message under full redaction */
+  request: Message[];
 }
 
 export interface NodeJson {
@@ -97,8 +106,11 @@ function attemptJson(a: AttemptFacts): AttemptJson {
   return {
     seq: a.seq,
     model: a.model,
+    chainIndex: a.chainIndex,
+    answerNo: a.answerNo,
     outcome: a.outcome,
     finishReason: a.finishReason,
+    nativeFinishReason: a.nativeFinishReason ?? null,
     finishNote: a.finishNote ?? null,
     cause: a.cause,
     action: a.action,
@@ -110,7 +122,8 @@ function attemptJson(a: AttemptFacts): AttemptJson {
     error: a.error
       ? { kind: a.error.kind, message: a.error.message, detail: a.error.detail, validationErrors: a.validationErrors }
       : null,
-    transport: a.tries.map((t) => ({ try: t.tryNo, status: t.status, error: t.error, retryAfterMs: t.retryAfterMs, waitedMs: t.waitedMs })),
+    transport: a.tries.map((t) => ({ try: t.tryNo, status: t.status, error: t.error, retryAfterMs: t.retryAfterMs, waitedMs: t.waitedMs, discardedText: t.discardedText ?? null })),
+    request: a.request,
   };
 }
 

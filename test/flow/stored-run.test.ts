@@ -40,7 +40,7 @@ describe('a stored run as its run record', () => {
       [1, 'truncated', 'retry', true],
       [2, 'ok', 'none', false],
     ]);
-    expect(rec.nodes[0]!.attempts[0]!.transport).toEqual([{ try: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0 }]);
+    expect(rec.nodes[0]!.attempts[0]!.transport).toEqual([{ try: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, discardedText: null }]);
     expect(rec.nodes[0]!.usage).toEqual({ inputTokens: 20, outputTokens: 10, costUsd: 0.002 });
     expect(rec.startedAt).toBe(new Date(5000).toISOString());
     expect(await getRunRecord(db, 'missing')).toBeNull();
