@@ -21,10 +21,13 @@ import {
   removeUser,
   revokeToken,
   setPassword,
+  DEFAULT_TOKEN_TTL_MS,
   TOKEN_PREFIX,
   TOKEN_USE_WRITE_MS,
   tokenCaller,
+  USE_AFTER_EXPIRY_EVERY_MS,
 } from './account-queries';
+import { listAudit } from './audit-queries';
 import type { Db } from './types';
 
 const PW = 'correct horse battery';
@@ -223,7 +226,8 @@ describe.each(DIALECTS)('API tokens on %s', (dialect) => {
   it('a token is shown once, stored as its sha256, and names its caller until revoked', async () => {
     const { token, info } = await createToken(db, { name: 'CI', role: 'editor', createdBy: 'cli:ana' }, T0);
     expect(token).toMatch(/^aqven_[A-Za-z0-9_-]{43}$/);
-    expect(info).toEqual({ name: 'ci', role: 'editor', createdBy: 'cli:ana', createdAt: T0, lastUsedAt: null, revokedAt: null });
+    // 90 days unless said otherwise
+    expect(info).toEqual({ name: 'ci', role: 'editor', createdBy: 'cli:ana', createdAt: T0, lastUsedAt: null, revokedAt: null, expiresAt: T0 + DEFAULT_TOKEN_TTL_MS });
     const rows = await db.q.select().from(db.t.apiTokens);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).toBe(hashToken(token));
@@ -256,5 +260,24 @@ describe.each(DIALECTS)('API tokens on %s', (dialect) => {
     await tokenCaller(db, token, T0 + 10 + TOKEN_USE_WRITE_MS);
     expect(await lastUsed()).toBe(T0 + 10 + TOKEN_USE_WRITE_MS);
     expect((await listTokens(db)).map((t) => t.name)).toEqual(['ci', 'busy']);
+  });
+
+  it('refuses a token past its expiry, and records its use after expiry once a day, not on every request', async () => {
+    const { token, info } = await createToken(db, { name: 'temp', role: 'editor', createdBy: null, expiresAt: T0 + 3_600_000 }, T0);
+    expect(info).toMatchObject({ expiresAt: T0 + 3_600_000 });
+    expect(await tokenCaller(db, token, T0 + 3_600_000 - 1)).toMatchObject({ name: 'temp' });
+    expect(await tokenCaller(db, token, T0 + 3_600_000)).toBeNull();
+    expect(await tokenCaller(db, token, T0 + 3_700_000, '203.0.113.9')).toBeNull();
+    expect(await tokenCaller(db, token, T0 + 3_600_000 + USE_AFTER_EXPIRY_EVERY_MS)).toBeNull();
+    const used = await listAudit(db, { kind: 'token.used-after-expiry' });
+    expect(used.rows.map((r) => [r.actor, r.target, r.at])).toEqual([
+      ['token:temp', 'token:temp', T0 + 3_600_000 + USE_AFTER_EXPIRY_EVERY_MS],
+      ['token:temp', 'token:temp', T0 + 3_600_000],
+    ]);
+    expect(used.rows[1]!.detail).toEqual({ expiredAt: new Date(T0 + 3_600_000).toISOString() });
+    // never only when asked for; an expiry not after its creation is refused
+    const forever = await createToken(db, { name: 'forever', role: 'viewer', createdBy: null, expiresAt: null }, T0);
+    expect(await tokenCaller(db, forever.token, T0 + 100 * 365 * 86_400_000)).toMatchObject({ name: 'forever' });
+    await expect(createToken(db, { name: 'past', role: 'viewer', createdBy: null, expiresAt: T0 }, T0)).rejects.toThrow(RangeError);
   });
 });

@@ -5,6 +5,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { and, count, eq, isNull, lt, lte, max, ne, or, sql } from 'drizzle-orm';
 import { ROLES, isRole, type Role } from '@/lib/shared/roles';
+import { listAudit, recordAuditOrWarn } from './audit-queries';
 import { transaction } from './tx';
 import type { Db } from './types';
 
@@ -18,6 +19,10 @@ export const PASSWORD_MAX = 128;
 export const TOKEN_PREFIX = 'aqven_';
 /** a token's last use is written at most this often, so a busy service does not write on every request */
 export const TOKEN_USE_WRITE_MS = 60_000;
+/** how long a token is accepted unless its maker says otherwise: 90 days (`aqven token create --expires`) */
+export const DEFAULT_TOKEN_TTL_MS = 90 * 86_400_000;
+/** a use of an expired token is recorded in the audit trail at most this often per token */
+export const USE_AFTER_EXPIRY_EVERY_MS = 86_400_000;
 
 /** better-auth signs in by email; a user's is made from the login name and never shown */
 const EMAIL_DOMAIN = 'users.aqven.invalid';
@@ -65,6 +70,8 @@ export interface TokenInfo {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** when it stops being accepted (ms); null: never */
+  expiresAt: number | null;
 }
 
 export interface TokenCaller {
@@ -292,17 +299,25 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** A new token for a service; `token` is returned here once and never stored (only its hash is). */
+/**
+ * A new token for a service; `token` is returned here once and never stored (only its hash is).
+ * `expiresAt` (ms) ends it — by default DEFAULT_TOKEN_TTL_MS after `now`; null (never) only when
+ * asked for.
+ */
 export async function createToken(
   db: Db,
-  t: { name: string; role: string; createdBy: string | null },
+  t: { name: string; role: string; createdBy: string | null; expiresAt?: number | null },
   now: number,
 ): Promise<{ token: string; info: TokenInfo }> {
   const name = normalizeName(t.name);
   const role = checkRole(t.role);
+  const expiresAt = t.expiresAt === undefined ? now + DEFAULT_TOKEN_TTL_MS : t.expiresAt;
+  if (expiresAt !== null && !(Number.isSafeInteger(expiresAt) && expiresAt > now)) throw new RangeError(`a token's expiry must be after its creation, got ${expiresAt}`);
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
   const { apiTokens } = db.t;
-  const row = { id: randomUUID(), name, role, tokenHash: hashToken(token), createdBy: t.createdBy, createdAt: now, lastUsedAt: null, revokedAt: null };
+  const row = {
+    id: randomUUID(), name, role, tokenHash: hashToken(token), createdBy: t.createdBy, createdAt: now, lastUsedAt: null, revokedAt: null, expiresAt,
+  };
   const exists = (revokedAt: number | null) =>
     new AccountError('E_EXISTS', `a token named ${name} already exists${revokedAt === null ? '' : ' (revoked)'}: choose another name`);
   try {
@@ -322,7 +337,9 @@ export async function createToken(
 export async function listTokens(db: Db): Promise<TokenInfo[]> {
   const t = db.t.apiTokens;
   return db.q
-    .select({ name: t.name, role: t.role, createdBy: t.createdBy, createdAt: t.createdAt, lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt })
+    .select({
+      name: t.name, role: t.role, createdBy: t.createdBy, createdAt: t.createdAt, lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt, expiresAt: t.expiresAt,
+    })
     .from(t)
     .orderBy(t.createdAt, t.name);
 }
@@ -343,20 +360,26 @@ export async function revokeToken(db: Db, name: string, now: number): Promise<{ 
 }
 
 /**
- * Who presents `token` (the value of `Authorization: Bearer …`): an existing, unrevoked token's id,
- * name and role, or null. Looked up by its hash, so no comparison of secrets takes place here. Its
- * last use is written when the stored one is a minute old or more (a compare-and-set: requests at
- * once write it once).
+ * Who presents `token` (the value of `Authorization: Bearer …`): an existing, unrevoked, unexpired
+ * token's id, name and role, or null. Looked up by its hash, so no comparison of secrets takes place
+ * here. Its last use is written when the stored one is a minute old or more (a compare-and-set:
+ * requests at once write it once). A use after its expiry is refused and recorded in the audit
+ * trail (`token.used-after-expiry`, from `address` when known) once a day per token, not on every
+ * request.
  */
-export async function tokenCaller(db: Db, token: string, now: number): Promise<TokenCaller | null> {
+export async function tokenCaller(db: Db, token: string, now: number, address: string | null = null): Promise<TokenCaller | null> {
   if (!TOKEN_RE.test(token)) return null;
   const t = db.t.apiTokens;
   const [row] = await db.q
-    .select({ id: t.id, name: t.name, role: t.role, lastUsedAt: t.lastUsedAt })
+    .select({ id: t.id, name: t.name, role: t.role, lastUsedAt: t.lastUsedAt, expiresAt: t.expiresAt })
     .from(t)
     .where(and(eq(t.tokenHash, hashToken(token)), isNull(t.revokedAt)))
     .limit(1);
   if (!row) return null;
+  if (row.expiresAt !== null && row.expiresAt <= now) {
+    await noteUseAfterExpiry(db, row.name, row.expiresAt, now, address);
+    return null;
+  }
   const stale = now - TOKEN_USE_WRITE_MS;
   if (row.lastUsedAt === null || row.lastUsedAt <= stale) {
     await db.q
@@ -365,4 +388,13 @@ export async function tokenCaller(db: Db, token: string, now: number): Promise<T
       .where(and(eq(t.id, row.id), or(isNull(t.lastUsedAt), lte(t.lastUsedAt, stale))));
   }
   return { id: row.id, name: row.name, role: row.role };
+}
+
+/** An expired token was presented: recorded unless it was within the last day (a service retrying must not fill the trail). */
+async function noteUseAfterExpiry(db: Db, name: string, expiresAt: number, now: number, address: string | null): Promise<void> {
+  const actor = `token:${name}`;
+  const recent = await listAudit(db, { kind: 'token.used-after-expiry', actor, since: now - USE_AFTER_EXPIRY_EVERY_MS + 1, limit: 1 });
+  if (recent.rows.length > 0) return;
+  const warn = (line: string) => console.error(`aqven: ${line}`);
+  await recordAuditOrWarn(db, { kind: 'token.used-after-expiry', actor, address, target: actor, detail: { expiredAt: new Date(expiresAt).toISOString() } }, warn, now);
 }

@@ -1,17 +1,49 @@
-// `aqven token create NAME [--role R]`, `aqven token list [--json]`, `aqven token revoke NAME`
-// (DESIGN: CLI; The dashboard, "Accounts, roles and tokens"): the keys services present as
-// `Authorization: Bearer …` on POST /api/runs. A token is printed once, when it is made; only its
-// sha256 is stored, and neither is ever listed. Exit statuses as for `aqven user`: 0 done, 1 refused
-// (the name is taken, no such token), 2 bad usage, 3 the database cannot be opened or reached.
+// `aqven token create NAME [--role R] [--expires WHEN]`, `aqven token list [--json]`, `aqven token
+// revoke NAME` (DESIGN: CLI; The dashboard, "Accounts, roles and tokens"): the keys services present
+// as `Authorization: Bearer …` on POST /api/runs. A token is printed once, when it is made; only its
+// sha256 is stored, and neither is ever listed. It expires (90 days unless `--expires` says
+// otherwise; `never` only when asked for). Exit statuses as for
+// `aqven user`: 0 done, 1 refused (the name is taken, no such token), 2 bad usage, 3 the database
+// cannot be opened or reached.
 import type { Command } from 'commander';
 import { checkRole, createToken, listTokens, normalizeName, revokeToken, ROLES, type TokenInfo } from '@/db/account-queries';
 import { cliAuthor } from '@/db/snapshot-queries';
+import { parseDuration } from '@/lib/project/duration';
+import { fmtWait } from '@/lib/shared/spend-budget';
+import { auditCli } from './audit-record';
 import { type CliIo, processIo } from './io';
-import { accountFailure, PROJECT_OPTION, withAccountsDb, type AccountCommandOptions } from './users';
+import { accountFailure, PROJECT_OPTION, UsageError, withAccountsDb, type AccountCommandOptions } from './users';
 
 export const DEFAULT_TOKEN_ROLE = 'editor';
+/** `--expires` unless given: the same 90 days as the data layer's default (DEFAULT_TOKEN_TTL_MS) */
+export const DEFAULT_TOKEN_EXPIRES = '90d';
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+
+const EXPIRES_HINT = 'write how long it lasts ("90d", "30d", "12h"), a date or time ("2026-12-31", "2026-12-31T18:00:00Z"), or "never"';
+// a date, or an ISO time with its zone (a time without one would be read in this machine's zone)
+const ISO_WHEN = /^\d{4}-\d\d-\d\d(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d))?$/;
+
+/**
+ * When a token made at `now` stops being accepted, from `--expires`: a duration with days ("90d",
+ * "12h"; lib/project/duration.ts), a date (its 00:00 UTC) or an ISO time, or `never` (null).
+ * UsageError for anything else, or a time not after `now`.
+ */
+export function parseExpires(text: string, now: number): number | null {
+  const t = text.trim();
+  if (t.toLowerCase() === 'never') return null;
+  const ms = parseDuration(t, { days: true });
+  const at = ms !== null ? now + ms : ISO_WHEN.test(t) ? Date.parse(t) : NaN;
+  if (Number.isNaN(at)) throw new UsageError(`--expires ${JSON.stringify(text)} is not a time: ${EXPIRES_HINT}`);
+  if (at <= now) throw new UsageError(`--expires ${JSON.stringify(text)} is not in the future: ${EXPIRES_HINT}`);
+  return at;
+}
+
+/** `never`, or the time and how far off it is (`expired` once past). */
+function expiryWords(expiresAt: number | null, now: number): string {
+  if (expiresAt === null) return 'It never expires (--expires never): revoke it once it is no longer needed.';
+  return `It expires at ${iso(expiresAt)} (in ${fmtWait(expiresAt - now)}); make a new one before then.`;
+}
 
 /** Where the example sends it: the dashboard's public URL when one is set, else this machine on $PORT (3000, `aqven serve`'s default). */
 function dashboardUrl(env: Readonly<Record<string, string | undefined>>): string {
@@ -19,22 +51,35 @@ function dashboardUrl(env: Readonly<Record<string, string | undefined>>): string
   return pub ? pub.replace(/\/+$/, '') : `http://127.0.0.1:${env.PORT?.trim() || '3000'}`;
 }
 
-/** `aqven token create NAME [--role R]`: the token alone on its line, between what it is and how to use it. */
-export async function runTokenCreate(name: string, opts: AccountCommandOptions & { role?: string; createdBy?: string }, io: CliIo = processIo): Promise<number> {
+export interface TokenCreateOptions extends AccountCommandOptions {
+  role?: string;
+  createdBy?: string;
+  /** `--expires`: a duration ("90d"), a date or ISO time, or "never" (default DEFAULT_TOKEN_EXPIRES) */
+  expires?: string;
+}
+
+/** `aqven token create NAME [--role R] [--expires WHEN]`: the token alone on its line, between what it is and how to use it. */
+export async function runTokenCreate(name: string, opts: TokenCreateOptions, io: CliIo = processIo): Promise<number> {
   const role = opts.role ?? DEFAULT_TOKEN_ROLE;
+  const now = (opts.now ?? Date.now)();
+  let expiresAt: number | null;
   try {
     normalizeName(name);
     checkRole(role);
+    expiresAt = parseExpires(opts.expires ?? DEFAULT_TOKEN_EXPIRES, now);
   } catch (err) {
     return accountFailure('token create', err, io);
   }
   return withAccountsDb('token create', opts, io, async (db) => {
-    const { token, info } = await createToken(db, { name, role, createdBy: opts.createdBy ?? cliAuthor() }, (opts.now ?? Date.now)());
+    const createdBy = opts.createdBy ?? cliAuthor();
+    const { token, info } = await createToken(db, { name, role, createdBy, expiresAt }, now);
+    await auditCli('token create', db, io, { kind: 'token.created', actor: createdBy, target: `token:${info.name}`, detail: { role: info.role, expiresAt: iso(info.expiresAt) } }, now);
     io.out(
       [
         `token ${info.name} created (${info.role}):`,
         token,
         'It will not be shown again: store it now (only its hash is kept).',
+        expiryWords(info.expiresAt, now),
         'Send it on POST /api/runs as the header `Authorization: Bearer <token>`, e.g. with the token in $AQVEN_TOKEN:',
         `  curl -X POST ${dashboardUrl(opts.env ?? process.env)}/api/runs -H "Authorization: Bearer $AQVEN_TOKEN" -H 'Content-Type: application/json' -d '{"flow": "FLOW", "input": {}}'`,
         '',
@@ -44,24 +89,28 @@ export async function runTokenCreate(name: string, opts: AccountCommandOptions &
   });
 }
 
-export function formatTokens(tokens: TokenInfo[]): string {
+/** `never`, the time, or the time marked expired once it is past. */
+const expiresCell = (t: TokenInfo, now: number) => (t.expiresAt === null ? 'never' : `${iso(t.expiresAt)}${t.expiresAt <= now ? ' (expired)' : ''}`);
+
+export function formatTokens(tokens: TokenInfo[], now: number = Date.now()): string {
   if (tokens.length === 0) return 'no tokens yet: make one with `aqven token create NAME`';
   const rows = [
-    ['NAME', 'ROLE', 'CREATED BY', 'CREATED', 'LAST USED', 'REVOKED'],
-    ...tokens.map((t) => [t.name, t.role, t.createdBy ?? '-', iso(t.createdAt)!, iso(t.lastUsedAt) ?? 'never', iso(t.revokedAt) ?? '-']),
+    ['NAME', 'ROLE', 'CREATED BY', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'],
+    ...tokens.map((t) => [t.name, t.role, t.createdBy ?? '-', iso(t.createdAt)!, iso(t.lastUsedAt) ?? 'never', expiresCell(t, now), iso(t.revokedAt) ?? '-']),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
-/** `aqven token list [--json]`: every token, revoked ones included; never a token or its hash. */
+/** `aqven token list [--json]`: every token, revoked ones included, with its expiry; never a token or its hash. */
 export async function runTokenList(opts: AccountCommandOptions & { json?: boolean }, io: CliIo = processIo): Promise<number> {
   return withAccountsDb('token list', opts, io, async (db) => {
+    const now = (opts.now ?? Date.now)();
     const tokens = await listTokens(db);
     if (opts.json) {
-      const shown = tokens.map((t) => ({ ...t, createdAt: iso(t.createdAt), lastUsedAt: iso(t.lastUsedAt), revokedAt: iso(t.revokedAt) }));
+      const shown = tokens.map((t) => ({ ...t, createdAt: iso(t.createdAt), lastUsedAt: iso(t.lastUsedAt), revokedAt: iso(t.revokedAt), expiresAt: iso(t.expiresAt) }));
       io.out(`${JSON.stringify(shown, null, 2)}\n`);
-    } else io.out(`${formatTokens(tokens)}\n`);
+    } else io.out(`${formatTokens(tokens, now)}\n`);
     return 0;
   });
 }
@@ -74,7 +123,9 @@ export async function runTokenRevoke(name: string, opts: AccountCommandOptions, 
     return accountFailure('token revoke', err, io);
   }
   return withAccountsDb('token revoke', opts, io, async (db) => {
-    const r = await revokeToken(db, name, (opts.now ?? Date.now)());
+    const now = (opts.now ?? Date.now)();
+    const r = await revokeToken(db, name, now);
+    if (!r.already) await auditCli('token revoke', db, io, { kind: 'token.revoked', target: `token:${r.name}` }, now);
     io.out(r.already ? `token ${r.name} was already revoked (${iso(r.revokedAt)})\n` : `token ${r.name} revoked\n`);
     return 0;
   });
@@ -88,12 +139,13 @@ export function registerTokens(program: Command, io: CliIo = processIo): Command
     .description('make a token and print it once (only its hash is stored)')
     .argument('<name>', 'what the token is for: lowercase letters, digits, ".", "_", "-"')
     .option('--role <role>', ROLES.join(' | '), DEFAULT_TOKEN_ROLE)
+    .option('--expires <when>', 'how long it is accepted: "90d", "30d", "12h", a date or ISO time, or "never"', DEFAULT_TOKEN_EXPIRES)
     .option('--project <dir>', PROJECT_OPTION)
-    .action(async (name: string, opts: { role: string; project?: string }) => io.exit(await runTokenCreate(name, opts, io)));
+    .action(async (name: string, opts: { role: string; expires: string; project?: string }) => io.exit(await runTokenCreate(name, opts, io)));
 
   token
     .command('list')
-    .description('the tokens: name, role, who made it and when, last use, revoked (never the token)')
+    .description('the tokens: name, role, who made it and when, last use, expiry, revoked (never the token)')
     .option('--json', 'print JSON')
     .option('--project <dir>', PROJECT_OPTION)
     .action(async (opts: { json?: boolean; project?: string }) => io.exit(await runTokenList(opts, io)));

@@ -6,6 +6,7 @@ import { verifyPassword } from 'better-auth/crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, listTokens, tokenCaller } from '@/db/account-queries';
+import { listAudit } from '@/db/audit-queries';
 import { closeDb, openDatabase } from '@/db/client';
 import type { Db } from '@/db/types';
 import { openTestDb, type TestDb } from '../helpers/dialects';
@@ -138,13 +139,16 @@ describe('aqven user and aqven token over the project database', () => {
       expect(shown).not.toContain(token.slice(6, 20));
       expect(shown).not.toContain(hashToken(token));
     }
-    expect(list.out.split('\n')[0]).toMatch(/^NAME +ROLE +CREATED BY +CREATED +LAST USED +REVOKED$/);
-    expect(list.out.split('\n')[1]).toMatch(/^ci +editor +cli:\S+ +\S+Z +\S+Z +-$/); // used once above
+    expect(list.out.split('\n')[0]).toMatch(/^NAME +ROLE +CREATED BY +CREATED +LAST USED +EXPIRES +REVOKED$/);
+    expect(list.out.split('\n')[1]).toMatch(/^ci +editor +cli:\S+ +\S+Z +\S+Z +\S+Z +-$/); // used once above; expires in 90 days
     expect(JSON.parse(json.out).map((t: { name: string; role: string }) => [t.name, t.role])).toEqual([
       ['ci', 'editor'],
       ['reader', 'viewer'],
     ]);
-    expect(Object.keys(JSON.parse(json.out)[0]).sort()).toEqual(['createdAt', 'createdBy', 'lastUsedAt', 'name', 'revokedAt', 'role']);
+    expect(Object.keys(JSON.parse(json.out)[0]).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'lastUsedAt', 'name', 'revokedAt', 'role']);
+    // 90 days by default
+    const expiresAt = Date.parse(JSON.parse(json.out)[0].expiresAt);
+    expect(expiresAt - Date.parse(JSON.parse(json.out)[0].createdAt)).toBe(90 * 86_400_000);
 
     expect(cli(['token', 'revoke', 'ci'])).toMatchObject({ code: 0, out: 'token ci revoked\n' });
     expect(await tokenCaller(db, token, Date.now())).toBeNull();
@@ -156,6 +160,28 @@ describe('aqven user and aqven token over the project database', () => {
     const elsewhere = aqven(['token', 'create', 'ci-public', '--project', dir], { ...SQLITE_ENV, AQVEN_PUBLIC_URL: 'https://aqven.example.com/' });
     expect(elsewhere.out).toContain('curl -X POST https://aqven.example.com/api/runs ');
   });
+
+  it('token create --expires: 90 days unless told, a duration, a date or never; a token past it names no caller; token changes are audited', async () => {
+    const made = cli(['token', 'create', 'nightly', '--expires', '12h']);
+    expect(made.code).toBe(0);
+    const token = /^aqven_[A-Za-z0-9_-]{43}$/m.exec(made.out)![0];
+    expect(made.out).toMatch(/^It expires at \S+Z \(in (11 h 59 min|12 h)\); make a new one before then\.$/m);
+    expect(await tokenCaller(db, token, Date.now())).toMatchObject({ name: 'nightly' });
+    expect(await tokenCaller(db, token, Date.now() + 13 * 3_600_000)).toBeNull(); // past its expiry
+    expect(cli(['token', 'create', 'forever', '--expires', 'never']).out).toContain('It never expires (--expires never): revoke it once it is no longer needed.\n');
+    const dated = cli(['token', 'create', 'dated', '--expires', '2099-12-31']);
+    expect(dated.out).toContain('It expires at 2099-12-31T00:00:00.000Z (in ');
+    // refused before the database is opened: exit 2, nothing stored
+    expect(cli(['token', 'create', 'old', '--expires', '2020-01-01'])).toMatchObject({
+      code: 2,
+      err: 'aqven token create: --expires "2020-01-01" is not in the future: write how long it lasts ("90d", "30d", "12h"), a date or time ("2026-12-31", "2026-12-31T18:00:00Z"), or "never"\n',
+    });
+    expect(cli(['token', 'create', 'old', '--expires', 'soon']).code).toBe(2);
+    expect((await listTokens(db)).map((t) => t.name)).not.toContain('old');
+    expect(cli(['token', 'list']).out.split('\n').find((l) => l.startsWith('forever '))).toMatch(/ never +-$/);
+    const kinds = (await listAudit(db, { limit: 500 })).rows.map((r) => [r.kind, r.target]);
+    expect(kinds).toEqual(expect.arrayContaining([['token.created', 'token:nightly'], ['token.revoked', 'token:ci']]));
+  }, 120_000);
 
   it('a project failing check is bad usage (exit 2): it names the database', () => {
     const res = aqven(['user', 'list', '--project', join(dir, 'missing')], SQLITE_ENV);
