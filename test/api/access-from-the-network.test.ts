@@ -120,7 +120,8 @@ describe('no account yet', () => {
 
   it('a local reverse proxy (loopback socket) passing a proxy header while AQVEN_TRUST_PROXY is unset: refused, and serve warns once', async () => {
     peer.address = '127.0.0.1';
-    for (const h of [{ 'x-forwarded-for': '198.51.100.4' }, { forwarded: 'for=198.51.100.4' }, { 'x-forwarded-host': 'localhost' }, { 'x-real-ip': '198.51.100.4' }]) {
+    const proxied: Record<string, string>[] = [{ 'x-forwarded-for': '198.51.100.4' }, { forwarded: 'for=198.51.100.4' }, { 'x-forwarded-host': 'localhost' }, { 'x-real-ip': '198.51.100.4' }];
+    for (const h of proxied) {
       expect((await get(stamped.port, '/api/runs', { host: 'localhost:3000', ...h })).status, JSON.stringify(h)).toBe(401);
     }
     expect(stamped.warnings).toEqual([UNTRUSTED_PROXY_WARNING]);

@@ -41,10 +41,11 @@ describe('the API with its database down', () => {
     const { GET } = await import('@/app/api/runs/route');
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      for (const headers of [
+      const callers: Record<string, string>[] = [
         { host: 'localhost', authorization: 'Bearer aqven_some_token' }, // plain `next start`: nothing vouches for the socket
         { ...LOCAL_HEADERS, 'x-forwarded-for': '198.51.100.4', authorization: 'Bearer aqven_some_token' }, // through an untrusted proxy
-      ]) {
+      ];
+      for (const headers of callers) {
         const res = await GET(new NextRequest('http://localhost/api/runs', { headers }));
         expect(res.status).toBe(503);
         expect(await res.json()).toEqual({ error: 'the dashboard cannot serve requests right now (its database or project cannot be read); the server log says why' });
