@@ -14,7 +14,7 @@ export interface AgentStats {
   attempts: number;
   /** attempts by outcome (ok, error, refusal, truncated); attempts in flight or cut off (no outcome) are not counted */
   byOutcome: Record<string, number>;
-  /** attempts by cause (provider_error, refusal, truncated, invalid_output) */
+  /** attempts by cause (provider_error, refusal, truncated, invalid_output, quota) */
   byCause: Record<string, number>;
   /** attempts by action (retry, fallback, repair, none) */
   byAction: Record<string, number>;

@@ -16,7 +16,7 @@ export interface HistoryAttempt {
   /** null: cut off without an outcome (its run stopped, its process died) */
   outcome: Outcome | null;
   cause: string | null;
-  /** provider_error, transport, client_error, not_sent, … (attempts.error_kind) */
+  /** provider_error, transport, client_error, quota, not_sent, … (attempts.error_kind) */
   errorKind: string | null;
   costUsd: number;
   /** the attempt's own time, its transport tries and rate-limit waits included */

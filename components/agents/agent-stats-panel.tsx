@@ -54,7 +54,7 @@ export function AgentStatsPanel({ stats, models, failures }: { stats: AgentStats
           </p>
           <div className="count-grid">
             <Counts title="By outcome" values={stats.byOutcome} order={['ok', 'error', 'refusal', 'truncated']} />
-            <Counts title="By cause" values={stats.byCause} order={['provider_error', 'refusal', 'truncated', 'invalid_output']} />
+            <Counts title="By cause" values={stats.byCause} order={['provider_error', 'refusal', 'truncated', 'invalid_output', 'quota']} />
             <Counts title="Then" values={stats.byAction} order={['none', 'retry', 'repair', 'fallback']} />
           </div>
         </div>

@@ -9,7 +9,7 @@ import { fmtCost, splitModel } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
 import { OutcomeBar, outcomeCounts } from './outcome-bar';
 
-const CAUSES = ['provider_error', 'refusal', 'truncated', 'invalid_output'];
+const CAUSES = ['provider_error', 'refusal', 'truncated', 'invalid_output', 'quota'];
 const OUTCOMES = [
   ['ok', 'ok'],
   ['error', 'error'],

@@ -28,6 +28,7 @@ export function exampleHref(e: FailureGroup['examples'][number]): string {
 export function codeOutcome(code: string): 'error' | 'refusal' | 'truncated' | 'invalid' | null {
   switch (code) {
     case 'provider_error':
+    case 'quota':
       return 'error';
     case 'refusal':
       return 'refusal';

@@ -96,7 +96,8 @@ export function attemptKind(a: Pick<HistoryAttempt, 'outcome' | 'cause' | 'error
     case 'ok':
       return a.cause === 'invalid_output' ? 'invalid' : 'ok';
     case 'error':
-      return a.errorKind === 'client_error' ? 'client_error' : a.errorKind === 'not_sent' ? 'not_sent' : 'error';
+      // a spent quota is decided like a client error: never resent to the same model, fallback may take it
+      return a.errorKind === 'client_error' || a.errorKind === 'quota' ? 'client_error' : a.errorKind === 'not_sent' ? 'not_sent' : 'error';
     default:
       return a.outcome;
   }

@@ -42,6 +42,12 @@ export interface AdapterResult {
   /** why the outcome is `error`: the provider's words, and the raw error object as JSON */
   error: { message: string; detail: string | null } | null;
   /**
+   * a 2xx body that is no answer (DESIGN: Transport retry and rate limits): its error object reports
+   * a transient failure (a rate limit, an overload, a server error) or a spent quota — read like the
+   * same error event in a stream; the try fails with it. Absent on an answer.
+   */
+  broken?: StreamBreak;
+  /**
    * set on an `ok` answer whose finish reason decided nothing (DESIGN: Outcome classification):
    * "unrecognised finish reason `eos`", or "no finish reason" on a whole response; null otherwise
    */
@@ -52,11 +58,13 @@ export interface AdapterResult {
  * A stream that did not complete (DESIGN: Transport retry and rate limits): it ended without any
  * finish reason, or an error event reported a rate limit, an overload or a server error. The try
  * fails like a dropped connection and the transport decides whether another one starts; a
- * rate-limit event pauses the model like a 429.
+ * rate-limit event pauses the model like a 429. The same error object in a 2xx body
+ * (`AdapterResult.broken`) is read alike. `quota`: the error says the quota or spend limit is
+ * spent — the try fails, is never tried again, and pauses nothing.
  */
 export interface StreamBreak {
-  /** stored on the try: `rate_limited` (pauses the model), `server_error`, `timeout`, or `connection` (no finish reason) */
-  error: 'rate_limited' | 'server_error' | 'timeout' | 'connection';
+  /** stored on the try: `rate_limited` (pauses the model), `server_error`, `timeout`, `connection` (no finish reason), or `quota` (stored as `rate_limited`, not retried) */
+  error: 'rate_limited' | 'server_error' | 'timeout' | 'connection' | 'quota';
   /** why, in the provider's words where it gave some (scrubbed and cut by the engine) */
   message: string;
   /** the error event as sent, as JSON; null when the stream just ended */
@@ -89,7 +97,7 @@ export interface ProviderErrorInfo {
   message: string;
   /** the message is the body itself (not a provider error object): shown as a short excerpt */
   excerpt?: boolean;
-  /** a quota/spend-limit 429: never retried (DESIGN: Transport retry and rate limits) */
+  /** a spent quota or spend limit (`isSpentQuota` in lib/providers, the one rule): never retried, never a pause (DESIGN: Transport retry and rate limits) */
   quota: boolean;
 }
 

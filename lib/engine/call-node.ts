@@ -122,6 +122,11 @@ function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, mode
       ? reached ? 'did not complete the response' : answered || 'could not be reached'
       : reached ? 'sent a response AQVEN does not accept' : redirected ? 'redirected the request' : tr.status === null ? 'was not sent the request' : 'rejected the request';
   const notSent = tr.notSent && { setting: tr.notSent.setting, now: tr.notSent.now, file: `providers/${providerName}.yaml` };
+  if (tr.kind === 'quota') {
+    // a spent quota: not resent to this model, whatever on_error says (DESIGN: Transport retry and rate limits)
+    const error = { kind: 'quota' as const, message: `${model}'s quota is spent: ${tr.message}`, detail: tr.detail };
+    return { outcome: 'error', finishReason: null, nativeFinishReason: null, note: null, text: null, error, issues: [], storedIssues: [], value: null, verdict: { outcome: 'error', resendable: false, quota: true } };
+  }
   return {
     outcome: 'error',
     finishReason: null,
@@ -270,6 +275,8 @@ function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: Pick<AttemptReco
       return `${what}; a model still paused is not asked again, and no fallback model takes the request`;
     case 'not_resendable':
       return what;
+    case 'quota':
+      return `${what}; a spent quota is not asked again, and no fallback model takes the request`;
   }
 }
 

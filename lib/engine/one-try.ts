@@ -63,6 +63,8 @@ export interface TryFailure {
   usage: ReportedUsage | null;
   /** a 2xx reply that was not read to its end: the provider may have billed tokens we never saw */
   usageUnknown?: boolean;
+  /** the provider said the quota or spend limit is spent (`ProviderErrorInfo.quota`, a `quota` break): not transient, ends the attempt with cause `quota` */
+  quota?: boolean;
   /** such a reply's `x-generation-id` (OpenRouter): its usage can be looked up later (DESIGN: Usage unknown, never zero) */
   generationId?: string;
 }
@@ -197,7 +199,7 @@ function brokenConnection(err: unknown, status: number | null, watchdog: Watchdo
  * A 200 stream that did not complete (DESIGN: Transport retry and rate limits): it ended without a
  * finish reason, or an error event reported a rate limit, an overload or a server error. Transient,
  * like a connection that broke; a rate-limit event pauses the model (transport.ts). The provider may
- * have billed what streamed, so its usage is unknown.
+ * have billed what streamed, so its usage is unknown. A quota event is not transient (`quota`).
  */
 function streamBroken(b: StreamBreak, status: number, acc: StreamAccumulator, deps: TryDeps): TryFailure {
   const partial = acc.text();
@@ -205,14 +207,39 @@ function streamBroken(b: StreamBreak, status: number, acc: StreamAccumulator, de
   return {
     kind: 'failure',
     status,
-    error: b.error,
-    transient: true,
+    ...breakKind(b),
     waitMs: null,
     message: deps.scrub(b.message, { max: ERROR_MESSAGE_MAX_CHARS }),
     detail: raw ? deps.scrub(raw) : null,
     partial: partial || null,
     usage: acc.usage(),
     usageUnknown: true,
+  };
+}
+
+/** How a break is stored on the try: a spent quota is a rate limit that is never tried again and pauses nothing. */
+function breakKind(b: StreamBreak): Pick<TryFailure, 'error' | 'transient' | 'quota'> {
+  return b.error === 'quota' ? { error: 'rate_limited', transient: false, quota: true } : { error: b.error, transient: true };
+}
+
+/**
+ * A 2xx body that is no answer (DESIGN: Transport retry and rate limits): its error object reports
+ * a rate limit, an overload or a server error — OpenRouter's upstream failure "during generation"
+ * sent as HTTP 200 — read like the same event in a stream, with the wait the reply asked for; or a
+ * spent quota, never tried again. The body was read whole: its usage is what it reported.
+ */
+function bodyBroken(b: StreamBreak, res: WireReply, response: AdapterResult, text: string, deps: TryDeps): TryFailure {
+  const wait = serverWait(res.headers, tryJson(text), deps.clock.now());
+  return {
+    kind: 'failure',
+    status: res.status,
+    ...breakKind(b),
+    waitMs: wait?.ms ?? null,
+    waitSent: wait ? `${wait.source === 'retry-info' ? 'RetryInfo.retryDelay' : wait.source}: ${wait.sent}` : null,
+    message: deps.scrub(b.message, { max: ERROR_MESSAGE_MAX_CHARS }),
+    detail: b.detail ? deps.scrub(b.detail) : null,
+    partial: null,
+    usage: response.usage,
   };
 }
 
@@ -285,6 +312,8 @@ async function errorStatus(res: WireReply, adapter: ProviderAdapter, deps: TryDe
   const body = tryJson(raw);
   const info = adapter.readError(res.status, body ?? raw, raw);
   const verdict = classifyStatus(res.status, res.headers.get('x-should-retry'), info.quota);
+  // a quota the server did not overrule (x-should-retry: true) ends the attempt with cause quota
+  const quota = info.quota && !verdict.transient ? { quota: true } : {};
   // scrubbed whole, then cut: a key straddling the cut must not survive as its prefix
   const said = info.message ? deps.scrub(info.message, { max: info.excerpt ? ERROR_EXCERPT_MAX_CHARS : ERROR_MESSAGE_MAX_CHARS, cut }) : '';
   const wait = serverWait(res.headers, body, deps.clock.now());
@@ -299,6 +328,7 @@ async function errorStatus(res: WireReply, adapter: ProviderAdapter, deps: TryDe
     detail: raw ? deps.scrub(raw, { cut }) : null,
     partial: null,
     usage: null,
+    ...quota,
   };
 }
 
@@ -393,6 +423,7 @@ async function exchange(req: TryRequest, deps: TryDeps, tryNo: number, seen: { g
       return brokenConnection(err, res.status, watchdog, acc, deps);
     }
     const response = adapter.parseBody(text);
+    if (response.broken) return bodyBroken(response.broken, res, response, text, deps);
     if (req.stream && response.text) {
       // a server that ignored `stream`: its whole text is the one delta
       await deps.onDelta?.(tryNo, response.text);

@@ -148,6 +148,24 @@ describe('hints name the field and the agent file', () => {
   });
 });
 
+describe('a spent quota (cause quota) is never resent to the same model, whatever on_error says', () => {
+  const quota: Verdict = { outcome: 'error', resendable: false, quota: true };
+  it.each(['retry', 'fail'] as const)('under on_error %s the node fails at once with code quota, a hint to raise the quota or add a fallback model', (onError) => {
+    const d = decide(pol({ chain: ['p:only'], onError, retries: 3 }), FILE, { chainIndex: 0, answers: 1 }, quota);
+    expect(d).toMatchObject({ kind: 'fail', cause: 'quota', code: 'quota', reason: 'quota' });
+    expect(d.kind === 'fail' && d.hint).toBe(
+      'Raise the quota of the provider\'s account (its plan, credits or spend limit), or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml',
+    );
+  });
+  it('under on_error fallback it moves to the next model with a full budget, cause quota', () => {
+    expect(decide(pol({ onError: 'fallback' }), FILE, { chainIndex: 0, answers: 1 }, quota)).toMatchObject({ kind: 'fallback', cause: 'quota', next: { chainIndex: 1, answers: 0 } });
+  });
+  it('under on_error fallback with no model left, the hint offers another model', () => {
+    const d = decide(pol({ onError: 'fallback' }), FILE, { chainIndex: 1, answers: 1 }, quota);
+    expect(d.kind === 'fail' && d.hint).toBe("Raise the quota of the provider's account (its plan, credits or spend limit), or add another model to fallback_models in agents/classifier.yaml");
+  });
+});
+
 describe('a call the rate-limit gate never sent is no answer, and never resent to the same model', () => {
   const notSent: Verdict = { outcome: 'error', resendable: false, notSent: { setting: 'on_rate_limit.max_wait', now: '60 s', file: 'providers/p.yaml' } };
   it('under on_error retry (the default) the node fails at once, with a hint naming max_wait and fallback_models', () => {

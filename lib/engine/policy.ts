@@ -41,6 +41,8 @@ export type Verdict =
       resendable: boolean;
       /** set when the gate refused to send anything: not an answer, never retried on the same model */
       notSent?: NotSentFacts;
+      /** the provider said the quota or spend limit is spent: cause `quota`, never resent to the same model (DESIGN: Transport retry and rate limits) */
+      quota?: boolean;
     };
 
 /** Facts about the agent beyond its policy that decide which fixes would pass `aqven check`. */
@@ -59,7 +61,9 @@ export type FailReason =
   /** a client error under `on_error: retry`: resending the same request cannot help */
   | 'not_resendable'
   /** the rate-limit gate refused to send, and no fallback model takes the request */
-  | 'not_sent';
+  | 'not_sent'
+  /** the model's quota is spent, and no fallback model takes the request */
+  | 'quota';
 
 type OutcomeField = 'on_error' | 'on_refusal' | 'on_truncated';
 
@@ -74,6 +78,8 @@ export type Fix =
   | { kind: 'strict' }
   /** a provider setting, in its own file */
   | { kind: 'provider'; setting: string; now: string; file: string }
+  /** not an agent change: the provider account's quota (its plan, credits or spend limit) */
+  | { kind: 'quota' }
   /** not an agent change: the node's output schema (flows/…) */
   | { kind: 'schema' };
 
@@ -127,7 +133,7 @@ export function decide(policy: NodePolicy, agentFile: string, state: PolicyState
     return fail('invalid_output', 'budget', fixes, policy, agentFile);
   }
 
-  const cause = CAUSE[verdict.outcome];
+  const cause: Cause = verdict.quota ? 'quota' : CAUSE[verdict.outcome];
   const field = OUTCOME_FIELD[verdict.outcome];
   const choice: OutcomePolicy = policy[POLICY_KEY[field]];
   const hasNext = state.chainIndex + 1 < policy.chain.length;
@@ -146,6 +152,13 @@ export function decide(policy: NodePolicy, agentFile: string, state: PolicyState
     if (choice === 'fallback' && hasNext) return fallback;
     const route: Fix = choice === 'fallback' ? { kind: 'add_fallback' } : toFallback(field);
     return fail(cause, 'not_sent', [{ kind: 'provider', ...verdict.notSent }, route], policy, agentFile);
+  }
+
+  if (verdict.quota) {
+    // waiting will not bring the quota back: never the same model again, whatever the policy says
+    if (choice === 'fallback' && hasNext) return fallback;
+    const route: Fix = choice === 'fallback' ? { kind: 'add_fallback' } : toFallback(field);
+    return fail(cause, 'quota', [{ kind: 'quota' }, route], policy, agentFile);
   }
 
   switch (choice) {
@@ -185,6 +198,8 @@ function fixText(f: Fix, policy: NodePolicy): string {
       return 'set output.strict: true';
     case 'provider':
       return `raise ${f.setting} (now ${f.now})`;
+    case 'quota':
+      return "raise the quota of the provider's account (its plan, credits or spend limit)";
     case 'schema':
       return "simplify the node's output schema";
   }
@@ -192,7 +207,7 @@ function fixText(f: Fix, policy: NodePolicy): string {
 
 /** "A, or B in agents/x.yaml": offers that change the same file share its name at the end. */
 function hintText(fixes: Fix[], policy: NodePolicy, agentFile: string, continued: boolean): string {
-  const fileOf = (f: Fix): string | null => (f.kind === 'provider' ? f.file : f.kind === 'schema' ? null : agentFile);
+  const fileOf = (f: Fix): string | null => (f.kind === 'provider' ? f.file : f.kind === 'schema' || f.kind === 'quota' ? null : agentFile);
   const parts = fixes.map((f, i) => {
     const file = fileOf(f);
     const next = fixes[i + 1];

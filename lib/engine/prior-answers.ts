@@ -34,6 +34,7 @@ function storedVerdict(a: PriorAttempt, schema: Record<string, unknown> | undefi
     return v.valid ? { verdict: { outcome: 'ok', valid: true }, value: v.value } : { verdict: { outcome: 'ok', valid: false }, value: null };
   }
   if (a.error?.kind === 'not_sent') return { verdict: { outcome: a.outcome, resendable: false, notSent: notSent(a) }, value: null };
+  if (a.error?.kind === 'quota') return { verdict: { outcome: a.outcome, resendable: false, quota: true }, value: null };
   return { verdict: { outcome: a.outcome, resendable: a.error?.kind !== 'client_error' }, value: null };
 }
 

@@ -35,7 +35,8 @@ export type TransportResult =
     }
   | {
       ok: false;
-      kind: 'transport' | 'client_error';
+      /** `quota`: the provider said the quota or spend limit is spent — not resent to this model, no pause */
+      kind: 'transport' | 'client_error' | 'quota';
       message: string;
       /** the last error body or network error, redacted */
       detail: string | null;
@@ -87,7 +88,7 @@ interface FailureCounts {
   other: number;
 }
 
-type NextStep = { retry: true; sleepMs: number } | { retry: false; kind: 'transport' | 'client_error'; message: string };
+type NextStep = { retry: true; sleepMs: number } | { retry: false; kind: 'transport' | 'client_error' | 'quota'; message: string };
 
 interface FailureContext {
   tryNo: number;
@@ -104,8 +105,10 @@ interface FailureContext {
 /** After a failed try: why the tries end, one rule per `if`, or the wait before the next one. */
 function afterFailure(f: TryFailure, { tryNo, wait429, counts, backoff, leftMs, provider }: FailureContext): NextStep {
   const { onRateLimit, transport } = provider;
-  const stop = (kind: 'transport' | 'client_error', message: string): NextStep => ({ retry: false, kind, message });
+  const stop = (kind: 'transport' | 'client_error' | 'quota', message: string): NextStep => ({ retry: false, kind, message });
 
+  // a spent quota: waiting will not clear it, and the model is not paused for the others
+  if (f.quota) return stop('quota', f.message);
   // the server rejected the request itself, or said not to retry: resending cannot help
   if (!f.transient) return stop('client_error', f.message);
   // 429s have their own limit, first try included
@@ -227,7 +230,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
     tries.push(t);
     await deps.onTry(t);
   };
-  const giveUp = (kind: 'transport' | 'client_error', message: string, notSent: NotSent | null = null): TransportResult => ({
+  const giveUp = (kind: 'transport' | 'client_error' | 'quota', message: string, notSent: NotSent | null = null): TransportResult => ({
     ok: false,
     kind,
     message,

@@ -3,7 +3,8 @@
 // owns them.
 
 export type Outcome = 'ok' | 'error' | 'refusal' | 'truncated';
-export type Cause = 'provider_error' | 'refusal' | 'truncated' | 'invalid_output';
+/** `quota`: the provider said the account's quota or spend limit is spent (outcome error): waiting will not clear it */
+export type Cause = 'provider_error' | 'refusal' | 'truncated' | 'invalid_output' | 'quota';
 export type Action = 'retry' | 'fallback' | 'repair' | 'none';
 export type OutcomePolicy = 'fail' | 'retry' | 'fallback';
 export type NodeErrorCode = Cause;

@@ -110,9 +110,9 @@ describe('anthropic streams', () => {
     expect(result.error?.message).toBe('malformed tool use');
   });
 
-  it('a spend-limit error event is a quota: outcome error, not retried by the transport', async () => {
+  it('a spend-limit error event is a quota: the stream breaks as `quota`, not retried by the transport, no pause', async () => {
     const { broken } = await feed(anthropicAdapter, [start, ev('error', { error: { type: 'rate_limit_error', message: 'limit', details: { error_code: 'enforced_spend_limit_reached' } } })]);
-    expect(broken).toBeNull();
+    expect(broken?.error).toBe('quota');
   });
 
   it('only content resets transport.idle_timeout: pings, message_start and block openings do not; text, tool-input and thinking deltas do', async () => {

@@ -4,7 +4,7 @@ import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
 import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { ANTHROPIC_STOP, outcomeOf, unrecognisedNote } from './finish-reasons';
-import { errorMessage, errorResult, eventBreak, isObj, joinUrl, mentionsQuotaCode, num, splitSystem, str, unfinished } from './wire-helpers';
+import { errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, splitSystem, str, unfinished } from './wire-helpers';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Anthropic requires max_tokens; used when the agent sets none. */
@@ -39,12 +39,13 @@ export function classifyAnthropic(s: AnthropicSignals): Outcome {
   return outcomeOf(ANTHROPIC_STOP, s.stopReason) ?? 'ok';
 }
 
-/** An error event (`{type: "error", error: {type, message}}`) that is a rate limit, an overload or a server error; null otherwise. */
+/** An error event or body (`{type: "error", error: {type, message}}`) that is a spent quota, a rate limit, an overload or a server error; null otherwise. */
 export function transientEvent(event: unknown): StreamBreak['error'] | null {
+  if (isSpentQuota(event)) return 'quota';
   const inner = isObj(event) && isObj(event.error) ? event.error : event;
   const type = isObj(inner) ? str(inner.type) : null;
   const status = type !== null && Object.hasOwn(ERROR_STATUS, type) ? ERROR_STATUS[type]! : null;
-  return status === null ? null : transientEventError(status, mentionsQuotaCode(JSON.stringify(event)));
+  return status === null ? null : transientEventError(status, false);
 }
 
 function innerMessage(event: unknown): string | null {
@@ -108,7 +109,12 @@ function parseBody(text: string): AdapterResult {
   const body = tryJson(text);
   if (!isObj(body)) return errorResult('the response body is not a JSON message', text);
   const usage = usageOf(body.usage);
-  if (body.type === 'error') return result({ error: body, stopReason: null }, '', null, usage);
+  if (body.type === 'error') {
+    // an error object in a 200 body is read like the same `event: error` in a stream
+    const kind = transientEvent(body);
+    const answer = result({ error: body, stopReason: null }, '', null, usage);
+    return kind ? { ...answer, broken: eventBreak(kind, innerMessage(body), body, 'body') } : answer;
+  }
   return result({ error: undefined, stopReason: str(body.stop_reason) }, textOf(body.content), body.stop_details, usage);
 }
 
@@ -178,7 +184,7 @@ function createStream(): StreamAccumulator {
 }
 
 function readError(_status: number, body: unknown, rawText: string) {
-  return { ...errorMessage(body, rawText), quota: mentionsQuotaCode(rawText) };
+  return { ...errorMessage(body, rawText), quota: isSpentQuota(body, rawText) };
 }
 
 export const anthropicAdapter: ProviderAdapter = { buildRequest, parseBody, createStream, readError };

@@ -131,6 +131,22 @@ describe('gemini responses', () => {
     const plain = { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'busy', details: [] } };
     expect(geminiAdapter.readError(429, plain, JSON.stringify(plain)).quota).toBe(false);
   });
+
+  it('a QuotaFailure naming a per-day quota is a quota even with a RetryInfo: its 34 s do not bring the day back', () => {
+    const violation = { quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier', quotaValue: '250' };
+    const daily = {
+      error: {
+        code: 429,
+        status: 'RESOURCE_EXHAUSTED',
+        message: 'You exceeded your current quota',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [violation] }, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34s' }],
+      },
+    };
+    expect(geminiAdapter.readError(429, daily, JSON.stringify(daily)).quota).toBe(true);
+    violation.quotaId = 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier';
+    violation.quotaMetric = 'generativelanguage.googleapis.com/generate_content_free_tier_requests';
+    expect(geminiAdapter.readError(429, daily, JSON.stringify(daily)).quota).toBe(false);
+  });
 });
 
 describe('gemini streams', () => {
@@ -181,10 +197,9 @@ describe('gemini streams', () => {
     expect(broken?.error).toBe(kind);
   });
 
-  it('a quota error chunk (QuotaFailure, no RetryInfo) is outcome error', async () => {
+  it('a quota error chunk (QuotaFailure, no RetryInfo) breaks the stream as a quota: not retried, no pause', async () => {
     const error = { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'quota', details: [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure' }] };
-    const { broken, result } = await feed(geminiAdapter, [chunk('a'), `data: ${JSON.stringify({ error })}\r\n\r\n`]);
-    expect(broken).toBeNull();
-    expect(result.outcome).toBe('error');
+    const { broken } = await feed(geminiAdapter, [chunk('a'), `data: ${JSON.stringify({ error })}\r\n\r\n`]);
+    expect(broken?.error).toBe('quota');
   });
 });

@@ -1,11 +1,10 @@
 // Gemini generateContent, v1beta (WIRE.md "gemini").
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
-import { parseRetryInfo } from '@/lib/engine/retry-after';
 import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { GEMINI_FINISH, GEMINI_UNSPECIFIED, outcomeOf, unrecognisedNote } from './finish-reasons';
-import { errorMessage, errorResult, eventBreak, isObj, joinUrl, num, splitSystem, statusCode, str, unfinished } from './wire-helpers';
+import { errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, splitSystem, statusCode, str, unfinished } from './wire-helpers';
 
 export interface GeminiSignals {
   error: unknown;
@@ -24,20 +23,15 @@ export function classifyGemini(s: GeminiSignals): Outcome {
   return outcomeOf(GEMINI_FINISH, s.finishReason) ?? 'ok';
 }
 
-function hasDetail(err: unknown, type: string): boolean {
-  const details = isObj(err) && Array.isArray(err.details) ? err.details : [];
-  return details.some((d) => isObj(d) && typeof d['@type'] === 'string' && d['@type'].endsWith(type));
-}
-
-/** A 429 carrying QuotaFailure but no RetryInfo is a quota that waiting will not clear (DESIGN: Transport retry and rate limits). */
-function isQuota(status: number, err: unknown): boolean {
-  return status === 429 && hasDetail(err, 'google.rpc.QuotaFailure') && !hasDetail(err, 'google.rpc.RetryInfo');
-}
-
-/** An error chunk mid-stream (`{error: {code: 503, status: "UNAVAILABLE"}}`) that is transient; null otherwise. */
+/**
+ * An error object (a chunk mid-stream, or a 200 body: `{error: {code: 503, status: "UNAVAILABLE"}}`)
+ * that is a spent quota (`isSpentQuota`: a QuotaFailure without RetryInfo, or naming a per-day
+ * quota) or transient; null otherwise.
+ */
 export function transientChunkError(err: unknown): StreamBreak['error'] | null {
+  if (isSpentQuota(err)) return 'quota';
   const status = isObj(err) ? statusCode(err.code) : null;
-  return status === null ? null : transientEventError(status, isQuota(status, err));
+  return status === null ? null : transientEventError(status, false);
 }
 
 /** Thoughts are billed as output (WIRE.md). */
@@ -120,7 +114,12 @@ function parseBody(text: string): AdapterResult {
   const body = tryJson(text);
   if (!isObj(body)) return errorResult('the response body is not a JSON GenerateContentResponse', text);
   const usage = usageOf(body.usageMetadata);
-  if (body.error !== undefined && body.error !== null) return result({ error: body.error, blockReason: null, finishReason: null }, '', usage, null);
+  if (body.error !== undefined && body.error !== null) {
+    // an error object in a 200 body is read like the same error chunk in a stream
+    const answer = result({ error: body.error, blockReason: null, finishReason: null }, '', usage, null);
+    const kind = transientChunkError(body.error);
+    return kind ? { ...answer, broken: eventBreak(kind, isObj(body.error) ? str(body.error.message) : null, body.error, 'body') } : answer;
+  }
   const c = firstCandidate(body);
   const blockReason = blockReasonOf(body);
   return result({ error: undefined, blockReason, finishReason: c ? str(c.finishReason) : null }, candidateText(c), usage, c ? str(c.finishMessage) : null);
@@ -174,9 +173,8 @@ function createStream(): StreamAccumulator {
   };
 }
 
-function readError(status: number, body: unknown, rawText: string) {
-  const err = isObj(body) ? body.error : undefined;
-  return { ...errorMessage(body, rawText), quota: isQuota(status, err) && parseRetryInfo(body) === null };
+function readError(_status: number, body: unknown, rawText: string) {
+  return { ...errorMessage(body, rawText), quota: isSpentQuota(body, rawText) };
 }
 
 export const geminiAdapter: ProviderAdapter = { buildRequest, parseBody, createStream, readError };

@@ -198,13 +198,14 @@ describe('openai streams', () => {
     ['OpenAI server_error without a code', { message: 'The server had an error', type: 'server_error', code: null }, 'server_error'],
     ['OpenAI rate_limit_exceeded', { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' }, 'rate_limited'],
     ['a 408', { code: 408, message: 'timed out' }, 'timeout'],
-  ])('an error chunk reporting a transient failure breaks the stream: %s → %s', async (_n, error, kind) => {
+    ['a quota, which waiting will not clear (not retried: the transport reads `quota`)', { code: 429, message: 'quota', metadata: { raw: '{"error":{"code":"insufficient_quota"}}' } }, 'quota'],
+    ["OpenRouter's free-models-per-day cap", { code: 429, message: 'Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free model requests per day' }, 'quota'],
+  ])('an error chunk reporting a transient failure or a quota breaks the stream: %s → %s', async (_n, error, kind) => {
     const { broken } = await feed(openaiAdapter, [chunk({ content: 'par' }), `data: ${JSON.stringify({ error })}\n\n`]);
     expect(broken?.error).toBe(kind);
   });
 
   it.each([
-    ['a quota, which waiting will not clear', { code: 429, message: 'quota', metadata: { raw: '{"error":{"code":"insufficient_quota"}}' } }],
     ['a 400', { code: 400, message: 'bad' }],
     ['no status and no known words', { message: 'The model produced an invalid tool call.', type: 'invalid_response_error', code: 'invalid_tool_call' }],
   ])('an error chunk reporting anything else is outcome error: %s', async (_n, error) => {

@@ -4,7 +4,7 @@ import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
 import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { NATIVE_DECIDES, OPENAI_FINISH, outcomeOf, unrecognisedNote } from './finish-reasons';
-import { errorMessage, errorResult, eventBreak, isObj, joinUrl, mentionsQuotaCode, num, statusCode, str, unfinished } from './wire-helpers';
+import { errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, statusCode, str, unfinished } from './wire-helpers';
 
 export interface OpenAISignals {
   /** a top-level, choice-level or chunk-level `error` object */
@@ -34,17 +34,17 @@ export function classifyOpenAI(s: OpenAISignals): Outcome {
 }
 
 /**
- * An error object that reports a transient failure — a numeric `code` such as 429 or 503, or
- * OpenAI's words for a rate limit or a server error — as the kind of try failure it is; null for
- * any other error (a broken answer), and for a quota, which waiting will not clear.
+ * An error object that is no answer — a spent quota (`isSpentQuota`, the one rule), or a transient
+ * failure: a numeric `code` such as 429 or 503, or OpenAI's words for a rate limit or a server
+ * error — as the kind of try failure it is; null for any other error (a broken answer).
  */
 export function transientError(err: unknown): StreamBreak['error'] | null {
   if (!isObj(err)) return null;
-  const quota = mentionsQuotaCode(JSON.stringify(err));
+  if (isSpentQuota(err)) return 'quota';
   const status = statusCode(err.code) ?? statusCode(err.status);
-  if (status !== null) return transientEventError(status, quota);
+  if (status !== null) return transientEventError(status, false);
   const words = [err.code, err.type, isObj(err.metadata) ? err.metadata.error_type : undefined];
-  if (words.some((w) => w === 'rate_limit_exceeded' || w === 'rate_limit_error')) return quota ? null : 'rate_limited';
+  if (words.some((w) => w === 'rate_limit_exceeded' || w === 'rate_limit_error')) return 'rate_limited';
   if (words.some((w) => w === 'server_error' || w === 'overloaded_error' || w === 'service_unavailable')) return 'server_error';
   return null;
 }
@@ -130,7 +130,11 @@ function parseBody(text: string): AdapterResult {
   const usage = usageOf(body.usage);
   const choice = Array.isArray(body.choices) && isObj(body.choices[0]) ? body.choices[0] : undefined;
   if (body.error !== undefined && body.error !== null) {
-    return result({ error: body.error, refusal: null, finishReason: null, nativeFinishReason: null }, '', usage);
+    const answer = result({ error: body.error, refusal: null, finishReason: null, nativeFinishReason: null }, '', usage);
+    // OpenRouter: an upstream failure during generation is a 200 with the error in the body, the
+    // twin of the same error as a stream event: a transient code or a quota is no answer
+    const kind = transientError(body.error);
+    return kind ? { ...answer, broken: eventBreak(kind, errorText(body.error, ''), body.error, 'body') } : answer;
   }
   if (!choice) return errorResult('the response has no choices', text, { usage });
   const message = isObj(choice.message) ? choice.message : {};
@@ -208,7 +212,7 @@ function createStream(): StreamAccumulator {
 }
 
 function readError(_status: number, body: unknown, rawText: string) {
-  return { ...errorMessage(body, rawText), quota: mentionsQuotaCode(rawText) };
+  return { ...errorMessage(body, rawText), quota: isSpentQuota(body, rawText) };
 }
 
 export const openaiAdapter: ProviderAdapter = { buildRequest, parseBody, createStream, readError };

@@ -20,11 +20,39 @@ export function joinUrl(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
-/** Quota and spend limits arrive as 429s but will not clear by waiting (DESIGN: Transport retry and
- * rate limits). OpenRouter forwards the upstream body as a JSON string in `metadata.raw`, hence a
- * search of the raw text. */
-export function mentionsQuotaCode(rawText: string): boolean {
-  return rawText.includes('insufficient_quota') || rawText.includes('enforced_spend_limit_reached');
+/** The codes and limit names that say a quota or spend limit is spent, wherever they appear. */
+const QUOTA_WORDS = [
+  // OpenAI (also forwarded by OpenRouter inside `metadata.raw`, a JSON string: hence a search of the text)
+  'insufficient_quota',
+  // Anthropic: a 429 whose error.details.error_code says the workspace spend limit is reached
+  'enforced_spend_limit_reached',
+  // OpenRouter's daily cap of free-model requests ("Rate limit exceeded: free-models-per-day…")
+  'free-models-per-day',
+];
+
+function googleDetail(err: unknown, type: string): Record<string, unknown> | undefined {
+  const inner = isObj(err) && isObj(err.error) ? err.error : err;
+  const details = isObj(inner) && Array.isArray(inner.details) ? inner.details : [];
+  return details.find((d): d is Record<string, unknown> => isObj(d) && typeof d['@type'] === 'string' && d['@type'].endsWith(type));
+}
+
+/**
+ * The one rule saying "this is a spent quota" (DESIGN: Transport retry and rate limits, "A quota is
+ * not a rate limit"): waiting will not clear it, so it is never retried on the same model and never
+ * pauses the model. Used for every protocol, on an error status, a 2xx body and a stream event.
+ * `err`: the parsed error body or event (`{error: …}` or the error object itself); `rawText` its text.
+ * - OpenAI `insufficient_quota`, Anthropic `enforced_spend_limit_reached`, OpenRouter `free-models-per-day`;
+ * - Gemini: a `google.rpc.QuotaFailure` with no `RetryInfo`, or one naming a per-day quota
+ *   (`quotaId: "GenerateRequestsPerDayPerProjectPerModel-FreeTier"`) — its RetryInfo's 34 s do not
+ *   bring the day's allowance back. A per-minute QuotaFailure with a RetryInfo is a rate limit.
+ */
+export function isSpentQuota(err: unknown, rawText: string = JSON.stringify(err) ?? ''): boolean {
+  if (QUOTA_WORDS.some((w) => rawText.includes(w))) return true;
+  const failure = googleDetail(err, 'google.rpc.QuotaFailure');
+  if (!failure) return false;
+  if (!googleDetail(err, 'google.rpc.RetryInfo')) return true;
+  const violations = Array.isArray(failure.violations) ? failure.violations : [];
+  return violations.some((v) => isObj(v) && [v.quotaId, v.quotaMetric].some((id) => typeof id === 'string' && /PerDay/i.test(id)));
 }
 
 /**
@@ -58,16 +86,23 @@ export function statusCode(v: unknown): number | null {
   return Number.isInteger(n) && n >= 100 && n <= 599 ? n : null;
 }
 
-const EVENT_WORDS: Record<StreamBreak['error'], string> = {
-  rate_limited: 'a rate-limit error event in the stream',
-  server_error: 'a server error event in the stream (overloaded or failing)',
-  timeout: 'a timeout error event in the stream',
-  connection: 'the stream broke off',
+/** What each break is, and what follows where it was found ("a server error event in the stream (overloaded or failing)"). */
+const EVENT_WORDS: Record<StreamBreak['error'], [what: string, why: string]> = {
+  rate_limited: ['a rate-limit error', ''],
+  server_error: ['a server error', ' (overloaded or failing)'],
+  timeout: ['a timeout error', ''],
+  connection: ['an error', ''],
+  quota: ['a quota error', ' (the quota or spend limit is spent: waiting will not clear it, not retried)'],
 };
 
-/** The stream did not complete: an error event that reports a transient failure (DESIGN: Transport retry and rate limits). */
-export function eventBreak(error: StreamBreak['error'], providerMessage: string | null, event: unknown): StreamBreak {
-  return { error, message: providerMessage ? `${EVENT_WORDS[error]}: ${providerMessage}` : EVENT_WORDS[error], detail: JSON.stringify(event) };
+/**
+ * The reply is no answer: an error event in a stream, or an error object in a 2xx body (`where`),
+ * that reports a transient failure or a spent quota (DESIGN: Transport retry and rate limits).
+ */
+export function eventBreak(error: StreamBreak['error'], providerMessage: string | null, event: unknown, where: 'stream' | 'body' = 'stream'): StreamBreak {
+  const [what, why] = EVENT_WORDS[error];
+  const words = `${what}${where === 'stream' ? ' event in the stream' : ' in the 200 body'}${why}`;
+  return { error, message: providerMessage ? `${words}: ${providerMessage}` : words, detail: JSON.stringify(event) };
 }
 
 /** The stream ended cleanly, but without any finish reason: it did not complete. */

@@ -9,7 +9,7 @@ export interface FailureFacts {
   agent: string;
   /** the attempt's model; '' for a node (its text names the models) */
   model: string;
-  /** an attempt's cause (provider_error, refusal, truncated, invalid_output) or error kind; a node's error code */
+  /** an attempt's cause (provider_error, refusal, truncated, invalid_output, quota) or error kind; a node's error code */
   code: string;
   /** the failure text as stored (already redacted) */
   message: string | null;

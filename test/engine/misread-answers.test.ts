@@ -2,7 +2,8 @@
 // an error object inside a 200, a refusal sent as an HTTP error, a finish value meaning the server
 // gave up, a spent quota, a retry-after beyond max_wait — and the words say what came back.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DIALECTS, harness, node, OPENAI } from './helpers';
+import type { ScriptStep } from '@/lib/sim/types';
+import { ANTHROPIC, DIALECTS, GEMINI, harness, node, OPENAI, OPENROUTER, other } from './helpers';
 
 let h: Awaited<ReturnType<typeof harness>>;
 beforeAll(async () => {
@@ -28,5 +29,143 @@ describe('the words say what came back', () => {
     h.script({ [OPENAI.modelId]: [{ kind: 'drop' }] });
     const dropped = await h.run(node([OPENAI.model], { policy: { onError: 'fail' } }));
     expect(dropped.attempts[0]!.error!.message).toMatch(/^openai:gpt-4\.1-mini could not be reached: /);
+  });
+});
+
+// OpenRouter's errors page: an error "while the LLM is producing the output" arrives as HTTP 200
+// with `{"error": {"code": 429 | 502 | 503, "message"}}` in the body; the other protocols' error
+// objects in the same place (Anthropic `{"type": "error", "error": {"type"}}`, Gemini
+// `{"error": {"code", "status"}}`) are read by the same rule
+const BODY_ERROR: Record<string, (code: 429 | 502) => unknown> = {
+  openai: (code) => ({ error: { message: code === 429 ? 'Rate limit reached for requests' : 'Bad gateway', type: code === 429 ? 'requests' : 'server_error', param: null, code: code === 429 ? 'rate_limit_exceeded' : null } }),
+  openrouter: (code) => ({ error: { code, message: code === 429 ? 'Rate limit exceeded' : 'Provider returned error', metadata: { provider_name: 'OpenAI' } } }),
+  anthropic: (code) => ({ type: 'error', error: { type: code === 429 ? 'rate_limit_error' : 'api_error', message: code === 429 ? 'Number of requests has exceeded your rate limit' : 'Internal server error' } }),
+  gemini: (code) => ({ error: { code: code === 429 ? 429 : 503, message: code === 429 ? 'Resource has been exhausted (e.g. check quota).' : 'The model is overloaded. Please try again later.', status: code === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE' } }),
+};
+
+describe('an error object inside a 200 body is a transport failure, like its streamed twin', () => {
+  it.each(DIALECTS)('$dialect: a rate limit in the body waits its own wait, pauses the model, and spends no output.retries answer', async (c) => {
+    h.script({ [c.modelId]: [{ kind: 'status', status: 200, headers: { 'retry-after': '2' }, body: BODY_ERROR[c.dialect]!(429) }, { kind: 'ok', text: 'fine' }] });
+    const t0 = h.clock.now();
+    const res = await h.run(node([c.model], { policy: { retries: 0 } }));
+    expect(res.status).toBe('succeeded');
+    expect(res.output).toBe('fine');
+    expect(res.attempts).toHaveLength(1);
+    expect(res.attempts[0]!.tries.map((t) => [t.status, t.error, t.retryAfterMs])).toEqual([
+      [200, 'rate_limited', 2000],
+      [200, null, null],
+    ]);
+    expect(h.events.filter((e) => e.type === 'rate_limit_pause')).toHaveLength(1);
+    expect(h.clock.now() - t0).toBeGreaterThanOrEqual(2000);
+  });
+
+  it.each(DIALECTS)('$dialect: a server error in the body is retried by the transport, no pause', async (c) => {
+    h.script({ [c.modelId]: [{ kind: 'status', status: 200, body: BODY_ERROR[c.dialect]!(502) }, { kind: 'ok', text: 'fine' }] });
+    const res = await h.run(node([c.model], { policy: { retries: 0 } }));
+    expect(res.status).toBe('succeeded');
+    expect(res.attempts).toHaveLength(1);
+    expect(res.attempts[0]!.tries.map((t) => [t.status, t.error])).toEqual([
+      [200, 'server_error'],
+      [200, null],
+    ]);
+    expect(h.events.filter((e) => e.type === 'rate_limit_pause')).toHaveLength(0);
+  });
+
+  it('an error object without a transient code is still outcome error (a broken answer)', async () => {
+    h.script({ [OPENROUTER.modelId]: [{ kind: 'status', status: 200, body: { error: { code: 400, message: 'Invalid tool call' } } }] });
+    const res = await h.run(node([OPENROUTER.model], { policy: { onError: 'fail' } }));
+    expect(res.attempts[0]).toMatchObject({ outcome: 'error', cause: 'provider_error' });
+    expect(res.attempts[0]!.tries).toHaveLength(1);
+  });
+});
+
+const SSE = { 'content-type': 'text/event-stream' };
+// OpenAI's quota error body (error-codes guide: 429 "You exceeded your current quota"), as a stream event
+const OPENAI_QUOTA = {
+  error: {
+    message: 'You exceeded your current quota, please check your plan and billing details.',
+    type: 'insufficient_quota',
+    param: null,
+    code: 'insufficient_quota',
+  },
+};
+// Gemini's 429 for a spent per-day free-tier quota: QuotaFailure naming a PerDay quotaId, and a RetryInfo anyway
+const GEMINI_DAILY = {
+  error: {
+    code: 429,
+    message: 'You exceeded your current quota, please check your plan and billing details.',
+    status: 'RESOURCE_EXHAUSTED',
+    details: [
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [
+          {
+            quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+            quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier',
+            quotaDimensions: { location: 'global', model: 'gemini-2.5-flash' },
+            quotaValue: '250',
+          },
+        ],
+      },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34s' },
+    ],
+  },
+};
+// OpenRouter's daily cap of free-model requests
+const OPENROUTER_FREE_DAY = {
+  error: {
+    message: 'Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free model requests per day',
+    code: 429,
+    metadata: { headers: { 'X-RateLimit-Limit': '50', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '1767312000000' }, provider_name: null },
+  },
+};
+
+describe('a spent quota is not a rate limit: never resent to the same model, never a pause, cause quota', () => {
+  const QUOTAS = [
+    ['OpenAI insufficient_quota inside a stream', OPENAI, true, { kind: 'status', status: 200, headers: SSE, body: `data: ${JSON.stringify(OPENAI_QUOTA)}\n\n` }],
+    ['OpenAI insufficient_quota in a 200 body', OPENAI, false, { kind: 'status', status: 200, body: OPENAI_QUOTA }],
+    ['OpenAI insufficient_quota as a 429', OPENAI, false, { kind: 'status', status: 429, body: OPENAI_QUOTA }],
+    ['Gemini per-day QuotaFailure with a RetryInfo', GEMINI, false, { kind: 'status', status: 429, body: GEMINI_DAILY }],
+    ['Gemini per-day QuotaFailure inside a stream', GEMINI, true, { kind: 'status', status: 200, headers: SSE, body: `data: ${JSON.stringify(GEMINI_DAILY)}\n\n` }],
+    ['OpenRouter free-models-per-day', OPENROUTER, false, { kind: 'status', status: 429, headers: { 'retry-after': '30' }, body: OPENROUTER_FREE_DAY }],
+    ['OpenRouter free-models-per-day inside a stream', OPENROUTER, true, { kind: 'status', status: 200, headers: SSE, body: `data: ${JSON.stringify({ id: 'gen-1', object: 'chat.completion.chunk', ...OPENROUTER_FREE_DAY })}\n\n` }],
+    ['Anthropic spend limit', ANTHROPIC, false, { kind: 'status', status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'You have reached your specified workspace API usage limits.', details: { error_code: 'enforced_spend_limit_reached' } } } }],
+  ] as const;
+
+  it.each(QUOTAS)('%s: one request, no pause, the node fails with code quota and a hint to raise the quota or add a fallback model', async (_n, c, stream, step) => {
+    h.script({ [c.modelId]: [step as ScriptStep, { kind: 'ok', text: 'fine' }] });
+    const t0 = h.clock.now();
+    const res = await h.run(node([c.model], { stream, policy: { onError: 'retry', retries: 2 } }));
+    expect(h.requests(c.modelId)).toHaveLength(1);
+    expect(h.events.filter((e) => e.type === 'rate_limit_pause')).toHaveLength(0);
+    expect(h.clock.now() - t0).toBeLessThan(1000);
+    expect(res.status).toBe('failed');
+    expect(res.attempts).toHaveLength(1);
+    expect(res.attempts[0]).toMatchObject({ outcome: 'error', cause: 'quota', action: 'none' });
+    expect(res.attempts[0]!.error!.kind).toBe('quota');
+    expect(res.error!.code).toBe('quota');
+    expect(res.error!.hint).toMatch(/^Raise the quota of .+, or add another model to fallback_models and set output\.on_error to "fallback" in agents\/classifier\.yaml$/);
+  });
+
+  it.each(QUOTAS)('%s: fallback still works', async (_n, c, stream, step) => {
+    h.script({ [c.modelId]: [step as ScriptStep], [other(c).modelId]: [{ kind: 'ok', text: 'fine' }] });
+    const res = await h.run(node([c.model, other(c).model], { stream, policy: { onError: 'fallback' } }));
+    expect(res.status).toBe('succeeded');
+    expect(res.attempts.map((a) => [a.model, a.cause, a.action])).toEqual([
+      [c.model, 'quota', 'fallback'],
+      [other(c).model, null, 'none'],
+    ]);
+  });
+
+  it('a per-minute Gemini QuotaFailure with a RetryInfo stays a rate limit: waited out, retried', async () => {
+    const perMinute = structuredClone(GEMINI_DAILY) as { error: { details: { violations?: { quotaId: string }[] }[] } };
+    perMinute.error.details[0]!.violations![0]!.quotaId = 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier';
+    h.script({ [GEMINI.modelId]: [{ kind: 'status', status: 429, body: perMinute }, { kind: 'ok', text: 'fine' }] });
+    const res = await h.run(node([GEMINI.model]));
+    expect(res.status).toBe('succeeded');
+    expect(res.attempts[0]!.tries.map((t) => [t.status, t.retryAfterMs])).toEqual([
+      [429, 34_000],
+      [200, null],
+    ]);
   });
 });

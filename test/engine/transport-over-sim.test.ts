@@ -175,7 +175,8 @@ describe('quota 429s are never retried', () => {
     h.script({ [c.modelId]: [{ kind: 'status', status: 429, variant: 'quota' }, { kind: 'ok' }] });
     const res = await h.run(node([c.model]));
     expect(h.requests(c.modelId)).toHaveLength(1);
-    expect(res.attempts[0]!.error?.kind).toBe('client_error');
+    expect(res.attempts[0]!.error?.kind).toBe('quota');
+    expect(res.attempts[0]!.cause).toBe('quota');
     expect(res.status).toBe('failed');
   });
 });
