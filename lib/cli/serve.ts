@@ -16,7 +16,7 @@ import type { Command } from 'commander';
 import { anyUser, AuthSecretError, authSecretFromEnv } from '@/db/account-queries';
 import { isPostgresUrl } from '@/db/pg';
 import { simulateRequested } from '@/lib/flow/simulate';
-import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp } from '@/lib/shared/peer';
+import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp, stampFacts } from '@/lib/shared/peer';
 import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
 import { EXIT_USAGE } from './exit';
@@ -74,12 +74,17 @@ const urlHost = (host: string) => (host.includes(':') && !host.startsWith('[') ?
 /** idle keep-alive connections are kept this long (Node's 5 s default races a client reusing one after a pause) */
 export const KEEP_ALIVE_MS = 120_000;
 
+/** A request's headers as the client sent them, read as a Headers-like bag. */
+function rawHeaders(req: IncomingMessage): { get(name: string): string | null } {
+  return { get: (name) => (req.headers[name] === undefined ? null : String(req.headers[name])) };
+}
+
 /**
  * Overwrites `x-aqven-peer` and its signature with the socket's address, signed with this
  * process's key: whatever the client sent under those names is gone.
  */
 export function stampPeer(req: IncomingMessage): void {
-  const stamp = peerStamp(req.socket.remoteAddress ?? '');
+  const stamp = peerStamp(stampFacts(req.socket.remoteAddress ?? '', rawHeaders(req)));
   const raw = req.rawHeaders;
   for (let i = raw.length - 2; i >= 0; i -= 2) {
     const name = raw[i]!.toLowerCase();
@@ -110,7 +115,7 @@ export function dashboardServer(
   let warned = false;
   const server = createServer((req, res) => {
     stampPeer(req);
-    if (!warned && !opts.trustProxy && forwarded({ get: (name) => (req.headers[name] === undefined ? null : String(req.headers[name])) })) {
+    if (!warned && !opts.trustProxy && forwarded(rawHeaders(req))) {
       warned = true;
       opts.onWarning?.(UNTRUSTED_PROXY_WARNING);
     }

@@ -47,7 +47,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Where the request comes from: the verified `aqven serve` stamp, or a trusted proxy's X-Forwarded-For (lib/shared/peer.ts). */
 export function peerOf(h: Headers, env: Env = process.env): Peer {
-  return requestPeer(h, guardSettings(env).trustProxy, stampedPeer(h));
+  return requestPeer(stampedPeer(h), guardSettings(env).trustProxy);
 }
 
 /** The client's address when it can be trusted (peerOf), else null: nothing the client wrote is believed. */

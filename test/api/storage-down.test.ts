@@ -6,6 +6,7 @@ import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { copyShowcase } from '../helpers/showcase';
 import { saveEnv } from '../helpers/saved-env';
+import { peerStamp } from '@/lib/shared/peer';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 
 vi.mock('server-only', () => ({}));
@@ -43,7 +44,8 @@ describe('the API with its database down', () => {
     try {
       const callers: Record<string, string>[] = [
         { host: 'localhost', authorization: 'Bearer aqven_some_token' }, // plain `next start`: nothing vouches for the socket
-        { ...LOCAL_HEADERS, 'x-forwarded-for': '198.51.100.4', authorization: 'Bearer aqven_some_token' }, // through an untrusted proxy
+        // through a proxy AQVEN_TRUST_PROXY does not declare, as aqven serve stamps it
+        { host: 'localhost', ...peerStamp({ address: '127.0.0.1', forwardedFor: '198.51.100.4', proxied: true }), authorization: 'Bearer aqven_some_token' },
       ];
       for (const headers of callers) {
         const res = await GET(new NextRequest('http://localhost/api/runs', { headers }));

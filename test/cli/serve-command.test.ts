@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardServer, isLoopbackHost, NO_USER_REFUSAL, PEER_HEADER, repoRoot } from '@/lib/cli/serve';
+import { stampedPeer } from '@/lib/shared/peer';
 import { copyShowcase } from '../helpers/showcase';
 import { aqven, BIN, ensureCliBuilt, ROOT } from './aqven-process';
 
@@ -47,7 +48,8 @@ describe('the peer header', () => {
   const server = dashboardServer(
     Promise.resolve(async (req, res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ header: req.headers[PEER_HEADER], raw: req.rawHeaders.filter((_, i, all) => all[i - 1]?.toLowerCase() === PEER_HEADER) }));
+      const stamped = stampedPeer({ get: (name) => (req.headers[name] === undefined ? null : String(req.headers[name])) });
+      res.end(JSON.stringify({ stamped, raw: req.rawHeaders.filter((_, i, all) => all[i - 1]?.toLowerCase() === PEER_HEADER).length }));
     }),
   );
   beforeAll(async () => {
@@ -58,11 +60,11 @@ describe('the peer header', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  it('is the socket peer, whatever the client sent under that name', async () => {
+  it('is the socket peer and the proxy headers as the client sent them, whatever it sent under the stamp names', async () => {
     const plain = await get(port, '/');
-    expect(JSON.parse(plain.body)).toEqual({ header: '127.0.0.1', raw: ['127.0.0.1'] });
-    const forged = await get(port, '/', { 'X-Aqven-Peer': ['10.9.8.7', '192.168.0.1'] });
-    expect(JSON.parse(forged.body)).toEqual({ header: '127.0.0.1', raw: ['127.0.0.1'] });
+    expect(JSON.parse(plain.body)).toEqual({ stamped: { address: '127.0.0.1', forwardedFor: null, proxied: false }, raw: 1 });
+    const forged = await get(port, '/', { 'X-Aqven-Peer': ['10.9.8.7', '192.168.0.1'], 'X-Aqven-Peer-Sig': 'ab'.repeat(32), 'X-Forwarded-For': '198.51.100.4' });
+    expect(JSON.parse(forged.body)).toEqual({ stamped: { address: '127.0.0.1', forwardedFor: '198.51.100.4', proxied: true }, raw: 1 });
   });
 
   it('a handler that throws answers 500 and the server goes on', async () => {

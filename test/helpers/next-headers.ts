@@ -9,7 +9,7 @@ import { armPeerStamps, peerStamp } from '@/lib/shared/peer';
 armPeerStamps();
 
 /** a request from this machine through `aqven serve`: loopback Host, loopback socket, a valid stamp */
-export const LOCAL_HEADERS: Readonly<Record<string, string>> = { host: 'localhost', ...peerStamp('127.0.0.1') };
+export const LOCAL_HEADERS: Readonly<Record<string, string>> = { host: 'localhost', ...peerStamp({ address: '127.0.0.1', forwardedFor: null, proxied: false }) };
 
 export async function headers(): Promise<Headers> {
   return new Headers(LOCAL_HEADERS);
