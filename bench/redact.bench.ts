@@ -128,6 +128,7 @@ const ADVERSARIAL: [string, string][] = [
   ['a.a.a… (dotted words)', fill('a.')],
   ['aaaa@aaaa@… (at signs)', fill('aaaa@')],
   ['a@a.a@a.… (email chains)', fill('a@a.')],
+  ['u@[IPv6:1:2:…] … (address literals)', fill('u@[IPv6:1:2:3:4:5:6:7:8:9:a:b:c:d:e:f:0:1:2:3:4:5:6:7:8:9:a:b:c:d:e:f] ')],
   ['1111… (one digit run)', fill('1')],
   ['1 1 1 … (spaced digits)', fill('1 ')],
   ['1-1-1-… (dashed digits)', fill('1-')],

@@ -50,6 +50,11 @@ export function detectPiiFrom(text: string, from: number): Span[] {
   return resolveOverlaps(from > 0 ? all.filter((s) => s.start >= from) : all);
 }
 
+/** Strongest first, then longest, then leftmost. */
+function byPriority(x: Span, y: Span): number {
+  return STRENGTH[y.kind] - STRENGTH[x.kind] || y.end - y.start - (x.end - x.start) || x.start - y.start;
+}
+
 function resolveOverlaps(spans: Span[]): Span[] {
   if (spans.length < 2) return spans;
   spans.sort((x, y) => x.start - y.start || y.end - x.end);
@@ -62,18 +67,36 @@ function resolveOverlaps(spans: Span[]): Span[] {
   }
   if (!overlapping) return spans;
 
-  // Strongest first, then longest, then leftmost; a span is kept only if none of its characters
-  // is already claimed. Each detector's spans are bounded in length, so marking is linear.
-  const byPriority = spans.slice().sort(
-    (x, y) =>
-      STRENGTH[y.kind] - STRENGTH[x.kind] || y.end - y.start - (x.end - x.start) || x.start - y.start,
-  );
-  const base = spans[0].start;
-  let maxEnd = 0;
-  for (const s of spans) if (s.end > maxEnd) maxEnd = s.end;
-  const claimed = new Uint8Array(maxEnd - base);
+  // Each run of overlapping spans is settled on its own: a span's fate depends only on the spans
+  // it shares characters with. Text dense with overlapping pairs (every address literal is an
+  // email and an IP) then costs a small sort per pair, not one sort of all spans.
   const kept: Span[] = [];
-  for (const s of byPriority) {
+  let i = 0;
+  while (i < spans.length) {
+    let end = spans[i].end;
+    let j = i + 1;
+    while (j < spans.length && spans[j].start < end) {
+      if (spans[j].end > end) end = spans[j].end;
+      j++;
+    }
+    if (j === i + 1) kept.push(spans[i]);
+    else if (j === i + 2) kept.push(byPriority(spans[i], spans[i + 1]) <= 0 ? spans[i] : spans[i + 1]);
+    else settleGroup(spans.slice(i, j), end, kept);
+    i = j;
+  }
+  return kept;
+}
+
+/**
+ * Appends to `kept`, in order of start, the spans of `group` (sorted by start, overlapping, all
+ * ending by `end`) that win: in order of priority, a span is kept only if none of its characters is
+ * already claimed. Each detector's spans are bounded in length, so marking is linear.
+ */
+function settleGroup(group: Span[], end: number, kept: Span[]): void {
+  const base = group[0].start;
+  const claimed = new Uint8Array(end - base);
+  const won: Span[] = [];
+  for (const s of group.sort(byPriority)) {
     let free = true;
     for (let k = s.start - base; k < s.end - base; k++) {
       if (claimed[k]) {
@@ -83,9 +106,10 @@ function resolveOverlaps(spans: Span[]): Span[] {
     }
     if (!free) continue;
     claimed.fill(1, s.start - base, s.end - base);
-    kept.push(s);
+    won.push(s);
   }
-  return kept.sort((x, y) => x.start - y.start);
+  won.sort((x, y) => x.start - y.start);
+  for (const s of won) kept.push(s);
 }
 
 /** `text[from, to)` with each span inside it replaced by its placeholder (spans sorted, non-overlapping). */

@@ -16,8 +16,14 @@
 //   (`react@18.2.0`).
 // - not an asset name: `logo@2x.png`, `icon@3x.webp`, `x@y.js` — a density suffix (`@2x`) or a
 //   file-extension "TLD" that is no real TLD rejects the match.
+// - or, instead of a domain, an address literal (RFC 5321 4.1.3): `user@[192.0.2.1]` (octets of
+//   1–3 digits, `[192.168.000.001]` too), `user@[IPv6:2001:db8::1]` (any IPv6 text form: inside the
+//   brackets nothing else is meant), and `user@[2001:db8::1]` without the tag when the IP detector
+//   would take it for an address. The whole address is the match, brackets included; an invalid or
+//   unclosed literal leaves the address to the IP detector.
 import type { Reach, Span } from './span';
-import { DASH, DOT, isAsciiAlnum, isAsciiLetter, isDigit, isUnicodeWordUnit } from './chars';
+import { COLON, DASH, DOT, isAsciiAlnum, isAsciiLetter, isDigit, isHexDigit, isUnicodeWordUnit } from './chars';
+import { isIpv6, isIpv6Syntax, isLooseIpv4 } from './ip';
 
 const MAX_LOCAL = 64;
 const MAX_DOMAIN = 253;
@@ -29,6 +35,11 @@ const MAX_LABEL = 63;
  * 253rd domain character plus two characters of look-ahead; a match starts at most 64 before the '@'.
  */
 export const EMAIL_REACH: Reach = { before: MAX_LOCAL + 1, after: MAX_LOCAL + 1 + MAX_DOMAIN + 1 + MAX_LABEL + 3 };
+
+/** The longest address literal's content: "IPv6:" and a 45-character IPv6 text form. */
+const MAX_LITERAL = 5 + 45;
+const LBRACKET = 91;
+const RBRACKET = 93;
 
 // File extensions that look like TLDs but are not delegated TLDs. Real TLDs that double as
 // extensions (.md, .py, .rs, .zip, .mov …) are deliberately absent: those stay emails.
@@ -131,12 +142,30 @@ function domainEnd(text: string, at: number): number {
   return tldEnd === -1 || isAsciiAlnum(text.charCodeAt(tldEnd)) ? -1 : tldEnd;
 }
 
+/** End (after the ']') of the address literal whose '[' is at `open`, or -1. */
+function addressLiteralEnd(text: string, open: number): number {
+  let p = open + 1;
+  const tagged =
+    (text.charCodeAt(p) | 32) === 105 && (text.charCodeAt(p + 1) | 32) === 112 &&
+    (text.charCodeAt(p + 2) | 32) === 118 && text.charCodeAt(p + 3) === 54 && text.charCodeAt(p + 4) === COLON;
+  if (tagged) p += 5; // "IPv6:"
+  let q = p;
+  while (q - open <= MAX_LITERAL) {
+    const c = text.charCodeAt(q);
+    if (!(isHexDigit(c) || c === DOT || c === COLON)) break;
+    q++;
+  }
+  if (q === p || text.charCodeAt(q) !== RBRACKET) return -1;
+  if (tagged) return isIpv6Syntax(text, p, q) ? q + 1 : -1;
+  return isLooseIpv4(text, p, q) || isIpv6(text, p, q) ? q + 1 : -1;
+}
+
 export function findEmails(text: string, out: Span[]): void {
   let at = text.indexOf('@');
   while (at !== -1) {
     const s = localStart(text, at);
     if (s !== -1) {
-      const e = domainEnd(text, at);
+      const e = text.charCodeAt(at + 1) === LBRACKET ? addressLiteralEnd(text, at + 1) : domainEnd(text, at);
       if (e !== -1) out.push({ start: s, end: e, kind: 'email' });
     }
     at = text.indexOf('@', at + 1);

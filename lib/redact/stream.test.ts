@@ -48,6 +48,9 @@ const PII = [
   '192.168.1.1',
   '2001:db8::8a2e:370:7334',
   'fe80::1%eth0',
+  '192.168.000.001',
+  'user@[10.0.0.1]',
+  'user@[IPv6:2001:db8::1]',
 ];
 
 describe('createStreamRedactor', () => {
