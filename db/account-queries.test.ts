@@ -21,6 +21,8 @@ import {
   removeUser,
   revokeToken,
   setPassword,
+  setTokenBudget,
+  setUserBudget,
   DEFAULT_TOKEN_TTL_MS,
   TOKEN_PREFIX,
   TOKEN_USE_WRITE_MS,
@@ -123,7 +125,7 @@ describe.each(DIALECTS)('accounts on %s', (dialect) => {
     await db.q.insert(db.t.sessions).values([session('s1', 5_000), session('s2', 9_000)]);
     const listed = await listUsers(db);
     expect(listed.map((u) => u.name)).toEqual([...listed.map((u) => u.name)].sort());
-    expect(listed.find((u) => u.name === 'bo')).toEqual({ ...bo, lastSeenAt: at(9_000) });
+    expect(listed.find((u) => u.name === 'bo')).toEqual({ ...bo, lastSeenAt: at(9_000), budgetUsdPerDay: null });
     expect(listed.find((u) => u.name === 'ana')).toMatchObject({ role: 'admin', lastSeenAt: null });
     // seen signing in or out (kept on the user row): the later of that and the newest session
     await noteUserSeen(db, 'BO', T0 + 12_000);
@@ -226,8 +228,8 @@ describe.each(DIALECTS)('API tokens on %s', (dialect) => {
   it('a token is shown once, stored as its sha256, and names its caller until revoked', async () => {
     const { token, info } = await createToken(db, { name: 'CI', role: 'editor', createdBy: 'cli:ana' }, T0);
     expect(token).toMatch(/^aqven_[A-Za-z0-9_-]{43}$/);
-    // 90 days unless said otherwise
-    expect(info).toEqual({ name: 'ci', role: 'editor', createdBy: 'cli:ana', createdAt: T0, lastUsedAt: null, revokedAt: null, expiresAt: T0 + DEFAULT_TOKEN_TTL_MS });
+    // 90 days unless said otherwise; no spend budget unless given
+    expect(info).toEqual({ name: 'ci', role: 'editor', createdBy: 'cli:ana', createdAt: T0, lastUsedAt: null, revokedAt: null, expiresAt: T0 + DEFAULT_TOKEN_TTL_MS, budgetUsdPerDay: null });
     const rows = await db.q.select().from(db.t.apiTokens);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).toBe(hashToken(token));
@@ -263,8 +265,8 @@ describe.each(DIALECTS)('API tokens on %s', (dialect) => {
   });
 
   it('refuses a token past its expiry, and records its use after expiry once a day, not on every request', async () => {
-    const { token, info } = await createToken(db, { name: 'temp', role: 'editor', createdBy: null, expiresAt: T0 + 3_600_000 }, T0);
-    expect(info).toMatchObject({ expiresAt: T0 + 3_600_000 });
+    const { token, info } = await createToken(db, { name: 'temp', role: 'editor', createdBy: null, expiresAt: T0 + 3_600_000, budgetUsdPerDay: 5 }, T0);
+    expect(info).toMatchObject({ expiresAt: T0 + 3_600_000, budgetUsdPerDay: 5 });
     expect(await tokenCaller(db, token, T0 + 3_600_000 - 1)).toMatchObject({ name: 'temp' });
     expect(await tokenCaller(db, token, T0 + 3_600_000)).toBeNull();
     expect(await tokenCaller(db, token, T0 + 3_700_000, '203.0.113.9')).toBeNull();
@@ -279,5 +281,10 @@ describe.each(DIALECTS)('API tokens on %s', (dialect) => {
     const forever = await createToken(db, { name: 'forever', role: 'viewer', createdBy: null, expiresAt: null }, T0);
     expect(await tokenCaller(db, forever.token, T0 + 100 * 365 * 86_400_000)).toMatchObject({ name: 'forever' });
     await expect(createToken(db, { name: 'past', role: 'viewer', createdBy: null, expiresAt: T0 }, T0)).rejects.toThrow(RangeError);
+    // a token's and a user's budget are set (and removed) by name
+    expect(await setTokenBudget(db, 'TEMP', 2.5)).toEqual({ name: 'temp', budgetUsdPerDay: 2.5 });
+    expect(await setTokenBudget(db, 'temp', null)).toEqual({ name: 'temp', budgetUsdPerDay: null });
+    expect(await codeOf(setTokenBudget(db, 'nope', 1))).toBe('E_NOT_FOUND');
+    expect(await codeOf(setUserBudget(db, 'nobody', 1))).toBe('E_NOT_FOUND');
   });
 });

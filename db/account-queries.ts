@@ -61,6 +61,8 @@ export interface UserListed extends UserInfo {
    * their sessions still stored; null when never.
    */
   lastSeenAt: Date | null;
+  /** USD the runs they start may spend per UTC day (DESIGN: The dashboard, "Spend budgets"); null: no budget */
+  budgetUsdPerDay: number | null;
 }
 
 export interface TokenInfo {
@@ -72,6 +74,8 @@ export interface TokenInfo {
   revokedAt: number | null;
   /** when it stops being accepted (ms); null: never */
   expiresAt: number | null;
+  /** USD the runs it starts may spend per UTC day; null: no budget */
+  budgetUsdPerDay: number | null;
 }
 
 export interface TokenCaller {
@@ -159,7 +163,7 @@ export async function findUserByName(db: Db, name: string): Promise<UserInfo | n
 export async function listUsers(db: Db): Promise<UserListed[]> {
   const { users, sessions } = db.t;
   const rows = await db.q
-    .select({ id: users.id, name: users.name, role: users.role, createdAt: users.createdAt, seen: users.lastSeenAt, session: max(sessions.updatedAt) })
+    .select({ id: users.id, name: users.name, role: users.role, createdAt: users.createdAt, budgetUsdPerDay: users.budgetUsdPerDay, seen: users.lastSeenAt, session: max(sessions.updatedAt) })
     .from(users)
     .leftJoin(sessions, eq(sessions.userId, users.id))
     .groupBy(users.id)
@@ -299,24 +303,32 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** A daily budget as stored: a finite amount of USD ≥ 0, or null (none). */
+function budgetValue(usd: number | null | undefined): number | null {
+  if (usd == null) return null;
+  if (!Number.isFinite(usd) || usd < 0) throw new RangeError(`a daily budget is an amount of USD ≥ 0, got ${usd}`);
+  return usd;
+}
+
 /**
  * A new token for a service; `token` is returned here once and never stored (only its hash is).
  * `expiresAt` (ms) ends it — by default DEFAULT_TOKEN_TTL_MS after `now`; null (never) only when
- * asked for.
+ * asked for. `budgetUsdPerDay`: what the runs it starts may spend per UTC day (null: no budget).
  */
 export async function createToken(
   db: Db,
-  t: { name: string; role: string; createdBy: string | null; expiresAt?: number | null },
+  t: { name: string; role: string; createdBy: string | null; expiresAt?: number | null; budgetUsdPerDay?: number | null },
   now: number,
 ): Promise<{ token: string; info: TokenInfo }> {
   const name = normalizeName(t.name);
   const role = checkRole(t.role);
   const expiresAt = t.expiresAt === undefined ? now + DEFAULT_TOKEN_TTL_MS : t.expiresAt;
   if (expiresAt !== null && !(Number.isSafeInteger(expiresAt) && expiresAt > now)) throw new RangeError(`a token's expiry must be after its creation, got ${expiresAt}`);
+  const budgetUsdPerDay = budgetValue(t.budgetUsdPerDay);
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
   const { apiTokens } = db.t;
   const row = {
-    id: randomUUID(), name, role, tokenHash: hashToken(token), createdBy: t.createdBy, createdAt: now, lastUsedAt: null, revokedAt: null, expiresAt,
+    id: randomUUID(), name, role, tokenHash: hashToken(token), createdBy: t.createdBy, createdAt: now, lastUsedAt: null, revokedAt: null, expiresAt, budgetUsdPerDay,
   };
   const exists = (revokedAt: number | null) =>
     new AccountError('E_EXISTS', `a token named ${name} already exists${revokedAt === null ? '' : ' (revoked)'}: choose another name`);
@@ -339,6 +351,7 @@ export async function listTokens(db: Db): Promise<TokenInfo[]> {
   return db.q
     .select({
       name: t.name, role: t.role, createdBy: t.createdBy, createdAt: t.createdAt, lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt, expiresAt: t.expiresAt,
+      budgetUsdPerDay: t.budgetUsdPerDay,
     })
     .from(t)
     .orderBy(t.createdAt, t.name);
@@ -397,4 +410,24 @@ async function noteUseAfterExpiry(db: Db, name: string, expiresAt: number, now: 
   if (recent.rows.length > 0) return;
   const warn = (line: string) => console.error(`aqven: ${line}`);
   await recordAuditOrWarn(db, { kind: 'token.used-after-expiry', actor, address, target: actor, detail: { expiredAt: new Date(expiresAt).toISOString() } }, warn, now);
+}
+
+/** Sets (or, with null, removes) the daily spend budget of the user named `name` (DESIGN: The dashboard, "Spend budgets"). */
+export async function setUserBudget(db: Db, name: string, usd: number | null): Promise<{ name: string; budgetUsdPerDay: number | null }> {
+  const login = normalizeName(name);
+  const budgetUsdPerDay = budgetValue(usd);
+  const { users } = db.t;
+  const done = await db.q.update(users).set({ budgetUsdPerDay }).where(eq(users.name, login)).returning({ id: users.id });
+  if (done.length === 0) throw new AccountError('E_NOT_FOUND', `no user named ${login}`);
+  return { name: login, budgetUsdPerDay };
+}
+
+/** Sets (or, with null, removes) the daily spend budget of the token named `name`, revoked or not. */
+export async function setTokenBudget(db: Db, name: string, usd: number | null): Promise<{ name: string; budgetUsdPerDay: number | null }> {
+  const login = normalizeName(name);
+  const budgetUsdPerDay = budgetValue(usd);
+  const t = db.t.apiTokens;
+  const done = await db.q.update(t).set({ budgetUsdPerDay }).where(eq(t.name, login)).returning({ id: t.id });
+  if (done.length === 0) throw new AccountError('E_NOT_FOUND', `no token named ${login}`);
+  return { name: login, budgetUsdPerDay };
 }

@@ -26,8 +26,10 @@ import { clusterGate } from './cluster-gate';
 import { cutOffAt, LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, releaseLease, type Lease } from './run-lease';
 import { INTERRUPTED_ATTEMPT_ERROR } from './interrupted-error';
 import { indexPendingSearchDocs } from './search-index';
+import { callerSpendUpsert } from './spend-queries';
 import { asStorageError } from './storage-error';
 import { capFailureText, redact } from '@/lib/redact';
+import { budgetCaller, spendDay } from '@/lib/shared/spend-budget';
 import {
   agentDailyUpsert,
   attemptErrorText,
@@ -295,7 +297,7 @@ export function runStore(db: Db): RunStore {
   const hit = cache.get(db);
   if (hit) return hit;
   const backend = db.dialect === 'sqlite' ? sqliteBackend(db) : pgBackend(db);
-  const { agentDaily, attempts, failureDaily, nodeDaily, nodeRuns, rateLimitPauses, runs, searchDocs, streamChunks, transportTries } = db.t;
+  const { agentDaily, attempts, callerSpend, failureDaily, nodeDaily, nodeRuns, rateLimitPauses, runs, searchDocs, streamChunks, transportTries } = db.t;
   const q = db.q;
   // Typed statements over db/schema.ts (a renamed or removed column is a type error), prepared once
   // for this connection and run synchronously; each value is a placeholder named after its column.
@@ -342,6 +344,7 @@ export function runStore(db: Db): RunStore {
   const agentDay = ['agent', 'day', 'model', 'outcome', 'cause', 'action', 'attempts', 'inputTokens', 'outputTokens', 'costUsd', 'durationMs'] as const;
   const nodeDay = ['agent', 'day', 'status', 'nodes', 'lastStartedAt'] as const;
   const failureDay = ['sig', 'day', 'level', 'agent', 'model', 'code', 'message', 'failures', 'costUsd', 'firstAt', 'lastAt'] as const;
+  const spendRow = ['caller', 'day', 'usd'] as const;
   const s = {
     // the input and a node's output go as JSON text made once: the same text is searched (a large value is not stringified twice)
     insertRun: w(q.insert(runs).values({ ...placeholders(runs, runStart), input: sql`${P('input')}`, status: 'running' }), runStart),
@@ -378,6 +381,8 @@ export function runStore(db: Db): RunStore {
     agentDaily: w(q.insert(agentDaily).values(placeholders(agentDaily, agentDay)).onConflictDoUpdate(agentDailyUpsert(db.t)), agentDay),
     nodeDaily: w(q.insert(nodeDaily).values(placeholders(nodeDaily, nodeDay)).onConflictDoUpdate(nodeDailyUpsert(db.t)), nodeDay),
     failureDaily: w(q.insert(failureDaily).values(placeholders(failureDaily, failureDay)).onConflictDoUpdate(failureDailyUpsert(db.t)), failureDay),
+    // what the attempts of a caller's runs cost, per UTC day, against their budget (db/spend-queries.ts)
+    callerSpend: w(q.insert(callerSpend).values(placeholders(callerSpend, spendRow)).onConflictDoUpdate(callerSpendUpsert(db.t)), spendRow),
     // a later pause wins: the row is replaced only by a pause that ends later
     setPause: w(
       q
@@ -441,8 +446,11 @@ export function runStore(db: Db): RunStore {
   const inserting = new Set<string>();
   /** who hears that a run's facts were refused or could not be written */
   const onLost = new Map<string, (err: Error) => void>();
-  /** what the feeds need of each run of this store: its kind (null until an adopted run's row is read), its start */
-  type RunInfo = { kind: RunKind | null; startedAt: number; inputDoc: string | null };
+  /**
+   * what the feeds need of each run of this store: its kind (null until an adopted run's row is
+   * read), its start, and whose budget its spend counts against (budgetCaller of its started_by)
+   */
+  type RunInfo = { kind: RunKind | null; startedAt: number; inputDoc: string | null; caller: string | null };
   const runInfo = new Map<string, RunInfo>();
   /** each node run in progress: its run (finishNode names only the node run), agent and start (null until read) */
   type NodeInfo = { runId: string; run: RunInfo; agent: string | null; startedAt: number | null; row?: NodeRow };
@@ -459,6 +467,14 @@ export function runStore(db: Db): RunStore {
   const unread = new Map<string, readonly string[]>();
   /** the daily sums of the commit being drained, written at its end */
   const sums = new DailySums();
+  /** the commit's spend per caller and UTC day (`caller\u0000day` → USD), written at its end */
+  const spend = new Map<string, number>();
+  /** an attempt's cost, for its run's caller (none: nobody's budget, or nothing spent) */
+  const spent = (run: RunInfo | undefined, usd: number, at: number) => {
+    if (!run?.caller || !(usd > 0)) return;
+    const key = `${run.caller}\u0000${spendDay(at)}`;
+    spend.set(key, (spend.get(key) ?? 0) + usd);
+  };
   /** a run leaves this store (finished elsewhere, handed back, lost): what the feeds kept of it goes */
   const forget = (runId: string) => {
     fences?.forget(runId);
@@ -473,7 +489,10 @@ export function runStore(db: Db): RunStore {
     const input = db.dialect === 'pg' ? sql`${runs.input}::text` : sql`${runs.input}`;
     const indexed = exists(q.select({ one: sql`1` }).from(searchDocs).where(and(eq(searchDocs.runId, runs.id), eq(searchDocs.field, 'input'))));
     const head = q
-      .select({ kind: sql`${runs.kind}`.as('kind'), startedAt: sql`${runs.startedAt}`.as('started_at'), input: input.as('input'), indexed: sql`case when ${indexed} then 1 else 0 end`.as('indexed') })
+      .select({
+        kind: sql`${runs.kind}`.as('kind'), startedAt: sql`${runs.startedAt}`.as('started_at'), startedBy: sql`${runs.startedBy}`.as('started_by'), input: input.as('input'),
+        indexed: sql`case when ${indexed} then 1 else 0 end`.as('indexed'),
+      })
       .from(runs)
       .where(eq(runs.id, runId))
       .toSQL();
@@ -489,6 +508,7 @@ export function runStore(db: Db): RunStore {
     if (!run || !head) return;
     run.kind = head.kind as RunKind;
     run.startedAt = Number(head.started_at);
+    run.caller = budgetCaller(head.started_by as string | null);
     if (!Number(head.indexed) && typeof head.input === 'string') run.inputDoc = valueSearchText(JSON.parse(head.input));
     for (const row of nodes) {
       const n = nodeInfo.get(String(row.id));
@@ -591,11 +611,21 @@ export function runStore(db: Db): RunStore {
   const drain = (batch: Fact[]) => {
     fences?.begin();
     sums.clear();
+    spend.clear();
     for (const f of batch) {
       if (f.runId !== null && !ours(f.runId)) refused.add(f.runId);
       else f.write();
     }
     writeSums();
+    writeSpend();
+  };
+  /** the commit's spend, one upsert per caller and day, in key order (two commits lock shared rows in the same order) */
+  const writeSpend = () => {
+    for (const key of [...spend.keys()].sort()) {
+      const [caller, day] = key.split('\u0000') as [string, string];
+      s.callerSpend.run(caller, day, spend.get(key)!);
+    }
+    spend.clear();
   };
   /** the commit's daily sums, one upsert per key, last in the commit: the rows other writers share are locked the shortest time */
   const writeSums = () => {
@@ -718,7 +748,7 @@ export function runStore(db: Db): RunStore {
   type Open = { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean };
   const startRow = (a: StartArgs) =>
     s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, a.request, a.startedAt);
-  const finishAttempt = durable<[Open, AttemptRecord, boolean, NodeInfo | undefined]>((st) => st.start.runId, (st, a, requestChanged, node) => {
+  const finishAttempt = durable<[Open, AttemptRecord, boolean, NodeInfo | undefined, RunInfo | undefined]>((st) => st.start.runId, (st, a, requestChanged, node, run) => {
     const id = st.start.id;
     const failed = isFailedAttempt(a);
     const agent = node?.agent ?? null;
@@ -756,17 +786,19 @@ export function runStore(db: Db): RunStore {
       const body = attemptErrorText(a.error?.message, a.validationErrors);
       if (body) s.searchDoc.run(st.start.runId, st.start.nodeRunId, id, 'error', body, a.finishedAt);
     }
+    spent(run, a.usage.costUsd, a.finishedAt);
     if (agent === null || node!.run.kind !== 'flow') return;
     const u = a.usage;
     sums.attempt(agent, { model: a.model, outcome: a.outcome, cause: a.cause, action: a.action, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: u.costUsd, startedAt: a.startedAt, finishedAt: a.finishedAt });
     if (sig) sums.failure({ sig, level: 'attempt', agent, model: a.model, code: a.cause ?? '', costUsd: u.costUsd, at: a.startedAt });
   });
-  const interruptAttempt = durable<[Open, Parameters<RunStore['interruptAttempt']>[1]]>(
+  const interruptAttempt = durable<[Open, Parameters<RunStore['interruptAttempt']>[1], RunInfo | undefined]>(
     (st) => st.start.runId,
-    (st, a) => {
+    (st, a, run) => {
       if (!st.written) startRow(st.start); // its queued start was lost with a failed commit
       st.written = true;
       s.interruptAttempt.run(a.message, a.streamedText, a.usage.inputTokens, a.usage.outputTokens, a.usage.costUsd, a.usageUnknown, a.finishedAt, st.start.id);
+      spent(run, a.usage.costUsd, a.finishedAt);
       if (st.chunked) s.dropChunks.run(st.start.id); // its text is in streamed_text now
       st.done = true;
     },
@@ -798,7 +830,7 @@ export function runStore(db: Db): RunStore {
       const lease = r.lease ?? newLease(r.id, Date.now());
       leases.set(r.id, lease);
       inserting.add(r.id);
-      runInfo.set(r.id, { kind: r.kind ?? 'flow', startedAt: r.startedAt, inputDoc: null });
+      runInfo.set(r.id, { kind: r.kind ?? 'flow', startedAt: r.startedAt, inputDoc: null, caller: budgetCaller(r.startedBy) });
       const lostHandler = r.onLost;
       if (lostHandler) onLost.set(r.id, lostHandler);
       return insertRun({ ...r, lease }).then(
@@ -818,7 +850,7 @@ export function runStore(db: Db): RunStore {
       lost.delete(r.id);
       if (r.onLost) onLost.set(r.id, r.onLost);
       // its kind, start and input, and its open nodes' agents, are read once (SQLite at once; PostgreSQL before its next commit)
-      const run: RunInfo = { kind: null, startedAt: 0, inputDoc: null };
+      const run: RunInfo = { kind: null, startedAt: 0, inputDoc: null, caller: null };
       runInfo.set(r.id, run);
       const nodeIds = r.nodeRunIds ?? [];
       for (const n of nodeIds) nodeInfo.set(n, { runId: r.id, run, agent: null, startedAt: null });
@@ -870,7 +902,7 @@ export function runStore(db: Db): RunStore {
     },
     insertNode: (n) => {
       // a run this store did not insert or adopt is fenced as before, and fed into no sum
-      const run = runInfo.get(n.runId) ?? { kind: null, startedAt: n.startedAt ?? 0, inputDoc: null };
+      const run = runInfo.get(n.runId) ?? { kind: null, startedAt: n.startedAt ?? 0, inputDoc: null, caller: null };
       const row: NodeRow = { written: false, end: null };
       if (n.status === 'running') nodeInfo.set(n.id, { runId: n.runId, run, agent: n.agent, startedAt: n.startedAt, row });
       later(n.runId, () => {
@@ -943,13 +975,13 @@ export function runStore(db: Db): RunStore {
       // from here on the queued start, tries and text of this attempt are written by the finish
       st.done = true;
       open.delete(id);
-      return finishAttempt(st, a, requestChanged, nodeInfo.get(st.start.nodeRunId));
+      return finishAttempt(st, a, requestChanged, nodeInfo.get(st.start.nodeRunId), runInfo.get(st.start.runId));
     },
     interruptAttempt: (id, a) => {
       const st = open.get(id);
       if (!st) return Promise.resolve(); // it finished after all
       open.delete(id);
-      return interruptAttempt(st, a);
+      return interruptAttempt(st, a, runInfo.get(st.start.runId));
     },
     // the gate's interface is synchronous, and a pause is rare: commit it on the spot
     setPause: (model, until, reason, origin) => {

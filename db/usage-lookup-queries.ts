@@ -4,7 +4,9 @@
 // (db/run-aggregates.ts). The HTTP side is lib/flow/usage-lookup.ts.
 import { and, asc, count, eq, gte, inArray, isNull, lte, min, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { UsageTotals } from '@/lib/engine/types';
+import { budgetCaller } from '@/lib/shared/spend-budget';
 import { utcDay } from './run-aggregates';
+import { addSpend } from './spend-queries';
 import { transaction } from './tx';
 import { LIVE_RUN_STATUSES, type Db } from './types';
 
@@ -87,7 +89,8 @@ export async function lookupGaveUp(db: Db, l: DueLookup): Promise<void> {
  * checked again): the try gets it and `found`; its attempt's, node's and run's tokens and cost grow
  * by it; the attempt's usage_unknown clears when it got an outcome (not cut off by a stopped run)
  * and none of its tries is still unknown. A `flow` run's daily sums grow alike: agent_daily for the
- * attempt's key, failure_daily's cost for the attempt's and the node's failure signatures. False:
+ * attempt's key, failure_daily's cost for the attempt's and the node's failure signatures; the
+ * spend of the run's caller too, whatever its kind (caller_spend: "Spend budgets"). False:
  * another process applied it, or the claim lapsed.
  */
 export async function applyFoundUsage(db: Db, l: DueLookup, u: UsageTotals): Promise<boolean> {
@@ -100,7 +103,7 @@ export async function applyFoundUsage(db: Db, l: DueLookup, u: UsageTotals): Pro
       .returning({ id: t.id });
     if (took.length !== 1) return false;
     const [att] = await q
-      .select({ id: a.id, nodeRunId: a.nodeRunId, runId: a.runId, model: a.model, outcome: a.outcome, cause: a.cause, action: a.action, startedAt: a.startedAt, failureSig: a.failureSig, usageUnknown: a.usageUnknown })
+      .select({ id: a.id, nodeRunId: a.nodeRunId, runId: a.runId, model: a.model, outcome: a.outcome, cause: a.cause, action: a.action, startedAt: a.startedAt, finishedAt: a.finishedAt, failureSig: a.failureSig, usageUnknown: a.usageUnknown })
       .from(a)
       .where(eq(a.id, l.attemptId));
     if (!att) return true;
@@ -123,7 +126,10 @@ export async function applyFoundUsage(db: Db, l: DueLookup, u: UsageTotals): Pro
       .update(r)
       .set({ inputTokens: sql`${r.inputTokens} + ${u.inputTokens}`, outputTokens: sql`${r.outputTokens} + ${u.outputTokens}`, costUsd: sql`${r.costUsd} + ${u.costUsd}` })
       .where(eq(r.id, att.runId));
-    const [run] = await q.select({ kind: r.kind }).from(r).where(eq(r.id, att.runId));
+    const [run] = await q.select({ kind: r.kind, startedBy: r.startedBy }).from(r).where(eq(r.id, att.runId));
+    // the caller's spend grows alike, on the day the run store counted the attempt (db/spend-queries.ts)
+    const caller = budgetCaller(run?.startedBy);
+    if (caller) await addSpend(db, q, caller, u.costUsd, att.finishedAt ?? l.finishedAt);
     if (run?.kind !== 'flow') return true;
     const [node] = await q.select({ agent: n.agent, startedAt: n.startedAt, finishedAt: n.finishedAt, failureSig: n.failureSig }).from(n).where(eq(n.id, att.nodeRunId));
     if (!node) return true;

@@ -1,5 +1,7 @@
 import { PasswordForm } from '@/components/auth/password-form';
 import { ProjectProblem } from '@/components/ui/project-problem';
+import { callerSpendToday } from '@/db/spend-queries';
+import { fmtBudget, fmtUsd } from '@/lib/shared/spend-budget';
 import { pageSession } from '@/lib/server/page-session';
 import { SESSION_TTL_S } from '@/lib/server/auth';
 
@@ -21,6 +23,8 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
       </section>
     );
   }
+  // what the runs they started spent today (UTC), against the daily budget an admin set (DESIGN: "Spend budgets")
+  const spend = await callerSpendToday(s.session.db, caller.author!, Date.now());
   return (
     <section className="auth-page">
       <h1>Account</h1>
@@ -31,6 +35,12 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
         <dd data-testid="account-role">{caller.role}</dd>
         <dt>Session</dt>
         <dd>ends after {SESSION_TTL_S / 86400} days without use, or when you sign out</dd>
+        <dt>Spent today</dt>
+        <dd data-testid="account-spend" data-budget={spend.budgetUsd ?? undefined}>
+          {spend.budgetUsd === null
+            ? `${fmtUsd(spend.spentUsd)}; no daily budget`
+            : `${fmtUsd(spend.spentUsd)} of your ${fmtBudget(spend.budgetUsd)} budget; it resets at 00:00 UTC`}
+        </dd>
       </dl>
       <h2>Change password</h2>
       {changed ? (

@@ -58,6 +58,11 @@ export function StartRunForm({ flow, example }: { flow: string; example: string 
           {state.limited}
         </p>
       ) : null}
+      {state.budget && !local ? (
+        <p className="field-error" data-testid="field-error" data-code="E_BUDGET" role="alert">
+          {state.budget}
+        </p>
+      ) : null}
       <div className="form-actions">
         <button type="submit" disabled={pending}>
           {pending ? 'Starting…' : `Run ${flow}`}

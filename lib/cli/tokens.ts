@@ -1,15 +1,17 @@
-// `aqven token create NAME [--role R] [--expires WHEN]`, `aqven token list [--json]`, `aqven token
-// revoke NAME` (DESIGN: CLI; The dashboard, "Accounts, roles and tokens"): the keys services present
-// as `Authorization: Bearer …` on POST /api/runs. A token is printed once, when it is made; only its
+// `aqven token create NAME [--role R] [--expires WHEN] [--budget USD/day]`, `aqven token list
+// [--json]`, `aqven token revoke NAME`, `aqven token budget NAME USD/day|none` (DESIGN: CLI; The
+// dashboard, "Accounts, roles and tokens", "Spend budgets"): the keys services present as
+// `Authorization: Bearer …` on POST /api/runs. A token is printed once, when it is made; only its
 // sha256 is stored, and neither is ever listed. It expires (90 days unless `--expires` says
-// otherwise; `never` only when asked for). Exit statuses as for
+// otherwise; `never` only when asked for), and may carry a daily spend budget. Exit statuses as for
 // `aqven user`: 0 done, 1 refused (the name is taken, no such token), 2 bad usage, 3 the database
 // cannot be opened or reached.
 import type { Command } from 'commander';
-import { checkRole, createToken, listTokens, normalizeName, revokeToken, ROLES, type TokenInfo } from '@/db/account-queries';
+import { checkRole, createToken, listTokens, normalizeName, revokeToken, ROLES, setTokenBudget, type TokenInfo } from '@/db/account-queries';
 import { cliAuthor } from '@/db/snapshot-queries';
+import { spentToday } from '@/db/spend-queries';
 import { parseDuration } from '@/lib/project/duration';
-import { fmtWait } from '@/lib/shared/spend-budget';
+import { BUDGET_HINT, fmtBudget, fmtSpend, fmtWait, parseDailyBudget } from '@/lib/shared/spend-budget';
 import { auditCli } from './audit-record';
 import { type CliIo, processIo } from './io';
 import { accountFailure, PROJECT_OPTION, UsageError, withAccountsDb, type AccountCommandOptions } from './users';
@@ -39,6 +41,13 @@ export function parseExpires(text: string, now: number): number | null {
   return at;
 }
 
+/** A daily budget from the command line (`5/day`, `none`); UsageError naming the option otherwise. */
+export function parseBudgetOption(text: string, what: string): number | null {
+  const usd = parseDailyBudget(text);
+  if (usd === undefined) throw new UsageError(`${what} ${JSON.stringify(text)} is not a daily budget: ${BUDGET_HINT}`);
+  return usd;
+}
+
 /** `never`, or the time and how far off it is (`expired` once past). */
 function expiryWords(expiresAt: number | null, now: number): string {
   if (expiresAt === null) return 'It never expires (--expires never): revoke it once it is no longer needed.';
@@ -56,30 +65,35 @@ export interface TokenCreateOptions extends AccountCommandOptions {
   createdBy?: string;
   /** `--expires`: a duration ("90d"), a date or ISO time, or "never" (default DEFAULT_TOKEN_EXPIRES) */
   expires?: string;
+  /** `--budget`: USD per UTC day ("5/day"), or "none" (the default) */
+  budget?: string;
 }
 
-/** `aqven token create NAME [--role R] [--expires WHEN]`: the token alone on its line, between what it is and how to use it. */
+/** `aqven token create NAME [--role R] [--expires WHEN] [--budget USD/day]`: the token alone on its line, between what it is and how to use it. */
 export async function runTokenCreate(name: string, opts: TokenCreateOptions, io: CliIo = processIo): Promise<number> {
   const role = opts.role ?? DEFAULT_TOKEN_ROLE;
   const now = (opts.now ?? Date.now)();
   let expiresAt: number | null;
+  let budgetUsdPerDay: number | null;
   try {
     normalizeName(name);
     checkRole(role);
     expiresAt = parseExpires(opts.expires ?? DEFAULT_TOKEN_EXPIRES, now);
+    budgetUsdPerDay = opts.budget === undefined ? null : parseBudgetOption(opts.budget, '--budget');
   } catch (err) {
     return accountFailure('token create', err, io);
   }
   return withAccountsDb('token create', opts, io, async (db) => {
     const createdBy = opts.createdBy ?? cliAuthor();
-    const { token, info } = await createToken(db, { name, role, createdBy, expiresAt }, now);
-    await auditCli('token create', db, io, { kind: 'token.created', actor: createdBy, target: `token:${info.name}`, detail: { role: info.role, expiresAt: iso(info.expiresAt) } }, now);
+    const { token, info } = await createToken(db, { name, role, createdBy, expiresAt, budgetUsdPerDay }, now);
+    await auditCli('token create', db, io, { kind: 'token.created', actor: createdBy, target: `token:${info.name}`, detail: { role: info.role, expiresAt: iso(info.expiresAt), budgetUsdPerDay } }, now);
     io.out(
       [
         `token ${info.name} created (${info.role}):`,
         token,
         'It will not be shown again: store it now (only its hash is kept).',
         expiryWords(info.expiresAt, now),
+        ...(budgetUsdPerDay === null ? [] : [`The runs it starts may spend ${fmtBudget(budgetUsdPerDay)} (UTC days); past that they stop with E_BUDGET until 00:00 UTC.`]),
         'Send it on POST /api/runs as the header `Authorization: Bearer <token>`, e.g. with the token in $AQVEN_TOKEN:',
         `  curl -X POST ${dashboardUrl(opts.env ?? process.env)}/api/runs -H "Authorization: Bearer $AQVEN_TOKEN" -H 'Content-Type: application/json' -d '{"flow": "FLOW", "input": {}}'`,
         '',
@@ -89,28 +103,55 @@ export async function runTokenCreate(name: string, opts: TokenCreateOptions, io:
   });
 }
 
+/** A token as listed: with what the runs it started spent today (UTC), against its budget. */
+export type TokenListed = TokenInfo & { spentTodayUsd: number };
+
 /** `never`, the time, or the time marked expired once it is past. */
 const expiresCell = (t: TokenInfo, now: number) => (t.expiresAt === null ? 'never' : `${iso(t.expiresAt)}${t.expiresAt <= now ? ' (expired)' : ''}`);
 
-export function formatTokens(tokens: TokenInfo[], now: number = Date.now()): string {
+export function formatTokens(tokens: TokenListed[], now: number = Date.now()): string {
   if (tokens.length === 0) return 'no tokens yet: make one with `aqven token create NAME`';
   const rows = [
-    ['NAME', 'ROLE', 'CREATED BY', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'],
-    ...tokens.map((t) => [t.name, t.role, t.createdBy ?? '-', iso(t.createdAt)!, iso(t.lastUsedAt) ?? 'never', expiresCell(t, now), iso(t.revokedAt) ?? '-']),
+    ['NAME', 'ROLE', 'CREATED BY', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED', 'SPENT TODAY'],
+    ...tokens.map((t) => [
+      t.name, t.role, t.createdBy ?? '-', iso(t.createdAt)!, iso(t.lastUsedAt) ?? 'never', expiresCell(t, now), iso(t.revokedAt) ?? '-', fmtSpend(t.spentTodayUsd, t.budgetUsdPerDay),
+    ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
-/** `aqven token list [--json]`: every token, revoked ones included, with its expiry; never a token or its hash. */
+/** `aqven token list [--json]`: every token, revoked ones included, with its expiry and its spend today; never a token or its hash. */
 export async function runTokenList(opts: AccountCommandOptions & { json?: boolean }, io: CliIo = processIo): Promise<number> {
   return withAccountsDb('token list', opts, io, async (db) => {
     const now = (opts.now ?? Date.now)();
-    const tokens = await listTokens(db);
+    const stored = await listTokens(db);
+    const spent = await spentToday(db, stored.map((t) => `token:${t.name}`), now);
+    const tokens = stored.map((t) => ({ ...t, spentTodayUsd: spent.get(`token:${t.name}`) ?? 0 }));
     if (opts.json) {
       const shown = tokens.map((t) => ({ ...t, createdAt: iso(t.createdAt), lastUsedAt: iso(t.lastUsedAt), revokedAt: iso(t.revokedAt), expiresAt: iso(t.expiresAt) }));
       io.out(`${JSON.stringify(shown, null, 2)}\n`);
     } else io.out(`${formatTokens(tokens, now)}\n`);
+    return 0;
+  });
+}
+
+/** `aqven token budget NAME USD/day|none`: what the runs the token starts may spend per UTC day, from now on. */
+export async function runTokenBudget(name: string, budget: string, opts: AccountCommandOptions, io: CliIo = processIo): Promise<number> {
+  let usd: number | null;
+  try {
+    normalizeName(name);
+    usd = parseBudgetOption(budget, 'the budget');
+  } catch (err) {
+    return accountFailure('token budget', err, io);
+  }
+  return withAccountsDb('token budget', opts, io, async (db) => {
+    const now = (opts.now ?? Date.now)();
+    const set = await setTokenBudget(db, name, usd);
+    // one kind for every budget an admin sets: the target says whose (a user's name, or `token:<name>`)
+    await auditCli('token budget', db, io, { kind: 'user.budget-set', target: `token:${set.name}`, detail: { budgetUsdPerDay: set.budgetUsdPerDay } }, now);
+    const today = (await spentToday(db, [`token:${set.name}`], now)).get(`token:${set.name}`) ?? 0;
+    io.out(`token ${set.name}: budget ${fmtBudget(set.budgetUsdPerDay)} (spent today: ${fmtSpend(today, set.budgetUsdPerDay)})\n`);
     return 0;
   });
 }
@@ -132,7 +173,7 @@ export async function runTokenRevoke(name: string, opts: AccountCommandOptions, 
 }
 
 export function registerTokens(program: Command, io: CliIo = processIo): Command {
-  const token = program.command('token').description('API tokens for services calling POST /api/runs: create, list, revoke');
+  const token = program.command('token').description('API tokens for services calling POST /api/runs: create, list, revoke, budget');
 
   token
     .command('create')
@@ -140,12 +181,13 @@ export function registerTokens(program: Command, io: CliIo = processIo): Command
     .argument('<name>', 'what the token is for: lowercase letters, digits, ".", "_", "-"')
     .option('--role <role>', ROLES.join(' | '), DEFAULT_TOKEN_ROLE)
     .option('--expires <when>', 'how long it is accepted: "90d", "30d", "12h", a date or ISO time, or "never"', DEFAULT_TOKEN_EXPIRES)
+    .option('--budget <usd>', 'what the runs it starts may spend per UTC day, e.g. "5/day" (default: no budget)')
     .option('--project <dir>', PROJECT_OPTION)
-    .action(async (name: string, opts: { role: string; expires: string; project?: string }) => io.exit(await runTokenCreate(name, opts, io)));
+    .action(async (name: string, opts: { role: string; expires: string; budget?: string; project?: string }) => io.exit(await runTokenCreate(name, opts, io)));
 
   token
     .command('list')
-    .description('the tokens: name, role, who made it and when, last use, expiry, revoked (never the token)')
+    .description('the tokens: name, role, who made it and when, last use, expiry, revoked, spent today against its budget (never the token)')
     .option('--json', 'print JSON')
     .option('--project <dir>', PROJECT_OPTION)
     .action(async (opts: { json?: boolean; project?: string }) => io.exit(await runTokenList(opts, io)));
@@ -156,5 +198,13 @@ export function registerTokens(program: Command, io: CliIo = processIo): Command
     .argument('<name>', 'the token name')
     .option('--project <dir>', PROJECT_OPTION)
     .action(async (name: string, opts: { project?: string }) => io.exit(await runTokenRevoke(name, opts, io)));
+
+  token
+    .command('budget')
+    .description('set what the runs a token starts may spend per UTC day ("5/day"), or "none"')
+    .argument('<name>', 'the token name')
+    .argument('<budget>', 'USD per UTC day, e.g. "5/day", or "none"')
+    .option('--project <dir>', PROJECT_OPTION)
+    .action(async (name: string, budget: string, opts: { project?: string }) => io.exit(await runTokenBudget(name, budget, opts, io)));
   return token;
 }

@@ -1,6 +1,7 @@
 // `aqven user add NAME [--role R] [--password-stdin]`, `aqven user list [--json]`, `aqven user remove
-// NAME`, `aqven user passwd NAME [--password-stdin]` (DESIGN: CLI; The dashboard, "Accounts, roles and
-// tokens"): the people who sign in to the dashboard, in the run database — AQVEN_DATABASE_URL when
+// NAME`, `aqven user passwd NAME [--password-stdin]`, `aqven user budget NAME USD/day|none` (DESIGN:
+// CLI; The dashboard, "Accounts, roles and tokens", "Spend budgets"): the people who sign in to the
+// dashboard, in the run database — AQVEN_DATABASE_URL when
 // set, else the SQLite file the project names. Exit statuses: 0 done; 1 refused (the name is taken,
 // no such user, the last admin); 2 bad usage (a bad name, role or password, a project failing
 // check); 3 the database cannot be opened or reached.
@@ -17,13 +18,16 @@ import {
   removeUser,
   ROLES,
   setPassword,
+  setUserBudget,
   type AccountErrorCode,
   type UserListed,
 } from '@/db/account-queries';
 import { closeDb, openDatabase } from '@/db/client';
 import { isPostgresUrl, openedPg, pgReason } from '@/db/pg';
+import { spentToday } from '@/db/spend-queries';
 import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import type { Db } from '@/db/types';
+import { BUDGET_HINT, fmtBudget, fmtSpend, parseDailyBudget } from '@/lib/shared/spend-budget';
 import { auditCli } from './audit-record';
 import { type CliIo, processIo } from './io';
 import { commandDatabaseTarget } from './project-dir';
@@ -165,19 +169,29 @@ export async function runUserAdd(name: string, opts: PasswordOptions & { role?: 
   });
 }
 
-export function formatUsers(users: UserListed[]): string {
+/** A user as listed: with what the runs they started spent today (UTC), against their budget. */
+export type UserWithSpend = UserListed & { spentTodayUsd: number };
+
+export function formatUsers(users: UserWithSpend[]): string {
   if (users.length === 0) return 'no users yet: the dashboard answers on loopback only; add one with `aqven user add NAME --role admin`';
-  const rows = [['NAME', 'ROLE', 'CREATED', 'LAST SEEN'], ...users.map((u) => [u.name, u.role, iso(u.createdAt)!, iso(u.lastSeenAt) ?? 'never'])];
+  const rows = [
+    ['NAME', 'ROLE', 'CREATED', 'LAST SEEN', 'SPENT TODAY'],
+    ...users.map((u) => [u.name, u.role, iso(u.createdAt)!, iso(u.lastSeenAt) ?? 'never', fmtSpend(u.spentTodayUsd, u.budgetUsdPerDay)]),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
-/** `aqven user list [--json]`. */
+/** `aqven user list [--json]`: with each user's spend today (UTC) against their daily budget. */
 export async function runUserList(opts: AccountCommandOptions & { json?: boolean }, io: CliIo = processIo): Promise<number> {
   return withAccountsDb('user list', opts, io, async (db) => {
-    const users = await listUsers(db);
+    const listed = await listUsers(db);
+    const spent = await spentToday(db, listed.map((u) => u.name), (opts.now ?? Date.now)());
+    const users = listed.map((u) => ({ ...u, spentTodayUsd: spent.get(u.name) ?? 0 }));
     if (opts.json) {
-      const shown = users.map((u) => ({ name: u.name, role: u.role, createdAt: iso(u.createdAt), lastSeenAt: iso(u.lastSeenAt) }));
+      const shown = users.map((u) => ({
+        name: u.name, role: u.role, createdAt: iso(u.createdAt), lastSeenAt: iso(u.lastSeenAt), budgetUsdPerDay: u.budgetUsdPerDay, spentTodayUsd: u.spentTodayUsd,
+      }));
       io.out(`${JSON.stringify(shown, null, 2)}\n`);
     } else io.out(`${formatUsers(users)}\n`);
     return 0;
@@ -216,12 +230,33 @@ export async function runUserPasswd(name: string, opts: PasswordOptions, io: Cli
   });
 }
 
+/** `aqven user budget NAME USD/day|none`: what the runs, replays and probes the user starts may spend per UTC day. */
+export async function runUserBudget(name: string, budget: string, opts: AccountCommandOptions, io: CliIo = processIo): Promise<number> {
+  let usd: number | null | undefined;
+  try {
+    normalizeName(name);
+    usd = parseDailyBudget(budget);
+    if (usd === undefined) throw new UsageError(`the budget ${JSON.stringify(budget)} is not a daily budget: ${BUDGET_HINT}`);
+  } catch (err) {
+    return accountFailure('user budget', err, io);
+  }
+  const budgetUsd = usd;
+  return withAccountsDb('user budget', opts, io, async (db) => {
+    const now = (opts.now ?? Date.now)();
+    const set = await setUserBudget(db, name, budgetUsd);
+    await auditCli('user budget', db, io, { kind: 'user.budget-set', target: set.name, detail: { budgetUsdPerDay: set.budgetUsdPerDay } }, now);
+    const today = (await spentToday(db, [set.name], now)).get(set.name) ?? 0;
+    io.out(`user ${set.name}: budget ${fmtBudget(set.budgetUsdPerDay)} (spent today: ${fmtSpend(today, set.budgetUsdPerDay)})\n`);
+    return 0;
+  });
+}
+
 // ---- registration ---------------------------------------------------------------------------
 
 export const PROJECT_OPTION = 'project folder naming the SQLite database (default $AQVEN_PROJECT, then ./showcase); AQVEN_DATABASE_URL wins';
 
 export function registerUsers(program: Command, io: CliIo = processIo): Command {
-  const user = program.command('user').description('the people who sign in to the dashboard: add, list, remove, change a password');
+  const user = program.command('user').description('the people who sign in to the dashboard: add, list, remove, change a password, set a daily budget');
 
   user
     .command('add')
@@ -234,7 +269,7 @@ export function registerUsers(program: Command, io: CliIo = processIo): Command 
 
   user
     .command('list')
-    .description('the users: name, role, when created, when last seen')
+    .description('the users: name, role, when created, when last seen, spent today against their budget')
     .option('--json', 'print JSON')
     .option('--project <dir>', PROJECT_OPTION)
     .action(async (opts: { json?: boolean; project?: string }) => io.exit(await runUserList(opts, io)));
@@ -253,5 +288,13 @@ export function registerUsers(program: Command, io: CliIo = processIo): Command 
     .option('--password-stdin', 'read the password from the first line of stdin instead of generating one')
     .option('--project <dir>', PROJECT_OPTION)
     .action(async (name: string, opts: { passwordStdin?: boolean; project?: string }) => io.exit(await runUserPasswd(name, opts, io)));
+
+  user
+    .command('budget')
+    .description('set what the runs a user starts may spend per UTC day ("5/day"), or "none"')
+    .argument('<name>', 'login')
+    .argument('<budget>', 'USD per UTC day, e.g. "5/day", or "none"')
+    .option('--project <dir>', PROJECT_OPTION)
+    .action(async (name: string, budget: string, opts: { project?: string }) => io.exit(await runUserBudget(name, budget, opts, io)));
   return user;
 }

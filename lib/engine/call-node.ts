@@ -12,7 +12,7 @@ import { notSentFactsOf, priorAnswersOf, resumePoint } from './prior-answers';
 import { defaultRateGate, type RateGate } from './rate-gate';
 import { KEY_MARK, scrubSecret, type ScrubOptions } from './secrets';
 import { runTransport, TransportAborted, type TransportResult } from './transport';
-import type { AttemptRecord, Clock, EngineEvent, Message, ModelPrice, NodeCall, NodePolicy, NodeResult, Outcome, PriorAttempt, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
+import type { AttemptRecord, AttemptRefusal, Clock, EngineEvent, Message, ModelPrice, NodeCall, NodePolicy, NodeResult, Outcome, PriorAttempt, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
 import { priceUsage, sumUsage } from './usage';
 import { compileSchema, validateOutput } from './validate';
 
@@ -34,6 +34,11 @@ export interface CallNodeDeps {
   /** awaited for every event before the engine goes on (the recorder commits first) */
   onEvent?: (e: EngineEvent) => void | Promise<void>;
   signal?: AbortSignal;
+  /**
+   * Asked before each attempt is sent; a refusal ends the node failed with it, nothing sent (the
+   * caller's spend budget: DESIGN: The dashboard, "Spend budgets"). The engine knows no budget.
+   */
+  admit?: () => Promise<AttemptRefusal | null>;
   /**
    * Off by default (DESIGN: Redaction): redacts the whole outgoing prompt and the incoming
    * response. The model never sees the redacted parts; streamed text is then delivered once,
@@ -313,6 +318,9 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
 
   for (;;) {
     if (deps.signal?.aborted) throw deps.signal.reason;
+    // nothing is sent once the caller may not spend more; the attempts before stay as recorded
+    const refused = deps.admit ? await deps.admit() : null;
+    if (refused) return finish('failed', null, { code: refused.code, message: refused.message, hint: refused.hint });
     state = beginAttempt(state);
     const link = links[state.chainIndex]!;
     const seq = (prior?.lastSeq ?? 0) + attempts.length + 1;

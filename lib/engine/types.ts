@@ -157,10 +157,21 @@ export interface AttemptRecord {
   tries: TryRecord[];
 }
 
+/**
+ * A refusal to send the next attempt, from outside the engine (CallNodeDeps.admit): the node ends
+ * failed with it and nothing is sent. E_BUDGET: the caller's daily spend budget is spent (DESIGN:
+ * The dashboard, "Spend budgets").
+ */
+export interface AttemptRefusal {
+  code: 'E_BUDGET';
+  message: string;
+  hint: string;
+}
+
 export interface NodeResult {
   status: 'succeeded' | 'failed';
   output: unknown; // validated JSON value, or text
-  error: { code: NodeErrorCode; message: string; hint: string } | null;
+  error: { code: NodeErrorCode | AttemptRefusal['code']; message: string; hint: string } | null;
   /** of `attempts` */
   usage: UsageTotals;
   /** the attempts of this call (a restarted node's earlier ones are its caller's) */

@@ -12,11 +12,12 @@ import { LeaseLostError, type Lease } from '@/db/run-lease';
 import { runStore, type RunStore } from '@/db/run-store';
 import { StorageError } from '@/db/storage-error';
 import type { RunLink, RunOrigin } from '@/db/queries';
+import { checkBudget } from '@/db/spend-queries';
 import type { AttemptFacts, Db, NodeFacts, RunError, RunFacts } from '@/db/types';
 import { callNode } from '@/lib/engine/call-node';
 import { endsNode } from '@/lib/engine/policy';
 import type { RateGate } from '@/lib/engine/rate-gate';
-import type { Clock, EngineEvent, NodeResult, PriorAnswers, ResolvedProvider, SharedPauses } from '@/lib/engine/types';
+import type { AttemptRefusal, Clock, EngineEvent, NodeResult, PriorAnswers, ResolvedProvider, SharedPauses } from '@/lib/engine/types';
 import { sumUsage, sumUsageRounded } from '@/lib/engine/usage';
 import { compileSchema } from '@/lib/engine/validate';
 import { agentPolicy, renderTemplate, type FlowDef, type Project } from '@/lib/project';
@@ -25,6 +26,7 @@ import { builtinAdapters } from '@/lib/providers';
 import { capFailureText, redact } from '@/lib/redact';
 import { own } from '@/lib/shared/own';
 import { newRecordId } from '@/lib/shared/record-id';
+import { BUDGET_CODE, budgetCaller } from '@/lib/shared/spend-budget';
 import { trackRun } from './active-runs';
 import { NodeRecorder } from './recorder';
 import { buildRunRecord, type RunRecord } from './run-record';
@@ -309,6 +311,12 @@ class FlowRun {
   private handedBack = false;
   /** what the engine threw, if it did */
   internal: unknown = null;
+  /**
+   * The budget check before each attempt (DESIGN: The dashboard, "Spend budgets"): the run's caller
+   * — who started it, a user or a token — and today's spend, read from the database every time, so
+   * the spend of every process counts; absent when the run is not recorded or nobody's budget applies.
+   */
+  private readonly admit: (() => Promise<AttemptRefusal | null>) | undefined;
 
   constructor(
     private readonly opts: RunFlowOptions,
@@ -367,6 +375,8 @@ class FlowRun {
           ...link,
         };
     if (opts.resume) this.restore(opts.resume);
+    const caller = budgetCaller(this.facts.startedBy);
+    this.admit = db && caller ? () => checkBudget(db, caller, this.now()) : undefined;
   }
 
   /**
@@ -391,7 +401,7 @@ class FlowRun {
     for (const n of facts.nodes) {
       if (n.status !== 'failed' || !own(this.flow.nodes, n.id)) continue;
       // the route was activated unless it had been skipped before the failure (a turn earlier)
-      const route = this.flow.nodes[n.id]!.onFail;
+      const route = n.error?.code === BUDGET_CODE ? undefined : this.flow.nodes[n.id]!.onFail;
       const r = route ? stored.get(route) : undefined;
       if (route && (!r || r.turn >= n.turn)) this.activated.add(route);
       else this.failedNode ??= n;
@@ -515,7 +525,8 @@ class FlowRun {
     for (const id of ready) {
       const n = this.state.get(id)!;
       if (n.status !== 'failed') continue;
-      const route = this.flow.nodes[id]!.onFail;
+      // a spent budget stops the run: no on_fail route runs (its attempts would be refused too)
+      const route = n.error?.code === BUDGET_CODE ? undefined : this.flow.nodes[id]!.onFail;
       // a route outside the nodes this run runs (opts.only) is not followed
       if (route && !this.state.has(route) && this.ids.includes(route)) this.activated.add(route);
       else this.failedNode ??= n;
@@ -769,6 +780,7 @@ class FlowRun {
         gate: opts.gate,
         sharedPauses,
         signal: this.ac.signal,
+        admit: this.admit,
         onEvent: (event) => {
           // kept as they finish, so a node the engine gives up on midway still shows its attempts
           if (event.type === 'attempt_end') n.attempts.push(event.attempt);

@@ -23,6 +23,8 @@ export interface StartRunFormState {
   inputField?: string;
   /** the caller started too many runs this minute (AQVEN_RUNS_PER_MINUTE): when to try again */
   limited?: string;
+  /** the caller's daily spend budget is spent (E_BUDGET): whose, how much, when it resets */
+  budget?: string;
 }
 
 export function startRunFieldErrors(error: z.ZodError): StartRunFormState['fieldErrors'] {

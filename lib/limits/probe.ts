@@ -8,13 +8,14 @@
 // run with the same settings on the same UTC day resumes it.
 import { openModelLimit, saveModelLimit, type StoredModelLimit } from '@/db/limits-queries';
 import { runStore, type RunStore } from '@/db/run-store';
+import { checkBudget } from '@/db/spend-queries';
 import type { Db, RunError } from '@/db/types';
 import { wilson } from '@/lib/shared/wilson';
 import { callNode } from '@/lib/engine/call-node';
 import type { RateGate } from '@/lib/engine/rate-gate';
 import { systemClock } from '@/lib/engine/clock';
 import { parseModelString } from '@/lib/engine/model-string';
-import type { Clock, NodePolicy, NodeResult, ResolvedProvider, SharedPauses, UsageTotals } from '@/lib/engine/types';
+import type { AttemptRefusal, Clock, NodePolicy, NodeResult, ResolvedProvider, SharedPauses, UsageTotals } from '@/lib/engine/types';
 import { roundCost, sumUsageRounded } from '@/lib/engine/usage';
 import { NodeRecorder } from '@/lib/flow/recorder';
 import { trackRun } from '@/lib/flow/active-runs';
@@ -24,6 +25,7 @@ import { LEVEL_RANGE, answerCorrect, limitTask, maxTokensFor, type LimitTask } f
 import { searchState } from './search';
 import { answeredTrials, levelHeld, type LimitDimension, type LimitLevel, type LimitSettings, type LimitStatus } from '@/lib/shared/limits-types';
 import { newRecordId } from '@/lib/shared/record-id';
+import { BUDGET_CODE, budgetCaller } from '@/lib/shared/spend-budget';
 import { limitSettings, settingsKey, utcDate } from './settings';
 
 /** The run's `flow` column and the nodes' `agent`: a limits run runs no flow of the project. */
@@ -96,7 +98,8 @@ export interface LimitLevelReport extends LimitLevel {
   held: boolean | null;
 }
 
-export type StopReason = 'max_calls' | 'max_cost' | 'interrupted' | 'error' | 'undecided';
+/** `spend_budget`: the caller's daily spend budget is spent (E_BUDGET; DESIGN: The dashboard, "Spend budgets") */
+export type StopReason = 'max_calls' | 'max_cost' | 'spend_budget' | 'interrupted' | 'error' | 'undecided';
 
 export interface DimensionReport {
   dimension: LimitDimension;
@@ -203,6 +206,13 @@ class BudgetStop extends Error {
   }
 }
 
+/** A trial's attempt was refused: the caller's daily spend budget is spent (the trial's node failed with E_BUDGET). */
+class SpendStop extends Error {
+  constructor(readonly refusal: { message: string; hint: string }) {
+    super(refusal.message);
+  }
+}
+
 /** A started probe: its run row committed; `done` is the rest. */
 export interface StartedProbe {
   runId: string;
@@ -248,6 +258,10 @@ class Probe {
   private lastError: string | null = null;
   /** what ended the run with an error (a storage failure, a provider the engine refuses) */
   private failure: unknown = null;
+  /** the budget check before each call, when the caller has a budget that can apply (a user, a token) */
+  private readonly admit: (() => Promise<AttemptRefusal | null>) | undefined;
+  /** the refusal that stopped the run: its caller's budget is spent */
+  private spendStop: SpendStop | null = null;
 
   constructor(
     private readonly s: ProbeSession,
@@ -262,6 +276,8 @@ class Probe {
     const store = this.store;
     this.sharedPauses = { get: (m) => store.getPause(m), set: (m, until, reason, origin) => store.setPause(m, until, reason, origin) };
     if (store.clusterPauses) this.sharedPauses.cluster = store.clusterPauses;
+    const caller = budgetCaller(o.startedBy);
+    this.admit = caller ? () => checkBudget(s.db, caller, this.clock.now()) : undefined;
     const outer = o.signal;
     if (outer) {
       if (outer.aborted) this.abort('stopped');
@@ -308,10 +324,15 @@ class Probe {
     const failure = this.failure;
     const usage = sumUsageRounded(this.usage);
     const interrupted = this.stopped?.reason === 'interrupted';
-    const error: RunError | null = failure ? { code: 'limits_error', node: null, message: this.stopped!.message, hint: 'Fix the cause named above, then run aqven limits again: it resumes the levels measured today.' } : null;
+    const spend = this.spendStop;
+    const error: RunError | null = failure
+      ? { code: 'limits_error', node: null, message: this.stopped!.message, hint: 'Fix the cause named above, then run aqven limits again: it resumes the levels measured today.' }
+      : spend
+        ? { code: BUDGET_CODE, node: null, message: spend.refusal.message, hint: spend.refusal.hint }
+        : null;
     await this.store.finishRun({
       id: this.runId,
-      status: interrupted ? 'interrupted' : failure ? 'failed' : 'succeeded',
+      status: interrupted ? 'interrupted' : error ? 'failed' : 'succeeded',
       output: { model: this.o.model, dimensions: reports.map((r) => ({ dimension: r.dimension, status: r.status, lastHeld: r.lastHeld, firstFailed: r.firstFailed })) },
       error: interrupted ? { code: 'interrupted', node: null, message: `the limits run was ${this.stopped!.message}`, hint: 'Run aqven limits again with the same settings today: it resumes the levels measured.' } : error,
       turns: this.turn,
@@ -347,9 +368,10 @@ class Probe {
       try {
         measured = await this.level(dimension, level);
       } catch (err) {
-        stoppedBy = err instanceof BudgetStop ? err.reason : this.ac.signal.aborted ? 'interrupted' : 'error';
+        stoppedBy = err instanceof BudgetStop ? err.reason : err instanceof SpendStop ? 'spend_budget' : this.ac.signal.aborted ? 'interrupted' : 'error';
         if (stoppedBy === 'error') this.failure ??= err;
-        this.stopped ??= { reason: stoppedBy, message: stoppedBy === 'error' ? errorText(err) : stopMessage(stoppedBy, this.o, this.ac.signal.reason) };
+        if (err instanceof SpendStop) this.spendStop ??= err;
+        this.stopped ??= { reason: stoppedBy, message: stoppedBy === 'error' || stoppedBy === 'spend_budget' ? errorText(err) : stopMessage(stoppedBy, this.o, this.ac.signal.reason) };
         await save('partial');
         break;
       }
@@ -473,7 +495,7 @@ class Probe {
     try {
       result = await callNode(
         { nodeId, agent: LIMITS_AGENT, agentFile: 'aqven limits', policy: this.policy, prompt: task.prompt, outputSchema: task.schema, settings },
-        { providers: this.s.providers, adapters: builtinAdapters, clock: this.clock, gate: this.o.gate, env: this.s.env, sharedPauses: this.sharedPauses, onEvent: recorder.onEvent, signal: this.ac.signal },
+        { providers: this.s.providers, adapters: builtinAdapters, clock: this.clock, gate: this.o.gate, env: this.s.env, sharedPauses: this.sharedPauses, onEvent: recorder.onEvent, signal: this.ac.signal, admit: this.admit },
       );
     } catch (err) {
       // stopped mid-call: the attempts in flight are closed as interrupted, their usage kept
@@ -486,6 +508,11 @@ class Probe {
       throw err;
     }
     store.finishNode({ id: nodeRunId, status: result.status, output: result.output ?? null, error: result.error, usage: sumUsageRounded(result.attempts.map((a) => a.usage)), finishedAt: now() });
+    // no call of this trial was sent past the spent budget: the probe stops (its calls before are counted)
+    if (result.error?.code === BUDGET_CODE) {
+      this.count(result.attempts.length, sumUsageRounded(result.attempts.map((a) => a.usage)));
+      throw new SpendStop(result.error);
+    }
     const judged = judgeTrial(task, result);
     if (judged.kind === 'error') this.lastError = result.attempts[0]?.error?.message ?? result.error?.message ?? null;
     return judged;

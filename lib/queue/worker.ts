@@ -183,7 +183,7 @@ export class QueueWorker {
     try {
       const s = await this.fresh();
       const claim = await claimRun(this.db, runId, { project: s.project, snapshotId: s.snapshotId, projectHash: s.projectHash });
-      if (claim.kind === 'claimed') await this.runClaimed(s, runId, claim.flow, claim.input, claim.lease);
+      if (claim.kind === 'claimed') await this.runClaimed(s, runId, claim.flow, claim.input, claim.lease, claim.startedBy);
       else if (claim.kind === 'refused') this.end({ runId, flow: claim.flow, status: 'failed', attempts: 0, durationMs: 0, resumed: false, note: claim.error.code });
       else if (claim.kind === 'expired') await this.takeOver(s, runId, claim.fence);
       // held (another worker runs it: a duplicate delivery), over (finished or cancelled), missing: the job is done
@@ -209,10 +209,11 @@ export class QueueWorker {
     return this.refreshing;
   }
 
-  private async runClaimed(s: Session, runId: string, flow: string, input: unknown, lease: Parameters<typeof failClaimedRun>[1]): Promise<void> {
+  private async runClaimed(s: Session, runId: string, flow: string, input: unknown, lease: Parameters<typeof failClaimedRun>[1], startedBy: string | null): Promise<void> {
     let started: StartedRun;
     try {
-      started = await beginRun({ project: s.project, flow, input, providers: s.providers, env: s.env, db: s.db, runId, lease, snapshotId: s.snapshotId, projectHash: s.projectHash });
+      // who queued the run: its record says so, and their spend budget applies to its attempts
+      started = await beginRun({ project: s.project, flow, input, providers: s.providers, env: s.env, db: s.db, runId, lease, snapshotId: s.snapshotId, projectHash: s.projectHash, startedBy });
     } catch (err) {
       // the claim checked flow and input against this very project, so this is a bug: the run must not stay claimed
       const error = { code: 'internal_error', node: null, message: message(err), hint: 'The worker could not start the run; it is recorded as failed.' };

@@ -6,12 +6,14 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { latestModelLimits } from '@/db/limits-queries';
+import { checkBudget } from '@/db/spend-queries';
 import type { Db } from '@/db/types';
 import { modelLimitsViews, type LimitsResponse, type LimitWarningView, type ProbeView } from '@/lib/dashboard/limits-view';
 import type { Project } from '@/lib/project';
 import { readProjectText } from '@/lib/project/read-text';
 import { schemaLimitDiagnostics } from '@/lib/project/schema-limits';
 import { own } from '@/lib/shared/own';
+import { budgetCaller } from '@/lib/shared/spend-budget';
 import { StorageError } from '@/db/storage-error';
 import { beginLimitsProbe, checkModel, UnknownModelError, type LimitsProgress } from '@/lib/limits/probe';
 import { LIMIT_DEFAULTS } from '@/lib/shared/limits-types';
@@ -48,7 +50,8 @@ export function probesOf(models: readonly string[]): ProbeView[] {
 /**
  * Starts a probe of `o.model` in the background under the session as it is (its providers: the
  * simulator's under AQVEN_SIMULATE); answers once its run (kind limits) is recorded. Refused when
- * the model is not the project's, is being measured here already, or the caller started too many runs.
+ * the model is not the project's, is being measured here already, the caller started too many runs,
+ * or their daily spend budget is spent (E_BUDGET).
  */
 export async function startLimitsProbe(caller: Caller, o: StartProbe): Promise<StartProbeResult> {
   const s = await serverSession();
@@ -62,6 +65,9 @@ export async function startLimitsProbe(caller: Caller, o: StartProbe): Promise<S
   // a probe is a run (kind limits): it counts against the caller's run starts
   const refused = await runStartLimit(caller);
   if (refused) return { ok: false, code: 'E_RATE', error: refused.error };
+  // and against their daily spend budget, at the start and before each of its calls (lib/limits/probe.ts)
+  const spent = await checkBudget(s.db, budgetCaller(caller.author), Date.now());
+  if (spent) return { ok: false, code: spent.code, error: spent.message };
   const view: ProbeView = {
     id: randomUUID(),
     model: o.model,

@@ -9,6 +9,7 @@
 import 'server-only';
 import { replayLink, replaysOf, type ReplaySummary } from '@/db/replay-queries';
 import { getRunFacts } from '@/db/queries';
+import { checkBudget } from '@/db/spend-queries';
 import type { RunIdMatch } from '@/db/run-id-queries';
 import { StorageError } from '@/db/storage-error';
 import type { NodeFacts, RunFacts } from '@/db/types';
@@ -30,6 +31,7 @@ import {
 import { BatchRecorder, recentBatches, storedBatchView, type BatchSummary, type BatchView } from '@/lib/flow/replay-batch-store';
 import { ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
 import { newRecordId } from '@/lib/shared/record-id';
+import { budgetCaller } from '@/lib/shared/spend-budget';
 import { BATCH_CONCURRENCY } from '@/lib/forms/replay';
 import type { Caller } from './access';
 import { runStartLimit } from './limits';
@@ -112,15 +114,18 @@ export async function replayPreview(runId: string, nodeId: string): Promise<Repl
 }
 
 /**
- * Starts the replay of one node: the caller's run starts counted first, the plan made again under
- * the files as they are now, refused when its estimate is over `capUsd`; the id answers once the
- * replay's run row is committed, and the replay goes on in this process.
+ * Starts the replay of one node: the caller's run starts counted first, and their daily spend
+ * budget checked (E_BUDGET), the plan made again under the files as they are now, refused when its
+ * estimate is over `capUsd`; the id answers once the replay's run row is committed, and the replay
+ * goes on in this process (its attempts checked against the budget too: lib/flow/run-flow.ts).
  */
 export async function replayNodeNow(caller: Caller, runId: string, nodeId: string, capUsd: number): Promise<{ ok: true; id: string } | ReplayRefusal> {
   const limited = await runStartLimit(caller);
   if (limited) return { ok: false, code: 'E_LIMIT', error: limited.error };
   const cur = await currentSession();
   if (!cur.ok) return cur;
+  const spent = await checkBudget(cur.s.db, budgetCaller(caller.author), Date.now());
+  if (spent) return { ok: false, code: spent.code, error: spent.message };
   const deps = depsOf(cur.s, caller.author);
   try {
     const plan = await planReplay(deps.db, deps.project, runId, nodeId);
@@ -173,7 +178,8 @@ export async function recentReplayBatchList(o: { limit: number; label?: string }
 
 /**
  * Starts replaying `items` in the background, BATCH_CONCURRENCY at a time under `capUsd` for the
- * whole batch, each replay counted against the caller's run starts (a refusal stops the batch) and
+ * whole batch, each replay counted against the caller's run starts and checked against their daily
+ * spend budget (a refusal stops the batch) and
  * run under the files as they are when it starts. Its row is stored before the id is answered (a
  * failed write is logged and the batch goes on); its progress is written as it goes (BatchRecorder).
  */
@@ -211,7 +217,8 @@ export async function replayBatchNow(caller: Caller, label: string, items: Batch
   void runReplayBatch(items, {
     concurrency: BATCH_CONCURRENCY,
     capUsd,
-    admit: async () => (await runStartLimit(caller))?.error ?? null,
+    // each replay counts as a run start, and none starts once the caller's budget is spent
+    admit: async () => (await runStartLimit(caller))?.error ?? (await checkBudget(db, budgetCaller(caller.author), Date.now()))?.message ?? null,
     deps: async () => {
       const cur = await currentSession();
       if (!cur.ok) throw new Error(cur.error);

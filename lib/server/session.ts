@@ -11,6 +11,7 @@
 import 'server-only';
 import { sweepBeforeRead, sweepExpiredRuns } from '@/db/client';
 import { LEASE_SWEEP_MS } from '@/db/run-lease';
+import { checkBudget } from '@/db/spend-queries';
 import { StorageError } from '@/db/storage-error';
 import { interruptAll, interruptAllNow } from '@/lib/flow/active-runs';
 import { beginRun, RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
@@ -20,6 +21,7 @@ import { cancelQueuedRun, type CancelResult } from '@/lib/queue/cancel';
 import { enqueueRun } from '@/lib/queue/enqueue';
 import { own } from '@/lib/shared/own';
 import { newRecordId } from '@/lib/shared/record-id';
+import { budgetCaller } from '@/lib/shared/spend-budget';
 import { dashboardContext } from './context';
 
 const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenSweeper?: NodeJS.Timeout; __aqvenSignals?: boolean; __aqvenLookups?: () => void };
@@ -94,7 +96,11 @@ export async function serverSession(): Promise<Session> {
   return s;
 }
 
-export type StartRunResult = { ok: true; id: string } | { ok: false; status: 400 | 404 | 503; error: string; field?: string };
+export type StartRunResult =
+  | { ok: true; id: string }
+  | { ok: false; status: 400 | 404 | 503; error: string; field?: string }
+  /** the caller's daily spend budget is spent (DESIGN: The dashboard, "Spend budgets"): nothing stored or queued until it resets */
+  | { ok: false; status: 429; code: 'E_BUDGET'; error: string; retryAfterS: number };
 
 /**
  * The session with the project as it is now (refreshSession). SQLite mode: the folder's files
@@ -120,7 +126,8 @@ async function upToDate(s: Session): Promise<{ ok: true } | { ok: false; status:
  * this process after the response is sent; its row is committed first, and a run that cannot be
  * recorded is refused (503) before any provider is called. PostgreSQL mode: the run and its job
  * are committed, queued for `aqven worker`, checked against the newest snapshot (the one the
- * workers run). Bad input is refused (400, naming the field), never queued.
+ * workers run). Bad input is refused (400, naming the field), never queued; so is a run of a caller
+ * whose daily spend budget is spent (429 E_BUDGET, until 00:00 UTC).
  */
 export async function startRun(flowName: string, input: unknown, startedBy: string | null = null): Promise<StartRunResult> {
   const s = await serverSession();
@@ -136,6 +143,8 @@ export async function startRun(flowName: string, input: unknown, startedBy: stri
     if (err instanceof RunInputError) return { ok: false, status: 400, error: err.message, field: err.field };
     throw err;
   }
+  const spent = await checkBudget(db, budgetCaller(startedBy), Date.now());
+  if (spent) return { ok: false, status: 429, code: spent.code, error: spent.message, retryAfterS: spent.retryAfterS };
   if (db.dialect === 'pg') {
     try {
       return { ok: true, id: await enqueueRun({ db, project, snapshotId, projectHash, startedBy, flow: flowName, input }) };

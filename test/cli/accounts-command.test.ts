@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { verifyPassword } from 'better-auth/crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken, listTokens, tokenCaller } from '@/db/account-queries';
+import { createUser, hashToken, listTokens, tokenCaller } from '@/db/account-queries';
 import { listAudit } from '@/db/audit-queries';
+import { addSpend } from '@/db/spend-queries';
 import { closeDb, openDatabase } from '@/db/client';
 import type { Db } from '@/db/types';
 import { openTestDb, type TestDb } from '../helpers/dialects';
@@ -55,7 +56,7 @@ describe('aqven user and aqven token over the project database', () => {
 
     const list = cli(['user', 'list']);
     expect(list.code).toBe(0);
-    expect(list.out.split('\n')[0]).toMatch(/^NAME +ROLE +CREATED +LAST SEEN$/);
+    expect(list.out.split('\n')[0]).toMatch(/^NAME +ROLE +CREATED +LAST SEEN +SPENT TODAY$/);
     expect(list.out.split('\n').slice(1, 4).map((l) => l.split(/ +/).slice(0, 2))).toEqual([
       ['ana', 'admin'],
       ['bob', 'editor'],
@@ -63,9 +64,9 @@ describe('aqven user and aqven token over the project database', () => {
     ]);
     const json = JSON.parse(cli(['user', 'list', '--json']).out);
     expect(json).toEqual([
-      { name: 'ana', role: 'admin', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/), lastSeenAt: null },
-      { name: 'bob', role: 'editor', createdAt: expect.any(String), lastSeenAt: null },
-      { name: 'cy', role: 'viewer', createdAt: expect.any(String), lastSeenAt: null },
+      { name: 'ana', role: 'admin', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/), lastSeenAt: null, budgetUsdPerDay: null, spentTodayUsd: 0 },
+      { name: 'bob', role: 'editor', createdAt: expect.any(String), lastSeenAt: null, budgetUsdPerDay: null, spentTodayUsd: 0 },
+      { name: 'cy', role: 'viewer', createdAt: expect.any(String), lastSeenAt: null, budgetUsdPerDay: null, spentTodayUsd: 0 },
     ]);
     expect(list.out + JSON.stringify(json)).not.toContain(generated);
   });
@@ -139,13 +140,13 @@ describe('aqven user and aqven token over the project database', () => {
       expect(shown).not.toContain(token.slice(6, 20));
       expect(shown).not.toContain(hashToken(token));
     }
-    expect(list.out.split('\n')[0]).toMatch(/^NAME +ROLE +CREATED BY +CREATED +LAST USED +EXPIRES +REVOKED$/);
-    expect(list.out.split('\n')[1]).toMatch(/^ci +editor +cli:\S+ +\S+Z +\S+Z +\S+Z +-$/); // used once above; expires in 90 days
+    expect(list.out.split('\n')[0]).toMatch(/^NAME +ROLE +CREATED BY +CREATED +LAST USED +EXPIRES +REVOKED +SPENT TODAY$/);
+    expect(list.out.split('\n')[1]).toMatch(/^ci +editor +cli:\S+ +\S+Z +\S+Z +\S+Z +- +\$0\.00$/); // used once above; expires in 90 days
     expect(JSON.parse(json.out).map((t: { name: string; role: string }) => [t.name, t.role])).toEqual([
       ['ci', 'editor'],
       ['reader', 'viewer'],
     ]);
-    expect(Object.keys(JSON.parse(json.out)[0]).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'lastUsedAt', 'name', 'revokedAt', 'role']);
+    expect(Object.keys(JSON.parse(json.out)[0]).sort()).toEqual(['budgetUsdPerDay', 'createdAt', 'createdBy', 'expiresAt', 'lastUsedAt', 'name', 'revokedAt', 'role', 'spentTodayUsd']);
     // 90 days by default
     const expiresAt = Date.parse(JSON.parse(json.out)[0].expiresAt);
     expect(expiresAt - Date.parse(JSON.parse(json.out)[0].createdAt)).toBe(90 * 86_400_000);
@@ -161,11 +162,12 @@ describe('aqven user and aqven token over the project database', () => {
     expect(elsewhere.out).toContain('curl -X POST https://aqven.example.com/api/runs ');
   });
 
-  it('token create --expires: 90 days unless told, a duration, a date or never; a token past it names no caller; token changes are audited', async () => {
-    const made = cli(['token', 'create', 'nightly', '--expires', '12h']);
+  it('token create --expires and --budget; token budget and user budget; the lists show spend today against the budget', async () => {
+    const made = cli(['token', 'create', 'nightly', '--expires', '12h', '--budget', '5/day']);
     expect(made.code).toBe(0);
     const token = /^aqven_[A-Za-z0-9_-]{43}$/m.exec(made.out)![0];
     expect(made.out).toMatch(/^It expires at \S+Z \(in (11 h 59 min|12 h)\); make a new one before then\.$/m);
+    expect(made.out).toContain('The runs it starts may spend $5.00/day (UTC days); past that they stop with E_BUDGET until 00:00 UTC.\n');
     expect(await tokenCaller(db, token, Date.now())).toMatchObject({ name: 'nightly' });
     expect(await tokenCaller(db, token, Date.now() + 13 * 3_600_000)).toBeNull(); // past its expiry
     expect(cli(['token', 'create', 'forever', '--expires', 'never']).out).toContain('It never expires (--expires never): revoke it once it is no longer needed.\n');
@@ -177,10 +179,32 @@ describe('aqven user and aqven token over the project database', () => {
       err: 'aqven token create: --expires "2020-01-01" is not in the future: write how long it lasts ("90d", "30d", "12h"), a date or time ("2026-12-31", "2026-12-31T18:00:00Z"), or "never"\n',
     });
     expect(cli(['token', 'create', 'old', '--expires', 'soon']).code).toBe(2);
+    expect(cli(['token', 'create', 'old', '--budget', '5'])).toMatchObject({
+      code: 2,
+      err: 'aqven token create: --budget "5" is not a daily budget: write a daily budget in USD as "5/day" (or "0.50/day"), or "none" for no budget\n',
+    });
     expect((await listTokens(db)).map((t) => t.name)).not.toContain('old');
-    expect(cli(['token', 'list']).out.split('\n').find((l) => l.startsWith('forever '))).toMatch(/ never +-$/);
+
+    // what the runs it started spent today shows against its budget
+    await addSpend(db, db.q, 'token:nightly', 1.2, Date.now());
+    const row = cli(['token', 'list']).out.split('\n').find((l) => l.startsWith('nightly '));
+    expect(row).toMatch(/ \$1\.20 of \$5\.00\/day$/);
+    expect(cli(['token', 'list']).out.split('\n').find((l) => l.startsWith('forever '))).toMatch(/ never +- +\$0\.00$/);
+    expect(JSON.parse(cli(['token', 'list', '--json']).out).find((t: { name: string }) => t.name === 'nightly')).toMatchObject({ budgetUsdPerDay: 5, spentTodayUsd: 1.2, expiresAt: expect.stringMatching(/Z$/) });
+    expect(cli(['token', 'budget', 'nightly', '$2.50/day'])).toMatchObject({ code: 0, out: 'token nightly: budget $2.50/day (spent today: $1.20 of $2.50/day)\n' });
+    expect(cli(['token', 'budget', 'nightly', 'none'])).toMatchObject({ code: 0, out: 'token nightly: budget none (spent today: $1.20)\n' });
+    expect(cli(['token', 'budget', 'nope', '1/day'])).toMatchObject({ code: 1, err: 'aqven token budget: no token named nope\n' });
+    expect(cli(['token', 'budget', 'nightly', 'lots']).code).toBe(2);
+
+    await createUser(db, { name: 'fin', role: 'editor', password: 'a long enough password' }, Date.now());
+    expect(cli(['user', 'budget', 'fin', '3/day'])).toMatchObject({ code: 0, out: 'user fin: budget $3.00/day (spent today: $0.00 of $3.00/day)\n' });
+    expect(cli(['user', 'list']).out.split('\n').find((l) => l.startsWith('fin '))).toMatch(/ \$0\.00 of \$3\.00\/day$/);
+    expect(JSON.parse(cli(['user', 'list', '--json']).out).find((u: { name: string }) => u.name === 'fin')).toMatchObject({ budgetUsdPerDay: 3, spentTodayUsd: 0 });
+    expect(cli(['user', 'budget', 'nobody', '3/day'])).toMatchObject({ code: 1, err: 'aqven user budget: no user named nobody\n' });
+
+    // every change is in the audit trail, by whoever ran the command
     const kinds = (await listAudit(db, { limit: 500 })).rows.map((r) => [r.kind, r.target]);
-    expect(kinds).toEqual(expect.arrayContaining([['token.created', 'token:nightly'], ['token.revoked', 'token:ci']]));
+    expect(kinds).toEqual(expect.arrayContaining([['token.created', 'token:nightly'], ['token.revoked', 'token:ci'], ['user.budget-set', 'token:nightly'], ['user.budget-set', 'fin']]));
   }, 120_000);
 
   it('a project failing check is bad usage (exit 2): it names the database', () => {
@@ -202,7 +226,7 @@ describe('aqven user over AQVEN_DATABASE_URL', () => {
   it('stores the users in PostgreSQL, no project needed; an unreachable database exits 3 without its password', () => {
     const env = { AQVEN_DATABASE_URL: t.target };
     expect(aqven(['user', 'add', 'ana', '--role', 'admin', '--password-stdin'], env, { input: 'a password for pg\n' })).toMatchObject({ code: 0, out: 'user ana added (admin)\n' });
-    expect(JSON.parse(aqven(['user', 'list', '--json'], env).out)).toEqual([{ name: 'ana', role: 'admin', createdAt: expect.any(String), lastSeenAt: null }]);
+    expect(JSON.parse(aqven(['user', 'list', '--json'], env).out)).toEqual([{ name: 'ana', role: 'admin', createdAt: expect.any(String), lastSeenAt: null, budgetUsdPerDay: null, spentTodayUsd: 0 }]);
     const down = aqven(['token', 'list'], { AQVEN_DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none' });
     expect(down.code).toBe(3);
     expect(down.err).toMatch(/^aqven token list: cannot connect to the PostgreSQL database postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: .*\n$/);

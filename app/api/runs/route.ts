@@ -35,6 +35,8 @@ export async function POST(req: NextRequest) {
   }
   if (typeof body?.flow !== 'string') return NextResponse.json({ error: 'field "flow" must be a flow name' }, { status: 400 });
   const res = await startRun(body.flow, body.input ?? {}, caller.author);
+  // a spent budget: 429 E_BUDGET, to try again when it resets (00:00 UTC)
+  if (!res.ok && res.status === 429) return NextResponse.json({ error: res.error, code: res.code }, { status: 429, headers: { 'retry-after': String(res.retryAfterS) } });
   if (!res.ok) return NextResponse.json({ error: res.error, field: res.field }, { status: res.status });
   return NextResponse.json({ id: res.id }, { status: 202, headers: { location: `/api/runs/${res.id}` } });
 }
