@@ -99,6 +99,8 @@ export interface ProviderErrorInfo {
   excerpt?: boolean;
   /** a spent quota or spend limit (`isSpentQuota` in lib/providers, the one rule): never retried, never a pause (DESIGN: Transport retry and rate limits) */
   quota: boolean;
+  /** the provider declined to answer (a moderation 403, a content-filter 400: `isRefusalError`): outcome `refusal`, never retried by the transport */
+  refusal?: boolean;
 }
 
 export interface ProviderAdapter {

@@ -127,6 +127,11 @@ function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, mode
       ? reached ? 'did not complete the response' : answered || 'could not be reached'
       : reached ? 'sent a response AQVEN does not accept' : redirected ? 'redirected the request' : tr.status === null ? 'was not sent the request' : 'rejected the request';
   const notSent = tr.notSent && { setting: tr.notSent.setting, now: tr.notSent.now, file: `providers/${providerName}.yaml` };
+  if (tr.kind === 'refusal') {
+    // the provider declined with an HTTP error (moderation, a content filter): a refusal, as on_refusal says
+    const error = { kind: 'refusal' as const, message: `${model} refused to answer: ${tr.message}`, detail: tr.detail };
+    return { outcome: 'refusal', finishReason: null, nativeFinishReason: null, note: null, text: null, error, issues: [], storedIssues: [], value: null, verdict: { outcome: 'refusal', resendable: true } };
+  }
   if (tr.kind === 'quota') {
     // a spent quota: not resent to this model, whatever on_error says (DESIGN: Transport retry and rate limits)
     const error = { kind: 'quota' as const, message: `${model}'s quota is spent: ${tr.message}`, detail: tr.detail };

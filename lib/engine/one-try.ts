@@ -65,6 +65,8 @@ export interface TryFailure {
   usageUnknown?: boolean;
   /** the provider said the quota or spend limit is spent (`ProviderErrorInfo.quota`, a `quota` break): not transient, ends the attempt with cause `quota` */
   quota?: boolean;
+  /** the provider declined to answer with an HTTP error (`ProviderErrorInfo.refusal`): not transient, ends the attempt as outcome `refusal` */
+  refusal?: boolean;
   /** such a reply's `x-generation-id` (OpenRouter): its usage can be looked up later (DESIGN: Usage unknown, never zero) */
   generationId?: string;
 }
@@ -311,6 +313,11 @@ async function errorStatus(res: WireReply, adapter: ProviderAdapter, deps: TryDe
   }
   const body = tryJson(raw);
   const info = adapter.readError(res.status, body ?? raw, raw);
+  if (info.refusal) {
+    // the provider declining (moderation, a content filter): a refusal, not a client error; never resent here
+    const words = info.message ? deps.scrub(info.message, { max: ERROR_MESSAGE_MAX_CHARS, cut }) : '';
+    return { kind: 'failure', status: res.status, error: 'client_error', transient: false, refusal: true, waitMs: null, message: `HTTP ${res.status}${words ? `: ${words}` : ''}`, detail: raw ? deps.scrub(raw, { cut }) : null, partial: null, usage: null };
+  }
   const verdict = classifyStatus(res.status, res.headers.get('x-should-retry'), info.quota);
   // a quota the server did not overrule (x-should-retry: true) ends the attempt with cause quota
   const quota = info.quota && !verdict.transient ? { quota: true } : {};

@@ -35,8 +35,9 @@ export type TransportResult =
     }
   | {
       ok: false;
-      /** `quota`: the provider said the quota or spend limit is spent — not resent to this model, no pause */
-      kind: 'transport' | 'client_error' | 'quota';
+      /** `quota`: the provider said the quota or spend limit is spent — not resent to this model, no pause;
+       * `refusal`: the provider declined with an HTTP error (moderation, a content filter) — outcome refusal */
+      kind: 'transport' | 'client_error' | 'quota' | 'refusal';
       message: string;
       /** the last error body or network error, redacted */
       detail: string | null;
@@ -88,7 +89,8 @@ interface FailureCounts {
   other: number;
 }
 
-type NextStep = { retry: true; sleepMs: number } | { retry: false; kind: 'transport' | 'client_error' | 'quota'; message: string };
+type GiveUpKind = Extract<TransportResult, { ok: false }>['kind'];
+type NextStep = { retry: true; sleepMs: number } | { retry: false; kind: GiveUpKind; message: string };
 
 interface FailureContext {
   tryNo: number;
@@ -105,8 +107,10 @@ interface FailureContext {
 /** After a failed try: why the tries end, one rule per `if`, or the wait before the next one. */
 function afterFailure(f: TryFailure, { tryNo, wait429, counts, backoff, leftMs, provider }: FailureContext): NextStep {
   const { onRateLimit, transport } = provider;
-  const stop = (kind: 'transport' | 'client_error' | 'quota', message: string): NextStep => ({ retry: false, kind, message });
+  const stop = (kind: GiveUpKind, message: string): NextStep => ({ retry: false, kind, message });
 
+  // the provider declined to answer: a refusal, which the agent's on_refusal decides
+  if (f.refusal) return stop('refusal', f.message);
   // a spent quota: waiting will not clear it, and the model is not paused for the others
   if (f.quota) return stop('quota', f.message);
   // the server rejected the request itself, or said not to retry: resending cannot help
@@ -230,7 +234,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
     tries.push(t);
     await deps.onTry(t);
   };
-  const giveUp = (kind: 'transport' | 'client_error' | 'quota', message: string, notSent: NotSent | null = null): TransportResult => ({
+  const giveUp = (kind: GiveUpKind, message: string, notSent: NotSent | null = null): TransportResult => ({
     ok: false,
     kind,
     message,

@@ -135,9 +135,19 @@ describe('openai responses', () => {
     expect(openaiAdapter.parseBody('<html>').outcome).toBe('error');
   });
 
+  it('a refusal sent as an HTTP error is recognised: OpenRouter moderation 403, Azure content_filter 400, OpenAI invalid_prompt 400; other 4xx are not', () => {
+    const read = (status: number, body: unknown) => openaiAdapter.readError(status, body, JSON.stringify(body)).refusal;
+    expect(read(403, { error: { code: 403, message: 'Your input was flagged for "harassment".', metadata: { reasons: ['harassment'], flagged_input: '...' } } })).toBe(true);
+    expect(read(400, { error: { message: 'filtered', code: 'content_filter', innererror: { code: 'ResponsibleAIPolicyViolation' } } })).toBe(true);
+    expect(read(400, { error: { message: 'Invalid prompt: flagged', type: 'invalid_request_error', code: 'invalid_prompt' } })).toBe(true);
+    expect(read(403, { error: { message: 'Country, region, or territory not supported', type: 'request_forbidden', code: 'unsupported_country_region_territory' } })).toBe(false);
+    expect(read(400, { error: { message: 'Invalid request.', type: 'invalid_request_error', code: null } })).toBe(false);
+    expect(read(401, { error: { code: 401, message: 'No auth credentials found' } })).toBe(false);
+  });
+
   it('quota 429s are recognised, also inside OpenRouter metadata.raw', () => {
     const raw = JSON.stringify({ error: { message: 'x', type: 'insufficient_quota', code: 'insufficient_quota' } });
-    expect(openaiAdapter.readError(429, JSON.parse(raw), raw)).toEqual({ message: 'x', quota: true });
+    expect(openaiAdapter.readError(429, JSON.parse(raw), raw)).toEqual({ message: 'x', quota: true, refusal: false });
     const or = JSON.stringify({ error: { code: 429, message: 'Provider returned error', metadata: { raw } } });
     expect(openaiAdapter.readError(429, JSON.parse(or), or).quota).toBe(true);
     const rl = JSON.stringify({ error: { message: 'slow down', code: 'rate_limit_exceeded' } });

@@ -4,7 +4,7 @@ import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
 import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { NATIVE_DECIDES, OPENAI_FINISH, outcomeOf, unrecognisedNote } from './finish-reasons';
-import { errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, statusCode, str, unfinished } from './wire-helpers';
+import { errorMessage, errorResult, eventBreak, isObj, isRefusalError, isSpentQuota, joinUrl, num, statusCode, str, unfinished } from './wire-helpers';
 
 export interface OpenAISignals {
   /** a top-level, choice-level or chunk-level `error` object */
@@ -211,8 +211,8 @@ function createStream(): StreamAccumulator {
   };
 }
 
-function readError(_status: number, body: unknown, rawText: string) {
-  return { ...errorMessage(body, rawText), quota: isSpentQuota(body, rawText) };
+function readError(status: number, body: unknown, rawText: string) {
+  return { ...errorMessage(body, rawText), quota: isSpentQuota(body, rawText), refusal: isRefusalError(status, body) };
 }
 
 export const openaiAdapter: ProviderAdapter = { buildRequest, parseBody, createStream, readError };

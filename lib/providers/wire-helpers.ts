@@ -56,6 +56,25 @@ export function isSpentQuota(err: unknown, rawText: string = JSON.stringify(err)
 }
 
 /**
+ * A non-2xx reply that is the provider declining to answer (DESIGN: Outcome classification): outcome
+ * `refusal`, following `on_refusal`, not a client error. Every other 4xx stays a client error.
+ * - OpenRouter's moderation: a 403 whose message says the input "was flagged" (its errors page),
+ *   with `metadata.reasons` / `metadata.flagged_input`;
+ * - Azure OpenAI's content filter: a 400 with `code: "content_filter"` or
+ *   `innererror.code: "ResponsibleAIPolicyViolation"`;
+ * - OpenAI: a 400 `invalid_prompt`, a prompt flagged under its usage policy.
+ */
+export function isRefusalError(status: number, body: unknown): boolean {
+  const err = isObj(body) && isObj(body.error) ? body.error : undefined;
+  if (!err) return false;
+  const meta = isObj(err.metadata) ? err.metadata : {};
+  if (status === 403) return Array.isArray(meta.reasons) || typeof meta.flagged_input === 'string' || /\bflagged\b/i.test(str(err.message) ?? '');
+  if (status !== 400) return false;
+  const inner = isObj(err.innererror) ? err.innererror : {};
+  return err.code === 'content_filter' || inner.code === 'ResponsibleAIPolicyViolation' || err.code === 'invalid_prompt';
+}
+
+/**
  * The `message` of an `{error: {message}}` body, else the body's text with its whitespace collapsed
  * (`excerpt: true`; '' for an empty body). Neither is cut or prefixed here: the engine scrubs the
  * key from the whole text before it cuts it, and writes the `HTTP <status>` itself, once.

@@ -169,3 +169,84 @@ describe('a spent quota is not a rate limit: never resent to the same model, nev
     ]);
   });
 });
+
+// The provider declining, sent as an HTTP error. OpenRouter's errors page: a 403 when "your chosen
+// model requires moderation and your input was flagged", its metadata `{reasons, flagged_input,
+// provider_name, model_slug}`; Azure OpenAI's content-filtering page: a 400 with `code:
+// "content_filter"` and `innererror.code: "ResponsibleAIPolicyViolation"` with its
+// `content_filter_result`; OpenAI: a 400 `invalid_prompt` for a prompt flagged under its usage policy
+const OPENROUTER_FLAGGED = {
+  error: {
+    code: 403,
+    message: 'openai/gpt-oss-20b requires moderation on OpenAI. Your input was flagged for "violence/graphic". No credits were charged.',
+    metadata: { reasons: ['violence/graphic'], flagged_input: 'Sort this ticket into a...', provider_name: 'OpenAI', model_slug: 'openai/gpt-oss-20b' },
+  },
+};
+const AZURE_FILTERED = {
+  error: {
+    message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
+    type: null,
+    param: 'prompt',
+    code: 'content_filter',
+    status: 400,
+    innererror: {
+      code: 'ResponsibleAIPolicyViolation',
+      content_filter_result: {
+        hate: { filtered: false, severity: 'safe' },
+        self_harm: { filtered: false, severity: 'safe' },
+        sexual: { filtered: false, severity: 'safe' },
+        violence: { filtered: true, severity: 'medium' },
+      },
+    },
+  },
+};
+const OPENAI_INVALID_PROMPT = {
+  error: {
+    message: 'Invalid prompt: your prompt was flagged as potentially violating our usage policy. Please try again with a different prompt.',
+    type: 'invalid_request_error',
+    param: null,
+    code: 'invalid_prompt',
+  },
+};
+
+describe('a refusal sent as an HTTP error is a refusal, following on_refusal', () => {
+  const REFUSALS = [
+    ['OpenRouter moderation 403', OPENROUTER, 403, OPENROUTER_FLAGGED],
+    ['Azure OpenAI content_filter 400', OPENAI, 400, AZURE_FILTERED],
+    ['OpenAI invalid_prompt 400', OPENAI, 400, OPENAI_INVALID_PROMPT],
+  ] as const;
+
+  it.each(REFUSALS)('%s: outcome refusal, not retried, the node fails with code refusal and a hint naming on_refusal', async (_n, c, status, body) => {
+    h.script({ [c.modelId]: [{ kind: 'status', status, body }, { kind: 'ok', text: 'fine' }] });
+    const res = await h.run(node([c.model]));
+    expect(h.requests(c.modelId)).toHaveLength(1);
+    expect(res.attempts[0]).toMatchObject({ outcome: 'refusal', cause: 'refusal', action: 'none' });
+    expect(res.attempts[0]!.error).toMatchObject({ kind: 'refusal' });
+    expect(res.attempts[0]!.error!.message).toMatch(new RegExp(`refused to answer: HTTP ${status}: `));
+    expect(res.error).toMatchObject({ code: 'refusal' });
+    expect(res.error!.hint).toContain('output.on_refusal');
+    expect(res.error!.hint).not.toContain('on_error');
+  });
+
+  it.each(REFUSALS)('%s: on_refusal fallback moves to the next model', async (_n, c, status, body) => {
+    h.script({ [c.modelId]: [{ kind: 'status', status, body }], [other(c).modelId]: [{ kind: 'ok', text: 'fine' }] });
+    const res = await h.run(node([c.model, other(c).model], { policy: { onRefusal: 'fallback' } }));
+    expect(res.status).toBe('succeeded');
+    expect(res.attempts.map((a) => [a.outcome, a.cause, a.action])).toEqual([
+      ['refusal', 'refusal', 'fallback'],
+      ['ok', null, 'none'],
+    ]);
+  });
+
+  it.each([
+    ['a plain 400', OPENAI, 400],
+    ['a 403 that is not moderation (an unsupported region)', OPENAI, 403],
+    ['an OpenRouter 401 (no key)', OPENROUTER, 401],
+  ] as const)('%s stays a client error: provider_error, never retried', async (_n, c, status) => {
+    h.script({ [c.modelId]: [{ kind: 'status', status }, { kind: 'ok' }] });
+    const res = await h.run(node([c.model]));
+    expect(h.requests(c.modelId)).toHaveLength(1);
+    expect(res.attempts[0]).toMatchObject({ outcome: 'error', cause: 'provider_error' });
+    expect(res.attempts[0]!.error!.kind).toBe('client_error');
+  });
+});
