@@ -147,7 +147,11 @@ function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, mode
     issues: [],
     storedIssues: [],
     value: null,
-    verdict: notSent ? { outcome: 'error', resendable: false, notSent } : { outcome: 'error', resendable: tr.kind !== 'client_error' },
+    verdict: notSent
+      ? { outcome: 'error', resendable: false, notSent }
+      : tr.waitTooLong
+        ? { outcome: 'error', resendable: false, waitTooLong: { ...tr.waitTooLong, file: `providers/${providerName}.yaml` } }
+        : { outcome: 'error', resendable: tr.kind !== 'client_error' },
   };
 }
 
@@ -287,6 +291,8 @@ function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: Pick<AttemptReco
       return what;
     case 'quota':
       return `${what}; a spent quota is not asked again, and no fallback model takes the request`;
+    case 'wait_too_long':
+      return `${what}; ${a.model} is not asked again before the wait it named, and no fallback model takes the request`;
   }
 }
 

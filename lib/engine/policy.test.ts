@@ -166,6 +166,22 @@ describe('a spent quota (cause quota) is never resent to the same model, whateve
   });
 });
 
+describe("a server wait longer than on_rate_limit.max_wait: an answer, but never resent to the same model before that wait", () => {
+  const tooLong: Verdict = { outcome: 'error', resendable: false, waitTooLong: { setting: 'on_rate_limit.max_wait', now: '60 s', file: 'providers/p.yaml' } };
+  it('under on_error retry the node fails at once, the hint naming max_wait and fallback', () => {
+    const d = decide(pol({ retries: 3 }), FILE, { chainIndex: 0, answers: 1 }, tooLong);
+    expect(d).toMatchObject({ kind: 'fail', code: 'provider_error', reason: 'wait_too_long' });
+    expect(d.kind === 'fail' && d.hint).toBe('Raise on_rate_limit.max_wait (now 60 s) in providers/p.yaml, or set output.on_error to "fallback" in agents/classifier.yaml');
+  });
+  it('under on_error fallback it moves to the next model', () => {
+    expect(decide(pol({ onError: 'fallback' }), FILE, { chainIndex: 0, answers: 1 }, tooLong)).toMatchObject({ kind: 'fallback', next: { chainIndex: 1, answers: 0 } });
+  });
+  it('counts as an answer in the budget gauge (the request was sent)', () => {
+    const b = computeBudget(pol(), [{ chainIndex: 0, error: { kind: 'transport' } }]);
+    expect(b.models.map((m) => m.answers)).toEqual([1, 0]);
+  });
+});
+
 describe('a call the rate-limit gate never sent is no answer, and never resent to the same model', () => {
   const notSent: Verdict = { outcome: 'error', resendable: false, notSent: { setting: 'on_rate_limit.max_wait', now: '60 s', file: 'providers/p.yaml' } };
   it('under on_error retry (the default) the node fails at once, with a hint naming max_wait and fallback_models', () => {

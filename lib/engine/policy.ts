@@ -43,6 +43,8 @@ export type Verdict =
       notSent?: NotSentFacts;
       /** the provider said the quota or spend limit is spent: cause `quota`, never resent to the same model (DESIGN: Transport retry and rate limits) */
       quota?: boolean;
+      /** the server asked to wait longer than the provider allows (`on_rate_limit.max_wait`): an answer, but never resent to the same model */
+      waitTooLong?: NotSentFacts;
     };
 
 /** Facts about the agent beyond its policy that decide which fixes would pass `aqven check`. */
@@ -63,7 +65,9 @@ export type FailReason =
   /** the rate-limit gate refused to send, and no fallback model takes the request */
   | 'not_sent'
   /** the model's quota is spent, and no fallback model takes the request */
-  | 'quota';
+  | 'quota'
+  /** the server's wait is longer than on_rate_limit.max_wait, and no fallback model takes the request */
+  | 'wait_too_long';
 
 type OutcomeField = 'on_error' | 'on_refusal' | 'on_truncated';
 
@@ -142,16 +146,18 @@ export function decide(policy: NodePolicy, agentFile: string, state: PolicyState
   // the fixes this failure could take
   const toFallback = (f: OutcomeField): Fix => (hasNext ? { kind: 'set', field: f, to: 'fallback' } : { kind: 'add_fallback', field: f });
   const toRetry = (): Fix[] => {
-    if (!verdict.resendable || verdict.notSent) return [];
+    if (!verdict.resendable || verdict.notSent || verdict.waitTooLong) return [];
     if (budgetLeft) return [{ kind: 'set', field, to: 'retry' }];
     return canRaise ? [{ kind: 'set', field, to: 'retry', raiseRetriesTo: state.answers }] : [];
   };
 
-  if (verdict.notSent) {
-    // no answer was given, and the model is still paused: never the same model again
+  // no answer was given and the model is still paused, or the server's wait is longer than the
+  // provider allows: resending to the same model (after the capped pause) would undercut that wait
+  const blocked = verdict.notSent ?? verdict.waitTooLong;
+  if (blocked) {
     if (choice === 'fallback' && hasNext) return fallback;
     const route: Fix = choice === 'fallback' ? { kind: 'add_fallback' } : toFallback(field);
-    return fail(cause, 'not_sent', [{ kind: 'provider', ...verdict.notSent }, route], policy, agentFile);
+    return fail(cause, verdict.notSent ? 'not_sent' : 'wait_too_long', [{ kind: 'provider', ...blocked }, route], policy, agentFile);
   }
 
   if (verdict.quota) {

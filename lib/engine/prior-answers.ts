@@ -35,6 +35,12 @@ function storedVerdict(a: PriorAttempt, schema: Record<string, unknown> | undefi
   }
   if (a.error?.kind === 'not_sent') return { verdict: { outcome: a.outcome, resendable: false, notSent: notSent(a) }, value: null };
   if (a.error?.kind === 'quota') return { verdict: { outcome: a.outcome, resendable: false, quota: true }, value: null };
+  // the server asked to wait longer than on_rate_limit.max_wait: the same model is not asked again
+  const t = a.tries.at(-1);
+  if (a.error?.kind === 'transport' && t && t.status !== null && t.retryAfterMs !== null) {
+    const facts = notSent(a);
+    if (facts.setting === 'on_rate_limit.max_wait') return { verdict: { outcome: a.outcome, resendable: false, waitTooLong: facts }, value: null };
+  }
   return { verdict: { outcome: a.outcome, resendable: a.error?.kind !== 'client_error' }, value: null };
 }
 

@@ -50,6 +50,11 @@ export type TransportResult =
       streamedText: string | null;
       /** the rate-limit gate refused the first try: nothing was sent, so this is no answer (null otherwise) */
       notSent: NotSent | null;
+      /**
+       * the tries ended because the server asked to wait longer than `on_rate_limit.max_wait`: the
+       * attempt was an answer, but resending to this model before that wait cannot help (null otherwise)
+       */
+      waitTooLong: { setting: 'on_rate_limit.max_wait'; now: string } | null;
     };
 
 /**
@@ -90,7 +95,7 @@ interface FailureCounts {
 }
 
 type GiveUpKind = Extract<TransportResult, { ok: false }>['kind'];
-type NextStep = { retry: true; sleepMs: number } | { retry: false; kind: GiveUpKind; message: string };
+type NextStep = { retry: true; sleepMs: number } | { retry: false; kind: GiveUpKind; message: string; waitTooLong?: true };
 
 interface FailureContext {
   tryNo: number;
@@ -128,7 +133,8 @@ function afterFailure(f: TryFailure, { tryNo, wait429, counts, backoff, leftMs, 
   const wait = wait429 ?? f.waitMs ?? backoff();
   // a server wait above max_wait: don't sleep into certain failure
   if (f.waitMs !== null && wait > onRateLimit.maxWaitMs) {
-    return stop('transport', `${f.message}; the server asked to wait ${fmtDuration(wait)}, longer than on_rate_limit.max_wait (${fmtDuration(onRateLimit.maxWaitMs)}): not retried`);
+    const message = `${f.message}; the server asked to wait ${fmtDuration(wait)}, longer than on_rate_limit.max_wait (${fmtDuration(onRateLimit.maxWaitMs)}): not retried`;
+    return { retry: false, kind: 'transport', message, waitTooLong: true };
   }
   // a wait past the attempt's transport.budget
   if (wait > leftMs) {
@@ -234,7 +240,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
     tries.push(t);
     await deps.onTry(t);
   };
-  const giveUp = (kind: GiveUpKind, message: string, notSent: NotSent | null = null): TransportResult => ({
+  const giveUp = (kind: GiveUpKind, message: string, notSent: NotSent | null = null, waitTooLong = false): TransportResult => ({
     ok: false,
     kind,
     message,
@@ -245,6 +251,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
     usageUnknown,
     streamedText: req.stream ? (last?.partial ?? null) : null,
     notSent,
+    waitTooLong: waitTooLong ? { setting: 'on_rate_limit.max_wait', now: fmtDuration(provider.onRateLimit.maxWaitMs) } : null,
   });
 
   try {
@@ -302,7 +309,7 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
       else if (outcome.transient) counts.other++;
       const backoff = () => transportBackoffMs(counts.other - 1, provider.transport.backoff ?? TRANSPORT_BACKOFF_DEFAULT, clock.random);
       const next = afterFailure(outcome, { tryNo, wait429, counts, backoff, leftMs: deadline - clock.now(), provider });
-      if (!next.retry) return giveUp(next.kind, next.message);
+      if (!next.retry) return giveUp(next.kind, next.message, null, next.waitTooLong);
       sleepMs = next.sleepMs;
     }
   } catch (err) {

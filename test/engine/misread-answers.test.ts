@@ -250,3 +250,32 @@ describe('a refusal sent as an HTTP error is a refusal, following on_refusal', (
     expect(res.attempts[0]!.error!.kind).toBe('client_error');
   });
 });
+
+describe('a retry-after beyond on_rate_limit.max_wait is not undercut by the policy', () => {
+  it.each(DIALECTS)('$dialect: on_error retry does not send again after the capped pause; the node fails at once naming on_rate_limit.max_wait', async (c) => {
+    h.script({ [c.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': '120' } }, { kind: 'ok', text: 'too soon' }] });
+    const t0 = h.clock.now();
+    const res = await h.run(node([c.model], { policy: { onError: 'retry', retries: 2 } }));
+    expect(h.requests(c.modelId)).toHaveLength(1);
+    expect(h.clock.now() - t0).toBeLessThan(60_000);
+    expect(res.status).toBe('failed');
+    expect(res.attempts).toHaveLength(1);
+    expect(res.attempts[0]).toMatchObject({ outcome: 'error', cause: 'provider_error', action: 'none' });
+    expect(res.attempts[0]!.error!.message).toContain('longer than on_rate_limit.max_wait (60 s)');
+    expect(res.error!.hint).toBe(
+      `Raise on_rate_limit.max_wait (now 60 s) in providers/${c.provider}.yaml, or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml`,
+    );
+  });
+
+  it('on_error fallback moves to the next model at once', async () => {
+    h.script({ [OPENAI.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': '120' } }], [other(OPENAI).modelId]: [{ kind: 'ok', text: 'fine' }] });
+    const t0 = h.clock.now();
+    const res = await h.run(node([OPENAI.model, other(OPENAI).model], { policy: { onError: 'fallback' } }));
+    expect(res.status).toBe('succeeded');
+    expect(res.attempts.map((a) => [a.model, a.action])).toEqual([
+      [OPENAI.model, 'fallback'],
+      [other(OPENAI).model, 'none'],
+    ]);
+    expect(h.clock.now() - t0).toBeLessThan(60_000);
+  });
+});
