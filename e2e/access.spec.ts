@@ -67,6 +67,21 @@ test.describe('signed out', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page).toHaveURL(/\/flows$/);
   });
+
+  test('through a proxy the server was not told of (AQVEN_TRUST_PROXY unset), nobody signs in: the address is unknown', async ({ browser }) => {
+    const context = await browser.newContext({ storageState: SIGNED_OUT, extraHTTPHeaders: { 'X-Forwarded-For': '198.51.100.4' } });
+    try {
+      const page = await context.newPage();
+      await openPage(page, '/login');
+      await page.getByLabel('Name').fill(EDITOR);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect(page.getByTestId('sign-in-error')).toContainText('this dashboard cannot tell which address this sign-in comes from');
+      await expect(page).toHaveURL(/\/login$/);
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 test.describe('a password', () => {
