@@ -57,7 +57,7 @@ describe.each(DIALECTS)('run list on %s', (dialect) => {
       flows: ['extract', 'triage'],
       agents: ['classifier', 'writer'],
       models: ['sim:a', 'sim:b', 'sim:c'],
-      causes: ['provider_error', 'refusal', 'truncated', 'invalid_output'],
+      causes: ['provider_error', 'refusal', 'truncated', 'invalid_output', 'quota'],
     });
   });
 
