@@ -143,6 +143,7 @@ describe('openai responses', () => {
     expect(read(403, { error: { message: 'Country, region, or territory not supported', type: 'request_forbidden', code: 'unsupported_country_region_territory' } })).toBe(false);
     expect(read(400, { error: { message: 'Invalid request.', type: 'invalid_request_error', code: null } })).toBe(false);
     expect(read(401, { error: { code: 401, message: 'No auth credentials found' } })).toBe(false);
+    expect(read(403, { error: { code: 403, message: 'Your account has been flagged for review' } })).toBe(false);
   });
 
   it('quota 429s are recognised, also inside OpenRouter metadata.raw', () => {

@@ -68,7 +68,8 @@ export function isRefusalError(status: number, body: unknown): boolean {
   const err = isObj(body) && isObj(body.error) ? body.error : undefined;
   if (!err) return false;
   const meta = isObj(err.metadata) ? err.metadata : {};
-  if (status === 403) return Array.isArray(meta.reasons) || typeof meta.flagged_input === 'string' || /\bflagged\b/i.test(str(err.message) ?? '');
+  // the moderation words, not any 403 saying "flagged" (an account flagged for abuse is no refusal of this prompt)
+  if (status === 403) return Array.isArray(meta.reasons) || typeof meta.flagged_input === 'string' || /input was flagged|requires moderation/i.test(str(err.message) ?? '');
   if (status !== 400) return false;
   const inner = isObj(err.innererror) ? err.innererror : {};
   return err.code === 'content_filter' || inner.code === 'ResponsibleAIPolicyViolation' || err.code === 'invalid_prompt';
