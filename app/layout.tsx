@@ -23,7 +23,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             <span className="project" title={caller ? ctx.projectDir : undefined}>
               {ctx.projectName}
             </span>
-            {caller ? <Nav /> : null}
+            {caller ? <Nav admin={caller.role === 'admin'} /> : null}
             {ctx.simulate ? (
               <span className="badge badge-sim" data-testid="sim-badge" title="Every provider is routed to the in-process simulator">
                 simulated providers

@@ -11,11 +11,14 @@ const LINKS = [
   { href: '/providers', label: 'Providers' },
 ];
 
-export function Nav() {
+/** the audit trail: admins only (DESIGN: The dashboard, "Audit trail") */
+const AUDIT_LINK = { href: '/audit', label: 'Audit' };
+
+export function Nav({ admin = false }: { admin?: boolean }) {
   const path = usePathname() ?? '';
   const nav = (
     <nav className="nav" aria-label="Main">
-      {LINKS.map((l) => (
+      {(admin ? [...LINKS, AUDIT_LINK] : LINKS).map((l) => (
         <Link key={l.href} href={l.href} aria-current={path.startsWith(l.href) ? 'page' : undefined}>
           {l.label}
         </Link>

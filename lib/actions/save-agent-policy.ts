@@ -84,7 +84,7 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
     author,
     ...(pg && { snapshotId: saved.snapshotId }),
   });
-  await auditRequest(s.db, { kind: 'policy.saved', actor: who.caller.author, target: name, detail: { revision: revision.revision, snapshot: saved.snapshotId } });
+  await auditRequest(s.db, { kind: 'policy.saved', actor: who.caller.author, target: name, detail: { revision: revision.revision, ...(pg && { snapshot: saved.snapshotId }) } });
   const reload = await reloadProject();
   revalidatePath('/agents');
   revalidatePath(`/agents/${name}`);

@@ -5,6 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { listAudit } from '@/db/audit-queries';
 import { listPolicyRevisions } from '@/db/policy-queries';
 import { latestSnapshot, listSnapshots, pushSnapshot } from '@/db/snapshot-queries';
 import { checkProjectFiles } from '@/lib/project';
@@ -73,6 +74,8 @@ describe('the policy form in PostgreSQL mode', () => {
     const [rev] = await listPolicyRevisions(t.db, 'writer');
     expect(rev).toMatchObject({ revision: 1, author: 'dashboard', snapshotId: snap!.id, yaml: files['agents/writer.yaml'] });
     expect(rev!.diff).toContain('+  retries: 3');
+    // the audit trail names the revision and the snapshot it made; nobody was signed in (the dashboard is open)
+    expect((await listAudit(t.db, { kind: 'policy.saved' })).rows.map((r) => [r.actor, r.target, r.detail])).toEqual([[null, 'writer', { revision: 1, snapshot: snap!.id }]]);
 
     // the session runs the new snapshot; the folder on disk is not the project any more
     expect(s.snapshotId).toBe(snap!.id);
