@@ -34,7 +34,7 @@ const TOKEN_RE = /^aqven_[A-Za-z0-9_-]{43}$/;
 // because the login's email must stay an address better-auth's sign-in accepts.
 const NAME_RE = /^[a-z0-9](?:[a-z0-9_-]|\.(?!\.))*$/i;
 
-export type AccountErrorCode = 'E_NAME' | 'E_ROLE' | 'E_PASSWORD' | 'E_EXISTS' | 'E_NOT_FOUND' | 'E_LAST_ADMIN';
+export type AccountErrorCode = 'E_NAME' | 'E_ROLE' | 'E_PASSWORD' | 'E_EXISTS' | 'E_NOT_FOUND' | 'E_LAST_ADMIN' | 'E_LAST_USER';
 
 /** A refusal of the accounts layer, by code: the input is bad (E_NAME, E_ROLE, E_PASSWORD) or the stored state says no. */
 export class AccountError extends Error {
@@ -213,7 +213,9 @@ export async function createUser(db: Db, u: { name: string; role: string; passwo
 
 /**
  * Removes the user; their sessions and credential go with them (ON DELETE CASCADE). Refuses
- * (E_LAST_ADMIN) to remove the last admin while other users remain: nobody could manage them.
+ * (E_LAST_ADMIN) to remove the last admin while other users remain: nobody could manage them; and
+ * (E_LAST_USER) to remove the only user: with none, the dashboard would be open again to whatever
+ * reaches it from this machine — a reverse proxy on it too — so once accounts exist, one stays.
  * Resolves with how many sessions were signed out.
  */
 export async function removeUser(db: Db, name: string): Promise<{ name: string; signedOut: number }> {
@@ -223,6 +225,10 @@ export async function removeUser(db: Db, name: string): Promise<{ name: string; 
     await lockAccounts(db, q);
     const [user] = await q.select({ id: users.id, role: users.role }).from(users).where(eq(users.name, login)).limit(1);
     if (!user) throw new AccountError('E_NOT_FOUND', `no user named ${login}`);
+    const [anyOther] = await q.select({ id: users.id }).from(users).where(ne(users.id, user.id)).limit(1);
+    if (!anyOther) {
+      throw new AccountError('E_LAST_USER', `${login} is the only user: without one the dashboard opens to this machine without sign-in; add another admin first`);
+    }
     if (user.role === 'admin') {
       const [others] = await q.select({ n: count() }).from(users).where(ne(users.id, user.id));
       const [admins] = await q.select({ n: count() }).from(users).where(and(ne(users.id, user.id), eq(users.role, 'admin')));

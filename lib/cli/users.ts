@@ -56,6 +56,7 @@ const ACCOUNT_EXIT: Record<AccountErrorCode, number> = {
   E_EXISTS: EXIT_REFUSED,
   E_NOT_FOUND: EXIT_REFUSED,
   E_LAST_ADMIN: EXIT_REFUSED,
+  E_LAST_USER: EXIT_REFUSED,
 };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -276,7 +277,7 @@ export function registerUsers(program: Command, io: CliIo = processIo): Command 
 
   user
     .command('remove')
-    .description('remove a user and sign them out (never the last admin while other users remain)')
+    .description('remove a user and sign them out (never the only user, nor the last admin while other users remain)')
     .argument('<name>', 'login')
     .option('--project <dir>', PROJECT_OPTION)
     .action(async (name: string, opts: { project?: string }) => io.exit(await runUserRemove(name, opts, io)));

@@ -80,7 +80,7 @@ export async function callerOf(db: Db, h: Headers, opts: { tokens?: boolean; now
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(h.get('authorization') ?? '')?.[1];
   if (bearer) {
     if (!opts.tokens) return { why: 'token-not-here' };
-    const token = await tokenCaller(db, bearer, now);
+    const token = await tokenCaller(db, bearer, now, peerAddress(h));
     return token ? { kind: 'token', author: `token:${token.name}`, name: token.name, role: token.role } : { why: 'bad-token' };
   }
   if (!(await anyUser(db))) return fromThisMachine(h) ? OPEN : { why: 'no-account-remote' };

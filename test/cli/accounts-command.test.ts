@@ -105,14 +105,15 @@ describe('aqven user and aqven token over the project database', () => {
     expect(cli(['user', 'passwd', 'nobody'])).toMatchObject({ code: 1, err: 'aqven user passwd: no user named nobody\n' });
   });
 
-  it('user remove: never the last admin while others remain (exit 1); an unknown user exits 1', () => {
+  it('user remove: never the last admin while others remain, never the only user (exit 1); an unknown user exits 1', () => {
     expect(cli(['user', 'remove', 'ana'])).toMatchObject({ code: 1, out: '', err: 'aqven user remove: ana is the last admin and 2 other users remain: add another admin first\n' });
     expect(cli(['user', 'remove', 'bob'])).toMatchObject({ code: 0, out: 'user bob removed (0 sessions signed out)\n' });
     expect(cli(['user', 'remove', 'bob'])).toMatchObject({ code: 1, err: 'aqven user remove: no user named bob\n' });
     expect(cli(['user', 'remove', 'no way']).code).toBe(2);
     expect(cli(['user', 'remove', 'cy']).code).toBe(0);
-    expect(cli(['user', 'remove', 'ana']).code).toBe(0); // the last user of all may go
-    expect(cli(['user', 'list', '--json']).out).toBe('[]\n');
+    // never the only user: the dashboard would open again to whatever reaches it from this machine
+    expect(cli(['user', 'remove', 'ana'])).toMatchObject({ code: 1, err: 'aqven user remove: ana is the only user: without one the dashboard opens to this machine without sign-in; add another admin first\n' });
+    expect(JSON.parse(cli(['user', 'list', '--json']).out).map((u: { name: string }) => u.name)).toEqual(['ana']);
   });
 
   it('token create prints the token once; list never shows it or its hash; a revoked token names no caller', async () => {
