@@ -106,7 +106,7 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
             {fmtTokens(a.usage.inputTokens)} / {fmtTokens(a.usage.outputTokens)} tok
           </span>
           {a.usageUnknown ? (
-            <span className="usage-unknown" data-testid="usage-unknown" title="the reply was not read to its end (size limit, timeout or a break): the provider may have billed tokens not counted here">
+            <span className="usage-unknown" data-testid="usage-unknown" title="the provider did not report this attempt's usage (a reply not read to its end, or one that carried no usage): it may have billed tokens not counted here">
               usage unknown
             </span>
           ) : null}

@@ -80,8 +80,14 @@ export function RunHeader({ run, now }: { run: RunDetailResponse; now: number })
         <div>
           <dt>Cost</dt>
           <dd className="mono" data-testid="run-cost" data-usage-unknown={spend.total.usageUnknown}>
+            {spend.total.usageUnknown ? '≥ ' : ''}
             {fmtCost(spend.total.costUsd)}
-            {spend.total.usageUnknown ? <span className="muted" title="some attempts never had their usage reported: the totals are a lower bound"> at least</span> : null}
+            {spend.total.usageUnknown ? (
+              <span className="muted" title="some attempts never had their usage reported: the totals are a lower bound">
+                {' '}
+                · {spend.total.usageUnknown} attempt{spend.total.usageUnknown === 1 ? '' : 's'} without usage
+              </span>
+            ) : null}
           </dd>
         </div>
         <div className={spend.dropped.attempts ? 'dropped-box' : undefined} title="attempts whose response was dropped (retried, fell back, repaired): their tokens and cost still count">

@@ -67,6 +67,15 @@ describe('formatRun', () => {
     expect(text).toContain('tries: 200 connection, 503 retry-after 1000ms, timeout');
   });
 
+  it('a run with attempts whose usage is unknown prints its cost as a lower bound, counting them', () => {
+    const r = record({ outcome: 'ok', cause: null, action: 'none', usageUnknown: true });
+    r.usageUnknown = true;
+    r.usage = { inputTokens: 12, outputTokens: 3, costUsd: 0.00012 };
+    const head = formatRun(r).split('\n')[0]!;
+    expect(head).toContain('tokens ≥ 12 in / 3 out  cost ≥ $0.000120 (1 attempt without usage)');
+    expect(formatRun(r)).toMatch(/#1 openrouter:m .*usage unknown/);
+  });
+
   it('shows the escape codes of a provider error as \\u{…}, on its own line', () => {
     const text = formatRun(record({ error: { kind: 'provider', message: `${EVIL}\nsecond line` } }, { code: 'provider_error', node: 'classify', message: EVIL, hint: `try\u0008\u0008\u0008 again` } as RunRecord['error']));
     expect(text).toContain('[provider: \\u{001B}[31mRED\\u{001B}]0;pwned\\u{0007}\\u{000A}second line]');

@@ -56,8 +56,11 @@ export function formatRun(r: RunRecord): string {
   const out: string[] = [];
   // unfinished: running, or queued (no worker has taken it yet)
   const dur = r.finishedAt ? `${Date.parse(r.finishedAt) - Date.parse(r.startedAt)}ms` : r.status === 'queued' ? 'waiting for a worker' : r.status === 'running' ? 'running' : '-';
-  const unknown = r.usageUnknown ? ' (at least: some usage unknown)' : '';
-  out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${tokens(r.usage)}  cost ${usd(r.usage.costUsd)}${unknown}`);
+  // usage unknown, never zero (DESIGN: Transport retry and rate limits): the totals are a lower bound
+  const without = r.nodes.reduce((k, n) => k + n.attempts.filter((a) => a.usageUnknown).length, 0);
+  const atLeast = r.usageUnknown ? '≥ ' : '';
+  const unknown = r.usageUnknown ? ` (${without} attempt${without === 1 ? '' : 's'} without usage)` : '';
+  out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${atLeast}${tokens(r.usage)}  cost ${atLeast}${usd(r.usage.costUsd)}${unknown}`);
   // who started it and the project version (the hash's first 12 characters; `--json` has it whole)
   const origin = originLine(r);
   const mark = runKindMark(r);

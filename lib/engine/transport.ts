@@ -6,7 +6,7 @@
 import type { AdapterResult, ReportedUsage } from './adapter';
 import { backoffMs, TRANSPORT_BACKOFF_DEFAULT, transportBackoffMs } from './backoff';
 import { fmtDuration } from './duration-text';
-import { oneTry, TryAborted, type TryDeps, type TryFailure, type TryOutcome, type TryRequest } from './one-try';
+import { oneTry, TryAborted, usageSeen, type TryDeps, type TryFailure, type TryOutcome, type TryRequest } from './one-try';
 import { pauseFor429, type Acquired, type GateLease, type RateGate } from './rate-gate';
 import type { Clock, EngineEvent, ResolvedProvider, SharedPauses, TryRecord } from './types';
 
@@ -29,7 +29,7 @@ export type TransportResult =
       response: AdapterResult;
       tries: TryRecord[];
       usage: ReportedUsage[];
-      /** an earlier try's reply was not read to its end: the provider may have billed tokens `usage` lacks */
+      /** an earlier try's reply was not read to its end, or this one reported no usage: the provider may have billed tokens `usage` lacks */
       usageUnknown: boolean;
       streamedText: string | null;
     }
@@ -298,6 +298,8 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
       await record(tryRecord(tryNo, outcome, waitedMs, startedAt, clock, deps.scrub));
       if (outcome.kind === 'reply') {
         usage.push(outcome.response.usage);
+        // a whole reply that reports no usage (a compatible server ignoring include_usage) was billed all the same
+        if (!usageSeen(outcome.response.usage)) usageUnknown = true;
         return { ok: true, status: outcome.status, response: outcome.response, tries, usage, usageUnknown, streamedText: req.stream ? outcome.streamedText : null };
       }
       if (outcome.usage) usage.push(outcome.usage);

@@ -22,7 +22,7 @@ export interface Answer {
   /** step overrides of the wire values; null = send no finish reason at all */
   finishReason?: string | null;
   nativeFinishReason?: string;
-  usage: { input: number; output: number; thoughts: number };
+  usage: { input: number; output: number; thoughts: number; reported: boolean; billing: 'openai' | 'xai' };
 }
 
 export const LOREM =
@@ -96,6 +96,8 @@ function build(info: RequestInfo, step: ScriptStep | undefined, text: string, fi
       input: step?.usage?.input ?? info.inputTokens,
       output: step?.usage?.output ?? estimateTokens(text), // ceil(chars / 4); 0 for no text
       thoughts,
+      reported: step?.usage?.reported ?? true,
+      billing: step?.usage?.billing ?? 'openai',
     },
   };
 }

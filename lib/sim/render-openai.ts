@@ -69,7 +69,22 @@ function choiceError(a: Answer): Record<string, unknown> | undefined {
   return { code: 502, message: a.errorMessage ?? DEFAULT_PROVIDER_ERROR, metadata: { error_type: 'provider_error' } };
 }
 
-function usage(flavour: Flavour, a: Answer): Record<string, unknown> {
+/** The reply's `usage`, or undefined for a step whose usage is not reported (`usage.reported: false`). */
+function usage(flavour: Flavour, a: Answer): Record<string, unknown> | undefined {
+  if (!a.usage.reported) return undefined;
+  if (a.usage.billing === 'xai') {
+    // xAI: completion_tokens leaves the reasoning out, total_tokens counts it, and all of it is billed
+    const billed = a.usage.output + a.usage.thoughts;
+    return {
+      prompt_tokens: a.usage.input,
+      completion_tokens: a.usage.output,
+      total_tokens: a.usage.input + billed,
+      prompt_tokens_details: { text_tokens: a.usage.input, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: a.usage.thoughts, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      num_sources_used: 0,
+      cost_in_usd_ticks: Math.round(simCost(a.usage.input, billed) * 1e10),
+    };
+  }
   const completion = a.usage.output + a.usage.thoughts; // reasoning tokens are part of completion_tokens
   const base = {
     prompt_tokens: a.usage.input,
@@ -199,7 +214,8 @@ export function openaiRenderer(flavour: Flavour): Renderer {
       const frames = contentFrames(a, ctx, base);
       const finalDelta = or ? { role: 'assistant', content: '' } : {};
       frames.push(dataFrame(chunk(ctx, base, finalDelta, finishReason(a), { native: nativeFinishReason(a), error: choiceError(a) })));
-      if (ctx.info.includeUsage) frames.push(dataFrame({ ...base, choices: [], usage: usage(flavour, a) }));
+      const u = usage(flavour, a);
+      if (ctx.info.includeUsage && u) frames.push(dataFrame({ ...base, choices: [], usage: u }));
       frames.push({ data: 'data: [DONE]\n\n', tokens: 0 });
       return frames;
     },
@@ -207,7 +223,8 @@ export function openaiRenderer(flavour: Flavour): Renderer {
       const base = chunkBase(ctx);
       const frames = contentFrames(a, ctx, base);
       // OpenRouter sends usage on every stream; OpenAI only with stream_options.include_usage
-      if (or || ctx.info.includeUsage) frames.splice(or ? 2 : 1, 0, dataFrame({ ...base, choices: [], usage: usage(flavour, a) }));
+      const u = usage(flavour, a);
+      if ((or || ctx.info.includeUsage) && u) frames.splice(or ? 2 : 1, 0, dataFrame({ ...base, choices: [], usage: u }));
       return frames;
     },
     streamError(a, ctx) {

@@ -19,8 +19,13 @@ const probability = z.number().min(0).max(1);
 export const usageSchema = z.strictObject({
   input: count.optional(),
   output: count.optional(),
-  /** gemini only: thoughtsTokenCount (billed as output) */
+  /** reasoning tokens: gemini thoughtsTokenCount, openai/openrouter completion_tokens_details.reasoning_tokens (billed as output) */
   thoughts: count.optional(),
+  /** openai/openrouter: false sends no usage at all — a compatible server that ignores stream_options.include_usage */
+  reported: z.boolean().optional(),
+  /** openai: "xai" reports usage as xAI does — completion_tokens without the reasoning tokens (total_tokens
+   * counts them), and the charged cost as usage.cost_in_usd_ticks (1 USD = 1e10 ticks) */
+  billing: z.enum(['openai', 'xai']).optional(),
 });
 
 /** Bounds of the simulated latency: every wait is a Node timer (which fires at once past ~24.8 days). */
