@@ -26,7 +26,11 @@ export interface WireRequest {
 /** Usage as the provider reported it; costUsd null = the provider sent no cost (use the catalogue). */
 export interface ReportedUsage {
   inputTokens: number;
+  /** the billed output tokens, reasoning included whatever field the provider counts it in (WIRE.md) */
   outputTokens: number;
+  /** the reasoning ("thinking") tokens, when the provider states them apart — part of `outputTokens` */
+  reasoningTokens?: number;
+  /** what the provider says it charged (OpenRouter `usage.cost`, xAI `cost_in_usd_ticks`); null: not stated */
   costUsd: number | null;
 }
 

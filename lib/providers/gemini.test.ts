@@ -107,7 +107,7 @@ describe('gemini responses', () => {
         usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2, thoughtsTokenCount: 30 },
       }),
     );
-    expect(r).toMatchObject({ outcome: 'ok', text: 'hi', usage: { inputTokens: 10, outputTokens: 32 } });
+    expect(r).toMatchObject({ outcome: 'ok', text: 'hi', usage: { inputTokens: 10, outputTokens: 32, reasoningTokens: 30 } });
   });
 
   it('a blocked prompt is HTTP 200 with promptFeedback.blockReason → refusal', () => {

@@ -37,7 +37,8 @@ export function transientChunkError(err: unknown): StreamBreak['error'] | null {
 /** Thoughts are billed as output (WIRE.md). */
 function usageOf(u: unknown, prev?: ReportedUsage): ReportedUsage {
   if (!isObj(u)) return prev ?? { inputTokens: 0, outputTokens: 0, costUsd: null };
-  return { inputTokens: num(u.promptTokenCount), outputTokens: num(u.candidatesTokenCount) + num(u.thoughtsTokenCount), costUsd: null };
+  const thoughts = num(u.thoughtsTokenCount);
+  return { inputTokens: num(u.promptTokenCount), outputTokens: num(u.candidatesTokenCount) + thoughts, ...(thoughts > 0 && { reasoningTokens: thoughts }), costUsd: null };
 }
 
 function candidateText(c: Record<string, unknown> | undefined): string {

@@ -101,6 +101,38 @@ describe('openai responses', () => {
     expect(r).toMatchObject({ outcome: 'ok', text: 'hi', finishReason: 'stop', nativeFinishReason: 'STOP', usage: { inputTokens: 5, outputTokens: 2, costUsd: 0.0001 } });
   });
 
+  // Usage as xAI reports it (docs.x.ai "Cost Tracking"; public grok-3-mini replies): completion_tokens
+  // leaves the reasoning out, total_tokens counts it, and all of it is billed; the charged cost in
+  // cost_in_usd_ticks (1 USD = 1e10 ticks). Numbers are ours.
+  it('xAI: reasoning outside completion_tokens is billed output; cost_in_usd_ticks is the charged cost', () => {
+    const r = openaiAdapter.parseBody(
+      JSON.stringify({
+        choices: [{ index: 0, message: { role: 'assistant', content: '42' }, finish_reason: 'stop' }],
+        usage: {
+          prompt_tokens: 12,
+          completion_tokens: 1,
+          total_tokens: 303,
+          prompt_tokens_details: { text_tokens: 12, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 290, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+          num_sources_used: 0,
+          cost_in_usd_ticks: 1_477_000,
+        },
+      }),
+    );
+    expect(r.usage).toEqual({ inputTokens: 12, outputTokens: 291, reasoningTokens: 290, costUsd: 0.0001477 });
+  });
+
+  // OpenAI's reasoning models: completion_tokens already include completion_tokens_details.reasoning_tokens
+  it('OpenAI: reasoning tokens are part of completion_tokens, recorded apart, not added twice', () => {
+    const r = openaiAdapter.parseBody(
+      JSON.stringify({
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 20, completion_tokens: 150, total_tokens: 170, completion_tokens_details: { reasoning_tokens: 128 } },
+      }),
+    );
+    expect(r.usage).toEqual({ inputTokens: 20, outputTokens: 150, reasoningTokens: 128, costUsd: null });
+  });
+
   it('a choice error inside a 200 is error', () => {
     const r = openaiAdapter.parseBody(
       JSON.stringify({ choices: [{ index: 0, message: { content: null }, finish_reason: 'error', error: { code: 502, message: 'upstream broke' } }] }),

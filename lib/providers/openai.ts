@@ -49,12 +49,29 @@ export function transientError(err: unknown): StreamBreak['error'] | null {
   return null;
 }
 
+/** xAI states the charged cost in ticks: 1 USD = 1e10 ticks (docs.x.ai, "Cost Tracking"). */
+const TICKS_PER_USD = 1e10;
+
+/**
+ * The usage of a reply (WIRE.md, openai "Usage"). Billed output: OpenAI counts reasoning inside
+ * `completion_tokens`; xAI (and some compatible servers) leave it out, the sign being a
+ * `total_tokens` that exceeds `prompt_tokens + completion_tokens` by the reasoning — then it is added.
+ * The charged cost: OpenRouter's `cost` (USD), else xAI's `cost_in_usd_ticks`.
+ */
 function usageOf(u: unknown): ReportedUsage {
   if (!isObj(u)) return { inputTokens: 0, outputTokens: 0, costUsd: null };
+  const input = num(u.prompt_tokens);
+  const completion = num(u.completion_tokens);
+  const details = isObj(u.completion_tokens_details) ? u.completion_tokens_details : null;
+  const reasoning = details && typeof details.reasoning_tokens === 'number' && Number.isFinite(details.reasoning_tokens) ? details.reasoning_tokens : null;
+  const outside = reasoning !== null && reasoning > 0 && num(u.total_tokens) >= input + completion + reasoning;
+  const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+  const costUsd = finite(u.cost) ? u.cost : finite(u.cost_in_usd_ticks) ? u.cost_in_usd_ticks / TICKS_PER_USD : null;
   return {
-    inputTokens: num(u.prompt_tokens),
-    outputTokens: num(u.completion_tokens),
-    costUsd: typeof u.cost === 'number' && Number.isFinite(u.cost) ? u.cost : null,
+    inputTokens: input,
+    outputTokens: outside ? completion + reasoning : completion,
+    ...(reasoning !== null && reasoning > 0 && { reasoningTokens: reasoning }),
+    costUsd,
   };
 }
 

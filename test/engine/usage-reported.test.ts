@@ -27,3 +27,22 @@ describe.each([OPENAI, OPENROUTER])('$dialect: a complete answer that reports no
     expect(res.attempts[0]!.usage).toMatchObject({ inputTokens: 10, outputTokens: 3 });
   });
 });
+
+describe('reasoning tokens and the charged cost', () => {
+  it.each([false, true])('xAI-style usage (stream %s): the reasoning left out of completion_tokens is billed output; cost_in_usd_ticks is the cost', async (stream) => {
+    h.script({ [OPENAI.modelId]: [{ kind: 'ok', text: '42', usage: { input: 12, output: 1, thoughts: 290, billing: 'xai' } }] });
+    const res = await h.run(node([OPENAI.model], { stream }));
+    const a = res.attempts[0]!;
+    expect(a.usage.inputTokens).toBe(12);
+    expect(a.usage.outputTokens).toBe(291);
+    // the provider's charge (the simulator's price, 0.5 / 1.5 per Mtok), not the catalogue's 1 / 2
+    expect(a.usage.costUsd).toBeCloseTo((12 * 0.5 + 291 * 1.5) / 1e6, 12);
+  });
+
+  it('OpenAI-style usage: reasoning inside completion_tokens is counted once', async () => {
+    h.script({ [OPENAI.modelId]: [{ kind: 'ok', text: '42', usage: { input: 12, output: 1, thoughts: 290 } }] });
+    const res = await h.run(node([OPENAI.model]));
+    expect(res.attempts[0]!.usage).toMatchObject({ inputTokens: 12, outputTokens: 291 });
+    expect(res.attempts[0]!.usage.costUsd).toBeCloseTo((12 * 1 + 291 * 2) / 1e6, 12); // the catalogue
+  });
+});
