@@ -140,6 +140,8 @@ function attemptFacts(a: AttemptRow, tries: TransportTryRow[]): AttemptFacts {
     streamedText: a.streamedText,
     usage: { inputTokens: a.inputTokens, outputTokens: a.outputTokens, costUsd: a.costUsd },
     ...(a.usageUnknown && { usageUnknown: true }),
+    ...(a.reasoningTokens !== null && { reasoningTokens: a.reasoningTokens }),
+    costSource: a.costSource as AttemptRecord['costSource'],
     startedAt: a.startedAt,
     finishedAt: a.finishedAt,
     tries: tries.map((t) => ({

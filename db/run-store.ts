@@ -324,6 +324,8 @@ export function runStore(db: Db): RunStore {
     'outputTokens',
     'costUsd',
     'usageUnknown',
+    'reasoningTokens',
+    'costSource',
     'finishedAt',
     'failureSig',
   ] as const;
@@ -771,6 +773,8 @@ export function runStore(db: Db): RunStore {
       a.usage.outputTokens,
       a.usage.costUsd,
       a.usageUnknown ?? false,
+      a.reasoningTokens ?? null,
+      a.costSource ?? null,
       a.finishedAt,
       sig?.sig ?? null,
     ] as const; // attemptResult's order

@@ -151,6 +151,10 @@ export const attempts = pgTable(
     finishedAt: big('finished_at'),
     /** a failed or dropped attempt's failure signature (lib/shared/failure-signature.ts); null for an answer kept */
     failureSig: text('failure_sig'),
+    /** reasoning tokens the provider stated apart, part of output_tokens; null: none stated */
+    reasoningTokens: big('reasoning_tokens'),
+    /** whose price cost_usd is: 'provider' (its stated charge), 'catalogue'; null: neither — unknown when there are tokens */
+    costSource: text('cost_source'),
   },
   (t) => [
     index('attempts_failure_idx').on(t.failureSig, t.startedAt).where(sql`failure_sig IS NOT NULL`),

@@ -76,6 +76,15 @@ describe('formatRun', () => {
     expect(formatRun(r)).toMatch(/#1 openrouter:m .*usage unknown/);
   });
 
+  it('an attempt with tokens nobody priced says its cost is unknown, and the run total is a lower bound', () => {
+    const r = record({ outcome: 'ok', cause: null, action: 'none', usage: { inputTokens: 12, outputTokens: 3, costUsd: 0 }, costSource: 'none', reasoningTokens: 2 });
+    r.usage = { inputTokens: 12, outputTokens: 3, costUsd: 0 };
+    const text = formatRun(r);
+    expect(text.split('\n')[0]).toContain('cost ≥ $0.000000 (1 attempt without a price)');
+    expect(text).toMatch(/#1 openrouter:m .* cost unknown \(unpriced\)/);
+    expect(text).toMatch(/#1 openrouter:m .* 2 reasoning tokens/);
+  });
+
   it('shows the escape codes of a provider error as \\u{…}, on its own line', () => {
     const text = formatRun(record({ error: { kind: 'provider', message: `${EVIL}\nsecond line` } }, { code: 'provider_error', node: 'classify', message: EVIL, hint: `try\u0008\u0008\u0008 again` } as RunRecord['error']));
     expect(text).toContain('[provider: \\u{001B}[31mRED\\u{001B}]0;pwned\\u{0007}\\u{000A}second line]');

@@ -19,6 +19,11 @@ function usageNote(a: RunRecord['nodes'][number]['attempts'][number]): string {
   return '  usage unknown';
 }
 
+/** an unpriced model's cost is unknown, never $0; reasoning tokens said apart (part of the output) */
+function costNote(a: RunRecord['nodes'][number]['attempts'][number]): string {
+  return `${a.costSource === 'none' ? '  cost unknown (unpriced)' : ''}${a.reasoningTokens ? `  ${a.reasoningTokens} reasoning tokens` : ''}`;
+}
+
 /** What a run that is no plain flow run is: `replay of 0a9ba381 · node draft`, `limits probe`; null for a flow run. */
 export function runKindMark(r: Pick<RunRecord, 'kind' | 'replayOf' | 'replayNode'>): string | null {
   if (r.kind === 'limits') return 'limits probe';
@@ -57,9 +62,13 @@ export function formatRun(r: RunRecord): string {
   // unfinished: running, or queued (no worker has taken it yet)
   const dur = r.finishedAt ? `${Date.parse(r.finishedAt) - Date.parse(r.startedAt)}ms` : r.status === 'queued' ? 'waiting for a worker' : r.status === 'running' ? 'running' : '-';
   // usage unknown, never zero (DESIGN: Transport retry and rate limits): the totals are a lower bound
-  const without = r.nodes.reduce((k, n) => k + n.attempts.filter((a) => a.usageUnknown).length, 0);
-  const atLeast = r.usageUnknown ? '≥ ' : '';
-  const unknown = r.usageUnknown ? ` (${without} attempt${without === 1 ? '' : 's'} without usage)` : '';
+  const count = (f: (a: AttemptJson) => boolean) => r.nodes.reduce((k, n) => k + n.attempts.filter(f).length, 0);
+  const plural = (k: number, what: string) => `${k} attempt${k === 1 ? '' : 's'} ${what}`;
+  const without = count((a) => a.usageUnknown);
+  const unpriced = count((a) => a.costSource === 'none');
+  const atLeast = r.usageUnknown || unpriced ? '≥ ' : '';
+  const notes = [without ? plural(without, 'without usage') : null, unpriced ? plural(unpriced, 'without a price') : null].filter((x) => x !== null);
+  const unknown = notes.length ? ` (${notes.join(', ')})` : '';
   out.push(`run ${r.id}  flow ${r.flow}  ${r.status.toUpperCase()}  ${dur}  tokens ${atLeast}${tokens(r.usage)}  cost ${atLeast}${usd(r.usage.costUsd)}${unknown}`);
   // who started it and the project version (the hash's first 12 characters; `--json` has it whole)
   const origin = originLine(r);
@@ -74,7 +83,7 @@ export function formatRun(r: RunRecord): string {
       const detail = a.error && a.error.kind !== a.cause ? `  [${a.error.kind}: ${printable(a.error.message)}]` : '';
       out.push(
         `    #${a.seq} ${a.model}  ${a.outcome ?? 'in flight'}${finishText(a)}${a.finishNote ? `  note: ${printable(a.finishNote)}` : ''}` +
-          `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}  ${answerText(a, n.budget.models[a.chainIndex]?.limit)}${a.discarded ? '  discarded' : ''}${usageNote(a)}` +
+          `${a.cause ? `  cause ${a.cause}` : ''}  action ${a.action ?? '-'}  ${answerText(a, n.budget.models[a.chainIndex]?.limit)}${a.discarded ? '  discarded' : ''}${usageNote(a)}${costNote(a)}` +
           `  ${a.latencyMs ?? '-'}ms  tries: ${tries || '-'}${detail}`,
       );
     }

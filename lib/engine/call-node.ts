@@ -13,7 +13,7 @@ import { defaultRateGate, type RateGate } from './rate-gate';
 import { KEY_MARK, scrubSecret, type ScrubOptions } from './secrets';
 import { runTransport, TransportAborted, type TransportResult } from './transport';
 import type { AttemptRecord, AttemptRefusal, Clock, EngineEvent, Message, ModelPrice, NodeCall, NodePolicy, NodeResult, Outcome, PriorAttempt, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
-import { priceUsage, sumUsage } from './usage';
+import { costSourceOf, priceUsage, reasoningOf, sumUsage } from './usage';
 import { compileSchema, validateOutput } from './validate';
 
 export interface RedactFullOptions {
@@ -267,10 +267,13 @@ function attemptRecord(f: AttemptFacts): AttemptRecord {
     streamedText: rawStreamed === null ? null : discarded ? scrub(rawStreamed) : f.full ? j.text : rawStreamed,
     usage: sumUsage(f.tr.usage.map((u) => priceUsage(u, price))),
     ...(f.tr.usageUnknown && { usageUnknown: true }),
+    costSource: costSourceOf(f.tr.usage, price),
     startedAt: f.startedAt,
     finishedAt: f.finishedAt,
     tries: f.tr.tries,
   };
+  const reasoning = reasoningOf(f.tr.usage);
+  if (reasoning !== undefined) record.reasoningTokens = reasoning;
   if (j.nativeFinishReason !== null) record.nativeFinishReason = j.nativeFinishReason;
   if (j.note !== null) record.finishNote = j.note;
   return record;

@@ -152,10 +152,18 @@ export interface AttemptRecord {
   /** set (true) when a reply was not read to its end (size limit, timeout or break after the
    * headers): the provider may have billed tokens that `usage` does not count — never read as zero */
   usageUnknown?: boolean;
+  /** reasoning tokens the provider stated apart (part of `usage.outputTokens`); absent: none stated */
+  reasoningTokens?: number;
+  /** whose price `usage.costUsd` is (DESIGN: "The provider's own cost first"): the charge the provider
+   * stated, the catalogue's, `none` — tokens neither prices (an unpriced model: the cost is unknown, not $0);
+   * null: nothing to price (or recorded before it was kept) */
+  costSource?: CostSource;
   startedAt: number;
   finishedAt: number;
   tries: TryRecord[];
 }
+
+export type CostSource = 'provider' | 'catalogue' | 'none' | null;
 
 /**
  * A refusal to send the next attempt, from outside the engine (CallNodeDeps.admit): the node ends

@@ -2,7 +2,7 @@
 // policies, repair and budgets). The engine sums exactly; what is stored and shown is rounded once,
 // by `roundCost`, so a live sum and one read back from the database print the same.
 import type { ReportedUsage } from './adapter';
-import type { ModelPrice, UsageTotals } from './types';
+import type { CostSource, ModelPrice, UsageTotals } from './types';
 
 export const ZERO_USAGE: UsageTotals = Object.freeze({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
@@ -35,4 +35,27 @@ export function priceUsage(u: ReportedUsage, price: ModelPrice | undefined): Usa
   const costUsd =
     u.costUsd ?? (u.inputTokens * (price?.inputPerMtok ?? 0) + u.outputTokens * (price?.outputPerMtok ?? 0)) / 1e6;
   return { inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd };
+}
+
+/** Whether the catalogue prices both input and output of a model. */
+export function priced(price: ModelPrice | undefined): boolean {
+  return price?.inputPerMtok !== undefined && price.outputPerMtok !== undefined;
+}
+
+/**
+ * Whose price an attempt's cost is, over its tries: `provider` when every try that reported tokens
+ * stated its charge, `catalogue` when the catalogue priced some; `none` when some try's tokens had
+ * neither (an unpriced model: its cost is unknown, never $0); null when no try reported anything.
+ */
+export function costSourceOf(tries: readonly ReportedUsage[], price: ModelPrice | undefined): CostSource {
+  const billed = tries.filter((u) => u.costUsd !== null || u.inputTokens > 0 || u.outputTokens > 0);
+  if (billed.length === 0) return null;
+  if (billed.every((u) => u.costUsd !== null)) return 'provider';
+  return priced(price) ? 'catalogue' : 'none';
+}
+
+/** The reasoning tokens stated over an attempt's tries; undefined when no try stated any. */
+export function reasoningOf(tries: readonly ReportedUsage[]): number | undefined {
+  const stated = tries.filter((u) => u.reasoningTokens !== undefined);
+  return stated.length ? stated.reduce((n, u) => n + (u.reasoningTokens ?? 0), 0) : undefined;
 }

@@ -33,8 +33,12 @@ export interface AttemptJson {
   action: string | null;
   discarded: boolean;
   usage: UsageJson;
-  /** the reply was not read to its end (size limit, timeout, break): `usage` is a lower bound, never a zero to trust */
+  /** the reply was not read to its end (size limit, timeout, break), or reported no usage: `usage` is a lower bound, never a zero to trust */
   usageUnknown: boolean;
+  /** reasoning tokens the provider stated apart (part of `usage.outputTokens`); null: none stated */
+  reasoningTokens: number | null;
+  /** whose price `usage.costUsd` is: `provider` (its stated charge), `catalogue`, `none` — neither: the cost is unknown (an unpriced model), not $0; null: nothing to price, or recorded before it was kept */
+  costSource: 'provider' | 'catalogue' | 'none' | null;
   /**
    * the usage of a reply cut off after a 2xx, looked up from the provider afterwards (DESIGN: Usage
    * unknown, never zero): `pending` while some lookup waits, else `gave_up` when one was given up,
@@ -117,6 +121,8 @@ function attemptJson(a: AttemptFacts): AttemptJson {
     discarded: a.discarded,
     usage: { ...a.usage, costUsd: roundCost(a.usage.costUsd) },
     usageUnknown: a.usageUnknown === true,
+    reasoningTokens: a.reasoningTokens ?? null,
+    costSource: a.costSource ?? null,
     usageLookup: usageLookupOf(a.tries),
     latencyMs: a.finishedAt == null ? null : a.finishedAt - a.startedAt,
     error: a.error

@@ -46,3 +46,25 @@ describe('reasoning tokens and the charged cost', () => {
     expect(res.attempts[0]!.usage.costUsd).toBeCloseTo((12 * 1 + 291 * 2) / 1e6, 12); // the catalogue
   });
 });
+
+describe('the attempt says whose price its cost is, and its reasoning tokens', () => {
+  it('the provider stated what it charged: costSource provider; reasoning tokens kept apart', async () => {
+    h.script({ [OPENAI.modelId]: [{ kind: 'ok', text: '42', usage: { input: 12, output: 1, thoughts: 290, billing: 'xai' } }] });
+    const a = (await h.run(node([OPENAI.model]))).attempts[0]!;
+    expect(a).toMatchObject({ costSource: 'provider', reasoningTokens: 290 });
+  });
+
+  it('no cost on the wire: the catalogue prices it', async () => {
+    h.script({ [OPENAI.modelId]: [{ kind: 'ok', text: '42', usage: { input: 12, output: 3 } }] });
+    const a = (await h.run(node([OPENAI.model]))).attempts[0]!;
+    expect(a.costSource).toBe('catalogue');
+    expect(a.reasoningTokens).toBeUndefined();
+  });
+
+  it('a model the catalogue does not price, with no cost on the wire: its cost is unknown, not $0', async () => {
+    h.script({ 'unpriced-model': [{ kind: 'ok', text: '42', usage: { input: 12, output: 3 } }] });
+    const a = (await h.run(node(['openai:unpriced-model']))).attempts[0]!;
+    expect(a.outcome).toBe('ok');
+    expect(a.costSource).toBe('none');
+  });
+});

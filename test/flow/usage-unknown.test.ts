@@ -31,3 +31,17 @@ describe('usage unknown', () => {
     expect(text.split('\n')[0]).toMatch(/cost ≥ \$[0-9.]+ \(1 attempt without usage\)/);
   });
 });
+
+describe('reasoning tokens and whose price the cost is, stored', () => {
+  it('an OpenRouter answer: its stated cost (costSource provider) and its reasoning tokens survive the database', async () => {
+    w = await world({
+      [FLASH_LITE]: [{ kind: 'ok' }],
+      [GPT_OSS]: [{ kind: 'ok', text: 'A short reply.', usage: { input: 40, output: 10, thoughts: 25 } }],
+    });
+    const rec = await w.run('triage', { ticket: 'The export button crashes.' });
+    const stored = (await getRunRecord(w.db, rec.id))!;
+    const a = stored.nodes.find((n) => n.id === 'draft')!.attempts[0]!;
+    expect(a).toMatchObject({ costSource: 'provider', reasoningTokens: 25, usage: { inputTokens: 40, outputTokens: 35 } });
+    expect(stored.nodes.find((n) => n.id === 'classify')!.attempts[0]!.reasoningTokens).toBeNull();
+  });
+});
