@@ -56,6 +56,19 @@ export function onBuiltInHost(url: string): boolean {
   }
 }
 
+/** Hosts whose openai-protocol replies state what was charged: OpenRouter `usage.cost`, xAI `usage.cost_in_usd_ticks` (WIRE.md). */
+const COST_STATING_HOSTS = new Set(['openrouter.ai', 'api.x.ai']);
+
+/** The provider states each reply's cost itself: its catalogue price is only a fallback (DESIGN: "The provider's own cost first"). */
+export function statesItsCost(provider: Pick<ResolvedProvider, 'api' | 'baseUrl'>): boolean {
+  if (provider.api !== 'openai') return false;
+  try {
+    return COST_STATING_HOSTS.has(new URL(provider.baseUrl).hostname);
+  } catch {
+    return false;
+  }
+}
+
 export function builtInProviderBase(name: string): BuiltIn | undefined {
   return Object.hasOwn(BUILT_INS, name) ? BUILT_INS[name] : undefined;
 }

@@ -179,7 +179,7 @@ const rows: Row[] = [
     code: 'E_PROVIDER',
     good: {
       'agents/helper.yaml': agent('model: "acme:big-model"\n'),
-      'providers/acme.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n',
+      'providers/acme.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\nmodels:\n  "big-model": { input_per_mtok: 1, output_per_mtok: 2 }\n',
     },
     bad: { 'agents/helper.yaml': agent('model: "acme:big-model"\n') },
     file: 'agents/helper.yaml',
@@ -192,7 +192,7 @@ const rows: Row[] = [
     code: 'E_STRICT',
     good: {
       'agents/helper.yaml': agent('model: "local:m"\noutput:\n  strict: false\n'),
-      'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\n',
+      'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\nmodels:\n  "m": { input_per_mtok: 0, output_per_mtok: 0 }\n',
     },
     bad: {
       'agents/helper.yaml': agent('model: "local:m"\noutput:\n  strict: true\n'),
@@ -369,6 +369,24 @@ const rows: Row[] = [
     path: ['model'],
     needle: '"openrouter:openai/gpt-oss-20b"',
     message: /OPENROUTER_API_KEY is not set/,
+  },
+  {
+    name: 'a model the catalogue does not price, on a provider that states no cost',
+    code: 'W_UNPRICED',
+    good: {
+      'agents/helper.yaml': agent('model: "anthropic:claude-sonnet-4-5"\n'),
+      'providers/anthropic.yaml':
+        'apiVersion: "aqven/v1"\nkind: "Provider"\nname: "anthropic"\napi: "anthropic"\napi_key_env: "OPENROUTER_API_KEY"\nmodels:\n  "claude-sonnet-4-5": { input_per_mtok: 3, output_per_mtok: 15 }\n',
+    },
+    bad: {
+      'agents/helper.yaml': agent('model: "openrouter:openai/gpt-oss-20b"\nfallback_models:\n- "anthropic:claude-haiku-4-5"\n'),
+      'providers/anthropic.yaml':
+        'apiVersion: "aqven/v1"\nkind: "Provider"\nname: "anthropic"\napi: "anthropic"\napi_key_env: "OPENROUTER_API_KEY"\nmodels:\n  "claude-sonnet-4-5": { input_per_mtok: 3, output_per_mtok: 15 }\n',
+    },
+    file: 'agents/helper.yaml',
+    path: ['fallback_models', 0],
+    needle: '"anthropic:claude-haiku-4-5"',
+    message: /"anthropic:claude-haiku-4-5" has no price in the catalogue/,
   },
 ];
 

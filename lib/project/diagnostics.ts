@@ -19,6 +19,7 @@ export type CheckCode =
   | 'E_LIMIT'
   | 'E_MORE'
   | 'W_API_KEY'
+  | 'W_UNPRICED'
   | 'W_SCHEMA_LIMIT';
 
 export const CHECK_CODES: readonly CheckCode[] = [
@@ -37,6 +38,7 @@ export const CHECK_CODES: readonly CheckCode[] = [
   'E_LIMIT',
   'E_MORE',
   'W_API_KEY',
+  'W_UNPRICED',
   // needs a database of measured limits: `aqven check` adds it (lib/project/schema-limits.ts)
   'W_SCHEMA_LIMIT',
 ];

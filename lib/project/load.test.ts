@@ -159,7 +159,9 @@ describe('loadProject', () => {
       'agents/other.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "google:gemini-2.5-pro"\n',
     });
     const env = { ...KEY, GEMINI_API_KEY: 'g', AQVEN_PROVIDER_HOSTS: 'openrouter.ai,*.internal' };
-    const { project, diagnostics } = await loadProject(dir, { env });
+    const { project, diagnostics: all } = await loadProject(dir, { env });
+    // the unpriced models' W_UNPRICED warnings are lib/project/check-codes.test.ts's
+    const diagnostics = all.filter((d) => d.code !== 'W_UNPRICED');
     expect(project).toBeNull();
     expect(diagnostics.map((d) => [d.file, d.line, d.col, d.code, d.path, d.message])).toEqual([
       ['providers/evil.yaml', 4, 11, 'E_PROVIDER_HOST', ['base_url'], 'the base_url of providers/evil.yaml is on host evil.example, which is not in AQVEN_PROVIDER_HOSTS (openrouter.ai, *.internal): no request may go there'],
@@ -174,7 +176,7 @@ describe('loadProject', () => {
     ]);
     expect(diagnostics[0].hint).toBe('add evil.example to AQVEN_PROVIDER_HOSTS, or point base_url at a listed host');
     // unset, the same files load
-    expect((await loadProject(dir, { env: { ...KEY, GEMINI_API_KEY: 'g' } })).diagnostics).toEqual([]);
+    expect((await loadProject(dir, { env: { ...KEY, GEMINI_API_KEY: 'g' } })).diagnostics.filter((d) => d.code !== 'W_UNPRICED')).toEqual([]);
   });
 
   it('reports an unset ${VAR} without a default at its value', async () => {

@@ -4,7 +4,8 @@
 // collected, so one `aqven check` shows them all.
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { ResolvedProvider } from '../engine/types';
-import { BUILT_IN_PROVIDER_NAMES, builtInProvider, builtInProviderBase, PROVIDER_DEFAULTS } from './builtin-providers';
+import { BUILT_IN_PROVIDER_NAMES, builtInProvider, builtInProviderBase, PROVIDER_DEFAULTS, statesItsCost } from './builtin-providers';
+import { priced } from '../engine/usage';
 import { type FlowContext, flowDiagnostics } from './check-flows';
 import { own } from '../shared/own';
 import { capDiagnostics, type Diagnostic, hasErrors } from './diagnostics';
@@ -259,12 +260,21 @@ async function loadProviders(root: string, read: Read, env: Env): Promise<Loaded
 /** Where a provider is first named by a model string, and by which agents: for W_API_KEY. */
 type ProviderUse = Map<string, { src: YamlSource; path: PathSegment[]; agents: string[] }>;
 
-async function loadAgents(root: string, read: Read, ctx: Required<AgentContext>): Promise<{ agents: Record<string, AgentDef>; names: Set<string>; used: ProviderUse; diagnostics: Diagnostic[] }> {
+/** Each model string of an agent's chain, where it is written: for W_UNPRICED. */
+interface ModelUse {
+  src: YamlSource;
+  path: PathSegment[];
+  model: string;
+  agent: string;
+}
+
+async function loadAgents(root: string, read: Read, ctx: Required<AgentContext>): Promise<{ agents: Record<string, AgentDef>; names: Set<string>; used: ProviderUse; models: ModelUse[]; diagnostics: Diagnostic[] }> {
   const agents: Record<string, AgentDef> = {};
   const files = duplicates(await yamlFiles(root, 'agents'));
   const diagnostics = [...files.diagnostics];
   const names = new Set(files.unique.map(fileStem));
   const used: ProviderUse = new Map();
+  const models: ModelUse[] = [];
   for (const file of files.unique) {
     const text = await read(file);
     if (typeof text !== 'string') {
@@ -277,13 +287,14 @@ async function loadAgents(root: string, read: Read, ctx: Required<AgentContext>)
     agents[agent.name] = agent;
     [agent.model, ...agent.fallbackModels].forEach((model, i) => {
       const provider = parseModelString(model)!.provider;
+      models.push({ src, path: i === 0 ? ['model'] : ['fallback_models', i - 1], model, agent: agent.name });
       const use = used.get(provider);
       if (use) {
         if (!use.agents.includes(agent.name)) use.agents.push(agent.name);
       } else used.set(provider, { src, path: i === 0 ? ['model'] : ['fallback_models', i - 1], agents: [agent.name] });
     });
   }
-  return { agents, names, used, diagnostics };
+  return { agents, names, used, models, diagnostics };
 }
 
 async function loadFlows(root: string, read: Read, ctx: FlowContext): Promise<{ flows: Record<string, FlowDef>; diagnostics: Diagnostic[] }> {
@@ -315,6 +326,28 @@ function apiKeyWarnings(used: ProviderUse, loaded: LoadedProviders, env: Env): D
         inFile ? ['api_key_env'] : use.path,
         `${provider.apiKeyEnv} is not set: provider "${name}" (used by ${use.agents.map((a) => `agents/${a}`).join(', ')}) cannot be called`,
         `export ${provider.apiKeyEnv}=… before \`aqven run\`, or run with --simulate`,
+      ),
+    );
+  }
+  return out;
+}
+
+/**
+ * W_UNPRICED (DESIGN: "The provider's own cost first"): a model the catalogue does not price, on a
+ * provider that states no cost with its replies — its cost would be unknown, never $0.
+ */
+function unpricedWarnings(models: readonly ModelUse[], loaded: LoadedProviders): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const use of models) {
+    const ref = parseModelString(use.model);
+    const provider = ref ? own(loaded.providers, ref.provider) : undefined;
+    if (!ref || !provider || statesItsCost(provider) || priced(own(provider.models, ref.modelId))) continue;
+    out.push(
+      use.src.diagnosticAt(
+        'W_UNPRICED',
+        use.path,
+        `"${quote(use.model)}" has no price in the catalogue and provider "${ref.provider}" states no cost: its attempts' cost will be unknown, not $0`,
+        `add "${quote(ref.modelId)}": { input_per_mtok: …, output_per_mtok: … } under models: in providers/${ref.provider}.yaml`,
       ),
     );
   }
@@ -380,7 +413,7 @@ export async function loadProject(dir: string, opts: LoadOptions = {}): Promise<
   const providers = await loadProviders(root, read, env);
   const agents = await loadAgents(root, read, { providers: providers.providers, brokenProviders: providers.broken });
   const flows = await loadFlows(root, read, { agents: agents.names });
-  diagnostics.push(...providers.diagnostics, ...agents.diagnostics, ...flows.diagnostics, ...providerHostErrors(agents.used, providers, env), ...apiKeyWarnings(agents.used, providers, env));
+  diagnostics.push(...providers.diagnostics, ...agents.diagnostics, ...flows.diagnostics, ...providerHostErrors(agents.used, providers, env), ...apiKeyWarnings(agents.used, providers, env), ...unpricedWarnings(agents.models, providers));
 
   // at most LIMITS.diagnosticsPerFile errors per file, the rest counted in one E_MORE
   const sorted = capDiagnostics(diagnostics);
