@@ -115,7 +115,14 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
               {lookup.text}
             </span>
           ) : null}
-          <span>{fmtCost(a.usage.costUsd)}</span>
+          {a.costSource === 'none' ? (
+            <span className="usage-unknown" data-testid="cost-unknown" title="no price in the catalogue, and the provider states no cost: the cost is unknown, not $0">
+              cost unknown
+            </span>
+          ) : (
+            <span title={a.costSource === 'provider' ? 'the cost the provider stated it charged' : a.costSource === 'catalogue' ? 'priced by the catalogue' : undefined}>{fmtCost(a.usage.costUsd)}</span>
+          )}
+          {a.reasoningTokens ? <span title="reasoning tokens, part of the output tokens">{fmtTokens(a.reasoningTokens)} reasoning</span> : null}
           <span title="latency">{fmtMs(end - a.startedAt)}</span>
           {waited > 0 ? <span title="time spent waiting between or before transport tries">waited {fmtMs(waited)}</span> : null}
         </span>

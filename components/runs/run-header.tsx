@@ -80,12 +80,18 @@ export function RunHeader({ run, now }: { run: RunDetailResponse; now: number })
         <div>
           <dt>Cost</dt>
           <dd className="mono" data-testid="run-cost" data-usage-unknown={spend.total.usageUnknown}>
-            {spend.total.usageUnknown ? '≥ ' : ''}
+            {spend.total.usageUnknown || spend.total.unpriced ? '≥ ' : ''}
             {fmtCost(spend.total.costUsd)}
             {spend.total.usageUnknown ? (
               <span className="muted" title="some attempts never had their usage reported: the totals are a lower bound">
                 {' '}
                 · {spend.total.usageUnknown} attempt{spend.total.usageUnknown === 1 ? '' : 's'} without usage
+              </span>
+            ) : null}
+            {spend.total.unpriced ? (
+              <span className="muted" title="some attempts' models have no price in the catalogue and their provider states no cost: their cost is unknown, not $0">
+                {' '}
+                · {spend.total.unpriced} attempt{spend.total.unpriced === 1 ? '' : 's'} without a price
               </span>
             ) : null}
           </dd>

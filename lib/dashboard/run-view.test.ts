@@ -50,7 +50,7 @@ describe('chainModels', () => {
 describe('runSpend', () => {
   it('counts dropped attempts apart from the total', () => {
     const s = runSpend({ nodes: [node({ attempts: [attempt(1, { action: 'retry', cause: 'truncated', outcome: 'truncated', discarded: true }), attempt(2)] })] });
-    expect(s.total).toEqual({ inputTokens: 20, outputTokens: 10, costUsd: 0.002, usageUnknown: 0 });
+    expect(s.total).toEqual({ inputTokens: 20, outputTokens: 10, costUsd: 0.002, usageUnknown: 0, unpriced: 0 });
     expect(s.dropped).toEqual({ inputTokens: 10, outputTokens: 5, costUsd: 0.001, attempts: 1, usageUnknown: 0 });
   });
 
@@ -59,6 +59,12 @@ describe('runSpend', () => {
     const s = runSpend({ nodes: [node({ attempts: [cut, attempt(2)] })] });
     expect(s.total).toMatchObject({ inputTokens: 10, usageUnknown: 1 });
     expect(s.dropped).toMatchObject({ attempts: 1, usageUnknown: 1 });
+  });
+
+  it('counts the attempts no price covers (an unpriced model): their cost is unknown, the total a lower bound', () => {
+    const unpriced = attempt(1, { costSource: 'none' });
+    const s = runSpend({ nodes: [node({ attempts: [unpriced, attempt(2, { costSource: 'catalogue' })] })] });
+    expect(s.total).toMatchObject({ unpriced: 1 });
   });
 });
 

@@ -77,8 +77,9 @@ export function chainModels(node: Pick<NodeFacts, 'status' | 'attempts' | 'polic
 }
 
 export interface Spend {
-  /** `usageUnknown`: attempts whose usage the provider never reported — the totals are a lower bound */
-  total: UsageTotals & { usageUnknown: number };
+  /** `usageUnknown`: attempts whose usage the provider never reported; `unpriced`: attempts with tokens
+   * no price covers (costSource `none`) — either makes the totals a lower bound */
+  total: UsageTotals & { usageUnknown: number; unpriced: number };
   /** attempts whose response was dropped (retried, fell back, repaired): tokens still paid for */
   dropped: UsageTotals & { attempts: number; usageUnknown: number };
 }
@@ -88,7 +89,7 @@ export function runSpend(run: Pick<RunFacts, 'nodes'>): Spend {
   const dropped = all.filter(isDropped);
   const unknown = (as: typeof all) => as.filter((a) => a.usageUnknown).length;
   return {
-    total: { ...sumUsageRounded(all.map((a) => a.usage)), usageUnknown: unknown(all) },
+    total: { ...sumUsageRounded(all.map((a) => a.usage)), usageUnknown: unknown(all), unpriced: all.filter((a) => a.costSource === 'none').length },
     dropped: { ...sumUsageRounded(dropped.map((a) => a.usage)), attempts: dropped.length, usageUnknown: unknown(dropped) },
   };
 }
