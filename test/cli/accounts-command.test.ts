@@ -20,7 +20,8 @@ beforeAll(ensureCliBuilt, 120_000);
 const SQLITE_ENV = { AQVEN_DATABASE_URL: undefined, AQVEN_PUBLIC_URL: undefined, PORT: undefined };
 const GENERATED = /^password: ([A-Za-z0-9_-]{24})$/m;
 
-describe('aqven user and aqven token over the project database', () => {
+// each test runs the CLI several times (about 1 s each when the machine is quiet): 60 s leaves a busy machine room
+describe('aqven user and aqven token over the project database', { timeout: 60_000 }, () => {
   const dir = copyShowcase();
   const file = join(dir, '.aqven', 'aqven.db');
   const cli = (args: string[], input?: string) => aqven([...args, '--project', dir], SQLITE_ENV, input === undefined ? {} : { input });
@@ -215,7 +216,7 @@ describe('aqven user and aqven token over the project database', () => {
   });
 });
 
-describe('aqven user over AQVEN_DATABASE_URL', () => {
+describe('aqven user over AQVEN_DATABASE_URL', { timeout: 60_000 }, () => {
   let t: TestDb;
   beforeAll(async () => {
     t = await openTestDb('pg');
