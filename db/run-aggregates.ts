@@ -11,10 +11,9 @@ import { excluded } from './typed-sql';
 import type { AgentDailyRow, FailureDailyRow, NodeDailyRow } from './schema';
 import type { Db, Orm, Tables } from './types';
 
-export const DAY_MS = 86_400_000;
-
-/** the start of the UTC day of `ms`: the `day` key of the daily tables */
-export const utcDay = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
+// the daily tables key each row by the start of its UTC day
+import { utcDay } from '@/lib/shared/utc-day';
+export { DAY_MS, utcDay } from '@/lib/shared/utc-day';
 
 /**
  * Longest body of a search document, in characters (8 KiB of ASCII): a search finds a run by the

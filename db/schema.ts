@@ -402,7 +402,7 @@ export type ApiTokenRow = typeof apiTokens.$inferSelect;
 
 /** Fixed-window counters shared by every server process: login attempts, runs started per caller. */
 export const requestLimits = sqliteTable('request_limits', {
-  /** what is counted, e.g. `login:user:ana`, `login:addr:10.0.0.7`, `runs:token:<id>` */
+  /** what is counted, e.g. `login:acct:ana@10.0.0.7`, `login:addr:10.0.0.7`, `runs:token:<id>` */
   key: text('key').primaryKey(),
   windowStart: integer('window_start').notNull(),
   count: integer('count').notNull(),

@@ -19,7 +19,4 @@ export function settingsKey(s: LimitSettings): string {
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
-/** YYYY-MM-DD of `ms`, UTC */
-export function utcDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
+export { utcDate } from '@/lib/shared/utc-day';

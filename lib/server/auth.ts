@@ -139,7 +139,7 @@ function buildAuth(db: Db, secret: string, env: Readonly<Record<string, string |
     user: { additionalFields: { role: { type: 'string', required: false, defaultValue: 'viewer', input: false } } },
     session: { expiresIn: SESSION_TTL_S, updateAge: SESSION_REFRESH_S, cookieCache: { enabled: false } },
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 12, maxPasswordLength: 128, revokeSessionsOnPasswordReset: true },
-    // login attempts are limited in lib/actions/sign-in.ts, per account and per address, across processes
+    // failed sign-ins are limited in lib/server/limits.ts (signInLimit), across processes
     rateLimit: { enabled: false },
     advanced: {
       cookiePrefix: COOKIE_PREFIX,

@@ -2,20 +2,17 @@
 // shares — who a budget belongs to, the UTC day it counts, how a budget is written (`5/day`,
 // `none`) and how a refusal reads. Pure: the reads and writes are db/spend-queries.ts's.
 import { fmtCost } from './cost-text';
-
-export const DAY_MS = 86_400_000;
+import { DAY_MS, utcDate, utcDay } from './utc-day';
 
 /** the error code of a run, replay or probe stopped (or refused at start) by its caller's budget */
 export const BUDGET_CODE = 'E_BUDGET';
 
 /** The UTC day of `ms` as `caller_spend.day` keys it: YYYY-MM-DD. */
-export function spendDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
+export const spendDay = utcDate;
 
 /** When the UTC day of `ms` ends: the next 00:00 UTC, when a spent budget is whole again. */
 export function nextUtcMidnight(ms: number): number {
-  return (Math.floor(ms / DAY_MS) + 1) * DAY_MS;
+  return utcDay(ms) + DAY_MS;
 }
 
 /**
