@@ -28,7 +28,11 @@ const layerRules = LAYERS.flatMap((folders, i) =>
         comment: `${folder} is below ${above(i).join(', ')}: it must not import them`,
         severity: 'error',
         from: { path: path(folder), pathNot: TESTS },
-        to: { path: `^(${above(i).map((f) => f.replace('/', '\\/')).join('|')})/` },
+        to: {
+          path: `^(${above(i)
+            .map((f) => f.replace('/', '\\/'))
+            .join('|')})/`,
+        },
       })),
 );
 
@@ -93,7 +97,11 @@ module.exports = {
     exclude: { path: '(^|/)(node_modules|\\.next|dist|showcase|templates|drizzle)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
+    },
     skipAnalysisNotInRules: true,
   },
 };

@@ -16,18 +16,42 @@ const SERVER_ONLY = [
 // Hand-kept SQL in db/: a statement string given to the driver (`$client.prepare('SELECT …')`,
 // `.exec(…)`), or DML inside drizzle's sql`` template (which bypasses the schema's column names too).
 const DML = '/\\b(insert|update|select|delete)\\b/i';
-const DRIVER_CALL = "CallExpression[callee.property.name=/^(prepare|exec)$/]";
+const DRIVER_CALL = 'CallExpression[callee.property.name=/^(prepare|exec)$/]';
 const HAND_KEPT_SQL = [
-  { selector: `${DRIVER_CALL} > Literal[value=${DML}]`, message: 'Hand-kept SQL: write the statement with drizzle over db/schema.ts (db.insert/update/select/delete … .prepare()).' },
-  { selector: `${DRIVER_CALL} > TemplateLiteral > TemplateElement[value.raw=${DML}]`, message: 'Hand-kept SQL: write the statement with drizzle over db/schema.ts (db.insert/update/select/delete … .prepare()).' },
-  { selector: `TaggedTemplateExpression[tag.name='sql'] TemplateElement[value.raw=${DML}]`, message: "A whole statement in sql``: use drizzle's builders so its columns are checked against db/schema.ts." },
-  { selector: "CallExpression[callee.object.name='sql'][callee.property.name='raw']", message: 'sql.raw() in db/: name columns through db/schema.ts (sql.identifier(col.name) or the column itself).' },
+  {
+    selector: `${DRIVER_CALL} > Literal[value=${DML}]`,
+    message: 'Hand-kept SQL: write the statement with drizzle over db/schema.ts (db.insert/update/select/delete … .prepare()).',
+  },
+  {
+    selector: `${DRIVER_CALL} > TemplateLiteral > TemplateElement[value.raw=${DML}]`,
+    message: 'Hand-kept SQL: write the statement with drizzle over db/schema.ts (db.insert/update/select/delete … .prepare()).',
+  },
+  {
+    selector: `TaggedTemplateExpression[tag.name='sql'] TemplateElement[value.raw=${DML}]`,
+    message: "A whole statement in sql``: use drizzle's builders so its columns are checked against db/schema.ts.",
+  },
+  {
+    selector: "CallExpression[callee.object.name='sql'][callee.property.name='raw']",
+    message: 'sql.raw() in db/: name columns through db/schema.ts (sql.identifier(col.name) or the column itself).',
+  },
 ];
 
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores(['node_modules/**', '.next/**', '.next-*/**', 'dist/**', 'next-env.d.ts', 'test-results/**', 'playwright-report/**', 'showcase/**', 'templates/**', 'bench/results/**', 'drizzle/**']),
+  globalIgnores([
+    'node_modules/**',
+    '.next/**',
+    '.next-*/**',
+    'dist/**',
+    'next-env.d.ts',
+    'test-results/**',
+    'playwright-report/**',
+    'showcase/**',
+    'templates/**',
+    'bench/results/**',
+    'drizzle/**',
+  ]),
   {
     rules: {
       // Unused names are errors, except a deliberately ignored `_name` (callbacks with a fixed signature).

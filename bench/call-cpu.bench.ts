@@ -97,7 +97,11 @@ async function contender(who: Contender, baseUrl: string, concurrency: number): 
     const client = new OpenAI({ baseURL: baseUrl, apiKey: 'bench-key', maxRetries: 2 });
     const Output = z.object({ queue: z.enum(['billing', 'tech', 'sales']) });
     one = async () => {
-      const r = await client.chat.completions.parse({ model: MODEL_ID, messages: [{ role: 'user', content: `Sort: ${TICKET}` }], response_format: zodResponseFormat(Output, 'output') });
+      const r = await client.chat.completions.parse({
+        model: MODEL_ID,
+        messages: [{ role: 'user', content: `Sort: ${TICKET}` }],
+        response_format: zodResponseFormat(Output, 'output'),
+      });
       if (r.choices[0]?.message.parsed?.queue !== 'billing') throw new Error('openai: no parsed answer');
     };
   } else {
@@ -164,7 +168,11 @@ async function contender(who: Contender, baseUrl: string, concurrency: number): 
     const ms = performance.now() - t0;
     const cpu = cpuMs() - c0;
     const th1 = threadCpu();
-    const threads = Object.fromEntries(Object.entries(th1).map(([k, v]) => [k, v - (th0[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
+    const threads = Object.fromEntries(
+      Object.entries(th1)
+        .map(([k, v]) => [k, v - (th0[k] ?? 0)])
+        .filter(([, v]) => (v as number) > 0),
+    );
     return { ms, cpu, threads };
   };
   process.on('message', (m: { n?: number; exit?: boolean }) => {
@@ -204,7 +212,9 @@ const ask = (proc: ChildProcess, n: number) =>
     proc.send({ n });
   });
 
-export async function runCallCpuBench(opts: { calls?: number; reps?: number; rounds?: number; only?: Contender[]; out?: string | null; profile?: Contender[]; base?: string } = {}) {
+export async function runCallCpuBench(
+  opts: { calls?: number; reps?: number; rounds?: number; only?: Contender[]; out?: string | null; profile?: Contender[]; base?: string } = {},
+) {
   const calls = opts.calls ?? 2000;
   const reps = opts.reps ?? 3;
   const rounds = opts.rounds ?? 4;
@@ -240,7 +250,12 @@ export async function runCallCpuBench(opts: { calls?: number; reps?: number; rou
       reps_.push(rep);
       console.error(`rep ${r + 1}: ${who.map((c) => `${c} ${rep[c].callsPerSec.toFixed(0)}/s ${rep[c].cpuMsPerCall.toFixed(3)} ms`).join(' | ')}`);
       // where each contender's CPU went, per call, by thread (Linux; 10 ms ticks)
-      for (const c of who) console.error(`  ${c} threads (ms/call): ${Object.entries(sum[c].threads).map(([t, v]) => `${t} ${(v / (per * rounds)).toFixed(3)}`).join(', ')}`);
+      for (const c of who)
+        console.error(
+          `  ${c} threads (ms/call): ${Object.entries(sum[c].threads)
+            .map(([t, v]) => `${t} ${(v / (per * rounds)).toFixed(3)}`)
+            .join(', ')}`,
+        );
     }
     const result: Record<string, unknown> = {
       calls: Math.floor(calls / rounds) * rounds,
@@ -253,8 +268,14 @@ export async function runCallCpuBench(opts: { calls?: number; reps?: number; rou
     };
     for (const c of who) {
       (result.contenders as Record<string, unknown>)[c] = {
-        callsPerSec: spread(reps_.map((x) => x[c].callsPerSec), 0),
-        cpuMsPerCall: spread(reps_.map((x) => x[c].cpuMsPerCall), 4),
+        callsPerSec: spread(
+          reps_.map((x) => x[c].callsPerSec),
+          0,
+        ),
+        cpuMsPerCall: spread(
+          reps_.map((x) => x[c].cpuMsPerCall),
+          4,
+        ),
       };
     }
     if (who.includes('openai')) {
@@ -263,9 +284,15 @@ export async function runCallCpuBench(opts: { calls?: number; reps?: number; rou
         if (c === 'openai') continue;
         ratios[c] = {
           /** calls/s ÷ openai's, within each repetition: above 1 is faster */
-          throughputVsOpenai: spread(reps_.map((x) => x[c].callsPerSec / x.openai.callsPerSec), 3),
+          throughputVsOpenai: spread(
+            reps_.map((x) => x[c].callsPerSec / x.openai.callsPerSec),
+            3,
+          ),
           /** CPU per call ÷ openai's: below 1 is cheaper */
-          cpuVsOpenai: spread(reps_.map((x) => x[c].cpuMsPerCall / x.openai.cpuMsPerCall), 3),
+          cpuVsOpenai: spread(
+            reps_.map((x) => x[c].cpuMsPerCall / x.openai.cpuMsPerCall),
+            3,
+          ),
         };
       }
       result.ratios = ratios;

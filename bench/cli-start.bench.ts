@@ -104,7 +104,10 @@ export async function runCliStartBench(opts: { reps?: number; reference?: boolea
       if (r.code !== 0) throw new Error(`cli-start bench: ${n} exited ${r.code}\n${r.err}`);
       times[n]!.push(r.ms);
       if (n === 'run') {
-        const arrivals = sim.requests().filter((q) => q.arrivedAt >= r.spawnedAt).map((q) => q.arrivedAt);
+        const arrivals = sim
+          .requests()
+          .filter((q) => q.arrivedAt >= r.spawnedAt)
+          .map((q) => q.arrivedAt);
         if (!arrivals.length) throw new Error('cli-start bench: the run made no provider request');
         firstRequestMs.push(Math.min(...arrivals) - r.spawnedAt);
       }

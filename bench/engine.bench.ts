@@ -119,16 +119,19 @@ export async function runEngineBench(opts: EngineBenchOptions = {}): Promise<Eng
         onEvent: (e: EngineEvent) => void e,
       };
       // the baseline sends the byte-identical request the engine builds
-      const wire = builtinAdapters[p.api].buildRequest(
-        { modelId: p.modelId, messages: initialMessages(call), settings: call.settings, stream: false },
-        provider,
-        'bench-key',
-      );
+      const wire = builtinAdapters[p.api].buildRequest({ modelId: p.modelId, messages: initialMessages(call), settings: call.settings, stream: false }, provider, 'bench-key');
       const target = new URL(wire.url);
       const raw = () =>
         new Promise<void>((done, fail) => {
           const req = request(
-            { host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'POST', headers: { ...wire.headers, 'content-length': Buffer.byteLength(wire.body) }, agent: keepAlive },
+            {
+              host: target.hostname,
+              port: target.port,
+              path: target.pathname + target.search,
+              method: 'POST',
+              headers: { ...wire.headers, 'content-length': Buffer.byteLength(wire.body) },
+              agent: keepAlive,
+            },
             (res) => {
               res.on('error', fail);
               res.on('end', () => done());

@@ -80,7 +80,10 @@ export async function runPgSearchBench(opts: { docs?: number; reps?: number } = 
       reads[q] = { ...(await time(reps, () => searchHistory(db, { q, limit: 20 }))), hits: first.hits.length };
       if (q === 'invoice' && first.nextBefore !== null) {
         const before = first.nextBefore;
-        reads[`${q} (page 2)`] = { ...(await time(reps, () => searchHistory(db, { q, limit: 20, before }))), hits: (await searchHistory(db, { q, limit: 20, before })).hits.length };
+        reads[`${q} (page 2)`] = {
+          ...(await time(reps, () => searchHistory(db, { q, limit: 20, before }))),
+          hits: (await searchHistory(db, { q, limit: 20, before })).hits.length,
+        };
       }
       console.log(`${q}: p50 ${reads[q]!.p50} ms, p95 ${reads[q]!.p95} ms (${reads[q]!.hits} hits)`);
     }
@@ -96,7 +99,5 @@ export async function runPgSearchBench(opts: { docs?: number; reps?: number } = 
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const { values } = parseArgs({ options: { docs: { type: 'string' }, reps: { type: 'string' } } });
-  runPgSearchBench({ docs: values.docs ? Number(values.docs) : undefined, reps: values.reps ? Number(values.reps) : undefined }).then((r) =>
-    console.log(JSON.stringify(r.target)),
-  );
+  runPgSearchBench({ docs: values.docs ? Number(values.docs) : undefined, reps: values.reps ? Number(values.reps) : undefined }).then((r) => console.log(JSON.stringify(r.target)));
 }

@@ -20,7 +20,9 @@ import { loadProject } from '@/lib/project';
 import { startSimulator } from '@/lib/sim';
 import { oneNodeProject } from './one-node-project';
 
-const { values } = parseArgs({ options: { runs: { type: 'string' }, rounds: { type: 'string' }, invalid: { type: 'string' }, store: { type: 'boolean' }, ids: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string' }, rounds: { type: 'string' }, invalid: { type: 'string' }, store: { type: 'boolean' }, ids: { type: 'string' } },
+});
 const total = Number(values.runs ?? 3000);
 const rounds = Number(values.rounds ?? 3);
 /** the share of answers that fail the output schema (each then repaired): the failure feeds' cost */
@@ -147,13 +149,42 @@ async function storeOnly() {
     for (let k = 1; k <= answers; k++) {
       const id = newId();
       const bad = k < answers;
-      store.startAttempt({ id, nodeRunId: node, runId, seq: k, model: 'openrouter:openai/gpt-oss-20b', chainIndex: 0, answerNo: k, request: [{ role: 'user', content: 'Sort: I was charged twice' }], startedAt: t });
+      store.startAttempt({
+        id,
+        nodeRunId: node,
+        runId,
+        seq: k,
+        model: 'openrouter:openai/gpt-oss-20b',
+        chainIndex: 0,
+        answerNo: k,
+        request: [{ role: 'user', content: 'Sort: I was charged twice' }],
+        startedAt: t,
+      });
       await store.finishAttempt(id, {
-        seq: k, model: 'openrouter:openai/gpt-oss-20b', chainIndex: 0, answerNo: k, outcome: 'ok', finishReason: 'stop', cause: bad ? 'invalid_output' : null, action: bad ? 'repair' : 'none',
-        request: [{ role: 'user', content: 'Sort: I was charged twice' }], responseText: bad ? '{"queue":"x"}' : '{"queue":"billing"}',
-        error: bad ? { kind: 'invalid_output', message: "openrouter:openai/gpt-oss-20b's answer does not match the node's output schema: /queue must be equal to one of the allowed values", detail: '{"queue":"x"}' } : null,
-        validationErrors: bad ? [{ pointer: '/queue', message: 'must be equal to one of the allowed values' }] : [], discarded: bad, streamedText: null, usage,
-        startedAt: t, finishedAt: t + 1, tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: t, finishedAt: t + 1 }],
+        seq: k,
+        model: 'openrouter:openai/gpt-oss-20b',
+        chainIndex: 0,
+        answerNo: k,
+        outcome: 'ok',
+        finishReason: 'stop',
+        cause: bad ? 'invalid_output' : null,
+        action: bad ? 'repair' : 'none',
+        request: [{ role: 'user', content: 'Sort: I was charged twice' }],
+        responseText: bad ? '{"queue":"x"}' : '{"queue":"billing"}',
+        error: bad
+          ? {
+              kind: 'invalid_output',
+              message: "openrouter:openai/gpt-oss-20b's answer does not match the node's output schema: /queue must be equal to one of the allowed values",
+              detail: '{"queue":"x"}',
+            }
+          : null,
+        validationErrors: bad ? [{ pointer: '/queue', message: 'must be equal to one of the allowed values' }] : [],
+        discarded: bad,
+        streamedText: null,
+        usage,
+        startedAt: t,
+        finishedAt: t + 1,
+        tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: t, finishedAt: t + 1 }],
       });
     }
     store.finishNode({ id: node, status: 'succeeded', output, error: null, usage, finishedAt: t + 2 });
@@ -163,9 +194,11 @@ async function storeOnly() {
     let next = 0;
     const c0 = cpuMs();
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next++ < n) await oneRun();
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < n) await oneRun();
+      }),
+    );
     return { ms: performance.now() - t0, cpu: cpuMs() - c0 };
   };
   await rounds(500);

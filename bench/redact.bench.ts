@@ -44,11 +44,55 @@ export function realisticText(size: number, seed = 42): string {
   const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[int(16)]).join('');
   const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
   const words = [
-    'the', 'model', 'returned', 'a', 'response', 'with', 'tokens', 'and', 'retry', 'after', 'rate',
-    'limit', 'user', 'request', 'context', 'window', 'output', 'schema', 'invalid', 'repair',
-    'attempt', 'provider', 'fallback', 'policy', 'stream', 'delta', 'finished', 'because', 'of',
-    'budget', 'cost', 'latency', 'is', 'not', 'to', 'in', 'for', 'on', 'we', 'should', 'can',
-    'summary', 'customer', 'invoice', 'meeting', 'Thursday', 'version', 'deploy', 'error',
+    'the',
+    'model',
+    'returned',
+    'a',
+    'response',
+    'with',
+    'tokens',
+    'and',
+    'retry',
+    'after',
+    'rate',
+    'limit',
+    'user',
+    'request',
+    'context',
+    'window',
+    'output',
+    'schema',
+    'invalid',
+    'repair',
+    'attempt',
+    'provider',
+    'fallback',
+    'policy',
+    'stream',
+    'delta',
+    'finished',
+    'because',
+    'of',
+    'budget',
+    'cost',
+    'latency',
+    'is',
+    'not',
+    'to',
+    'in',
+    'for',
+    'on',
+    'we',
+    'should',
+    'can',
+    'summary',
+    'customer',
+    'invoice',
+    'meeting',
+    'Thursday',
+    'version',
+    'deploy',
+    'error',
   ];
   const sentence = () => {
     const n = 6 + int(14);
@@ -186,9 +230,7 @@ export function runRedactBench() {
   const corpus = generatePiiCorpus();
   const before = scoreCorpus(corpus, detectPiiBefore);
   const after = scoreCorpus(corpus, detectPii);
-  const qualityPass = KINDS.every(
-    (k) => after.kinds[k].precision >= TARGET_PRECISION && after.kinds[k].recall >= (TARGET_RECALL[k] ?? 0),
-  );
+  const qualityPass = KINDS.every((k) => after.kinds[k].precision >= TARGET_PRECISION && after.kinds[k].recall >= (TARGET_RECALL[k] ?? 0));
 
   // 2. throughput, before and after, interleaved
   const text = realisticText(10 * MB);
@@ -281,9 +323,7 @@ export function runRedactBench() {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = runRedactBench();
   const q = r.quality;
-  console.log(
-    `corpus: ${q.corpus.messages} messages, ${q.corpus.chars} chars, ${q.corpus.locales.length} locales, seed ${q.corpus.seed}`,
-  );
+  console.log(`corpus: ${q.corpus.messages} messages, ${q.corpus.chars} chars, ${q.corpus.locales.length} locales, seed ${q.corpus.seed}`);
   console.table(
     Object.fromEntries(
       KINDS.map((k) => {
@@ -308,9 +348,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         .map(([k, v]) => `${k} ${q.before.negatives[k]?.hit ?? 0}→${v.hit}/${v.total}`)
         .join(', '),
   );
-  console.log(
-    `quality targets (card recall ≥ 99, phone recall ≥ 90, precision ≥ ${TARGET_PRECISION}): ${q.pass ? 'ok' : 'MISSED'}`,
-  );
+  console.log(`quality targets (card recall ≥ 99, phone recall ≥ 90, precision ≥ ${TARGET_PRECISION}): ${q.pass ? 'ok' : 'MISSED'}`);
   const mb = r.realistic.bytes / MB;
   const was = r.realistic.before;
   console.log(

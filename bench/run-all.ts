@@ -36,7 +36,8 @@ console.log(
 // the tree before the feeds to compare with, when one is checked out (bench/recording-cost.bench.ts says how)
 const cost = await runRecordingCostBench({ base: process.env.AQVEN_BENCH_BASE });
 const costLine = (name: string, m: { now: { recordedRunsPerSec: number; recordedCpuMsPerRun: number }; recordedRunsPerSecRatio?: number; recordedCpuPerRunRatio?: number }) =>
-  `${name} ${m.now.recordedRunsPerSec} runs/s, ${m.now.recordedCpuMsPerRun} CPU ms/run` + (m.recordedCpuPerRunRatio ? ` (×${m.recordedRunsPerSecRatio} runs/s, ×${m.recordedCpuPerRunRatio} CPU of the tree before)` : '');
+  `${name} ${m.now.recordedRunsPerSec} runs/s, ${m.now.recordedCpuMsPerRun} CPU ms/run` +
+  (m.recordedCpuPerRunRatio ? ` (×${m.recordedRunsPerSecRatio} runs/s, ×${m.recordedCpuPerRunRatio} CPU of the tree before)` : '');
 console.log(`recording cost: ${(['allValid', 'storeOnly'] as const).map((k) => costLine(k, cost[k] as Parameters<typeof costLine>[1])).join('; ')}`);
 const big = await runScaleBench();
 console.log(

@@ -188,21 +188,31 @@ export async function runScaleOutBench(opts: { runs?: number; workers?: number[]
       const workers = startWorkers(n, env, dir);
       let peakConnections = 0;
       try {
-        await until(`${total} runs to finish`, async () => {
-          peakConnections = Math.max(peakConnections, (await dbStats(db)).connections);
-          return (await finishedCount(db, ids)) === total;
-        }, 600_000);
+        await until(
+          `${total} runs to finish`,
+          async () => {
+            peakConnections = Math.max(peakConnections, (await dbStats(db)).connections);
+            return (await finishedCount(db, ids)) === total;
+          },
+          600_000,
+        );
         const workerCpu = workers.reduce((sum, w) => sum + (processCpuMs(w.pid) ?? NaN), 0);
         const pg1 = postgresCpuMs();
         const self = process.cpuUsage(self0);
         await sleep(1_500); // the server publishes its counters about once a second
         const stats1 = await dbStats(db);
         const { runs, attempts } = db.t;
-        const [span] = await db.q.select({ from: min(runs.startedAt), to: max(runs.finishedAt) }).from(runs).where(inArray(runs.id, ids));
+        const [span] = await db.q
+          .select({ from: min(runs.startedAt), to: max(runs.finishedAt) })
+          .from(runs)
+          .where(inArray(runs.id, ids));
         const seconds = (Number(span!.to) - Number(span!.from)) / 1000;
         let attemptCount = 0;
         for (let i = 0; i < ids.length; i += 1000) {
-          const [row] = await db.q.select({ n: count() }).from(attempts).where(inArray(attempts.runId, ids.slice(i, i + 1000)));
+          const [row] = await db.q
+            .select({ n: count() })
+            .from(attempts)
+            .where(inArray(attempts.runId, ids.slice(i, i + 1000)));
           attemptCount += row?.n ?? 0;
         }
         perWorkers.push({

@@ -43,7 +43,15 @@ const CHAIN: Record<string, [string, string]> = {
 };
 const nodesOf = (n: number, agents: readonly string[]) => Array.from({ length: n }, (_, i) => ({ id: `step_${i + 1}`, agent: agents[i % agents.length]! }));
 const FLOWS = [
-  { name: 'triage', share: 0.3, nodes: [{ id: 'classify', agent: 'classifier' }, { id: 'draft', agent: 'writer' }, { id: 'manual_review', agent: 'writer' }] },
+  {
+    name: 'triage',
+    share: 0.3,
+    nodes: [
+      { id: 'classify', agent: 'classifier' },
+      { id: 'draft', agent: 'writer' },
+      { id: 'manual_review', agent: 'writer' },
+    ],
+  },
   { name: 'extract', share: 0.4, nodes: nodesOf(9, ['extractor', 'auditor', 'router', 'summariser']) },
   { name: 'research', share: 0.3, nodes: nodesOf(20, ['router', 'extractor', 'summariser', 'writer', 'auditor']) },
 ];
@@ -67,9 +75,24 @@ const FAILURES: { cause: Cause; outcome: 'ok' | 'error' | 'refusal' | 'truncated
   { cause: 'refusal', outcome: 'refusal', kind: 'refusal', text: 'MODEL refused to answer (finish reason content_filter)' },
   { cause: 'refusal', outcome: 'refusal', kind: 'refusal', text: 'MODEL refused to answer (finish reason SAFETY)' },
   { cause: 'truncated', outcome: 'truncated', kind: 'truncated', text: "MODEL's answer was cut off (finish reason length)" },
-  { cause: 'invalid_output', outcome: 'ok', kind: 'invalid_output', text: `MODEL's answer does not match the node's output schema: /queue must be equal to one of the allowed values` },
-  { cause: 'invalid_output', outcome: 'ok', kind: 'invalid_output', text: `MODEL's answer does not match the node's output schema: (root) must have required property 'confidence'` },
-  { cause: 'invalid_output', outcome: 'ok', kind: 'invalid_output', text: `MODEL's answer does not match the node's output schema: (root) Unexpected token 'S', "Sure! Here"... is not valid JSON` },
+  {
+    cause: 'invalid_output',
+    outcome: 'ok',
+    kind: 'invalid_output',
+    text: `MODEL's answer does not match the node's output schema: /queue must be equal to one of the allowed values`,
+  },
+  {
+    cause: 'invalid_output',
+    outcome: 'ok',
+    kind: 'invalid_output',
+    text: `MODEL's answer does not match the node's output schema: (root) must have required property 'confidence'`,
+  },
+  {
+    cause: 'invalid_output',
+    outcome: 'ok',
+    kind: 'invalid_output',
+    text: `MODEL's answer does not match the node's output schema: (root) Unexpected token 'S', "Sure! Here"... is not valid JSON`,
+  },
 ];
 
 /** mulberry32: the same history on every run of the bench */
@@ -164,13 +187,36 @@ export function seedHistory(db: SqliteDb, runs: number) {
         const action = !failed ? 'none' : last ? 'none' : f!.cause === 'invalid_output' ? 'repair' : fellBack ? 'fallback' : 'retry';
         const issues = f?.cause === 'invalid_output' ? JSON.stringify([{ pointer: '/queue', message: 'must be equal to one of the allowed values' }]) : '[]';
         const request = JSON.stringify([{ role: 'user', content: `${node.id}: ${ticket.slice(0, 60)}` }]);
-        const response = f?.outcome === 'ok' || !failed ? (node.agent === 'writer' ? sentence(int(10, 40)) : `{"queue":"${pick(['billing', 'tech', 'sales'])}","confidence":0.${int(10, 99)}}`) : null;
+        const response =
+          f?.outcome === 'ok' || !failed
+            ? node.agent === 'writer'
+              ? sentence(int(10, 40))
+              : `{"queue":"${pick(['billing', 'tech', 'sales'])}","confidence":0.${int(10, 99)}}`
+            : null;
         const inFlight = running && !failed;
         insAttempt.run(
-          uuid(t), nid, id, k + 1, model, model === chain[0] ? 0 : 1, k + 1,
-          inFlight ? null : (f?.outcome ?? 'ok'), inFlight ? null : failed ? (f!.cause === 'refusal' ? 'content_filter' : f!.cause === 'truncated' ? 'length' : 'stop') : 'stop',
-          inFlight ? null : (f?.cause ?? null), inFlight ? null : action, request, inFlight ? null : response, f?.kind ?? null, message, issues, failed ? 1 : 0,
-          ins, outs, price, t, inFlight ? null : t + dur,
+          uuid(t),
+          nid,
+          id,
+          k + 1,
+          model,
+          model === chain[0] ? 0 : 1,
+          k + 1,
+          inFlight ? null : (f?.outcome ?? 'ok'),
+          inFlight ? null : failed ? (f!.cause === 'refusal' ? 'content_filter' : f!.cause === 'truncated' ? 'length' : 'stop') : 'stop',
+          inFlight ? null : (f?.cause ?? null),
+          inFlight ? null : action,
+          request,
+          inFlight ? null : response,
+          f?.kind ?? null,
+          message,
+          issues,
+          failed ? 1 : 0,
+          ins,
+          outs,
+          price,
+          t,
+          inFlight ? null : t + dur,
         );
         attempts++;
         t += dur + 5;
@@ -207,8 +253,20 @@ export function seedHistory(db: SqliteDb, runs: number) {
     }
     const status = runFailed ? 'failed' : rnd() < 0.005 ? 'interrupted' : 'succeeded';
     insRun.run(
-      id, flow.name, status, input, status === 'succeeded' ? '{"done":true}' : null, runFailed?.code ?? (status === 'interrupted' ? 'interrupted' : null), runFailed?.node ?? null,
-      runFailed?.message ?? null, tokensIn, tokensOut, cost, startedAt, t, pick(['ana', 'token:ci', 'cli:ops']),
+      id,
+      flow.name,
+      status,
+      input,
+      status === 'succeeded' ? '{"done":true}' : null,
+      runFailed?.code ?? (status === 'interrupted' ? 'interrupted' : null),
+      runFailed?.node ?? null,
+      runFailed?.message ?? null,
+      tokensIn,
+      tokensOut,
+      cost,
+      startedAt,
+      t,
+      pick(['ana', 'token:ci', 'cli:ops']),
     );
     for (const row of rows) insNode.run(...row);
   };
@@ -281,11 +339,23 @@ export async function runScaleBench(opts: { runs?: number; reps?: number; keep?:
   const t1 = performance.now();
   const stamped = await backfillFailureSignatures(db);
   const sigMs = Math.round(performance.now() - t1);
-  log(`backfill: sums and search index ${sqlMs} ms; failure signatures ${sigMs} ms (${stamped.attempts.toLocaleString('en')} attempts, ${stamped.nodes.toLocaleString('en')} nodes)`);
+  log(
+    `backfill: sums and search index ${sqlMs} ms; failure signatures ${sigMs} ms (${stamped.attempts.toLocaleString('en')} attempts, ${stamped.nodes.toLocaleString('en')} nodes)`,
+  );
   db.$client.pragma('wal_checkpoint(TRUNCATE)');
   const bytes = statSync(path).size;
   const count = (t: string) => (db.$client.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
-  const rows = { runs: count('runs'), nodeRuns: count('node_runs'), attempts: count('attempts'), failedAttempts: (db.$client.prepare('SELECT count(*) AS n FROM attempts WHERE cause IS NOT NULL').get() as { n: number }).n, searchDocs: count('search_docs'), agentDaily: count('agent_daily'), nodeDaily: count('node_daily'), failureDaily: count('failure_daily'), failureSignatures: (db.$client.prepare('SELECT count(DISTINCT sig) AS n FROM failure_daily').get() as { n: number }).n };
+  const rows = {
+    runs: count('runs'),
+    nodeRuns: count('node_runs'),
+    attempts: count('attempts'),
+    failedAttempts: (db.$client.prepare('SELECT count(*) AS n FROM attempts WHERE cause IS NOT NULL').get() as { n: number }).n,
+    searchDocs: count('search_docs'),
+    agentDaily: count('agent_daily'),
+    nodeDaily: count('node_daily'),
+    failureDaily: count('failure_daily'),
+    failureSignatures: (db.$client.prepare('SELECT count(DISTINCT sig) AS n FROM failure_daily').get() as { n: number }).n,
+  };
   log(`database ${(bytes / 1024 / 1024).toFixed(0)} MiB; ${JSON.stringify(rows)}`);
 
   const d: Db = db;
@@ -360,7 +430,12 @@ async function readPass(d: Db, reps: number, optional: { failures: Record<string
   if (optional.failures) for (const [name, f] of failureReads(d, optional.failures)) reads[`failures.${name}`] = await time(reps, f);
   if (optional.search) for (const [name, f] of searchReads(d, optional.search)) reads[`search.${name}`] = await time(reps, f);
 
-  const worst = (prefix: string) => Math.max(...Object.entries(reads).filter(([k]) => k.startsWith(prefix)).map(([, v]) => v.p95));
+  const worst = (prefix: string) =>
+    Math.max(
+      ...Object.entries(reads)
+        .filter(([k]) => k.startsWith(prefix))
+        .map(([, v]) => v.p95),
+    );
   const targets = [
     { read: '/runs (each list; the page with filterChoices)', p95: worst('runs.'), targetMs: 100 },
     { read: '/agents', p95: reads['agents.page']!.p95, targetMs: 150 },
@@ -393,7 +468,8 @@ function searchReads(db: Db, m: Record<string, unknown>): Read[] {
   const out: Read[] = [];
   for (const [name, f] of Object.entries(m)) {
     if (typeof f !== 'function' || !/^search/i.test(name)) continue;
-    for (const q of ['invoice', 'zapier duplicate', 'upstream overloaded']) out.push([`${name}(${q})`, () => (f as (db: Db, q: unknown) => Promise<unknown>)(db, { q, query: q, text: q })]);
+    for (const q of ['invoice', 'zapier duplicate', 'upstream overloaded'])
+      out.push([`${name}(${q})`, () => (f as (db: Db, q: unknown) => Promise<unknown>)(db, { q, query: q, text: q })]);
   }
   return out;
 }

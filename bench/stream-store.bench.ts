@@ -39,15 +39,32 @@ function seedRun(db: SqliteDb): { runId: string; nodeRunId: string } {
   const runId = randomUUID();
   const nodeRunId = randomUUID();
   db.$client.prepare(`INSERT INTO runs (id, project, flow, status, started_at) VALUES (?, 'bench', 'stream', 'running', ?)`).run(runId, Date.now());
-  db.$client.prepare(`INSERT INTO node_runs (id, run_id, node_id, agent, turn, status, started_at) VALUES (?, ?, 'draft', 'writer', 1, 'running', ?)`).run(nodeRunId, runId, Date.now());
+  db.$client
+    .prepare(`INSERT INTO node_runs (id, run_id, node_id, agent, turn, status, started_at) VALUES (?, ?, 'draft', 'writer', 1, 'running', ?)`)
+    .run(nodeRunId, runId, Date.now());
   return { runId, nodeRunId };
 }
 
 function attemptEnd(text: string, startedAt: number): AttemptRecord {
   return {
-    seq: 1, model: 'bench:model', chainIndex: 0, answerNo: 1, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none',
-    request: [{ role: 'user', content: 'Write.' }], responseText: text, error: null, validationErrors: [], discarded: false,
-    streamedText: text, usage: { inputTokens: 1, outputTokens: 1, costUsd: 0 }, startedAt, finishedAt: Date.now(), tries: [],
+    seq: 1,
+    model: 'bench:model',
+    chainIndex: 0,
+    answerNo: 1,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [{ role: 'user', content: 'Write.' }],
+    responseText: text,
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: text,
+    usage: { inputTokens: 1, outputTokens: 1, costUsd: 0 },
+    startedAt,
+    finishedAt: Date.now(),
+    tries: [],
   };
 }
 
@@ -97,7 +114,16 @@ async function streamThrough(store: RunStore, db: SqliteDb, text: string, deltaC
   const rec = new NodeRecorder(store, runId, nodeRunId);
   const t0 = performance.now();
   const startedAt = Date.now();
-  await rec.onEvent({ type: 'attempt_start', nodeId: 'draft', seq: 1, model: 'bench:model', chainIndex: 0, answerNo: 1, request: [{ role: 'user', content: 'Write.' }], startedAt });
+  await rec.onEvent({
+    type: 'attempt_start',
+    nodeId: 'draft',
+    seq: 1,
+    model: 'bench:model',
+    chainIndex: 0,
+    answerNo: 1,
+    request: [{ role: 'user', content: 'Write.' }],
+    startedAt,
+  });
   let sinceYield = 0;
   let stallMs = 0;
   for (let i = 0; i < text.length; i += deltaChars) {
@@ -124,7 +150,9 @@ function writeOnce(db: SqliteDb, text: string): number {
   const { runId, nodeRunId } = seedRun(db);
   const t0 = performance.now();
   db.$client
-    .prepare(`INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, outcome, streamed_text, started_at, finished_at) VALUES (?, ?, ?, 1, 'bench:model', 0, 1, 'ok', ?, ?, ?)`)
+    .prepare(
+      `INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, outcome, streamed_text, started_at, finished_at) VALUES (?, ?, ?, 1, 'bench:model', 0, 1, 'ok', ?, ?, ?)`,
+    )
     .run(randomUUID(), nodeRunId, runId, text, Date.now(), Date.now());
   return performance.now() - t0;
 }
@@ -174,7 +202,9 @@ function streamRedactionOnce(text: string, mb: number): { streamMbPerS: number; 
   return { streamMbPerS: Math.round(mb / (streamMs / 1000)), wholeMbPerS: Math.round(mb / (wholeMs / 1000)) };
 }
 
-export async function runStreamStoreBench(opts: { sizesMb?: number[]; deltaChars?: number } = {}): Promise<{ cases: StreamStoreCase[]; redaction: ReturnType<typeof streamRedaction> }> {
+export async function runStreamStoreBench(
+  opts: { sizesMb?: number[]; deltaChars?: number } = {},
+): Promise<{ cases: StreamStoreCase[]; redaction: ReturnType<typeof streamRedaction> }> {
   const sizes = opts.sizesMb ?? [12.5, 50];
   // first, before the large texts below fill the heap
   const redaction = streamRedaction(10);

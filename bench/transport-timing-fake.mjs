@@ -79,8 +79,11 @@ const server = createServer((req, res) => {
       switch (fault) {
         case '429':
           // W3 without the model-wide pause: the same wait, on a status that pauses nothing
-          if (cfg.rateLimitAs503) return send(res, 503, JSON.stringify({ error: { message: 'Slow down', type: 'server_error', param: null, code: null } }), { 'retry-after': cfg.retryAfter });
-          return send(res, 429, JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } }), { 'retry-after': cfg.retryAfter });
+          if (cfg.rateLimitAs503)
+            return send(res, 503, JSON.stringify({ error: { message: 'Slow down', type: 'server_error', param: null, code: null } }), { 'retry-after': cfg.retryAfter });
+          return send(res, 429, JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } }), {
+            'retry-after': cfg.retryAfter,
+          });
         case '500':
           return send(res, 500, JSON.stringify({ error: { message: 'The server had an error', type: 'server_error', param: null, code: null } }));
         case 'drop':

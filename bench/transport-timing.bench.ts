@@ -42,7 +42,11 @@ async function bareRtt(base: string): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < 7; i++) {
     const t0 = performance.now();
-    const res = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: prompt(-1) }] }) });
+    const res = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: prompt(-1) }] }),
+    });
     await res.text();
     times.push(performance.now() - t0);
   }
@@ -87,7 +91,8 @@ async function runAqvenRecorded(base: string): Promise<(i: number) => Promise<bo
     'aqven.yaml': 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "tt"\n',
     'providers/fake.yaml': `apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "${base}/v1"\napi_key_env: "FAKE_API_KEY"\n`,
     'agents/sorter.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "fake:fake-model"\noutput:\n  retries: 2\n',
-    'flows/one.yaml': 'apiVersion: "aqven/v1"\nkind: "Flow"\ninput: { type: object, properties: { ticket: { type: string } }, required: [ticket] }\nnodes:\n  classify:\n    agent: "sorter"\n    prompt: "Sort this ticket into a queue: ticket #{{ input.ticket }}"\n    output: { type: object, properties: { queue: { enum: [billing, tech, sales] }, confidence: { type: number } }, required: [queue, confidence] }\n',
+    'flows/one.yaml':
+      'apiVersion: "aqven/v1"\nkind: "Flow"\ninput: { type: object, properties: { ticket: { type: string } }, required: [ticket] }\nnodes:\n  classify:\n    agent: "sorter"\n    prompt: "Sort this ticket into a queue: ticket #{{ input.ticket }}"\n    output: { type: object, properties: { queue: { enum: [billing, tech, sales] }, confidence: { type: number } }, required: [queue, confidence] }\n',
   };
   for (const [f, text] of Object.entries(files)) {
     mkdirSync(join(dir, f, '..'), { recursive: true });
@@ -111,7 +116,11 @@ async function runOpenai(base: string): Promise<(i: number) => Promise<boolean>>
   const Ticket = z.object({ queue: z.enum(['billing', 'tech', 'sales']), confidence: z.number() });
   return async (i: number) => {
     try {
-      const r = await client.chat.completions.parse({ model: 'fake-model', messages: [{ role: 'user', content: prompt(i) }], response_format: zodResponseFormat(Ticket, 'ticket') });
+      const r = await client.chat.completions.parse({
+        model: 'fake-model',
+        messages: [{ role: 'user', content: prompt(i) }],
+        response_format: zodResponseFormat(Ticket, 'ticket'),
+      });
       return r.choices[0]?.message.parsed != null;
     } catch {
       return false;
@@ -170,17 +179,17 @@ async function runChild(contender: Contender, workload: Workload, port: number):
   const calls = workload === 'W1' ? W1.calls : W3.calls;
   const mixed = { mode: 'mixed', seed: 15, rates: W3.rates, retryAfter: W3.retryAfter, latencyMs: LATENCY_MS, rateLimitAs503: workload === 'W3x' };
   await control(port, '/reset', { mode: 'ok', latencyMs: LATENCY_MS });
-  const proc = spawn(process.execPath, [resolve(process.cwd(), 'node_modules/tsx/dist/cli.mjs'), resolve(dir, 'bench/transport-timing.bench.ts'), '--child', contender, String(port), String(calls)], {
-    cwd: dir,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [resolve(process.cwd(), 'node_modules/tsx/dist/cli.mjs'), resolve(dir, 'bench/transport-timing.bench.ts'), '--child', contender, String(port), String(calls)],
+    {
+      cwd: dir,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const out = lines(proc);
   if ((await out.next()).value !== 'ready') throw new Error(`${contender} did not start`);
-  await control(
-    port,
-    '/reset',
-    workload === 'W1' ? { mode: 'window', windowMs: W1.windowMs, retryAfter: W1.retryAfter, latencyMs: LATENCY_MS } : mixed,
-  );
+  await control(port, '/reset', workload === 'W1' ? { mode: 'window', windowMs: W1.windowMs, retryAfter: W1.retryAfter, latencyMs: LATENCY_MS } : mixed);
   proc.stdin!.write('go\n');
   const result = JSON.parse((await out.next()).value as string) as ChildFigures;
   const log = (await (await fetch(`http://127.0.0.1:${port}/log`)).json()) as LogEntry[];
@@ -235,7 +244,9 @@ async function driver(reps: number): Promise<void> {
   for (const [w, byC] of Object.entries(all)) {
     for (const [c, fs] of Object.entries(byC)) {
       const keys = Object.keys(fs[0]!) as (keyof (typeof fs)[0])[];
-      summary[`${w} ${c}`] = Object.fromEntries(keys.map((k) => [k, { median: median(fs.map((f) => f[k] as number)), min: Math.min(...fs.map((f) => f[k] as number)), max: Math.max(...fs.map((f) => f[k] as number)) }]));
+      summary[`${w} ${c}`] = Object.fromEntries(
+        keys.map((k) => [k, { median: median(fs.map((f) => f[k] as number)), min: Math.min(...fs.map((f) => f[k] as number)), max: Math.max(...fs.map((f) => f[k] as number)) }]),
+      );
     }
   }
   console.log(JSON.stringify(summary, null, 1));

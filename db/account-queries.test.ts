@@ -103,9 +103,7 @@ describe.each(DIALECTS)('accounts on %s', (dialect) => {
     expect(await codeOf(createUser(db, { name: 'Taken', role: 'editor', password: PW }, T0))).toBe('E_EXISTS');
     expect(await codeOf(createUser(db, { name: 'no way', role: 'viewer', password: PW }, T0))).toBe('E_NAME');
     expect(await codeOf(createUser(db, { name: 'ok', role: 'owner', password: PW }, T0))).toBe('E_ROLE');
-    await expect(createUser(db, { name: 'ok', role: 'viewer', password: 'x'.repeat(11) }, T0)).rejects.toThrow(
-      'the password is too short: at least 12 characters, got 11',
-    );
+    await expect(createUser(db, { name: 'ok', role: 'viewer', password: 'x'.repeat(11) }, T0)).rejects.toThrow('the password is too short: at least 12 characters, got 11');
     expect(await codeOf(createUser(db, { name: 'ok', role: 'viewer', password: 'x'.repeat(129) }, T0))).toBe('E_PASSWORD');
     expect(await findUserByName(db, 'ok')).toBeNull();
     await createUser(db, { name: 'ok', role: 'viewer', password: 'x'.repeat(128) }, T0);
@@ -136,18 +134,20 @@ describe.each(DIALECTS)('accounts on %s', (dialect) => {
 
   it('a password change signs the user out, and when they were last seen outlives the sessions it revoked', async () => {
     const di = await createUser(db, { name: 'di', role: 'viewer', password: PW }, T0);
-    await db.q.insert(db.t.sessions).values(
-      [3_000, 7_000].map((ms, i) => ({ id: `di-${i}`, token: `di-${i}`, userId: di.id, expiresAt: new Date(T0 + 1e8), createdAt: new Date(T0), updatedAt: new Date(T0 + ms) })),
-    );
+    await db.q
+      .insert(db.t.sessions)
+      .values(
+        [3_000, 7_000].map((ms, i) => ({ id: `di-${i}`, token: `di-${i}`, userId: di.id, expiresAt: new Date(T0 + 1e8), createdAt: new Date(T0), updatedAt: new Date(T0 + ms) })),
+      );
     expect(await setPassword(db, 'di', 'a brand new secret', T0 + 8_000)).toEqual({ name: 'di', signedOut: 2 });
     expect((await listUsers(db)).find((u) => u.name === 'di')!.lastSeenAt).toEqual(new Date(T0 + 7_000));
   });
 
   it('a new password replaces the hash and signs the user out everywhere', async () => {
     const cy = await createUser(db, { name: 'cy', role: 'viewer', password: PW }, T0);
-    await db.q.insert(db.t.sessions).values(
-      ['a', 'b'].map((s) => ({ id: `cy-${s}`, token: `cy-${s}`, userId: cy.id, expiresAt: new Date(T0 + 1e8), createdAt: new Date(T0), updatedAt: new Date(T0) })),
-    );
+    await db.q
+      .insert(db.t.sessions)
+      .values(['a', 'b'].map((s) => ({ id: `cy-${s}`, token: `cy-${s}`, userId: cy.id, expiresAt: new Date(T0 + 1e8), createdAt: new Date(T0), updatedAt: new Date(T0) })));
     expect(await setPassword(db, 'CY', 'a brand new secret', T0 + 1)).toEqual({ name: 'cy', signedOut: 2 });
     const [account] = await db.q.select().from(db.t.accounts).where(eq(db.t.accounts.userId, cy.id));
     expect(await verifyPassword({ hash: account!.password!, password: 'a brand new secret' })).toBe(true);
@@ -197,7 +197,10 @@ describe.each(DIALECTS)('accounts on %s', (dialect) => {
     expect(await codeOf(removeUser(db, 'eve'))).toBe('E_LAST_ADMIN');
     for (const u of await listUsers(db)) if (u.name !== 'eve') await removeUser(db, u.name);
     // never the only user: with none, whatever reaches the dashboard from this machine (a reverse proxy too) would be admin
-    await expect(removeUser(db, 'eve')).rejects.toMatchObject({ code: 'E_LAST_USER', message: 'eve is the only user: without one the dashboard opens to this machine without sign-in; add another admin first' });
+    await expect(removeUser(db, 'eve')).rejects.toMatchObject({
+      code: 'E_LAST_USER',
+      message: 'eve is the only user: without one the dashboard opens to this machine without sign-in; add another admin first',
+    });
     expect(await anyUser(db)).toBe(true);
   });
 
@@ -232,7 +235,16 @@ describe.each(DIALECTS)('API tokens on %s', (dialect) => {
     const { token, info } = await createToken(db, { name: 'CI', role: 'editor', createdBy: 'cli:ana' }, T0);
     expect(token).toMatch(/^aqven_[A-Za-z0-9_-]{43}$/);
     // 90 days unless said otherwise; no spend budget unless given
-    expect(info).toEqual({ name: 'ci', role: 'editor', createdBy: 'cli:ana', createdAt: T0, lastUsedAt: null, revokedAt: null, expiresAt: T0 + DEFAULT_TOKEN_TTL_MS, budgetUsdPerDay: null });
+    expect(info).toEqual({
+      name: 'ci',
+      role: 'editor',
+      createdBy: 'cli:ana',
+      createdAt: T0,
+      lastUsedAt: null,
+      revokedAt: null,
+      expiresAt: T0 + DEFAULT_TOKEN_TTL_MS,
+      budgetUsdPerDay: null,
+    });
     const rows = await db.q.select().from(db.t.apiTokens);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).toBe(hashToken(token));

@@ -106,7 +106,6 @@ export function loginEmail(name: string): string {
   return `${normalizeName(name)}@${EMAIL_DOMAIN}`;
 }
 
-
 /** `role` as a Role; throws E_ROLE for anything else. */
 export function checkRole(role: string): Role {
   if (!isRole(role)) throw new AccountError('E_ROLE', `${shown(role)} is not a role: use ${ROLES.join(', ')}`);
@@ -163,7 +162,15 @@ export async function findUserByName(db: Db, name: string): Promise<UserInfo | n
 export async function listUsers(db: Db): Promise<UserListed[]> {
   const { users, sessions } = db.t;
   const rows = await db.q
-    .select({ id: users.id, name: users.name, role: users.role, createdAt: users.createdAt, budgetUsdPerDay: users.budgetUsdPerDay, seen: users.lastSeenAt, session: max(sessions.updatedAt) })
+    .select({
+      id: users.id,
+      name: users.name,
+      role: users.role,
+      createdAt: users.createdAt,
+      budgetUsdPerDay: users.budgetUsdPerDay,
+      seen: users.lastSeenAt,
+      session: max(sessions.updatedAt),
+    })
     .from(users)
     .leftJoin(sessions, eq(sessions.userId, users.id))
     .groupBy(users.id)
@@ -231,7 +238,10 @@ export async function removeUser(db: Db, name: string): Promise<{ name: string; 
     }
     if (user.role === 'admin') {
       const [others] = await q.select({ n: count() }).from(users).where(ne(users.id, user.id));
-      const [admins] = await q.select({ n: count() }).from(users).where(and(ne(users.id, user.id), eq(users.role, 'admin')));
+      const [admins] = await q
+        .select({ n: count() })
+        .from(users)
+        .where(and(ne(users.id, user.id), eq(users.role, 'admin')));
       const left = others?.n ?? 0;
       if (left > 0 && (admins?.n ?? 0) === 0) {
         throw new AccountError('E_LAST_ADMIN', `${login} is the last admin and ${left} other user${left === 1 ? ' remains' : 's remain'}: add another admin first`);
@@ -264,7 +274,11 @@ export async function setPassword(db: Db, name: string, plain: string, now: numb
     const gone = await q.delete(sessions).where(eq(sessions.userId, user.id)).returning({ id: sessions.id, seen: sessions.updatedAt });
     // when they were last seen outlives the sessions revoked here
     const newest = gone.reduce<Date | null>((m, g) => later(m, g.seen), null);
-    if (newest) await q.update(users).set({ lastSeenAt: newest }).where(and(eq(users.id, user.id), seenBefore(db, newest)));
+    if (newest)
+      await q
+        .update(users)
+        .set({ lastSeenAt: newest })
+        .where(and(eq(users.id, user.id), seenBefore(db, newest)));
     return { name: login, signedOut: gone.length };
   });
 }
@@ -334,10 +348,18 @@ export async function createToken(
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
   const { apiTokens } = db.t;
   const row = {
-    id: randomUUID(), name, role, tokenHash: hashToken(token), createdBy: t.createdBy, createdAt: now, lastUsedAt: null, revokedAt: null, expiresAt, budgetUsdPerDay,
+    id: randomUUID(),
+    name,
+    role,
+    tokenHash: hashToken(token),
+    createdBy: t.createdBy,
+    createdAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+    expiresAt,
+    budgetUsdPerDay,
   };
-  const exists = (revokedAt: number | null) =>
-    new AccountError('E_EXISTS', `a token named ${name} already exists${revokedAt === null ? '' : ' (revoked)'}: choose another name`);
+  const exists = (revokedAt: number | null) => new AccountError('E_EXISTS', `a token named ${name} already exists${revokedAt === null ? '' : ' (revoked)'}: choose another name`);
   try {
     await transaction(db, async (q) => {
       const [same] = await q.select({ revokedAt: apiTokens.revokedAt }).from(apiTokens).where(eq(apiTokens.name, name)).limit(1);
@@ -356,7 +378,13 @@ export async function listTokens(db: Db): Promise<TokenInfo[]> {
   const t = db.t.apiTokens;
   return db.q
     .select({
-      name: t.name, role: t.role, createdBy: t.createdBy, createdAt: t.createdAt, lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt, expiresAt: t.expiresAt,
+      name: t.name,
+      role: t.role,
+      createdBy: t.createdBy,
+      createdAt: t.createdAt,
+      lastUsedAt: t.lastUsedAt,
+      revokedAt: t.revokedAt,
+      expiresAt: t.expiresAt,
       budgetUsdPerDay: t.budgetUsdPerDay,
     })
     .from(t)

@@ -14,9 +14,24 @@ const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
 
 function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
   return {
-    seq, model: 'sim:a', chainIndex: 0, answerNo: seq, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none',
-    request: [], responseText: '{}', error: null, validationErrors: [], discarded: false, streamedText: null, usage,
-    startedAt: 100 + seq, finishedAt: 110 + seq, tries: [],
+    seq,
+    model: 'sim:a',
+    chainIndex: 0,
+    answerNo: seq,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [],
+    responseText: '{}',
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage,
+    startedAt: 100 + seq,
+    finishedAt: 110 + seq,
+    tries: [],
     ...over,
   };
 }
@@ -82,7 +97,11 @@ async function scanAgentStats(db: Db): Promise<AgentStats[]> {
   const out = new Map<string, AgentStats>();
   const get = (agent: string) => {
     let s = out.get(agent);
-    if (!s) out.set(agent, (s = { agent, nodes: {}, nodesTotal: 0, attempts: 0, byOutcome: {}, byCause: {}, byAction: {}, inputTokens: 0, outputTokens: 0, costUsd: 0, lastRunAt: null }));
+    if (!s)
+      out.set(
+        agent,
+        (s = { agent, nodes: {}, nodesTotal: 0, attempts: 0, byOutcome: {}, byCause: {}, byAction: {}, inputTokens: 0, outputTokens: 0, costUsd: 0, lastRunAt: null }),
+      );
     return s;
   };
   const nodes = await db.q
@@ -98,7 +117,15 @@ async function scanAgentStats(db: Db): Promise<AgentStats[]> {
     if (r.last != null) s.lastRunAt = Math.max(s.lastRunAt ?? 0, r.last);
   }
   const atts = await db.q
-    .select({ agent: nodeRuns.agent, outcome: attempts.outcome, cause: attempts.cause, action: attempts.action, i: attempts.inputTokens, o: attempts.outputTokens, c: attempts.costUsd })
+    .select({
+      agent: nodeRuns.agent,
+      outcome: attempts.outcome,
+      cause: attempts.cause,
+      action: attempts.action,
+      i: attempts.inputTokens,
+      o: attempts.outputTokens,
+      c: attempts.costUsd,
+    })
     .from(attempts)
     .innerJoin(nodeRuns, eq(nodeRuns.id, attempts.nodeRunId))
     .innerJoin(runs, eq(runs.id, attempts.runId))
@@ -128,11 +155,33 @@ describe.each(DIALECTS)('agent statistics from the daily sums on %s', (dialect) 
     for (let day = 0; day < 3; day++) {
       for (const agent of ['classifier', 'writer', 'auditor']) {
         const at = T + day * DAY + 3_600_000 * (k % 7);
-        await seedNode(db, `s${k++}`, agent, 'succeeded', [attempt(1, { startedAt: at, finishedAt: at + 30 }), attempt(2, { model: 'sim:b', startedAt: at + 40, finishedAt: at + 90 })], at);
-        await seedNode(db, `s${k++}`, agent, 'failed', [
-          attempt(1, { outcome: 'truncated', cause: 'truncated', action: 'retry', discarded: true, startedAt: at, finishedAt: at + 5, usage: { inputTokens: 3, outputTokens: 900, costUsd: 0.0301 } }),
-          attempt(2, { cause: 'invalid_output', action: 'none', discarded: true, startedAt: at + 10, finishedAt: at + 20 }),
-        ], at + 1);
+        await seedNode(
+          db,
+          `s${k++}`,
+          agent,
+          'succeeded',
+          [attempt(1, { startedAt: at, finishedAt: at + 30 }), attempt(2, { model: 'sim:b', startedAt: at + 40, finishedAt: at + 90 })],
+          at,
+        );
+        await seedNode(
+          db,
+          `s${k++}`,
+          agent,
+          'failed',
+          [
+            attempt(1, {
+              outcome: 'truncated',
+              cause: 'truncated',
+              action: 'retry',
+              discarded: true,
+              startedAt: at,
+              finishedAt: at + 5,
+              usage: { inputTokens: 3, outputTokens: 900, costUsd: 0.0301 },
+            }),
+            attempt(2, { cause: 'invalid_output', action: 'none', discarded: true, startedAt: at + 10, finishedAt: at + 20 }),
+          ],
+          at + 1,
+        );
       }
     }
     // a run still going: its running node is counted live, its attempt in flight not at all
@@ -155,13 +204,26 @@ describe.each(DIALECTS)('agent statistics from the daily sums on %s', (dialect) 
   it('count no replay: its nodes, attempts and failures are left out', async () => {
     const [stats, models, failures] = await Promise.all([agentStats(db), agentModelStats(db, 'auditor'), recentAgentFailures(db, 'auditor', 100)]);
     const at = T + 9 * DAY;
-    await seedNode(db, 'replay-1', 'auditor', 'failed', [attempt(1, { outcome: 'refusal', cause: 'refusal', action: 'none', discarded: true, startedAt: at, finishedAt: at + 9 })], at, 'replay');
+    await seedNode(
+      db,
+      'replay-1',
+      'auditor',
+      'failed',
+      [attempt(1, { outcome: 'refusal', cause: 'refusal', action: 'none', discarded: true, startedAt: at, finishedAt: at + 9 })],
+      at,
+      'replay',
+    );
     await seedNode(db, 'limits-1', 'auditor', 'succeeded', [attempt(1, { startedAt: at, finishedAt: at + 9 })], at, 'limits');
     expect(await agentStats(db)).toEqual(stats);
     expect(await agentModelStats(db, 'auditor')).toEqual(models);
     expect(await recentAgentFailures(db, 'auditor', 100)).toEqual(failures);
     // the replay is recorded all the same
     const { nodeRuns } = db.t;
-    expect(await db.q.select({ n: count() }).from(nodeRuns).where(inArray(nodeRuns.runId, ['replay-1', 'limits-1']))).toEqual([{ n: 2 }]);
+    expect(
+      await db.q
+        .select({ n: count() })
+        .from(nodeRuns)
+        .where(inArray(nodeRuns.runId, ['replay-1', 'limits-1'])),
+    ).toEqual([{ n: 2 }]);
   });
 });

@@ -153,21 +153,23 @@ export async function recentAgentFailures(db: Db, agent: string, limit = 10): Pr
     .select({ sig: failureDaily.sig })
     .from(failureDaily)
     .where(and(eq(failureDaily.level, 'node'), eq(failureDaily.agent, agent)));
-  return db.q
-    .select({
-      runId: nodeRuns.runId,
-      flow: runs.flow,
-      nodeId: nodeRuns.nodeId,
-      errorCode: nodeRuns.errorCode,
-      errorMessage: nodeRuns.errorMessage,
-      startedAt: nodeRuns.startedAt,
-    })
-    .from(nodeRuns)
-    .innerJoin(runs, eq(runs.id, nodeRuns.runId))
-    // the signatures name the agent (an agent test here would lead SQLite to read node_runs_agent_idx);
-    // flow runs said as "not the others" (`kind = 'flow'` would lead it to start from runs_kind_idx)
-    .where(and(inArray(nodeRuns.failureSig, sigs), eq(nodeRuns.status, 'failed'), notInArray(runs.kind, ['replay', 'limits'])))
-    // newest first on both dialects (PostgreSQL would put a NULL start first), the id breaking ties
-    .orderBy(sql`${nodeRuns.startedAt} desc nulls last`, desc(nodeRuns.id))
-    .limit(limit);
+  return (
+    db.q
+      .select({
+        runId: nodeRuns.runId,
+        flow: runs.flow,
+        nodeId: nodeRuns.nodeId,
+        errorCode: nodeRuns.errorCode,
+        errorMessage: nodeRuns.errorMessage,
+        startedAt: nodeRuns.startedAt,
+      })
+      .from(nodeRuns)
+      .innerJoin(runs, eq(runs.id, nodeRuns.runId))
+      // the signatures name the agent (an agent test here would lead SQLite to read node_runs_agent_idx);
+      // flow runs said as "not the others" (`kind = 'flow'` would lead it to start from runs_kind_idx)
+      .where(and(inArray(nodeRuns.failureSig, sigs), eq(nodeRuns.status, 'failed'), notInArray(runs.kind, ['replay', 'limits'])))
+      // newest first on both dialects (PostgreSQL would put a NULL start first), the id breaking ties
+      .orderBy(sql`${nodeRuns.startedAt} desc nulls last`, desc(nodeRuns.id))
+      .limit(limit)
+  );
 }

@@ -18,14 +18,42 @@ const TODAY = Date.UTC(2026, 4, 30);
 const NOW = TODAY + 15 * 3_600_000;
 
 function daily(over: Partial<AgentDailyRow>): AgentDailyRow {
-  return { agent: 'classifier', day: TODAY, model: 'sim:a', outcome: 'ok', cause: '', action: 'none', attempts: 1, inputTokens: 10, outputTokens: 5, costUsd: 0.001, durationMs: 100, ...over };
+  return {
+    agent: 'classifier',
+    day: TODAY,
+    model: 'sim:a',
+    outcome: 'ok',
+    cause: '',
+    action: 'none',
+    attempts: 1,
+    inputTokens: 10,
+    outputTokens: 5,
+    costUsd: 0.001,
+    durationMs: 100,
+    ...over,
+  };
 }
 
 function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
   return {
-    seq, model: 'sim:a', chainIndex: 0, answerNo: seq, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none',
-    request: [], responseText: '{}', error: null, validationErrors: [], discarded: false, streamedText: null,
-    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 }, startedAt: NOW + seq, finishedAt: NOW + seq + 10, tries: [],
+    seq,
+    model: 'sim:a',
+    chainIndex: 0,
+    answerNo: seq,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [],
+    responseText: '{}',
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 },
+    startedAt: NOW + seq,
+    finishedAt: NOW + seq + 10,
+    tries: [],
     ...over,
   };
 }
@@ -94,13 +122,27 @@ describe.each(DIALECTS)('agentTimeline on %s', (dialect) => {
 
   it('spends on dropped attempts what the run header says the same runs dropped, and counts no replay', async () => {
     const runs: [string, AttemptRecord[]][] = [
-      ['retried', [attempt(1, { outcome: 'error', cause: 'provider_error', action: 'retry', discarded: true, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0.002 } }), attempt(2)]],
+      [
+        'retried',
+        [attempt(1, { outcome: 'error', cause: 'provider_error', action: 'retry', discarded: true, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0.002 } }), attempt(2)],
+      ],
       ['repaired', [attempt(1, { cause: 'invalid_output', action: 'repair', discarded: true, usage: { inputTokens: 40, outputTokens: 30, costUsd: 0.0123 } }), attempt(2)]],
-      ['fell-back', [attempt(1, { outcome: 'truncated', cause: 'truncated', action: 'fallback', discarded: true, usage: { inputTokens: 9, outputTokens: 800, costUsd: 0.031 } }), attempt(2, { model: 'sim:b', chainIndex: 1, answerNo: 1 })]],
+      [
+        'fell-back',
+        [
+          attempt(1, { outcome: 'truncated', cause: 'truncated', action: 'fallback', discarded: true, usage: { inputTokens: 9, outputTokens: 800, costUsd: 0.031 } }),
+          attempt(2, { model: 'sim:b', chainIndex: 1, answerNo: 1 }),
+        ],
+      ],
       ['clean', [attempt(1)]],
     ];
     for (const [id, atts] of runs) await seedRun(db, id, atts);
-    await seedRun(db, 'a-replay', [attempt(1, { outcome: 'refusal', cause: 'refusal', action: 'retry', discarded: true, usage: { inputTokens: 1, outputTokens: 1, costUsd: 5 } }), attempt(2)], 'replay');
+    await seedRun(
+      db,
+      'a-replay',
+      [attempt(1, { outcome: 'refusal', cause: 'refusal', action: 'retry', discarded: true, usage: { inputTokens: 1, outputTokens: 1, costUsd: 5 } }), attempt(2)],
+      'replay',
+    );
 
     let header = 0;
     let headerAttempts = 0;

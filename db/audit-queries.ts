@@ -196,5 +196,10 @@ export async function purgeAudit(db: Db, cutoff: number, opts: { dryRun?: boolea
   const a = db.t.auditEvents;
   const old = lt(a.at, cutoff);
   if (opts.dryRun) return Number((await db.q.select({ n: count() }).from(a).where(old))[0]?.n ?? 0);
-  return (await db.q.delete(a).where(old).returning({ one: sql`1` })).length;
+  return (
+    await db.q
+      .delete(a)
+      .where(old)
+      .returning({ one: sql`1` })
+  ).length;
 }

@@ -38,13 +38,13 @@ export async function backfillFailureSignatures(db: Db, opts: { batch?: number; 
   const batch = opts.batch ?? BATCH;
   let attempts = 0;
   let nodes = 0;
-  for (let after: AttemptKey | null | undefined = undefined; after !== null; ) {
+  for (let after: AttemptKey | null | undefined = undefined; after !== null;) {
     const from: AttemptKey | undefined = after;
     const r: Batch<AttemptKey> = await transaction(db, (q) => attemptBatch(db, q, from, batch));
     attempts += r.stamped;
     after = r.last;
   }
-  for (let after: string | null = ''; after !== null; ) {
+  for (let after: string | null = ''; after !== null;) {
     const from: string = after;
     const r: Batch<string> = await transaction(db, (q) => nodeBatch(db, q, from, batch));
     nodes += r.stamped;
@@ -112,7 +112,15 @@ async function attemptBatch(db: Db, q: Orm, after: AttemptKey | undefined, limit
     const won = await q
       .update(attempts)
       .set({ failureSig: sig })
-      .where(and(inArray(attempts.id, group.map((r) => r.id)), isNull(attempts.failureSig)))
+      .where(
+        and(
+          inArray(
+            attempts.id,
+            group.map((r) => r.id),
+          ),
+          isNull(attempts.failureSig),
+        ),
+      )
       .returning({ id: attempts.id });
     stamped += won.length;
     const mine = new Set(won.map((w) => w.id));
@@ -154,7 +162,15 @@ async function nodeBatch(db: Db, q: Orm, after: string, limit: number): Promise<
     const won = await q
       .update(nodeRuns)
       .set({ failureSig: sig })
-      .where(and(inArray(nodeRuns.id, group.map((r) => r.id)), isNull(nodeRuns.failureSig)))
+      .where(
+        and(
+          inArray(
+            nodeRuns.id,
+            group.map((r) => r.id),
+          ),
+          isNull(nodeRuns.failureSig),
+        ),
+      )
       .returning({ id: nodeRuns.id });
     stamped += won.length;
     const mine = new Set(won.map((w) => w.id));

@@ -116,7 +116,10 @@ export function databaseUrl(env: Record<string, string | undefined> = process.en
   if (isPostgresUrl(value)) {
     const why = unreadablePostgresUrl(value);
     // node-postgres's reason ("Invalid URL", an sslrootcert file not found), never the value itself
-    if (why !== null) throw new DatabaseUrlError(`is a postgres:// URL that cannot be read (${why.split(value).join('…')}; check its host, port, parameters and the %-encoding of its user and password)`);
+    if (why !== null)
+      throw new DatabaseUrlError(
+        `is a postgres:// URL that cannot be read (${why.split(value).join('…')}; check its host, port, parameters and the %-encoding of its user and password)`,
+      );
     return value;
   }
   const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];

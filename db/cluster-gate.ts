@@ -174,7 +174,10 @@ export function createClusterGate(db: PgDb, opts: ClusterGateOptions = {}): Clus
       void c.end().catch(() => undefined);
       if (stopped) return;
       if (poolGone()) return void stop();
-      if (!told) console.error(`aqven: the rate-limit listener lost its PostgreSQL connection (${db.name}): ${err instanceof Error ? err.message : 'closed'}; reconnecting (the pauses are polled every ${pollMs / 1000} s meanwhile)`);
+      if (!told)
+        console.error(
+          `aqven: the rate-limit listener lost its PostgreSQL connection (${db.name}): ${err instanceof Error ? err.message : 'closed'}; reconnecting (the pauses are polled every ${pollMs / 1000} s meanwhile)`,
+        );
       told = true;
       setTimeout(() => void connect(), delay).unref();
       delay = Math.min(delay * 2, RECONNECT_MAX_MS);

@@ -158,7 +158,9 @@ async function openSource(path: string, onNote?: (text: string) => void): Promis
     if (!(await hasTable(src, 'runs')) || !(await hasTable(src, '__drizzle_migrations'))) throw new CopySourceError(notAqven);
     const version = await schemaVersion(src);
     if (version.ahead > 0) {
-      throw new CopySourceError(`${abs} was migrated by a newer aqven (${version.ahead} migration${version.ahead === 1 ? '' : 's'} this one does not know); copy it with that version`);
+      throw new CopySourceError(
+        `${abs} was migrated by a newer aqven (${version.ahead} migration${version.ahead === 1 ? '' : 's'} this one does not know); copy it with that version`,
+      );
     }
     if (version.behind === 0) return { src, dispose: () => src.$client.close() };
 
@@ -199,9 +201,7 @@ async function moveSequencePast(db: PgDb, table: SQLiteTable): Promise<void> {
   const id = getTableColumns(table).id!;
   const seq = sql`pg_get_serial_sequence(${getTableName(table)}, ${id.name})`;
   // setval(NULL) on an empty table does nothing; greatest() skips a sequence never used (NULL)
-  await db.q
-    .select({ v: sql`setval(${seq}, greatest(max(${id}), pg_sequence_last_value(${seq}::regclass)))` })
-    .from(table);
+  await db.q.select({ v: sql`setval(${seq}, greatest(max(${id}), pg_sequence_last_value(${seq}::regclass)))` }).from(table);
 }
 
 /** Copies one table of `src` into `db`; resolves with its counts. */
@@ -239,7 +239,10 @@ async function copyTable(src: SqliteDb, db: PgDb, key: TableKey, opts: CopyOptio
         );
       } catch (err) {
         const first = keyOf(key, batch[0]!);
-        throw new CopyBatchError(`${table}: PostgreSQL refused the ${batch.length} rows from ${first}: ${(err as { cause?: Error }).cause?.message ?? (err as Error).message}; the rows copied before them stay, and running the copy again continues`, { cause: err });
+        throw new CopyBatchError(
+          `${table}: PostgreSQL refused the ${batch.length} rows from ${first}: ${(err as { cause?: Error }).cause?.message ?? (err as Error).message}; the rows copied before them stay, and running the copy again continues`,
+          { cause: err },
+        );
       }
       result.copied += inserted.length;
       result.existing += batch.length - inserted.length;
@@ -265,7 +268,7 @@ async function refuseAnotherHistory(src: SqliteDb, db: PgDb, sourcePath: string)
   const mine = new Set((await src.q.select({ id: src.t.runs.id }).from(src.t.runs)).map((r) => r.id));
   let others = 0;
   let example: string | null = null;
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const page = await db.q.select({ id: runs.id }).from(runs).where(gt(runs.id, after)).orderBy(asc(runs.id)).limit(5000);
     for (const r of page) {
       if (mine.has(r.id)) continue;

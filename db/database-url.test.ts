@@ -15,7 +15,11 @@ describe('databaseUrl', () => {
   });
 
   it('refuses another scheme by its name only, the password never in the message', () => {
-    for (const [url, scheme] of [['mysql://user:pw-9@db/aqven', 'mysql'], ['SQLITE:///tmp/x.db', 'sqlite'], ['redis://:pw-9@cache', 'redis']] as const) {
+    for (const [url, scheme] of [
+      ['mysql://user:pw-9@db/aqven', 'mysql'],
+      ['SQLITE:///tmp/x.db', 'sqlite'],
+      ['redis://:pw-9@cache', 'redis'],
+    ] as const) {
       const err = (() => {
         try {
           databaseTarget('fallback.db', { AQVEN_DATABASE_URL: url });

@@ -33,14 +33,30 @@ const classifyFails = (at: number, ids: string[], nodeFails: boolean): SeedRun['
 const HISTORY: SeedRun[] = [
   // routed around: classify failed, manual_review answered, the run succeeded
   {
-    id: 'r1', status: 'succeeded', startedAt: T - 1 * H,
-    nodes: [classifyFails(T - 1 * H, ['a1b2c3d4e5', 'f6a7b8c9d0'], true), { nodeId: 'manual_review', agent: 'writer', status: 'succeeded', startedAt: T - H + 100, attempts: [{ startedAt: T - H + 100 }] }],
+    id: 'r1',
+    status: 'succeeded',
+    startedAt: T - 1 * H,
+    nodes: [
+      classifyFails(T - 1 * H, ['a1b2c3d4e5', 'f6a7b8c9d0'], true),
+      { nodeId: 'manual_review', agent: 'writer', status: 'succeeded', startedAt: T - H + 100, attempts: [{ startedAt: T - H + 100 }] },
+    ],
   },
   { id: 'r2', status: 'succeeded', startedAt: T - 2 * H, nodes: [classifyFails(T - 2 * H, ['0011223344'], false)] },
   { id: 'r3', status: 'succeeded', startedAt: T - 3 * H, nodes: [classifyFails(T - 3 * H, ['5566778899'], false)] },
   {
-    id: 'r4', status: 'failed', startedAt: T - 4 * H,
-    nodes: [{ nodeId: 'draft', agent: 'writer', status: 'failed', startedAt: T - 4 * H, error: { code: 'refusal', message: 'the model refused' }, attempts: [{ cause: 'refusal', message: 'I cannot help with that', costUsd: 0.003, startedAt: T - 4 * H + 5 }] }],
+    id: 'r4',
+    status: 'failed',
+    startedAt: T - 4 * H,
+    nodes: [
+      {
+        nodeId: 'draft',
+        agent: 'writer',
+        status: 'failed',
+        startedAt: T - 4 * H,
+        error: { code: 'refusal', message: 'the model refused' },
+        attempts: [{ cause: 'refusal', message: 'I cannot help with that', costUsd: 0.003, startedAt: T - 4 * H + 5 }],
+      },
+    ],
   },
   // the same UTC day as the window's start, an hour before it: in the daily sums, not in the window
   { id: 'early', status: 'succeeded', startedAt: T - 25 * H, nodes: [classifyFails(T - 25 * H, ['9988776655'], false)] },
@@ -56,7 +72,13 @@ const NODE_SIG = nodeSignature('classifier', { code: 'provider_error', message: 
 describe('windowDays', () => {
   it('splits a window into whole UTC days and the parts of days at its ends', () => {
     const d0 = Date.UTC(2026, 5, 14);
-    expect(windowDays(d0 + 12 * H, d0 + DAY + 12 * H)).toEqual({ full: null, partial: [{ day: d0, from: d0 + 12 * H, to: d0 + DAY }, { day: d0 + DAY, from: d0 + DAY, to: d0 + DAY + 12 * H }] });
+    expect(windowDays(d0 + 12 * H, d0 + DAY + 12 * H)).toEqual({
+      full: null,
+      partial: [
+        { day: d0, from: d0 + 12 * H, to: d0 + DAY },
+        { day: d0 + DAY, from: d0 + DAY, to: d0 + DAY + 12 * H },
+      ],
+    });
     expect(windowDays(d0 - 2 * DAY, d0 + DAY)).toEqual({ full: { from: d0 - 2 * DAY, to: d0 + DAY }, partial: [] });
     expect(windowDays(d0 + H)).toEqual({ full: { from: d0 + DAY, to: null }, partial: [{ day: d0, from: d0 + H, to: d0 + DAY }] });
     // both ends inside one day, the start on its midnight

@@ -228,7 +228,12 @@ export async function failureGroups(
  */
 function ofFlowRun(db: Db, runId: SQL | typeof db.t.attempts.runId | typeof db.t.nodeRuns.runId): SQL {
   const { runs } = db.t;
-  return exists(db.q.select({ one: sql`1` }).from(runs).where(and(eq(runs.id, runId), eq(runs.kind, 'flow'))));
+  return exists(
+    db.q
+      .select({ one: sql`1` })
+      .from(runs)
+      .where(and(eq(runs.id, runId), eq(runs.kind, 'flow'))),
+  );
 }
 
 /** Failures of these signatures in [from, to) of flow runs, counted through the failure_sig indexes. */
@@ -273,7 +278,13 @@ async function shareDenominators(
   const daysOf = (col: typeof agentDaily.day | typeof nodeDaily.day) => {
     const parts: SQL[] = [];
     if (full) parts.push(inRange(col, full.from, full.to));
-    if (partial.length) parts.push(inArray(col, partial.map((p) => p.day)));
+    if (partial.length)
+      parts.push(
+        inArray(
+          col,
+          partial.map((p) => p.day),
+        ),
+      );
     return parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` or `)})`;
   };
   const [calls, nodes] = await Promise.all([

@@ -24,7 +24,12 @@ describe.each(DIALECTS)('model limits on %s', (dialect) => {
   it('a second open of the same key resumes the row with its levels; the newest per model and dimension is read', async () => {
     const a = await openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: null, now: T0 });
     expect(a).toMatchObject({ status: 'running', levels: [], calls: 0, trials: 5, threshold: 0.9, measuredOn: '2026-01-01' });
-    await saveModelLimit(db, a.id, { status: 'partial', lastHeld: 4, firstFailed: null, levels: [level(2, 5), level(4, 5)], calls: 10, inputTokens: 3_000_000_000, outputTokens: 20, costUsd: 0.5 }, T0 + 1);
+    await saveModelLimit(
+      db,
+      a.id,
+      { status: 'partial', lastHeld: 4, firstFailed: null, levels: [level(2, 5), level(4, 5)], calls: 10, inputTokens: 3_000_000_000, outputTokens: 20, costUsd: 0.5 },
+      T0 + 1,
+    );
 
     const again = await openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: null, now: T0 + 2 });
     expect(again.id).toBe(a.id);
@@ -34,7 +39,12 @@ describe.each(DIALECTS)('model limits on %s', (dialect) => {
     // another day: a new row, which is now the newest
     const next = await openModelLimit(db, key('openrouter:a', 'depth', '2026-01-02'), { settings: SETTINGS, runId: null, now: T0 + 86_400_000 });
     expect(next.id).not.toBe(a.id);
-    await saveModelLimit(db, next.id, { status: 'complete', lastHeld: 5, firstFailed: 6, levels: [level(5, 5), level(6, 1)], calls: 10, inputTokens: 1, outputTokens: 1, costUsd: 0 }, T0 + 86_400_001);
+    await saveModelLimit(
+      db,
+      next.id,
+      { status: 'complete', lastHeld: 5, firstFailed: 6, levels: [level(5, 5), level(6, 1)], calls: 10, inputTokens: 1, outputTokens: 1, costUsd: 0 },
+      T0 + 86_400_001,
+    );
     const list = await openModelLimit(db, key('openrouter:a', 'list', '2026-01-01', 's2'), { settings: { ...SETTINGS, trials: 3 }, runId: null, now: T0 + 5 });
     await openModelLimit(db, key('gemini:b', 'enum'), { settings: SETTINGS, runId: null, now: T0 + 6 });
 
@@ -52,7 +62,12 @@ describe.each(DIALECTS)('model limits on %s', (dialect) => {
 
   it('a later run that decided nothing does not hide an earlier measurement', async () => {
     const a = await openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: null, now: T0 });
-    await saveModelLimit(db, a.id, { status: 'complete', lastHeld: 5, firstFailed: 6, levels: [level(5, 5), level(6, 1)], calls: 10, inputTokens: 1, outputTokens: 1, costUsd: 0 }, T0 + 1);
+    await saveModelLimit(
+      db,
+      a.id,
+      { status: 'complete', lastHeld: 5, firstFailed: 6, levels: [level(5, 5), level(6, 1)], calls: 10, inputTokens: 1, outputTokens: 1, costUsd: 0 },
+      T0 + 1,
+    );
     // other settings, every answer an error: finished with no level judged
     const b = await openModelLimit(db, key('openrouter:a', 'depth', '2026-01-01', 's2'), { settings: { ...SETTINGS, trials: 4 }, runId: null, now: T0 + 2 });
     expect((await latestModelLimits(db))[0]).toMatchObject({ id: b.id, status: 'running' }); // a probe in progress is shown
@@ -66,14 +81,21 @@ describe.each(DIALECTS)('model limits on %s', (dialect) => {
   it('a key a running probe holds is refused to another probe until that one ends or goes stale; the same run reopens it', async () => {
     for (const id of ['run-a', 'run-b', 'run-c']) await db.q.insert(db.t.runs).values({ id, project: 'p', flow: 'limits', status: 'running', kind: 'limits', startedAt: T0 });
     const a = await openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-a', now: T0 });
-    await saveModelLimit(db, a.id, { status: 'running', lastHeld: 2, firstFailed: null, levels: [level(2, 5)], calls: 5, inputTokens: 1, outputTokens: 1, costUsd: 0 }, T0 + 60_000);
+    await saveModelLimit(
+      db,
+      a.id,
+      { status: 'running', lastHeld: 2, firstFailed: null, levels: [level(2, 5)], calls: 5, inputTokens: 1, outputTokens: 1, costUsd: 0 },
+      T0 + 60_000,
+    );
     // another run, while a's last level is 30 s old: refused, and a's row is left as it was
     const busy = openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-b', now: T0 + 90_000 });
     await expect(busy).rejects.toMatchObject({ name: 'LimitBusyError', runId: 'run-a', secondsAgo: 30 });
     await expect(busy).rejects.toThrow(/another aqven limits run is measuring openrouter:a depth with the same settings today \(run run-a, its last level written 30 s ago\)/);
     expect((await latestModelLimits(db))[0]).toMatchObject({ id: a.id, runId: 'run-a', status: 'running', updatedAt: T0 + 60_000, calls: 5 });
     // other settings are another key: free
-    await expect(openModelLimit(db, key('openrouter:a', 'depth', '2026-01-01', 's2'), { settings: SETTINGS, runId: 'run-b', now: T0 + 90_000 })).resolves.toMatchObject({ runId: 'run-b' });
+    await expect(openModelLimit(db, key('openrouter:a', 'depth', '2026-01-01', 's2'), { settings: SETTINGS, runId: 'run-b', now: T0 + 90_000 })).resolves.toMatchObject({
+      runId: 'run-b',
+    });
     // the same run reopens its own row
     await expect(openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-a', now: T0 + 95_000 })).resolves.toMatchObject({ id: a.id, runId: 'run-a' });
     // once a's row is stale (its process died), b takes it over and resumes its levels
@@ -81,8 +103,16 @@ describe.each(DIALECTS)('model limits on %s', (dialect) => {
     expect(taken).toMatchObject({ id: a.id, runId: 'run-b', status: 'running', calls: 5 });
     expect(taken.levels.map((l) => l.level)).toEqual([2]);
     // and once b ends it, c may open it at once
-    await saveModelLimit(db, taken.id, { status: 'complete', lastHeld: 4, firstFailed: 5, levels: [level(2, 5)], calls: 9, inputTokens: 1, outputTokens: 1, costUsd: 0 }, T0 + 95_000 + STALE_RUNNING_MS + 2);
-    await expect(openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-c', now: T0 + 95_000 + STALE_RUNNING_MS + 3 })).resolves.toMatchObject({ id: a.id, runId: 'run-c' });
+    await saveModelLimit(
+      db,
+      taken.id,
+      { status: 'complete', lastHeld: 4, firstFailed: 5, levels: [level(2, 5)], calls: 9, inputTokens: 1, outputTokens: 1, costUsd: 0 },
+      T0 + 95_000 + STALE_RUNNING_MS + 2,
+    );
+    await expect(openModelLimit(db, key('openrouter:a', 'depth'), { settings: SETTINGS, runId: 'run-c', now: T0 + 95_000 + STALE_RUNNING_MS + 3 })).resolves.toMatchObject({
+      id: a.id,
+      runId: 'run-c',
+    });
   });
 
   it("a limits run that died leaves its running rows partial at once, and no other run's", async () => {

@@ -13,9 +13,23 @@ const T0 = Date.UTC(2026, 0, 1);
 
 function attempt(seq: number): AttemptRecord {
   return {
-    seq, model: 'openrouter:a', chainIndex: 0, answerNo: seq, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none',
-    request: [{ role: 'user', content: 'hi' }], responseText: '{}', error: null, validationErrors: [], discarded: false,
-    streamedText: null, usage, startedAt: 1000 + seq, finishedAt: 1010 + seq,
+    seq,
+    model: 'openrouter:a',
+    chainIndex: 0,
+    answerNo: seq,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [{ role: 'user', content: 'hi' }],
+    responseText: '{}',
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage,
+    startedAt: 1000 + seq,
+    finishedAt: 1010 + seq,
     tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: 1000 + seq, finishedAt: 1010 + seq }],
   };
 }
@@ -25,7 +39,10 @@ async function seedRun(db: Db, id: string) {
   const s = runStore(db);
   await s.insertRun({ id, project: 'p', flow: 'triage', input: {}, startedAt: T0 });
   const durable: Promise<void>[] = [];
-  for (const [ord, nodeId, seqs] of [[0, 'classify', [1, 2]], [1, 'draft-reply', [1]]] as const) {
+  for (const [ord, nodeId, seqs] of [
+    [0, 'classify', [1, 2]],
+    [1, 'draft-reply', [1]],
+  ] as const) {
     const nr = `${id}-${nodeId}`;
     s.insertNode({ id: nr, runId: id, nodeId, agent: 'a', turn: 1, ord, status: 'running', policy: null, startedAt: T0 });
     for (const seq of seqs) {

@@ -40,13 +40,32 @@ export function displayUrl(url: string): string {
 /** node-postgres's reason in one line (a refused "localhost" is an AggregateError with an empty message). */
 export function pgReason(err: unknown): string {
   const e = err as { message?: string; code?: string; errors?: { message?: string }[] };
-  const inner = e.errors?.map((x) => x.message).filter(Boolean).join('; ');
+  const inner = e.errors
+    ?.map((x) => x.message)
+    .filter(Boolean)
+    .join('; ');
   const text = e.message || inner || String(err);
   return e.code && !text.includes(e.code) ? `${text} (${e.code})` : text;
 }
 
 /** connection-level failures: the server down, restarting, unreachable, or ending our connection */
-const CONNECTION_LOST = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const CONNECTION_LOST = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
 
 /** The connection to the database failed or was lost (nothing about the query itself): a restart or an outage, worth waiting out. */
 export function isConnectionLoss(err: unknown): boolean {

@@ -36,9 +36,7 @@ describe.each(DIALECTS)('policy revisions on %s', (dialect) => {
     // (a second one in this thread would wait for the first's write lock, blocking it)
     const other = dialect === 'pg' ? otherProcess(t) : { db, close: async () => undefined };
     try {
-      const saves = Array.from({ length: 12 }, (_, i) =>
-        recordPolicyRevision(i % 2 ? other.db : db, { agent: 'contended', yaml: `v${i}`, diff: '', createdAt: i }),
-      );
+      const saves = Array.from({ length: 12 }, (_, i) => recordPolicyRevision(i % 2 ? other.db : db, { agent: 'contended', yaml: `v${i}`, diff: '', createdAt: i }));
       const numbers = (await Promise.all(saves)).map((r) => r.revision).sort((a, b) => a - b);
       expect(numbers).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
     } finally {

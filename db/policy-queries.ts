@@ -30,7 +30,12 @@ export async function recordPolicyRevision(
       // sees what the save that held the lock committed (READ COMMITTED)
       await q.select({ locked: sql`pg_advisory_xact_lock(${REVISION_LOCK}, hashtext(${r.agent}))` }).from(sql`(values (0)) as one`);
     }
-    const last = (await q.select({ n: max(policyRevisions.revision) }).from(policyRevisions).where(eq(policyRevisions.agent, r.agent)))[0];
+    const last = (
+      await q
+        .select({ n: max(policyRevisions.revision) })
+        .from(policyRevisions)
+        .where(eq(policyRevisions.agent, r.agent))
+    )[0];
     const [row] = await q
       .insert(policyRevisions)
       .values({

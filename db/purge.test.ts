@@ -20,8 +20,15 @@ const run = (id: string, startedAt: number, over: Partial<SeedRun> = {}): SeedRu
   startedAt,
   nodes: [
     {
-      nodeId: 'classify', agent: 'classifier', status: 'failed', startedAt, error: { code: 'refusal', message: 'refused' },
-      attempts: [{ cause: 'refusal', message: 'no', costUsd: 0.001, startedAt }, { cause: 'refusal', message: 'no', costUsd: 0.001, startedAt: startedAt + 5 }],
+      nodeId: 'classify',
+      agent: 'classifier',
+      status: 'failed',
+      startedAt,
+      error: { code: 'refusal', message: 'refused' },
+      attempts: [
+        { cause: 'refusal', message: 'no', costUsd: 0.001, startedAt },
+        { cause: 'refusal', message: 'no', costUsd: 0.001, startedAt: startedAt + 5 },
+      ],
     },
     { nodeId: 'manual_review', agent: 'writer', status: 'succeeded', startedAt: startedAt + 10, attempts: [{ startedAt: startedAt + 10 }] },
   ],
@@ -51,8 +58,16 @@ async function rows(db: Db) {
   const t = db.t;
   const n = async (table: SQLiteTable) => Number((await db.q.select({ n: count() }).from(table))[0]!.n);
   return {
-    runs: await n(t.runs), nodeRuns: await n(t.nodeRuns), attempts: await n(t.attempts), transportTries: await n(t.transportTries), streamChunks: await n(t.streamChunks),
-    notes: await n(t.notes), searchDocs: await n(t.searchDocs), agentDaily: await n(t.agentDaily), nodeDaily: await n(t.nodeDaily), failureDaily: await n(t.failureDaily),
+    runs: await n(t.runs),
+    nodeRuns: await n(t.nodeRuns),
+    attempts: await n(t.attempts),
+    transportTries: await n(t.transportTries),
+    streamChunks: await n(t.streamChunks),
+    notes: await n(t.notes),
+    searchDocs: await n(t.searchDocs),
+    agentDaily: await n(t.agentDaily),
+    nodeDaily: await n(t.nodeDaily),
+    failureDaily: await n(t.failureDaily),
   };
 }
 
@@ -108,10 +123,20 @@ describe.each(DIALECTS)('purge on %s', (dialect) => {
     const dry = await purgeRuns(db, { cutoff: CUTOFF, dryRun: true, batch: 2 });
     expect(dry.dryRun).toBe(true);
     expect(dry.deleted).toEqual({
-      runs: 3, nodeRuns: 6, attempts: 9, transportTries: 9, streamChunks: 9, notes: 6, searchDocs: 6,
+      runs: 3,
+      nodeRuns: 6,
+      attempts: 9,
+      transportTries: 9,
+      streamChunks: 9,
+      notes: 6,
+      searchDocs: 6,
       // the three days wholly before the cutoff (old-1's, old-live's, old-2's), two rows each: two
       // agents' attempts, their two node statuses, two failure signatures
-      agentDaily: 6, nodeDaily: 6, failureDaily: 6, replayBatches: 0, auditEvents: 0,
+      agentDaily: 6,
+      nodeDaily: 6,
+      failureDaily: 6,
+      replayBatches: 0,
+      auditEvents: 0,
     });
     expect(dry.keptLive).toBe(1);
     expect(await rows(db)).toEqual(was);
@@ -122,7 +147,20 @@ describe.each(DIALECTS)('purge on %s', (dialect) => {
     const batches: number[] = [];
     const res = await purgeRuns(db, { cutoff: CUTOFF, batch: 2, between: (soFar) => void batches.push(soFar.runs) });
     expect(batches).toEqual([2, 3]);
-    expect(res.deleted).toEqual({ runs: 3, nodeRuns: 6, attempts: 9, transportTries: 9, streamChunks: 9, notes: 6, searchDocs: 6, agentDaily: 6, nodeDaily: 6, failureDaily: 6, replayBatches: 0, auditEvents: 0 });
+    expect(res.deleted).toEqual({
+      runs: 3,
+      nodeRuns: 6,
+      attempts: 9,
+      transportTries: 9,
+      streamChunks: 9,
+      notes: 6,
+      searchDocs: 6,
+      agentDaily: 6,
+      nodeDaily: 6,
+      failureDaily: 6,
+      replayBatches: 0,
+      auditEvents: 0,
+    });
     const now = await rows(db);
     for (const k of Object.keys(now) as (keyof typeof now)[]) expect(now[k], k).toBe(was[k] - res.deleted[k]);
     expect(await orphans(db)).toBe(0);
@@ -153,6 +191,19 @@ describe.each(DIALECTS)('purge on %s', (dialect) => {
 
   it('finds nothing more to delete at the same cutoff', async () => {
     const again = await purgeRuns(db, { cutoff: CUTOFF });
-    expect(again.deleted).toEqual({ runs: 0, nodeRuns: 0, attempts: 0, transportTries: 0, streamChunks: 0, notes: 0, searchDocs: 0, agentDaily: 0, nodeDaily: 0, failureDaily: 0, replayBatches: 0, auditEvents: 0 });
+    expect(again.deleted).toEqual({
+      runs: 0,
+      nodeRuns: 0,
+      attempts: 0,
+      transportTries: 0,
+      streamChunks: 0,
+      notes: 0,
+      searchDocs: 0,
+      agentDaily: 0,
+      nodeDaily: 0,
+      failureDaily: 0,
+      replayBatches: 0,
+      auditEvents: 0,
+    });
   });
 });

@@ -54,9 +54,35 @@ export interface PurgeResult {
  */
 export const PURGE_BATCH = 100;
 
-const TABLES = ['runs', 'node_runs', 'attempts', 'transport_tries', 'stream_chunks', 'notes', 'search_docs', 'agent_daily', 'node_daily', 'failure_daily', 'replay_batches', 'audit_events'] as const;
+const TABLES = [
+  'runs',
+  'node_runs',
+  'attempts',
+  'transport_tries',
+  'stream_chunks',
+  'notes',
+  'search_docs',
+  'agent_daily',
+  'node_daily',
+  'failure_daily',
+  'replay_batches',
+  'audit_events',
+] as const;
 
-const zero = (): PurgeCounts => ({ runs: 0, nodeRuns: 0, attempts: 0, transportTries: 0, streamChunks: 0, notes: 0, searchDocs: 0, agentDaily: 0, nodeDaily: 0, failureDaily: 0, replayBatches: 0, auditEvents: 0 });
+const zero = (): PurgeCounts => ({
+  runs: 0,
+  nodeRuns: 0,
+  attempts: 0,
+  transportTries: 0,
+  streamChunks: 0,
+  notes: 0,
+  searchDocs: 0,
+  agentDaily: 0,
+  nodeDaily: 0,
+  failureDaily: 0,
+  replayBatches: 0,
+  auditEvents: 0,
+});
 
 /** The daily sums of a day are deleted once the whole day lies before the cutoff. */
 export const lastWholeDayBefore = (cutoff: number): number => Math.floor(cutoff / DAY_MS) * DAY_MS - DAY_MS;
@@ -99,17 +125,17 @@ async function countUnder(db: Db, ids: string[]): Promise<Omit<PurgeCounts, 'run
  * before the cutoff. `dryRun` counts the same rows and deletes nothing. `between` runs after each
  * batch (a pause that lets other writers in; the CLI's progress).
  */
-export async function purgeRuns(
-  db: Db,
-  opts: { cutoff: number; dryRun?: boolean; batch?: number; between?: (soFar: PurgeCounts) => Promise<void> | void },
-): Promise<PurgeResult> {
+export async function purgeRuns(db: Db, opts: { cutoff: number; dryRun?: boolean; batch?: number; between?: (soFar: PurgeCounts) => Promise<void> | void }): Promise<PurgeResult> {
   const { agentDaily, failureDaily, nodeDaily, runs } = db.t;
   const batch = Math.max(1, Math.min(opts.batch ?? PURGE_BATCH, 5000));
   const dryRun = opts.dryRun ?? false;
   const before = await storageSize(db);
   const deleted = zero();
   const old = and(lt(runs.startedAt, opts.cutoff), notInArray(runs.status, LIVE_RUN_STATUSES));
-  const [live] = await db.q.select({ n: count() }).from(runs).where(and(lt(runs.startedAt, opts.cutoff), inArray(runs.status, LIVE_RUN_STATUSES)));
+  const [live] = await db.q
+    .select({ n: count() })
+    .from(runs)
+    .where(and(lt(runs.startedAt, opts.cutoff), inArray(runs.status, LIVE_RUN_STATUSES)));
 
   // oldest first through runs_started_at_idx; a dry run pages on (started_at, id), a real one deletes what it read
   let after: { startedAt: number; id: string } | null = null;
@@ -122,11 +148,13 @@ export async function purgeRuns(
       .limit(batch);
     if (page.length === 0) break;
     const ids = page.map((r) => r.id);
-    const under = dryRun ? await countUnder(db, ids) : await transaction(db, async (q) => {
-      const counted = await countUnder({ ...db, q } as Db, ids);
-      await q.delete(runs).where(and(inArray(runs.id, ids), notInArray(runs.status, LIVE_RUN_STATUSES)));
-      return counted;
-    });
+    const under = dryRun
+      ? await countUnder(db, ids)
+      : await transaction(db, async (q) => {
+          const counted = await countUnder({ ...db, q } as Db, ids);
+          await q.delete(runs).where(and(inArray(runs.id, ids), notInArray(runs.status, LIVE_RUN_STATUSES)));
+          return counted;
+        });
     deleted.runs += ids.length;
     for (const k of Object.keys(under) as (keyof typeof under)[]) deleted[k] += under[k];
     if (dryRun) after = page[page.length - 1]!;
@@ -144,14 +172,26 @@ export async function purgeRuns(
   ] as const;
   for (const [key, table, day] of sums) {
     if (dryRun) deleted[key] = Number((await db.q.select({ n: count() }).from(table).where(lte(day, lastDay)))[0]?.n ?? 0);
-    else deleted[key] = (await db.q.delete(table).where(lte(day, lastDay)).returning({ one: sql`1` })).length;
+    else
+      deleted[key] = (
+        await db.q
+          .delete(table)
+          .where(lte(day, lastDay))
+          .returning({ one: sql`1` })
+      ).length;
   }
 
   // a bulk replay goes with the runs of its time; one still written (running) stays
   const { replayBatches } = db.t;
   const oldBatch = and(lt(replayBatches.startedAt, opts.cutoff), lt(replayBatches.updatedAt, opts.cutoff));
   if (dryRun) deleted.replayBatches = Number((await db.q.select({ n: count() }).from(replayBatches).where(oldBatch))[0]?.n ?? 0);
-  else deleted.replayBatches = (await db.q.delete(replayBatches).where(oldBatch).returning({ one: sql`1` })).length;
+  else
+    deleted.replayBatches = (
+      await db.q
+        .delete(replayBatches)
+        .where(oldBatch)
+        .returning({ one: sql`1` })
+    ).length;
   // the audit trail is kept as long as the runs it speaks of (DESIGN: The dashboard, "Audit trail")
   deleted.auditEvents = await purgeAudit(db, opts.cutoff, { dryRun });
 

@@ -16,9 +16,23 @@ const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
 
 function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
   return {
-    seq, model: 'openrouter:a', chainIndex: 0, answerNo: seq, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none',
-    request: [{ role: 'user', content: 'hi' }], responseText: '{}', error: null, validationErrors: [], discarded: false,
-    streamedText: null, usage, startedAt: 1000 + seq, finishedAt: 1010 + seq,
+    seq,
+    model: 'openrouter:a',
+    chainIndex: 0,
+    answerNo: seq,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [{ role: 'user', content: 'hi' }],
+    responseText: '{}',
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage,
+    startedAt: 1000 + seq,
+    finishedAt: 1010 + seq,
     tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: 1000 + seq, finishedAt: 1010 + seq }],
     ...over,
   };
@@ -62,7 +76,10 @@ describe.each(DIALECTS)('run history queries on %s', (dialect) => {
 
   it('filters by status, flow, model, cause, retried and fell back', async () => {
     await seedRun(db, 'plain', 1, 'triage', [attempt(1)]);
-    await seedRun(db, 'fellback', 2, 'triage', [attempt(1, { outcome: 'error', cause: 'provider_error', action: 'fallback' }), attempt(2, { model: 'openrouter:b', chainIndex: 1, answerNo: 1 })]);
+    await seedRun(db, 'fellback', 2, 'triage', [
+      attempt(1, { outcome: 'error', cause: 'provider_error', action: 'fallback' }),
+      attempt(2, { model: 'openrouter:b', chainIndex: 1, answerNo: 1 }),
+    ]);
     await seedRun(db, 'repaired', 3, 'long', [attempt(1, { cause: 'invalid_output', action: 'repair' }), attempt(2)], 'failed');
     const ids = async (filters: RunFilters) => (await listRuns(db, { filters })).items.map((r) => r.id);
     expect(await ids({ status: 'failed' })).toEqual(['repaired']);
@@ -72,7 +89,11 @@ describe.each(DIALECTS)('run history queries on %s', (dialect) => {
     expect(await ids({ retried: true })).toEqual(['repaired']);
     expect(await ids({ fellBack: true })).toEqual(['fellback']);
     expect(await ids({ agent: 'nobody' })).toEqual([]);
-    expect((await listRuns(db)).items.map((r) => [r.id, r.attempts])).toEqual([['repaired', 2], ['fellback', 2], ['plain', 1]]);
+    expect((await listRuns(db)).items.map((r) => [r.id, r.attempts])).toEqual([
+      ['repaired', 2],
+      ['fellback', 2],
+      ['plain', 1],
+    ]);
   });
 
   it('reads a stored run back as its facts, attempts and tries in order', async () => {
@@ -93,7 +114,17 @@ describe.each(DIALECTS)('run history queries on %s', (dialect) => {
     const s = runStore(db);
     await s.insertRun({ id: 'ordered', project: 'p', flow: 'triage', input: {}, startedAt: 1 });
     const node = (id: string, turn: number, ord: number, startedAt: number | null) =>
-      s.insertNode({ id: `ordered-${id}`, runId: 'ordered', nodeId: id, agent: 'classifier', turn, ord, status: startedAt === null ? 'skipped' : 'running', policy: null, startedAt });
+      s.insertNode({
+        id: `ordered-${id}`,
+        runId: 'ordered',
+        nodeId: id,
+        agent: 'classifier',
+        turn,
+        ord,
+        status: startedAt === null ? 'skipped' : 'running',
+        policy: null,
+        startedAt,
+      });
     node('unreached', 0, 2, null); // turn 0: never reached, listed last
     node('reply', 2, 1, 30);
     node('draft', 2, 0, 31); // started later, but earlier in the flow

@@ -56,19 +56,18 @@ export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOr
     .where(eq(nodeRuns.runId, id))
     // turn 0 (never reached) after every turn; a NULL start after the others on both dialects,
     // whose NULLs sort apart
-    .orderBy(
-      sql`case when ${nodeRuns.turn} = 0 then 1 else 0 end`,
-      asc(nodeRuns.turn),
-      asc(nodeRuns.ord),
-      sql`${nodeRuns.startedAt} asc nulls last`,
-      asc(nodeRuns.id),
-    );
+    .orderBy(sql`case when ${nodeRuns.turn} = 0 then 1 else 0 end`, asc(nodeRuns.turn), asc(nodeRuns.ord), sql`${nodeRuns.startedAt} asc nulls last`, asc(nodeRuns.id));
   const atts = await db.q.select().from(attempts).where(eq(attempts.runId, id)).orderBy(asc(attempts.seq), asc(attempts.id));
   const tries = atts.length
     ? await db.q
         .select()
         .from(transportTries)
-        .where(inArray(transportTries.attemptId, atts.map((a) => a.id)))
+        .where(
+          inArray(
+            transportTries.attemptId,
+            atts.map((a) => a.id),
+          ),
+        )
         .orderBy(asc(transportTries.tryNo), asc(transportTries.id))
     : [];
   const triesOf = groupBy(tries, (t) => t.attemptId);
@@ -78,7 +77,12 @@ export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOr
     const chunks = await db.q
       .select({ attemptId: streamChunks.attemptId, text: streamChunks.text })
       .from(streamChunks)
-      .where(inArray(streamChunks.attemptId, inFlight.map((a) => a.id)))
+      .where(
+        inArray(
+          streamChunks.attemptId,
+          inFlight.map((a) => a.id),
+        ),
+      )
       .orderBy(asc(streamChunks.attemptId), asc(streamChunks.seq));
     const textOf = groupBy(chunks, (c) => c.attemptId);
     for (const a of inFlight) {
@@ -103,20 +107,18 @@ export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOr
     kind: run.kind,
     replayOf: run.replayOf,
     replayNode: run.replayNode,
-    nodes: nodes.map(
-      (n): NodeFacts => ({
-        id: n.nodeId,
-        agent: n.agent,
-        turn: n.turn,
-        status: n.status,
-        output: n.output,
-        error: n.errorCode ? { code: n.errorCode, message: n.errorMessage ?? '', hint: n.hint ?? '' } : null,
-        policy: (n.policy as NodePolicy | null) ?? null,
-        attempts: (attemptsOf.get(n.id) ?? []).map((a) => attemptFacts(a, triesOf.get(a.id) ?? [])),
-        startedAt: n.startedAt,
-        finishedAt: n.finishedAt,
-      }),
-    ),
+    nodes: nodes.map((n): NodeFacts => ({
+      id: n.nodeId,
+      agent: n.agent,
+      turn: n.turn,
+      status: n.status,
+      output: n.output,
+      error: n.errorCode ? { code: n.errorCode, message: n.errorMessage ?? '', hint: n.hint ?? '' } : null,
+      policy: (n.policy as NodePolicy | null) ?? null,
+      attempts: (attemptsOf.get(n.id) ?? []).map((a) => attemptFacts(a, triesOf.get(a.id) ?? [])),
+      startedAt: n.startedAt,
+      finishedAt: n.finishedAt,
+    })),
   };
 }
 
@@ -212,16 +214,15 @@ export function decodeCursor(c: string): { startedAt: number; id: string } | nul
 /** A `cursor` that no page of the run list handed out: answered as a bad request, never ignored. */
 export class InvalidCursorError extends Error {
   constructor(readonly cursor: string) {
-    super(`cursor "${cursor.length > 80 ? `${cursor.slice(0, 80)}…` : cursor}" is not one this list handed out; use the nextCursor of a previous page, or leave cursor out for the newest runs`);
+    super(
+      `cursor "${cursor.length > 80 ? `${cursor.slice(0, 80)}…` : cursor}" is not one this list handed out; use the nextCursor of a previous page, or leave cursor out for the newest runs`,
+    );
     this.name = 'InvalidCursorError';
   }
 }
 
 /** One page of the run list, newest first: at most `limit` runs after `cursor` (keyset on (started_at, id)). */
-export async function listRuns(
-  db: Db,
-  opts: { filters?: RunFilters; limit?: number; cursor?: string | null } = {},
-): Promise<{ items: RunListItem[]; nextCursor: string | null }> {
+export async function listRuns(db: Db, opts: { filters?: RunFilters; limit?: number; cursor?: string | null } = {}): Promise<{ items: RunListItem[]; nextCursor: string | null }> {
   const { attempts, nodeRuns, runs } = db.t;
   const f = opts.filters ?? {};
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
@@ -231,8 +232,22 @@ export async function listRuns(
   if (f.kind) where.push(eq(runs.kind, f.kind));
   if (f.from != null) where.push(gte(runs.startedAt, f.from));
   if (f.to != null) where.push(lte(runs.startedAt, f.to));
-  if (f.agent) where.push(exists(db.q.select({ one: sql`1` }).from(nodeRuns).where(and(eq(nodeRuns.runId, runs.id), eq(nodeRuns.agent, f.agent)))));
-  const attemptWhere = (cond: SQL) => exists(db.q.select({ one: sql`1` }).from(attempts).where(and(eq(attempts.runId, runs.id), cond)));
+  if (f.agent)
+    where.push(
+      exists(
+        db.q
+          .select({ one: sql`1` })
+          .from(nodeRuns)
+          .where(and(eq(nodeRuns.runId, runs.id), eq(nodeRuns.agent, f.agent))),
+      ),
+    );
+  const attemptWhere = (cond: SQL) =>
+    exists(
+      db.q
+        .select({ one: sql`1` })
+        .from(attempts)
+        .where(and(eq(attempts.runId, runs.id), cond)),
+    );
   if (f.model) where.push(attemptWhere(eq(attempts.model, f.model)));
   if (f.cause) where.push(attemptWhere(eq(attempts.cause, f.cause)));
   if (f.retried) where.push(attemptWhere(inArray(attempts.action, ['retry', 'repair'])));
@@ -247,7 +262,10 @@ export async function listRuns(
       attempts: db.q.$count(attempts, eq(attempts.runId, runs.id)),
       // per row of the page, through node_runs_run_idx; a number on both dialects
       routed: sql<number>`case when ${runs.status} = 'succeeded' and ${exists(
-        db.q.select({ one: sql`1` }).from(nodeRuns).where(and(eq(nodeRuns.runId, runs.id), eq(nodeRuns.status, 'failed'))),
+        db.q
+          .select({ one: sql`1` })
+          .from(nodeRuns)
+          .where(and(eq(nodeRuns.runId, runs.id), eq(nodeRuns.status, 'failed'))),
       )} then 1 else 0 end`.mapWith(Number),
     })
     .from(runs)

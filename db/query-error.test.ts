@@ -16,10 +16,13 @@ describe('queryErrorText', () => {
   it("gives the driver's reason of a failed query without its SQL or parameters", async () => {
     const row = { id: 'run-1', project: 'p', flow: 'f', status: 'succeeded' as const, input: { ticket: 'anna secret ticket text' }, startedAt: 1 };
     await t.db.q.insert(t.db.t.runs).values(row);
-    const err = await t.db.q.insert(t.db.t.runs).values(row).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const err = await t.db.q
+      .insert(t.db.t.runs)
+      .values(row)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err instanceof Error && err.message).toMatch(/^Failed query: insert into "runs"[\s\S]*anna secret ticket text/);
     const said = queryErrorText(err);
     expect(said).toMatch(/duplicate key value violates unique constraint "runs_pkey" \(23505\)/);
@@ -51,10 +54,13 @@ describe('isConnectionLoss', () => {
     // drizzle's wrapper around a lost connection
     expect(isConnectionLoss(new Error('Failed query: select 1', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }))).toBe(true);
     // the query itself failed: not a connection matter
-    const dup = await t.db.q.insert(t.db.t.runs).values({ id: 'run-1', project: 'p', flow: 'f', status: 'succeeded', startedAt: 1 }).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const dup = await t.db.q
+      .insert(t.db.t.runs)
+      .values({ id: 'run-1', project: 'p', flow: 'f', status: 'succeeded', startedAt: 1 })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(isConnectionLoss(dup)).toBe(false);
     expect(isConnectionLoss(new Error('the lease was lost'))).toBe(false);
   });

@@ -33,7 +33,16 @@ describe.each(DIALECTS)('replay batches on %s', (dialect) => {
 
   it('a batch goes in running, takes its owner’s progress, and once finished is written no more', async () => {
     await insertReplayBatch(db, batch('b1'), T0 + 5);
-    expect(await replayBatch(db, 'b1')).toMatchObject({ label: 'sig-a', startedBy: 'ana', startedAt: T0, updatedAt: T0 + 5, finishedAt: null, total: 3, capUsd: 0.5, progress: progress(0) });
+    expect(await replayBatch(db, 'b1')).toMatchObject({
+      label: 'sig-a',
+      startedBy: 'ana',
+      startedAt: T0,
+      updatedAt: T0 + 5,
+      finishedAt: null,
+      total: 3,
+      capUsd: 0.5,
+      progress: progress(0),
+    });
     expect(await replayBatch(db, 'nope')).toBeNull();
 
     const figures = { total: 3, succeeded: 2, spentUsd: 0.0123, capUsd: 0.5, stopped: null, progress: progress(2) };
@@ -65,7 +74,10 @@ describe.each(DIALECTS)('replay batches on %s', (dialect) => {
       { id: 'rr2', project: 'p', flow: 'triage', status: 'succeeded', startedAt: T0, kind: 'replay', costUsd: 0.125 },
     ]);
     const got = await runOutcomes(db, ['rr1', 'rr2', 'rr3']);
-    expect(Object.fromEntries(got)).toEqual({ rr1: { status: 'interrupted', error: 'the process stopped', costUsd: 0 }, rr2: { status: 'succeeded', error: null, costUsd: 0.125 } });
+    expect(Object.fromEntries(got)).toEqual({
+      rr1: { status: 'interrupted', error: 'the process stopped', costUsd: 0 },
+      rr2: { status: 'succeeded', error: null, costUsd: 0.125 },
+    });
     expect((await runOutcomes(db, [])).size).toBe(0);
     await db.q.delete(db.t.runs);
   });

@@ -44,7 +44,16 @@ export async function saveReplayBatch(db: Db, id: string, owner: string, f: Repl
   const rb = db.t.replayBatches;
   const done = await db.q
     .update(rb)
-    .set({ total: f.total, succeeded: f.succeeded, spentUsd: f.spentUsd, capUsd: f.capUsd, stopped: f.stopped, progress: f.progress, updatedAt: now, ...(finished ? { finishedAt: now } : {}) })
+    .set({
+      total: f.total,
+      succeeded: f.succeeded,
+      spentUsd: f.spentUsd,
+      capUsd: f.capUsd,
+      stopped: f.stopped,
+      progress: f.progress,
+      updatedAt: now,
+      ...(finished ? { finishedAt: now } : {}),
+    })
     .where(and(eq(rb.id, id), eq(rb.owner, owner), isNull(rb.finishedAt)))
     .returning({ id: rb.id });
   return done.length === 1;

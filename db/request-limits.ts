@@ -31,8 +31,7 @@ function checkWindow(key: string, { limit, windowMs }: LimitWindow, now: number)
   if (!key) throw new RangeError('a request limit needs a key');
   if (key.startsWith(MEMO_PREFIX)) throw new RangeError(`a request limit's key may not start with "${MEMO_PREFIX}" (memos live there)`);
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`a request limit must be a whole number ≥ 0, got ${limit}`);
-  if (!Number.isSafeInteger(windowMs) || windowMs < 1 || windowMs > MAX_WINDOW_MS)
-    throw new RangeError(`a request limit's window must be 1..${MAX_WINDOW_MS} ms, got ${windowMs}`);
+  if (!Number.isSafeInteger(windowMs) || windowMs < 1 || windowMs > MAX_WINDOW_MS) throw new RangeError(`a request limit's window must be 1..${MAX_WINDOW_MS} ms, got ${windowMs}`);
   if (!Number.isSafeInteger(now)) throw new RangeError(`the time must be whole milliseconds, got ${now}`);
 }
 
@@ -92,7 +91,10 @@ export async function remember(db: Db, key: string, now: number): Promise<void> 
   await db.q
     .insert(r)
     .values({ key: MEMO_PREFIX + key, windowStart: now, count: 1 })
-    .onConflictDoUpdate({ target: r.key, set: { windowStart: sql`CASE WHEN ${r.windowStart} > ${excluded(r.windowStart)} THEN ${r.windowStart} ELSE ${excluded(r.windowStart)} END` } });
+    .onConflictDoUpdate({
+      target: r.key,
+      set: { windowStart: sql`CASE WHEN ${r.windowStart} > ${excluded(r.windowStart)} THEN ${r.windowStart} ELSE ${excluded(r.windowStart)} END` },
+    });
 }
 
 /** Whether `key` was remembered less than MEMO_MS before `now`. */

@@ -104,7 +104,20 @@ export class DailySums {
   readonly nodes = new Map<string, NodeDailyRow>();
   readonly failures = new Map<string, FailureDailyRow>();
 
-  attempt(agent: string, a: { model: string; outcome: string; cause: string | null; action: string | null; inputTokens: number; outputTokens: number; costUsd: number; startedAt: number; finishedAt: number | null }): void {
+  attempt(
+    agent: string,
+    a: {
+      model: string;
+      outcome: string;
+      cause: string | null;
+      action: string | null;
+      inputTokens: number;
+      outputTokens: number;
+      costUsd: number;
+      startedAt: number;
+      finishedAt: number | null;
+    },
+  ): void {
     const day = utcDay(a.startedAt);
     const cause = a.cause ?? '';
     const action = a.action ?? 'none';
@@ -133,7 +146,22 @@ export class DailySums {
     const key = `${f.sig.sig}\u0000${day}`;
     let s = this.failures.get(key);
     if (!s) {
-      this.failures.set(key, (s = { sig: f.sig.sig, day, level: f.level, agent: f.agent, model: f.model, code: f.code, message: f.sig.normalised, failures: 0, costUsd: 0, firstAt: f.at, lastAt: f.at }));
+      this.failures.set(
+        key,
+        (s = {
+          sig: f.sig.sig,
+          day,
+          level: f.level,
+          agent: f.agent,
+          model: f.model,
+          code: f.code,
+          message: f.sig.normalised,
+          failures: 0,
+          costUsd: 0,
+          firstAt: f.at,
+          lastAt: f.at,
+        }),
+      );
     }
     s.failures += 1;
     s.costUsd += f.costUsd;
@@ -164,7 +192,19 @@ export async function writeDailySums(db: Db, q: Orm, sums: DailySums): Promise<v
   const { agentDaily, failureDaily, nodeDaily } = db.t;
   // in chunks: a backfill's batch may hold many keys (PostgreSQL binds at most 65,535 parameters)
   const chunk = 500;
-  for (let i = 0; i < agents.length; i += chunk) await q.insert(agentDaily).values(agents.slice(i, i + chunk)).onConflictDoUpdate(agentDailyUpsert(db.t));
-  for (let i = 0; i < nodes.length; i += chunk) await q.insert(nodeDaily).values(nodes.slice(i, i + chunk)).onConflictDoUpdate(nodeDailyUpsert(db.t));
-  for (let i = 0; i < failures.length; i += chunk) await q.insert(failureDaily).values(failures.slice(i, i + chunk)).onConflictDoUpdate(failureDailyUpsert(db.t));
+  for (let i = 0; i < agents.length; i += chunk)
+    await q
+      .insert(agentDaily)
+      .values(agents.slice(i, i + chunk))
+      .onConflictDoUpdate(agentDailyUpsert(db.t));
+  for (let i = 0; i < nodes.length; i += chunk)
+    await q
+      .insert(nodeDaily)
+      .values(nodes.slice(i, i + chunk))
+      .onConflictDoUpdate(nodeDailyUpsert(db.t));
+  for (let i = 0; i < failures.length; i += chunk)
+    await q
+      .insert(failureDaily)
+      .values(failures.slice(i, i + chunk))
+      .onConflictDoUpdate(failureDailyUpsert(db.t));
 }

@@ -6,17 +6,7 @@ import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, openTestDb, otherProcess, type TestDb } from '../test/helpers/dialects';
 import { markInterrupted } from './client';
-import {
-  expiredLeases,
-  holdsLease,
-  LEASE_TTL_MS,
-  leaseKeeper,
-  LeaseLostError,
-  newLease,
-  releaseLease,
-  renewLease,
-  takeOver,
-} from './run-lease';
+import { expiredLeases, holdsLease, LEASE_TTL_MS, leaseKeeper, LeaseLostError, newLease, releaseLease, renewLease, takeOver } from './run-lease';
 import { runStore } from './run-store';
 import type { Db } from './types';
 
@@ -78,7 +68,12 @@ describe.each(DIALECTS)('run leases on %s', (dialect) => {
       expect(await markInterrupted(other, t0 + LEASE_TTL_MS + 1)).toBeGreaterThanOrEqual(1);
       expect(await row(dead)).toMatchObject({ status: 'interrupted', fence: 2 }); // the sweep bumps the fence
       const nr = db.t.nodeRuns;
-      expect(await db.q.select({ status: nr.status, code: nr.errorCode }).from(nr).where(eq(nr.id, `${dead}-n`))).toEqual([{ status: 'failed', code: 'interrupted' }]);
+      expect(
+        await db.q
+          .select({ status: nr.status, code: nr.errorCode })
+          .from(nr)
+          .where(eq(nr.id, `${dead}-n`)),
+      ).toEqual([{ status: 'failed', code: 'interrupted' }]);
       // the live run's own process never sweeps it, even when its beats are late
       await markInterrupted(db, t0 + 10 * LEASE_TTL_MS);
       expect(await row(live)).toMatchObject({ status: 'running', fence: 1 });

@@ -60,9 +60,19 @@ export function cutOffAt(lastSeenAt: number | null, now: number, startedAt?: num
 export async function lastSeenAlive(q: Orm, t: Tables, runId: string, heartbeatAt: number | null): Promise<number | null> {
   if (heartbeatAt === null) return null;
   const { nodeRuns: n, attempts: a, transportTries: tr } = t;
-  const [nodes] = await q.select({ started: max(n.startedAt), finished: max(n.finishedAt) }).from(n).where(eq(n.runId, runId));
-  const [atts] = await q.select({ started: max(a.startedAt), finished: max(a.finishedAt) }).from(a).where(eq(a.runId, runId));
-  const [tries] = await q.select({ finished: max(tr.finishedAt) }).from(tr).innerJoin(a, eq(tr.attemptId, a.id)).where(eq(a.runId, runId));
+  const [nodes] = await q
+    .select({ started: max(n.startedAt), finished: max(n.finishedAt) })
+    .from(n)
+    .where(eq(n.runId, runId));
+  const [atts] = await q
+    .select({ started: max(a.startedAt), finished: max(a.finishedAt) })
+    .from(a)
+    .where(eq(a.runId, runId));
+  const [tries] = await q
+    .select({ finished: max(tr.finishedAt) })
+    .from(tr)
+    .innerJoin(a, eq(tr.attemptId, a.id))
+    .where(eq(a.runId, runId));
   const times = [nodes?.started, nodes?.finished, atts?.started, atts?.finished, tries?.finished];
   return times.reduce<number>((latest, at) => (at === null || at === undefined ? latest : Math.max(latest, Number(at))), heartbeatAt);
 }
@@ -147,7 +157,10 @@ export async function takeOver(db: Db, run: Pick<ExpiredLease, 'runId' | 'fence'
   const { runs: r } = db.t;
   const expiresAt = now + LEASE_TTL_MS;
   // the dead owner's last heartbeat, read before the claim overwrites it (in the caller's transaction)
-  const [before] = await q.select({ at: r.heartbeatAt }).from(r).where(and(eq(r.id, run.runId), eq(r.fence, run.fence)));
+  const [before] = await q
+    .select({ at: r.heartbeatAt })
+    .from(r)
+    .where(and(eq(r.id, run.runId), eq(r.fence, run.fence)));
   const lastSeenAt = before ? await lastSeenAlive(q, db.t, run.runId, before.at) : null;
   const done = await q
     .update(r)

@@ -19,16 +19,52 @@ describe.each(DIALECTS)('run list on %s', (dialect) => {
   it('marks a run routed around a failed node, and a replay with its original', async () => {
     await seedRuns(db, [
       {
-        id: 'routed', status: 'succeeded', startedAt: T,
+        id: 'routed',
+        status: 'succeeded',
+        startedAt: T,
         nodes: [
-          { nodeId: 'classify', agent: 'classifier', status: 'failed', startedAt: T, error: { code: 'refusal', message: 'refused' }, attempts: [{ cause: 'refusal', startedAt: T }] },
+          {
+            nodeId: 'classify',
+            agent: 'classifier',
+            status: 'failed',
+            startedAt: T,
+            error: { code: 'refusal', message: 'refused' },
+            attempts: [{ cause: 'refusal', startedAt: T }],
+          },
           { nodeId: 'manual_review', agent: 'writer', status: 'succeeded', startedAt: T + 10, attempts: [{ model: 'sim:b', startedAt: T + 10 }] },
         ],
       },
-      { id: 'plain', flow: 'extract', status: 'succeeded', startedAt: T + 1, nodes: [{ nodeId: 'classify', agent: 'classifier', status: 'succeeded', startedAt: T + 1, attempts: [{ startedAt: T + 1 }] }] },
+      {
+        id: 'plain',
+        flow: 'extract',
+        status: 'succeeded',
+        startedAt: T + 1,
+        nodes: [{ nodeId: 'classify', agent: 'classifier', status: 'succeeded', startedAt: T + 1, attempts: [{ startedAt: T + 1 }] }],
+      },
       // failed with a failed node: a failure, not a route around one
-      { id: 'failed', status: 'failed', startedAt: T + 2, nodes: [{ nodeId: 'draft', agent: 'writer', status: 'failed', startedAt: T + 2, error: { code: 'truncated', message: 'cut' }, attempts: [{ cause: 'truncated', model: 'sim:c', startedAt: T + 2 }] }] },
-      { id: 'replay', kind: 'replay', replayOf: 'routed', status: 'succeeded', startedAt: T + 3, nodes: [{ nodeId: 'classify', agent: 'classifier', status: 'succeeded', startedAt: T + 3, attempts: [{ startedAt: T + 3 }] }] },
+      {
+        id: 'failed',
+        status: 'failed',
+        startedAt: T + 2,
+        nodes: [
+          {
+            nodeId: 'draft',
+            agent: 'writer',
+            status: 'failed',
+            startedAt: T + 2,
+            error: { code: 'truncated', message: 'cut' },
+            attempts: [{ cause: 'truncated', model: 'sim:c', startedAt: T + 2 }],
+          },
+        ],
+      },
+      {
+        id: 'replay',
+        kind: 'replay',
+        replayOf: 'routed',
+        status: 'succeeded',
+        startedAt: T + 3,
+        nodes: [{ nodeId: 'classify', agent: 'classifier', status: 'succeeded', startedAt: T + 3, attempts: [{ startedAt: T + 3 }] }],
+      },
     ]);
     const { items } = await listRuns(db);
     expect(items.map((r) => [r.id, r.kind, r.routedAround, r.replayOf])).toEqual([
@@ -49,7 +85,13 @@ describe.each(DIALECTS)('run list on %s', (dialect) => {
     expect(await ids('kind=flow')).toEqual(['failed', 'plain', 'routed']);
     expect(await ids('kind=flow&status=succeeded')).toEqual(['plain', 'routed']);
     expect(parseRunFilters(new URLSearchParams('kind=nope'))).toMatchObject({ ok: false, error: expect.stringMatching(/^query parameter kind: /) });
-    for (const bad of ['abc', '0', '501', '2.5']) expect(parseRunFilters(new URLSearchParams(`limit=${bad}`))).toEqual({ ok: false, error: 'query parameter limit: must be a whole number from 1 to 500', param: 'limit', reason: 'must be a whole number from 1 to 500' });
+    for (const bad of ['abc', '0', '501', '2.5'])
+      expect(parseRunFilters(new URLSearchParams(`limit=${bad}`))).toEqual({
+        ok: false,
+        error: 'query parameter limit: must be a whole number from 1 to 500',
+        param: 'limit',
+        reason: 'must be a whole number from 1 to 500',
+      });
   });
 
   it('offers the flows, agents and models of the history, in order, and every cause', async () => {

@@ -16,8 +16,23 @@ const T0 = Date.UTC(2026, 2, 3, 10);
 
 function ok(startedAt: number): AttemptRecord {
   return {
-    seq: 1, model: 'sim:a', chainIndex: 0, answerNo: 1, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none', request: [],
-    responseText: '{"queue":"billing"}', error: null, validationErrors: [], discarded: false, streamedText: null, usage, startedAt, finishedAt: startedAt + 40,
+    seq: 1,
+    model: 'sim:a',
+    chainIndex: 0,
+    answerNo: 1,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [],
+    responseText: '{"queue":"billing"}',
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage,
+    startedAt,
+    finishedAt: startedAt + 40,
     tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt, finishedAt: startedAt + 40 }],
   };
 }
@@ -58,7 +73,7 @@ describe.each(DIALECTS)('the run store commits, on %s', (dialect) => {
     expect(Date.now() - queuedAt).toBeGreaterThanOrEqual(FLUSH_MS - 5);
   });
 
-  it('a node that ends before its row is written: one row, whole, ahead of the attempt that names it; the turns ride on the run\'s end', async () => {
+  it("a node that ends before its row is written: one row, whole, ahead of the attempt that names it; the turns ride on the run's end", async () => {
     const r = `whole-${dialect}`;
     const store = await begin(r);
     store.setRunTurns(r, 1);
@@ -108,7 +123,8 @@ describe('SQLite: a fence confirmed once is not read again until another connect
         return st;
       };
       const store = runStore(t.db);
-      const node = (r: string) => store.insertNode({ id: `${r}-n`, runId: r, nodeId: 'classify', agent: 'classifier', turn: 1, ord: 0, status: 'running', policy: null, startedAt: T0 });
+      const node = (r: string) =>
+        store.insertNode({ id: `${r}-n`, runId: r, nodeId: 'classify', agent: 'classifier', turn: 1, ord: 0, status: 'running', policy: null, startedAt: T0 });
       const attempt = (r: string) => {
         store.startAttempt({ id: `${r}-x`, nodeRunId: `${r}-n`, runId: r, seq: 1, model: 'sim:a', chainIndex: 0, answerNo: 1, request: [], startedAt: T0 });
         return store.finishAttempt(`${r}-x`, ok(T0));
@@ -126,7 +142,10 @@ describe('SQLite: a fence confirmed once is not read again until another connect
 
       // another process takes the run over (as after an expired lease): this store's next fact is refused
       const { runs } = other.db.t;
-      await other.db.q.update(runs).set({ owner: 'other', fence: lease.fence + 1 }).where(eq(runs.id, 'fenced'));
+      await other.db.q
+        .update(runs)
+        .set({ owner: 'other', fence: lease.fence + 1 })
+        .where(eq(runs.id, 'fenced'));
       const lost = store.finishRun({ id: 'fenced', status: 'succeeded', output: {}, error: null, turns: 1, usage, finishedAt: T0 + 60 });
       await expect(lost).rejects.toThrow(/changed hands|lease/i);
       expect((await t.db.q.select({ status: t.db.t.runs.status }).from(t.db.t.runs).where(eq(t.db.t.runs.id, 'fenced')))[0]).toEqual({ status: 'running' });

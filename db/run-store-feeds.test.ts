@@ -16,9 +16,24 @@ const T0 = Date.UTC(2026, 2, 3, 10);
 
 function refused(seq: number, startedAt: number): AttemptRecord {
   return {
-    seq, model: 'sim:a', chainIndex: 0, answerNo: seq, outcome: 'refusal', finishReason: 'content_filter', cause: 'refusal', action: 'none',
-    request: [], responseText: null, error: { kind: 'refusal', message: `sim:a refused to answer (finish reason content_filter) #${seq}`, detail: null },
-    validationErrors: [], discarded: true, streamedText: null, usage, startedAt, finishedAt: startedAt + 40, tries: [],
+    seq,
+    model: 'sim:a',
+    chainIndex: 0,
+    answerNo: seq,
+    outcome: 'refusal',
+    finishReason: 'content_filter',
+    cause: 'refusal',
+    action: 'none',
+    request: [],
+    responseText: null,
+    error: { kind: 'refusal', message: `sim:a refused to answer (finish reason content_filter) #${seq}`, detail: null },
+    validationErrors: [],
+    discarded: true,
+    streamedText: null,
+    usage,
+    startedAt,
+    finishedAt: startedAt + 40,
+    tries: [],
   };
 }
 
@@ -76,8 +91,18 @@ describe.each(DIALECTS)('adopted runs feed as inserted ones, on %s', (dialect) =
     // as the queue leaves it once a worker claimed it: running, the worker's lease, never inserted by a store
     const lease = newLease(run, T0, 'w3');
     await t.db.q.insert(runs).values({
-      id: run, project: 'p', flow: 'triage', status: 'running', input: 'a pangolin question', kind: 'replay', owner: lease.owner, fence: lease.fence,
-      heartbeatAt: T0, leaseExpiresAt: lease.expiresAt, queuedAt: T0 - 5, startedAt: T0,
+      id: run,
+      project: 'p',
+      flow: 'triage',
+      status: 'running',
+      input: 'a pangolin question',
+      kind: 'replay',
+      owner: lease.owner,
+      fence: lease.fence,
+      heartbeatAt: T0,
+      leaseExpiresAt: lease.expiresAt,
+      queuedAt: T0 - 5,
+      startedAt: T0,
     });
     const s = runStore(other.db);
     s.adoptRun({ id: run, lease });

@@ -331,7 +331,22 @@ export function runStore(db: Db): RunStore {
   ] as const;
   // the columns each statement writes, in the order its run() takes them (the id of an update last)
   const runStart = [
-    'id', 'project', 'flow', 'input', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt', 'snapshotId', 'projectHash', 'startedBy', 'kind', 'replayOf', 'replayNode', 'startedAt',
+    'id',
+    'project',
+    'flow',
+    'input',
+    'pid',
+    'owner',
+    'fence',
+    'heartbeatAt',
+    'leaseExpiresAt',
+    'snapshotId',
+    'projectHash',
+    'startedBy',
+    'kind',
+    'replayOf',
+    'replayNode',
+    'startedAt',
   ] as const;
   const runEnd = ['status', 'output', 'errorCode', 'errorNode', 'errorMessage', 'errorHint', 'turns', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
   const attemptCut = ['errorMessage', 'streamedText', 'inputTokens', 'outputTokens', 'costUsd', 'usageUnknown', 'finishedAt'] as const;
@@ -340,7 +355,20 @@ export function runStore(db: Db): RunStore {
   const nodeHead = ['id', 'runId', 'nodeId', 'agent', 'turn', 'ord', 'policy', 'startedAt'] as const;
   const nodeEnd = ['status', 'output', 'errorCode', 'errorMessage', 'hint', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt', 'failureSig'] as const;
   const chunk = ['attemptId', 'seq', 'text'] as const;
-  const tryRow = ['attemptId', 'tryNo', 'status', 'error', 'retryAfterMs', 'waitedMs', 'discardedText', 'startedAt', 'finishedAt', 'generationId', 'usageLookup', 'lookupAfter'] as const;
+  const tryRow = [
+    'attemptId',
+    'tryNo',
+    'status',
+    'error',
+    'retryAfterMs',
+    'waitedMs',
+    'discardedText',
+    'startedAt',
+    'finishedAt',
+    'generationId',
+    'usageLookup',
+    'lookupAfter',
+  ] as const;
   const pause = ['model', 'pausedUntil', 'reason', 'setAt', 'serverWait', 'askedMs', 'maxWaitMs'] as const;
   const doc = ['runId', 'nodeRunId', 'attemptId', 'field', 'body', 'at'] as const;
   const agentDay = ['agent', 'day', 'model', 'outcome', 'cause', 'action', 'attempts', 'inputTokens', 'outputTokens', 'costUsd', 'durationMs'] as const;
@@ -350,8 +378,20 @@ export function runStore(db: Db): RunStore {
   const s = {
     // the input and a node's output go as JSON text made once: the same text is searched (a large value is not stringified twice)
     insertRun: w(q.insert(runs).values({ ...placeholders(runs, runStart), input: sql`${P('input')}`, status: 'running' }), runStart),
-    finishRun: w(q.update(runs).set(placeholders(runs, runEnd)).where(eq(runs.id, P('id'))), [...runEnd, 'id']),
-    setRunTurns: w(q.update(runs).set(placeholders(runs, ['turns'])).where(eq(runs.id, P('id'))), ['turns', 'id']),
+    finishRun: w(
+      q
+        .update(runs)
+        .set(placeholders(runs, runEnd))
+        .where(eq(runs.id, P('id'))),
+      [...runEnd, 'id'],
+    ),
+    setRunTurns: w(
+      q
+        .update(runs)
+        .set(placeholders(runs, ['turns']))
+        .where(eq(runs.id, P('id'))),
+      ['turns', 'id'],
+    ),
     interruptAttempt: w(
       q
         .update(attempts)
@@ -361,8 +401,17 @@ export function runStore(db: Db): RunStore {
     ),
     insertNode: w(q.insert(nodeRuns).values(placeholders(nodeRuns, nodeStart)), nodeStart),
     // a node whose start is still queued when it ends: one row, whole (its output JSON text as given, as finishNode's)
-    insertEndedNode: w(q.insert(nodeRuns).values({ ...placeholders(nodeRuns, [...nodeHead, ...nodeEnd.filter((k) => k !== 'output')]), output: sql`${P('output')}` }), [...nodeHead, ...nodeEnd]),
-    finishNode: w(q.update(nodeRuns).set({ ...placeholders(nodeRuns, nodeEnd), output: sql`${P('output')}` }).where(eq(nodeRuns.id, P('id'))), [...nodeEnd, 'id']),
+    insertEndedNode: w(q.insert(nodeRuns).values({ ...placeholders(nodeRuns, [...nodeHead, ...nodeEnd.filter((k) => k !== 'output')]), output: sql`${P('output')}` }), [
+      ...nodeHead,
+      ...nodeEnd,
+    ]),
+    finishNode: w(
+      q
+        .update(nodeRuns)
+        .set({ ...placeholders(nodeRuns, nodeEnd), output: sql`${P('output')}` })
+        .where(eq(nodeRuns.id, P('id'))),
+      [...nodeEnd, 'id'],
+    ),
     startAttempt: w(q.insert(attempts).values(placeholders(attempts, attemptStart)), attemptStart),
     insertAttempt: w(q.insert(attempts).values(placeholders(attempts, [...attemptStart, ...attemptResult])), [...attemptStart, ...attemptResult]),
     // one row per batch: appending costs the batch, not the text so far (`streamed_text || ?` copied
@@ -416,7 +465,10 @@ export function runStore(db: Db): RunStore {
       ? (() => {
           const st = valueStatement<number, readonly ['model']>(
             db.$client,
-            db.q.select({ until: rateLimitPauses.pausedUntil }).from(rateLimitPauses).where(eq(rateLimitPauses.model, P('model'))),
+            db.q
+              .select({ until: rateLimitPauses.pausedUntil })
+              .from(rateLimitPauses)
+              .where(eq(rateLimitPauses.model, P('model'))),
             ['model'],
           );
           return (model: string) => st.get(model) ?? null;
@@ -425,7 +477,20 @@ export function runStore(db: Db): RunStore {
   const cluster = db.dialect === 'pg' ? clusterGate(db) : null;
   const insertTry = (attemptId: string, t: TryRecord) =>
     // a cut-off answer with a generation id: its usage is looked up later (lib/flow/usage-lookup.ts), due at once
-    s.insertTry.run(attemptId, t.tryNo, t.status, t.error, t.retryAfterMs, t.waitedMs, t.discardedText ?? null, t.startedAt, t.finishedAt, t.generationId ?? null, t.generationId ? 'pending' : null, t.generationId ? t.finishedAt : null);
+    s.insertTry.run(
+      attemptId,
+      t.tryNo,
+      t.status,
+      t.error,
+      t.retryAfterMs,
+      t.waitedMs,
+      t.discardedText ?? null,
+      t.startedAt,
+      t.finishedAt,
+      t.generationId ?? null,
+      t.generationId ? 'pending' : null,
+      t.generationId ? t.finishedAt : null,
+    );
 
   // Write-behind with durable points: facts that do not decide anything (a run, node or attempt
   // started, a try, streamed text, a node finished) are queued and written within FLUSH_MS.
@@ -489,10 +554,18 @@ export function runStore(db: Db): RunStore {
   const adoptQueries = (runId: string, nodeIds: readonly string[]) => {
     // the input as its JSON text (PostgreSQL's json column would come back parsed)
     const input = db.dialect === 'pg' ? sql`${runs.input}::text` : sql`${runs.input}`;
-    const indexed = exists(q.select({ one: sql`1` }).from(searchDocs).where(and(eq(searchDocs.runId, runs.id), eq(searchDocs.field, 'input'))));
+    const indexed = exists(
+      q
+        .select({ one: sql`1` })
+        .from(searchDocs)
+        .where(and(eq(searchDocs.runId, runs.id), eq(searchDocs.field, 'input'))),
+    );
     const head = q
       .select({
-        kind: sql`${runs.kind}`.as('kind'), startedAt: sql`${runs.startedAt}`.as('started_at'), startedBy: sql`${runs.startedBy}`.as('started_by'), input: input.as('input'),
+        kind: sql`${runs.kind}`.as('kind'),
+        startedAt: sql`${runs.startedAt}`.as('started_at'),
+        startedBy: sql`${runs.startedBy}`.as('started_by'),
+        input: input.as('input'),
         indexed: sql`case when ${indexed} then 1 else 0 end`.as('indexed'),
       })
       .from(runs)
@@ -539,7 +612,10 @@ export function runStore(db: Db): RunStore {
           const P = sql.placeholder;
           const st = valueStatement(
             db.$client,
-            db.q.select({ id: r.id }).from(r).where(and(eq(r.id, P('runId')), eq(r.owner, P('owner')), eq(r.fence, P('fence')))),
+            db.q
+              .select({ id: r.id })
+              .from(r)
+              .where(and(eq(r.id, P('runId')), eq(r.owner, P('owner')), eq(r.fence, P('fence')))),
             ['runId', 'owner', 'fence'],
           );
           const version = db.$client.prepare('PRAGMA data_version').pluck();
@@ -586,7 +662,12 @@ export function runStore(db: Db): RunStore {
       const { runs: r } = db.t;
       // locked in id order (bytewise, as JavaScript sorts), as the lease keeper renews them: two
       // transactions never wait on each other in a circle
-      const built = orm.select({ id: r.id, owner: r.owner, fence: r.fence }).from(r).where(inArray(r.id, mine)).orderBy(sql`${r.id} collate "C"`).toSQL();
+      const built = orm
+        .select({ id: r.id, owner: r.owner, fence: r.fence })
+        .from(r)
+        .where(inArray(r.id, mine))
+        .orderBy(sql`${r.id} collate "C"`)
+        .toSQL();
       const rows = (await client.query<{ id: string; owner: string | null; fence: number }>(`${built.sql} for share`, built.params)).rows;
       const found = new Map(rows.map((row) => [row.id, row]));
       for (const id of mine) {
@@ -604,7 +685,10 @@ export function runStore(db: Db): RunStore {
       const nodeIds = unread.get(id);
       if (!nodeIds) continue;
       const run = adoptQueries(id, nodeIds);
-      const [head, nodes] = await Promise.all([client.query<Record<string, unknown>>(run.head.sql, run.head.params), nodeIds.length ? client.query<Record<string, unknown>>(run.nodes.sql, run.nodes.params) : null]);
+      const [head, nodes] = await Promise.all([
+        client.query<Record<string, unknown>>(run.head.sql, run.head.params),
+        nodeIds.length ? client.query<Record<string, unknown>>(run.nodes.sql, run.nodes.params) : null,
+      ]);
       learnAdopted(id, head.rows[0], nodes?.rows ?? []);
       unread.delete(id);
     }
@@ -748,54 +832,66 @@ export function runStore(db: Db): RunStore {
   // chunks: stream_chunks rows queued for the attempt (their seq); chunked: some were written
   const open = new Map<string, { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean }>();
   type Open = { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean };
-  const startRow = (a: StartArgs) =>
-    s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, a.request, a.startedAt);
-  const finishAttempt = durable<[Open, AttemptRecord, boolean, NodeInfo | undefined, RunInfo | undefined]>((st) => st.start.runId, (st, a, requestChanged, node, run) => {
-    const id = st.start.id;
-    const failed = isFailedAttempt(a);
-    const agent = node?.agent ?? null;
-    const sig = failed && agent !== null ? attemptSignature(agent, { model: a.model, cause: a.cause, errorMessage: a.error?.message ?? null }) : null;
-    const result = [
-      a.outcome,
-      a.finishReason,
-      a.nativeFinishReason ?? null,
-      a.finishNote ?? null,
-      a.cause,
-      a.action,
-      a.responseText,
-      a.error?.kind ?? null,
-      a.error?.message ?? null,
-      a.error?.detail ?? null,
-      a.validationErrors,
-      a.discarded,
-      a.streamedText,
-      a.usage.inputTokens,
-      a.usage.outputTokens,
-      a.usage.costUsd,
-      a.usageUnknown ?? false,
-      a.reasoningTokens ?? null,
-      a.costSource ?? null,
-      a.finishedAt,
-      sig?.sig ?? null,
-    ] as const; // attemptResult's order
-    if (st.written) s.finishAttempt.run(...result, requestChanged ? a.request : undefined, id);
-    else {
-      const b = st.start;
-      s.insertAttempt.run(b.id, b.nodeRunId, b.runId, b.seq, b.model, b.chainIndex, b.answerNo, a.request, b.startedAt, ...result);
-    }
-    for (const t of a.tries.slice(st.written ? st.tries : 0)) insertTry(id, t);
-    // the whole text is in streamed_text now (redacted when discarded)
-    if (st.chunked) s.dropChunks.run(id);
-    if (failed) {
-      const body = attemptErrorText(a.error?.message, a.validationErrors);
-      if (body) s.searchDoc.run(st.start.runId, st.start.nodeRunId, id, 'error', body, a.finishedAt);
-    }
-    spent(run, a.usage.costUsd, a.finishedAt);
-    if (agent === null || node!.run.kind !== 'flow') return;
-    const u = a.usage;
-    sums.attempt(agent, { model: a.model, outcome: a.outcome, cause: a.cause, action: a.action, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: u.costUsd, startedAt: a.startedAt, finishedAt: a.finishedAt });
-    if (sig) sums.failure({ sig, level: 'attempt', agent, model: a.model, code: a.cause ?? '', costUsd: u.costUsd, at: a.startedAt });
-  });
+  const startRow = (a: StartArgs) => s.startAttempt.run(a.id, a.nodeRunId, a.runId, a.seq, a.model, a.chainIndex, a.answerNo, a.request, a.startedAt);
+  const finishAttempt = durable<[Open, AttemptRecord, boolean, NodeInfo | undefined, RunInfo | undefined]>(
+    (st) => st.start.runId,
+    (st, a, requestChanged, node, run) => {
+      const id = st.start.id;
+      const failed = isFailedAttempt(a);
+      const agent = node?.agent ?? null;
+      const sig = failed && agent !== null ? attemptSignature(agent, { model: a.model, cause: a.cause, errorMessage: a.error?.message ?? null }) : null;
+      const result = [
+        a.outcome,
+        a.finishReason,
+        a.nativeFinishReason ?? null,
+        a.finishNote ?? null,
+        a.cause,
+        a.action,
+        a.responseText,
+        a.error?.kind ?? null,
+        a.error?.message ?? null,
+        a.error?.detail ?? null,
+        a.validationErrors,
+        a.discarded,
+        a.streamedText,
+        a.usage.inputTokens,
+        a.usage.outputTokens,
+        a.usage.costUsd,
+        a.usageUnknown ?? false,
+        a.reasoningTokens ?? null,
+        a.costSource ?? null,
+        a.finishedAt,
+        sig?.sig ?? null,
+      ] as const; // attemptResult's order
+      if (st.written) s.finishAttempt.run(...result, requestChanged ? a.request : undefined, id);
+      else {
+        const b = st.start;
+        s.insertAttempt.run(b.id, b.nodeRunId, b.runId, b.seq, b.model, b.chainIndex, b.answerNo, a.request, b.startedAt, ...result);
+      }
+      for (const t of a.tries.slice(st.written ? st.tries : 0)) insertTry(id, t);
+      // the whole text is in streamed_text now (redacted when discarded)
+      if (st.chunked) s.dropChunks.run(id);
+      if (failed) {
+        const body = attemptErrorText(a.error?.message, a.validationErrors);
+        if (body) s.searchDoc.run(st.start.runId, st.start.nodeRunId, id, 'error', body, a.finishedAt);
+      }
+      spent(run, a.usage.costUsd, a.finishedAt);
+      if (agent === null || node!.run.kind !== 'flow') return;
+      const u = a.usage;
+      sums.attempt(agent, {
+        model: a.model,
+        outcome: a.outcome,
+        cause: a.cause,
+        action: a.action,
+        inputTokens: u.inputTokens,
+        outputTokens: u.outputTokens,
+        costUsd: u.costUsd,
+        startedAt: a.startedAt,
+        finishedAt: a.finishedAt,
+      });
+      if (sig) sums.failure({ sig, level: 'attempt', agent, model: a.model, code: a.cause ?? '', costUsd: u.costUsd, at: a.startedAt });
+    },
+  );
   const interruptAttempt = durable<[Open, Parameters<RunStore['interruptAttempt']>[1], RunInfo | undefined]>(
     (st) => st.start.runId,
     (st, a, run) => {
@@ -814,8 +910,22 @@ export function runStore(db: Db): RunStore {
       const { lease } = r;
       const input = jsonText(r.input);
       s.insertRun.run(
-        r.id, r.project, r.flow, input, process.pid, lease.owner, lease.fence, lease.expiresAt - LEASE_TTL_MS, lease.expiresAt,
-        r.snapshotId ?? null, r.projectHash ?? null, r.startedBy ?? null, r.kind ?? 'flow', r.replayOf ?? null, r.replayNode ?? null, r.startedAt,
+        r.id,
+        r.project,
+        r.flow,
+        input,
+        process.pid,
+        lease.owner,
+        lease.fence,
+        lease.expiresAt - LEASE_TTL_MS,
+        lease.expiresAt,
+        r.snapshotId ?? null,
+        r.projectHash ?? null,
+        r.startedBy ?? null,
+        r.kind ?? 'flow',
+        r.replayOf ?? null,
+        r.replayNode ?? null,
+        r.startedAt,
       );
       fenced.set(r.id, true); // the row was just written with our lease
       fences?.wrote(lease);
@@ -827,7 +937,20 @@ export function runStore(db: Db): RunStore {
   const finishRun = durable(
     (r: FinishRunArgs) => r.id,
     (r: FinishRunArgs) =>
-      s.finishRun.run(r.status, r.output, r.error?.code ?? null, r.error?.node ?? null, r.error?.message ?? null, r.error?.hint ?? null, r.turns, r.usage.inputTokens, r.usage.outputTokens, r.usage.costUsd, r.finishedAt, r.id),
+      s.finishRun.run(
+        r.status,
+        r.output,
+        r.error?.code ?? null,
+        r.error?.node ?? null,
+        r.error?.message ?? null,
+        r.error?.hint ?? null,
+        r.turns,
+        r.usage.inputTokens,
+        r.usage.outputTokens,
+        r.usage.costUsd,
+        r.finishedAt,
+        r.id,
+      ),
   );
   const store: RunStore = {
     insertRun: (r) => {
@@ -861,7 +984,11 @@ export function runStore(db: Db): RunStore {
       if (db.dialect === 'sqlite') {
         const { head, nodes } = adoptQueries(r.id, nodeIds);
         const c = db.$client;
-        learnAdopted(r.id, c.prepare(head.sql).get(head.params) as Record<string, unknown> | undefined, nodeIds.length ? (c.prepare(nodes.sql).all(nodes.params) as Record<string, unknown>[]) : []);
+        learnAdopted(
+          r.id,
+          c.prepare(head.sql).get(head.params) as Record<string, unknown> | undefined,
+          nodeIds.length ? (c.prepare(nodes.sql).all(nodes.params) as Record<string, unknown>[]) : [],
+        );
       } else unread.set(r.id, nodeIds);
       // a claimed queued run's input was never indexed (its row was enqueued, not inserted here)
       later(r.id, () => {
@@ -925,7 +1052,15 @@ export function runStore(db: Db): RunStore {
       const sig = n.status === 'failed' && n.error && agent !== null ? nodeSignature(agent, n.error) : null;
       const output = jsonText(n.output);
       const end = [
-        n.status, output, n.error?.code ?? null, n.error?.message ?? null, n.error?.hint ?? null, n.usage.inputTokens, n.usage.outputTokens, n.usage.costUsd, n.finishedAt,
+        n.status,
+        output,
+        n.error?.code ?? null,
+        n.error?.message ?? null,
+        n.error?.hint ?? null,
+        n.usage.inputTokens,
+        n.usage.outputTokens,
+        n.usage.costUsd,
+        n.finishedAt,
         sig?.sig ?? null,
       ] as const; // nodeEnd's order
       // a row still queued is written whole where it was queued
@@ -989,9 +1124,7 @@ export function runStore(db: Db): RunStore {
     },
     // the gate's interface is synchronous, and a pause is rare: commit it on the spot
     setPause: (model, until, reason, origin) => {
-      later(null, () =>
-        s.setPause.run(model, until, reason, origin?.setAt ?? null, origin?.serverWait ?? null, origin?.askedMs ?? null, origin?.maxWaitMs ?? null),
-      );
+      later(null, () => s.setPause.run(model, until, reason, origin?.setAt ?? null, origin?.serverWait ?? null, origin?.askedMs ?? null, origin?.maxWaitMs ?? null));
       const committed = commit();
       cluster?.noteOwnPause(model, until, committed);
     },
@@ -1027,7 +1160,13 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, lastSee
     const text = (a.text ?? '') + chunks.map((r) => r.text).join('');
     await q
       .update(attempts)
-      .set({ streamedText: text ? capFailureText(redact(text)) : null, discarded: true, errorKind: why.kind, errorMessage: why.message, finishedAt: cutOffAt(lastSeenAt, now, a.startedAt) })
+      .set({
+        streamedText: text ? capFailureText(redact(text)) : null,
+        discarded: true,
+        errorKind: why.kind,
+        errorMessage: why.message,
+        finishedAt: cutOffAt(lastSeenAt, now, a.startedAt),
+      })
       .where(eq(attempts.id, a.id));
     await q.delete(streamChunks).where(eq(streamChunks.attemptId, a.id));
   }
@@ -1041,7 +1180,14 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, lastSee
  * in a `flow` run — counted in node_daily and failure_daily, as a node failed by its own run is.
  * Runs inside the caller's transaction (`q`).
  */
-export async function failCutOffNodes(db: Db, q: Orm, runId: string, error: { code: string; message: string; hint: string }, lastSeenAt: number | null, now: number): Promise<number> {
+export async function failCutOffNodes(
+  db: Db,
+  q: Orm,
+  runId: string,
+  error: { code: string; message: string; hint: string },
+  lastSeenAt: number | null,
+  now: number,
+): Promise<number> {
   const { nodeRuns, runs, searchDocs } = db.t;
   const open = await q
     .select({ id: nodeRuns.id, agent: nodeRuns.agent, startedAt: nodeRuns.startedAt, costUsd: nodeRuns.costUsd })

@@ -60,7 +60,9 @@ export const runs = pgTable(
      * flow: a run of a flow (every statistic, failure group and what-if estimate counts these only);
      * replay: one node run again under today's files (replay_of, replay_node); limits: a structural-limits probe
      */
-    kind: text('kind', { enum: ['flow', 'replay', 'limits'] }).notNull().default('flow'),
+    kind: text('kind', { enum: ['flow', 'replay', 'limits'] })
+      .notNull()
+      .default('flow'),
     /** the run a replay re-ran a node of; null once that run is purged */
     replayOf: text('replay_of').references((): AnyRunId => runs.id, { onDelete: 'set null' }),
     /** the node id (of the flow) a replay re-ran */
@@ -107,7 +109,9 @@ export const nodeRuns = pgTable(
   (t) => [
     index('node_runs_run_idx').on(t.runId, t.turn),
     index('node_runs_agent_idx').on(t.agent, t.runId),
-    index('node_runs_failure_idx').on(t.failureSig, t.startedAt).where(sql`failure_sig IS NOT NULL`),
+    index('node_runs_failure_idx')
+      .on(t.failureSig, t.startedAt)
+      .where(sql`failure_sig IS NOT NULL`),
   ],
 );
 export type NodeRunRow = typeof nodeRuns.$inferSelect;
@@ -157,13 +161,19 @@ export const attempts = pgTable(
     costSource: text('cost_source'),
   },
   (t) => [
-    index('attempts_failure_idx').on(t.failureSig, t.startedAt).where(sql`failure_sig IS NOT NULL`),
+    index('attempts_failure_idx')
+      .on(t.failureSig, t.startedAt)
+      .where(sql`failure_sig IS NOT NULL`),
     index('attempts_node_run_idx').on(t.nodeRunId, t.seq),
     index('attempts_run_idx').on(t.runId),
     index('attempts_model_idx').on(t.model, t.runId),
     // partial: most attempts are ok with action none, and skip these pages entirely
-    index('attempts_cause_idx').on(t.cause, t.runId).where(sql`cause IS NOT NULL`),
-    index('attempts_action_idx').on(t.action, t.runId).where(sql`action IN ('retry', 'repair', 'fallback')`),
+    index('attempts_cause_idx')
+      .on(t.cause, t.runId)
+      .where(sql`cause IS NOT NULL`),
+    index('attempts_action_idx')
+      .on(t.action, t.runId)
+      .where(sql`action IN ('retry', 'repair', 'fallback')`),
   ],
 );
 export type AttemptRow = typeof attempts.$inferSelect;
@@ -201,7 +211,9 @@ export const transportTries = pgTable(
   (t) => [
     index('transport_tries_attempt_idx').on(t.attemptId, t.tryNo),
     // partial: only cut-off answers of a router that names its generations are ever pending
-    index('transport_tries_lookup_idx').on(t.lookupAfter).where(sql`lookup_after IS NOT NULL`),
+    index('transport_tries_lookup_idx')
+      .on(t.lookupAfter)
+      .where(sql`lookup_after IS NOT NULL`),
   ],
 );
 export type TransportTryRow = typeof transportTries.$inferSelect;
@@ -314,7 +326,9 @@ export const users = pgTable(
     email: text('email').notNull(),
     emailVerified: boolean('email_verified').notNull().default(false),
     image: text('image'),
-    role: text('role', { enum: ['viewer', 'editor', 'admin'] }).notNull().default('viewer'),
+    role: text('role', { enum: ['viewer', 'editor', 'admin'] })
+      .notNull()
+      .default('viewer'),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     /** when the user was last seen signing in, out, or with a session that was then revoked; `aqven user list` shows the later of this and their newest session */
@@ -596,10 +610,7 @@ export const modelLimits = pgTable(
     startedAt: big('started_at').notNull(),
     updatedAt: big('updated_at').notNull(),
   },
-  (t) => [
-    uniqueIndex('model_limits_key_idx').on(t.model, t.dimension, t.settingsKey, t.measuredOn),
-    index('model_limits_model_idx').on(t.model, t.updatedAt),
-  ],
+  (t) => [uniqueIndex('model_limits_key_idx').on(t.model, t.dimension, t.settingsKey, t.measuredOn), index('model_limits_model_idx').on(t.model, t.updatedAt)],
 );
 export type ModelLimitRow = typeof modelLimits.$inferSelect;
 

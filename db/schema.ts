@@ -50,7 +50,9 @@ export const runs = sqliteTable(
      * flow: a run of a flow (every statistic, failure group and what-if estimate counts these only);
      * replay: one node run again under today's files (replay_of, replay_node); limits: a structural-limits probe
      */
-    kind: text('kind', { enum: ['flow', 'replay', 'limits'] }).notNull().default('flow'),
+    kind: text('kind', { enum: ['flow', 'replay', 'limits'] })
+      .notNull()
+      .default('flow'),
     /** the run a replay re-ran a node of; null once that run is purged */
     replayOf: text('replay_of').references((): AnyRunId => runs.id, { onDelete: 'set null' }),
     /** the node id (of the flow) a replay re-ran */
@@ -97,7 +99,9 @@ export const nodeRuns = sqliteTable(
   (t) => [
     index('node_runs_run_idx').on(t.runId, t.turn),
     index('node_runs_agent_idx').on(t.agent, t.runId),
-    index('node_runs_failure_idx').on(t.failureSig, t.startedAt).where(sql`failure_sig IS NOT NULL`),
+    index('node_runs_failure_idx')
+      .on(t.failureSig, t.startedAt)
+      .where(sql`failure_sig IS NOT NULL`),
   ],
 );
 export type NodeRunRow = typeof nodeRuns.$inferSelect;
@@ -147,13 +151,19 @@ export const attempts = sqliteTable(
     costSource: text('cost_source'),
   },
   (t) => [
-    index('attempts_failure_idx').on(t.failureSig, t.startedAt).where(sql`failure_sig IS NOT NULL`),
+    index('attempts_failure_idx')
+      .on(t.failureSig, t.startedAt)
+      .where(sql`failure_sig IS NOT NULL`),
     index('attempts_node_run_idx').on(t.nodeRunId, t.seq),
     index('attempts_run_idx').on(t.runId),
     index('attempts_model_idx').on(t.model, t.runId),
     // partial: most attempts are ok with action none, and skip these pages entirely
-    index('attempts_cause_idx').on(t.cause, t.runId).where(sql`cause IS NOT NULL`),
-    index('attempts_action_idx').on(t.action, t.runId).where(sql`action IN ('retry', 'repair', 'fallback')`),
+    index('attempts_cause_idx')
+      .on(t.cause, t.runId)
+      .where(sql`cause IS NOT NULL`),
+    index('attempts_action_idx')
+      .on(t.action, t.runId)
+      .where(sql`action IN ('retry', 'repair', 'fallback')`),
   ],
 );
 export type AttemptRow = typeof attempts.$inferSelect;
@@ -190,7 +200,9 @@ export const transportTries = sqliteTable(
   (t) => [
     index('transport_tries_attempt_idx').on(t.attemptId, t.tryNo),
     // partial: only cut-off answers of a router that names its generations are ever pending
-    index('transport_tries_lookup_idx').on(t.lookupAfter).where(sql`lookup_after IS NOT NULL`),
+    index('transport_tries_lookup_idx')
+      .on(t.lookupAfter)
+      .where(sql`lookup_after IS NOT NULL`),
   ],
 );
 export type TransportTryRow = typeof transportTries.$inferSelect;
@@ -307,7 +319,9 @@ export const users = sqliteTable(
     email: text('email').notNull(),
     emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
     image: text('image'),
-    role: text('role', { enum: ['viewer', 'editor', 'admin'] }).notNull().default('viewer'),
+    role: text('role', { enum: ['viewer', 'editor', 'admin'] })
+      .notNull()
+      .default('viewer'),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     /** when the user was last seen signing in, out, or with a session that was then revoked; `aqven user list` shows the later of this and their newest session */
@@ -616,10 +630,7 @@ export const modelLimits = sqliteTable(
     startedAt: integer('started_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [
-    uniqueIndex('model_limits_key_idx').on(t.model, t.dimension, t.settingsKey, t.measuredOn),
-    index('model_limits_model_idx').on(t.model, t.updatedAt),
-  ],
+  (t) => [uniqueIndex('model_limits_key_idx').on(t.model, t.dimension, t.settingsKey, t.measuredOn), index('model_limits_model_idx').on(t.model, t.updatedAt)],
 );
 export type ModelLimitRow = typeof modelLimits.$inferSelect;
 

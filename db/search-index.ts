@@ -41,10 +41,18 @@ const prepared = new WeakMap<SqliteDb, () => number>();
 function prepare(db: SqliteDb): () => number {
   const { searchDocs, settings } = db.t;
   const watermark = db.q.select({ value: settings.value }).from(settings).where(eq(settings.key, FTS_WATERMARK)).prepare();
-  const top = db.q.select({ id: sql<number | null>`max(${searchDocs.id})` }).from(searchDocs).prepare();
+  const top = db.q
+    .select({ id: sql<number | null>`max(${searchDocs.id})` })
+    .from(searchDocs)
+    .prepare();
   const insert = db.q
     .insert(searchFts)
-    .select(db.q.select({ rowid: searchDocs.id, table: sql<null>`null`.as('search_fts'), body: searchDocs.body }).from(searchDocs).where(gt(searchDocs.id, sql.placeholder('from'))))
+    .select(
+      db.q
+        .select({ rowid: searchDocs.id, table: sql<null>`null`.as('search_fts'), body: searchDocs.body })
+        .from(searchDocs)
+        .where(gt(searchDocs.id, sql.placeholder('from'))),
+    )
     .prepare();
   const save = db.q
     .insert(settings)

@@ -24,7 +24,13 @@ describe.each(DIALECTS)('searching runs recorded over the simulator, on %s', (di
     answered = await w.run('triage', { ticket: 'Refund for invoice pelican-7731 please' });
     // the provider's error quotes an address: stored (and so searchable) only as <EMAIL>
     const message = 'mailbox zorro.quill@example.org is over quota';
-    w.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'provider_error', message }, { kind: 'provider_error', message }] });
+    w.sim.loadScripts({
+      [FLASH_LITE]: [{ kind: 'ok' }],
+      [GPT_OSS]: [
+        { kind: 'provider_error', message },
+        { kind: 'provider_error', message },
+      ],
+    });
     failed = await w.run('triage', { ticket: 'My walrus subscription renewed twice' });
   }, 120_000);
   afterAll(() => w?.close());
@@ -33,7 +39,7 @@ describe.each(DIALECTS)('searching runs recorded over the simulator, on %s', (di
     expect([answered.status, failed.status]).toEqual(['succeeded', 'failed']);
   });
 
-  it("finds a run by a word of its input, with the word marked in the snippet", async () => {
+  it('finds a run by a word of its input, with the word marked in the snippet', async () => {
     const { hits } = await searchHistory(w.db, { q: 'pelican' });
     expect(hits.map((h) => [h.runId, h.field, h.nodeId])).toEqual([[answered.id, 'input', null]]);
     expect(hits[0]).toMatchObject({ flow: 'triage', status: 'succeeded', kind: 'flow', startedAt: Date.parse(answered.startedAt) });
@@ -102,7 +108,11 @@ describe.each(DIALECTS)('search and run ids on %s', (dialect) => {
 
   it('answers the newest text first, one hit per run and field, and pages to older text', async () => {
     const all = await searchHistory(db, { q: 'upstream' });
-    expect(all.hits.map((h) => [h.runId, h.field])).toEqual([[C, 'error'], [B, 'output'], [A, 'error']]);
+    expect(all.hits.map((h) => [h.runId, h.field])).toEqual([
+      [C, 'error'],
+      [B, 'output'],
+      [A, 'error'],
+    ]);
     expect(all.nextBefore).toBeNull();
     const first = await searchHistory(db, { q: 'upstream', limit: 2 });
     expect(first.hits.map((h) => h.runId)).toEqual([C, B]);
@@ -117,7 +127,11 @@ describe.each(DIALECTS)('search and run ids on %s', (dialect) => {
   it('finds older text past a long stretch of newer text that does not match', async () => {
     const filler = Array.from({ length: 450 }, (_, i) => ({ runId: C, nodeRunId: null, attemptId: null, field: 'output' as const, body: `nothing to see ${i}`, at: T0 + 40 + i }));
     await db.q.insert(db.t.searchDocs).values(filler);
-    expect((await searchHistory(db, { q: 'refund*' })).hits.map((h) => [h.runId, h.field])).toEqual([[B, 'output'], [B, 'input'], [A, 'error']]);
+    expect((await searchHistory(db, { q: 'refund*' })).hits.map((h) => [h.runId, h.field])).toEqual([
+      [B, 'output'],
+      [B, 'input'],
+      [A, 'error'],
+    ]);
     const first = await searchHistory(db, { q: 'overloaded', limit: 1 });
     expect(first.hits.map((h) => [h.runId, h.field])).toEqual([[C, 'error']]);
     const second = await searchHistory(db, { q: 'overloaded', limit: 1, before: first.nextBefore });
@@ -132,16 +146,51 @@ describe.each(DIALECTS)('search and run ids on %s', (dialect) => {
   it('needs every word (AND), folds case, and takes `word*` as a prefix', async () => {
     expect((await searchHistory(db, { q: 'UPSTREAM refund' })).hits.map((h) => h.runId)).toEqual([A]);
     // newest text first: B's input was written after A's first failure
-    expect((await searchHistory(db, { q: 'refund' })).hits.map((h) => [h.runId, h.field])).toEqual([[B, 'input'], [A, 'error']]);
-    expect((await searchHistory(db, { q: 'refund*' })).hits.map((h) => [h.runId, h.field])).toEqual([[B, 'output'], [B, 'input'], [A, 'error']]);
+    expect((await searchHistory(db, { q: 'refund' })).hits.map((h) => [h.runId, h.field])).toEqual([
+      [B, 'input'],
+      [A, 'error'],
+    ]);
+    expect((await searchHistory(db, { q: 'refund*' })).hits.map((h) => [h.runId, h.field])).toEqual([
+      [B, 'output'],
+      [B, 'input'],
+      [A, 'error'],
+    ]);
     expect((await searchHistory(db, { q: 'refu' })).hits).toEqual([]);
     const marked = (await searchHistory(db, { q: 'refund*' })).hits.find((h) => h.field === 'output')!;
-    expect(marked.snippet).toEqual([{ text: 'Refunds', hit: true }, { text: ' take five days; upstream says so.', hit: false }]);
+    expect(marked.snippet).toEqual([
+      { text: 'Refunds', hit: true },
+      { text: ' take five days; upstream says so.', hit: false },
+    ]);
   });
 
   it("reads the user's text as words: quotes, operators, NEAR and stray stars never break the query", async () => {
-    const queries = ['"', "'", '"unclosed', 'cats AND', 'OR', 'NOT river', 'NEAR(cats dogs)', 'near', '*', '**', 'c*', '^cats', 'ticket:cats', '{body}:cats',
-      'cats -dogs', '(cats', 'cats)', 'cats & dogs | !river', "'; drop table runs; --", 'cats <-> dogs', 'a:*', '\\', '\u0000', 'ü*', 'x'.repeat(5000)];
+    const queries = [
+      '"',
+      "'",
+      '"unclosed',
+      'cats AND',
+      'OR',
+      'NOT river',
+      'NEAR(cats dogs)',
+      'near',
+      '*',
+      '**',
+      'c*',
+      '^cats',
+      'ticket:cats',
+      '{body}:cats',
+      'cats -dogs',
+      '(cats',
+      'cats)',
+      'cats & dogs | !river',
+      "'; drop table runs; --",
+      'cats <-> dogs',
+      'a:*',
+      '\\',
+      '\u0000',
+      'ü*',
+      'x'.repeat(5000),
+    ];
     for (const q of queries) await expect(searchHistory(db, { q }), q).resolves.toHaveProperty('hits');
     // the words are searched for as words: "AND" and "NEAR" are words of the text like any other
     expect((await searchHistory(db, { q: 'cats AND dogs' })).hits.map((h) => h.runId)).toEqual([A]);
@@ -157,8 +206,14 @@ describe.each(DIALECTS)('search and run ids on %s', (dialect) => {
 
   it('lists the runs whose id starts with a hex query, before the text hits', async () => {
     const { hits } = await searchHistory(db, { q: 'abcd' });
-    expect(hits.map((h) => [h.runId, h.field])).toEqual([[B, 'id'], [A, 'id']]);
-    expect(hits[0]!.snippet).toEqual([{ text: 'abcd', hit: true }, { text: B.slice(4), hit: false }]);
+    expect(hits.map((h) => [h.runId, h.field])).toEqual([
+      [B, 'id'],
+      [A, 'id'],
+    ]);
+    expect(hits[0]!.snippet).toEqual([
+      { text: 'abcd', hit: true },
+      { text: B.slice(4), hit: false },
+    ]);
     expect((await searchHistory(db, { q: 'ABCD1234' })).hits.map((h) => [h.runId, h.field])).toEqual([[A, 'id']]);
     expect((await searchHistory(db, { q: A })).hits.map((h) => [h.runId, h.field])).toEqual([[A, 'id']]);
     // three characters are not looked up; nor are ids on a later page
@@ -201,7 +256,11 @@ describe.each(DIALECTS)('search and run ids on %s', (dialect) => {
     // the search lists them too, the short id marked where it is
     const { hits } = await searchHistory(db, { q: '5eed1e55' });
     expect(hits.map((h) => h.runId)).toEqual([E, D]);
-    expect(hits[0]!.snippet).toEqual([{ text: E.slice(0, 24), hit: false }, { text: '5eed1e55', hit: true }, { text: 'beef', hit: false }]);
+    expect(hits[0]!.snippet).toEqual([
+      { text: E.slice(0, 24), hit: false },
+      { text: '5eed1e55', hit: true },
+      { text: 'beef', hit: false },
+    ]);
   });
 
   it('names a run recorded with a random (v4) id by its first 8 characters, as it was shown, and by its short id now', async () => {

@@ -83,7 +83,6 @@ export async function searchHistory(db: Db, opts: SearchOptions): Promise<Search
   return { words, hits: [...idHits, ...textHits], nextBefore };
 }
 
-
 interface DocRef {
   id: number;
   runId: string;
@@ -231,7 +230,12 @@ async function hitsOf(db: Db, picked: DocRef[], words: SearchWord[]): Promise<Se
     .innerJoin(runs, eq(runs.id, d.runId))
     .leftJoin(nodeRuns, eq(nodeRuns.id, d.nodeRunId))
     .leftJoin(attempts, eq(attempts.id, d.attemptId))
-    .where(inArray(d.id, picked.map((p) => p.id)));
+    .where(
+      inArray(
+        d.id,
+        picked.map((p) => p.id),
+      ),
+    );
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
   return picked.flatMap((p) => {
     const r = byId.get(p.id);

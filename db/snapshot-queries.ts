@@ -87,7 +87,11 @@ export async function pushSnapshot(
 /** The newest snapshot with its files, or null when nothing was pushed yet. */
 export async function latestSnapshot(db: Db): Promise<Snapshot | null> {
   const t = db.t.projectSnapshots;
-  const [row] = await db.q.select({ ...infoColumns(t), files: t.files }).from(t).orderBy(desc(t.id)).limit(1);
+  const [row] = await db.q
+    .select({ ...infoColumns(t), files: t.files })
+    .from(t)
+    .orderBy(desc(t.id))
+    .limit(1);
   return row ? { ...row, id: Number(row.id) } : null;
 }
 
@@ -100,7 +104,10 @@ export async function latestSnapshotId(db: Db): Promise<number | null> {
 
 export async function getSnapshot(db: Db, id: number): Promise<Snapshot | null> {
   const t = db.t.projectSnapshots;
-  const [row] = await db.q.select({ ...infoColumns(t), files: t.files }).from(t).where(eq(t.id, id));
+  const [row] = await db.q
+    .select({ ...infoColumns(t), files: t.files })
+    .from(t)
+    .where(eq(t.id, id));
   return row ? { ...row, id: Number(row.id) } : null;
 }
 

@@ -70,7 +70,9 @@ describe.each(DIALECTS)('caller spend and budgets on %s', (dialect) => {
     // refused again the same day: recorded once per caller; a new day's refusal is recorded again
     await checkBudget(db, 'token:ci', T + 120_000, quiet);
     await setTokenBudget(db, 'ci', 0); // the next UTC day: $1.00 spent (the first test), a budget of nothing
-    expect((await checkBudget(db, 'token:ci', T + 3 * 3_600_000, quiet))?.message).toBe("token ci's budget of $0.00/day is spent ($1.00 today); it resets at 00:00 UTC (in 23 h 30 min)");
+    expect((await checkBudget(db, 'token:ci', T + 3 * 3_600_000, quiet))?.message).toBe(
+      "token ci's budget of $0.00/day is spent ($1.00 today); it resets at 00:00 UTC (in 23 h 30 min)",
+    );
     const told = await listAudit(db, { kind: 'budget.exceeded' });
     expect(told.rows.map((r) => [r.actor, r.at])).toEqual([
       ['token:ci', T + 3 * 3_600_000],

@@ -18,14 +18,21 @@ export function callerSpendUpsert(t: Tables) {
 /** Adds `usd` to `caller`'s spend on the UTC day of `at`, through `q` (a transaction's, or the database's). */
 export async function addSpend(db: Db, q: Orm, caller: string, usd: number, at: number): Promise<void> {
   if (!(usd > 0)) return;
-  await q.insert(db.t.callerSpend).values({ caller, day: spendDay(at), usd }).onConflictDoUpdate(callerSpendUpsert(db.t));
+  await q
+    .insert(db.t.callerSpend)
+    .values({ caller, day: spendDay(at), usd })
+    .onConflictDoUpdate(callerSpendUpsert(db.t));
 }
 
 /** The daily budget of `caller` (a user's name, `token:<name>`): null when it has none, or is no user or token. */
 export async function callerBudget(db: Db, caller: string): Promise<number | null> {
   if (caller.startsWith('token:')) {
     const t = db.t.apiTokens;
-    const [row] = await db.q.select({ usd: t.budgetUsdPerDay }).from(t).where(eq(t.name, caller.slice('token:'.length))).limit(1);
+    const [row] = await db.q
+      .select({ usd: t.budgetUsdPerDay })
+      .from(t)
+      .where(eq(t.name, caller.slice('token:'.length)))
+      .limit(1);
     return row?.usd ?? null;
   }
   const u = db.t.users;

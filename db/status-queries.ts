@@ -105,7 +105,10 @@ const pgOrm = (db: PgDb): NodePgDatabase => drizzlePg(db.pool);
 /** Whether `schemaName.table` exists (PostgreSQL) or `table` does (SQLite). */
 export async function hasTable(db: Db, table: string, schemaName = 'public'): Promise<boolean> {
   if (db.dialect === 'sqlite') {
-    const rows = await db.q.select({ name: sqliteMaster.name }).from(sqliteMaster).where(and(eq(sqliteMaster.type, 'table'), eq(sqliteMaster.name, table)));
+    const rows = await db.q
+      .select({ name: sqliteMaster.name })
+      .from(sqliteMaster)
+      .where(and(eq(sqliteMaster.type, 'table'), eq(sqliteMaster.name, table)));
     return rows.length > 0;
   }
   const rows = await pgOrm(db)

@@ -22,12 +22,18 @@ function orphan(db: ReturnType<typeof openDb>, streamedText: string | null, chun
   const c = db.$client;
   c.prepare(`INSERT INTO runs (id, project, flow, status, started_at) VALUES ('r', 'p', 'f', 'running', 1)`).run();
   c.prepare(`INSERT INTO node_runs (id, run_id, node_id, agent, turn, status, started_at) VALUES ('n', 'r', 'draft', 'writer', 1, 'running', 1)`).run();
-  c.prepare(`INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, streamed_text, started_at) VALUES ('a', 'n', 'r', 1, 'm:x', 0, 1, ?, 1)`).run(streamedText);
+  c.prepare(`INSERT INTO attempts (id, node_run_id, run_id, seq, model, chain_index, answer_no, streamed_text, started_at) VALUES ('a', 'n', 'r', 1, 'm:x', 0, 1, ?, 1)`).run(
+    streamedText,
+  );
   chunks.forEach((t, i) => c.prepare(`INSERT INTO stream_chunks (attempt_id, seq, text) VALUES ('a', ?, ?)`).run(i, t));
 }
 
 const cutOff = (db: ReturnType<typeof openDb>) =>
-  db.$client.prepare(`SELECT discarded, streamed_text AS text, finished_at AS f FROM attempts WHERE id = 'a'`).get() as { discarded: number; text: string | null; f: number | null };
+  db.$client.prepare(`SELECT discarded, streamed_text AS text, finished_at AS f FROM attempts WHERE id = 'a'`).get() as {
+    discarded: number;
+    text: string | null;
+    f: number | null;
+  };
 
 describe('stream_chunks', () => {
   it('batches are read joined while the attempt runs, and move to streamed_text when it ends', async () => {
@@ -45,9 +51,24 @@ describe('stream_chunks', () => {
     s.flush();
     expect((await getRunFacts(db, 'r'))!.nodes[0]!.attempts[0]!.streamedText).toBe('Hello ');
     const end: AttemptRecord = {
-      seq: 1, model: 'm:x', chainIndex: 0, answerNo: 1, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none', request: [],
-      responseText: 'Hello there.', error: null, validationErrors: [], discarded: false, streamedText: 'Hello there.',
-      usage: { inputTokens: 1, outputTokens: 1, costUsd: 0 }, startedAt: 1, finishedAt: 2, tries: [],
+      seq: 1,
+      model: 'm:x',
+      chainIndex: 0,
+      answerNo: 1,
+      outcome: 'ok',
+      finishReason: 'stop',
+      cause: null,
+      action: 'none',
+      request: [],
+      responseText: 'Hello there.',
+      error: null,
+      validationErrors: [],
+      discarded: false,
+      streamedText: 'Hello there.',
+      usage: { inputTokens: 1, outputTokens: 1, costUsd: 0 },
+      startedAt: 1,
+      finishedAt: 2,
+      tries: [],
     };
     await s.finishAttempt('a', end);
     expect((await getRunFacts(db, 'r'))!.nodes[0]!.attempts[0]!.streamedText).toBe('Hello there.');

@@ -103,7 +103,19 @@ export async function applyFoundUsage(db: Db, l: DueLookup, u: UsageTotals): Pro
       .returning({ id: t.id });
     if (took.length !== 1) return false;
     const [att] = await q
-      .select({ id: a.id, nodeRunId: a.nodeRunId, runId: a.runId, model: a.model, outcome: a.outcome, cause: a.cause, action: a.action, startedAt: a.startedAt, finishedAt: a.finishedAt, failureSig: a.failureSig, usageUnknown: a.usageUnknown })
+      .select({
+        id: a.id,
+        nodeRunId: a.nodeRunId,
+        runId: a.runId,
+        model: a.model,
+        outcome: a.outcome,
+        cause: a.cause,
+        action: a.action,
+        startedAt: a.startedAt,
+        finishedAt: a.finishedAt,
+        failureSig: a.failureSig,
+        usageUnknown: a.usageUnknown,
+      })
       .from(a)
       .where(eq(a.id, l.attemptId));
     if (!att) return true;
@@ -139,12 +151,21 @@ export async function applyFoundUsage(db: Db, l: DueLookup, u: UsageTotals): Pro
       await q
         .update(ad)
         .set({ inputTokens: sql`${ad.inputTokens} + ${u.inputTokens}`, outputTokens: sql`${ad.outputTokens} + ${u.outputTokens}`, costUsd: sql`${ad.costUsd} + ${u.costUsd}` })
-        .where(and(eq(ad.agent, node.agent), eq(ad.day, day), eq(ad.model, att.model), eq(ad.outcome, att.outcome), eq(ad.cause, att.cause ?? ''), eq(ad.action, att.action ?? 'none')));
+        .where(
+          and(eq(ad.agent, node.agent), eq(ad.day, day), eq(ad.model, att.model), eq(ad.outcome, att.outcome), eq(ad.cause, att.cause ?? ''), eq(ad.action, att.action ?? 'none')),
+        );
     }
-    if (att.failureSig) await q.update(fd).set({ costUsd: sql`${fd.costUsd} + ${u.costUsd}` }).where(and(eq(fd.sig, att.failureSig), eq(fd.day, day)));
+    if (att.failureSig)
+      await q
+        .update(fd)
+        .set({ costUsd: sql`${fd.costUsd} + ${u.costUsd}` })
+        .where(and(eq(fd.sig, att.failureSig), eq(fd.day, day)));
     const nodeAt = node.startedAt ?? node.finishedAt;
     if (node.failureSig && nodeAt !== null) {
-      await q.update(fd).set({ costUsd: sql`${fd.costUsd} + ${u.costUsd}` }).where(and(eq(fd.sig, node.failureSig), eq(fd.day, utcDay(nodeAt))));
+      await q
+        .update(fd)
+        .set({ costUsd: sql`${fd.costUsd} + ${u.costUsd}` })
+        .where(and(eq(fd.sig, node.failureSig), eq(fd.day, utcDay(nodeAt))));
     }
     return true;
   });

@@ -12,9 +12,24 @@ const POLICY: NodePolicy = { chain: ['sim:a', 'sim:b'], retries: 3, onError: 'fa
 
 function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
   return {
-    seq, model: 'sim:a', chainIndex: 0, answerNo: seq, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none',
-    request: [], responseText: '{}', error: null, validationErrors: [], discarded: false, streamedText: null, usage,
-    startedAt: 1000 * seq, finishedAt: 1000 * seq + 250, tries: [],
+    seq,
+    model: 'sim:a',
+    chainIndex: 0,
+    answerNo: seq,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [],
+    responseText: '{}',
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage,
+    startedAt: 1000 * seq,
+    finishedAt: 1000 * seq + 250,
+    tries: [],
     ...over,
   };
 }
@@ -48,7 +63,8 @@ async function seed(db: Db, s: Seed) {
     const error = status === 'failed' ? { code: 'provider_error', message: 'failed', hint: 'h' } : null;
     store.finishNode({ id: nr, status, output: null, error, usage, finishedAt: startedAt + 50 });
   }
-  if (status !== 'running') durable.push(store.finishRun({ id: run, status: status === 'failed' ? 'failed' : 'succeeded', output: null, error: null, turns: 1, usage, finishedAt: startedAt + 60 }));
+  if (status !== 'running')
+    durable.push(store.finishRun({ id: run, status: status === 'failed' ? 'failed' : 'succeeded', output: null, error: null, turns: 1, usage, finishedAt: startedAt + 60 }));
   await store.flush();
   await Promise.all(durable);
 }
@@ -63,7 +79,13 @@ describe.each(DIALECTS)('the what-if history on %s', (dialect) => {
       startedAt: 100,
       status: 'succeeded',
       attempts: [
-        attempt(1, { outcome: 'error', cause: 'provider_error', action: 'fallback', error: { kind: 'provider_error', message: 'x', detail: null }, usage: { ...usage, costUsd: 0.002 } }),
+        attempt(1, {
+          outcome: 'error',
+          cause: 'provider_error',
+          action: 'fallback',
+          error: { kind: 'provider_error', message: 'x', detail: null },
+          usage: { ...usage, costUsd: 0.002 },
+        }),
         attempt(2, { model: 'sim:b', chainIndex: 1, answerNo: 1, startedAt: 5000, finishedAt: 5700 }),
       ],
     });

@@ -8,7 +8,10 @@ import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
 
 test.afterEach(async ({ request }) => resetScripts(request));
 
-test('four invalid answers: three identical repairs fold into "×3"; Enter on a bar opens the fold and focuses the attempt; draft is skipped in turn 2', async ({ page, request }, testInfo) => {
+test('four invalid answers: three identical repairs fold into "×3"; Enter on a bar opens the fold and focuses the attempt; draft is skipped in turn 2', async ({
+  page,
+  request,
+}, testInfo) => {
   // the classifier's model keeps answering without "queue": repaired 3 times, then the node fails and
   // the run is routed to manual_review (classify's on_fail); draft, which needs classify, is skipped
   await loadScripts(request, { [GEMINI]: [{ kind: 'invalid' }], [GPT]: [{ kind: 'ok' }] });

@@ -40,7 +40,10 @@ test.afterEach(async ({ page, request }) => {
   }
 });
 
-test('a 429 with retry-after in year 9999 pauses the model for max_wait at most; /providers shows why, and clearing it lets the model be called at once', async ({ page, request }, testInfo) => {
+test('a 429 with retry-after in year 9999 pauses the model for max_wait at most; /providers shows why, and clearing it lets the model be called at once', async ({
+  page,
+  request,
+}, testInfo) => {
   await loadScripts(request, {
     [GEMINI]: [{ kind: 'status', status: 429, headers: { 'retry-after': FAR } }, { kind: 'ok' }],
     [GPT]: [{ kind: 'ok' }],

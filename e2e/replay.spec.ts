@@ -40,7 +40,9 @@ test('a node that failed is replayed under the changed policy and now succeeds, 
   expect(shipped).toContain('on_refusal: "fail"');
   writeFileSync(
     writerFile(),
-    shipped.replace(`model: "openrouter:${GPT}"\n`, `model: "openrouter:${GPT}"\nfallback_models:\n- "openrouter:${GEMINI}"\n`).replace('on_refusal: "fail"', 'on_refusal: "fallback"'),
+    shipped
+      .replace(`model: "openrouter:${GPT}"\n`, `model: "openrouter:${GPT}"\nfallback_models:\n- "openrouter:${GEMINI}"\n`)
+      .replace('on_refusal: "fail"', 'on_refusal: "fallback"'),
   );
 
   await run.node('draft').getByTestId('replay-node-link').click();

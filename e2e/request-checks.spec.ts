@@ -45,11 +45,15 @@ test('a body over 1 MiB is refused with 413, declared or chunked', async ({ requ
   // no Content-Length: the route's capped read refuses it (after the caller is known: a service's token)
   const token = createToken('e2e-chunked', 'editor');
   const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const r = http(`${BASE}/api/runs`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const r = http(
+      `${BASE}/api/runs`,
+      { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     r.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? resolve({ status: -1, body: err.code }) : reject(err)));
     const piece = JSON.stringify(big);
     for (let i = 0; i < piece.length; i += 64 * 1024) r.write(piece.slice(i, i + 64 * 1024));

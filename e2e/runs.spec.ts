@@ -73,7 +73,10 @@ test('a failed node shows its error hint and links to its agent’s policy', asy
   await expect(run.attemptBars('draft').first()).toHaveAttribute('data-outcome', 'truncated');
   await expect(run.attemptBars('draft').first()).toHaveAttribute('data-cause', 'truncated');
   await expect(run.chainModel('draft', `openrouter:${GPT}`)).toHaveAttribute('data-state', 'failed');
-  await run.node('draft').getByRole('link', { name: /Change the policy of agent writer/ }).click();
+  await run
+    .node('draft')
+    .getByRole('link', { name: /Change the policy of agent writer/ })
+    .click();
   await expect(page).toHaveURL(/\/agents\/writer$/);
 });
 
@@ -100,7 +103,10 @@ test('the run history filters by status through the URL', async ({ page, request
 test('a streamed draft whose connection broke shows the broken text struck through and the final text plain', async ({ page, request }) => {
   await loadScripts(request, {
     [GEMINI]: [{ kind: 'ok' }],
-    [GPT]: [{ kind: 'drop', when: 'mid_stream', text: 'Broken first draft that never finished' }, { kind: 'ok', text: 'Complete second draft.' }],
+    [GPT]: [
+      { kind: 'drop', when: 'mid_stream', text: 'Broken first draft that never finished' },
+      { kind: 'ok', text: 'Complete second draft.' },
+    ],
   });
   const { id, status } = await runToEnd(request, 'triage', { ticket: 'stream drop' });
   expect(status).toBe('succeeded');

@@ -10,7 +10,14 @@ const port = process.argv[2] ?? '3311';
 const project = process.argv[3] ? resolve(process.argv[3]) : mkdtempSync(join(tmpdir(), 'aqven-e2e-'));
 if (process.argv[3]) rmSync(project, { recursive: true, force: true });
 cpSync('showcase', project, { recursive: true, filter: (src) => !src.includes('.aqven') });
-const env = { ...process.env, AQVEN_PROJECT: project, AQVEN_SIMULATE: '1', AQVEN_ROOT: process.cwd(), NEXT_TELEMETRY_DISABLED: '1', AQVEN_RUNS_PER_MINUTE: process.env.E2E_RUNS_PER_MINUTE ?? '40' };
+const env = {
+  ...process.env,
+  AQVEN_PROJECT: project,
+  AQVEN_SIMULATE: '1',
+  AQVEN_ROOT: process.cwd(),
+  NEXT_TELEMETRY_DISABLED: '1',
+  AQVEN_RUNS_PER_MINUTE: process.env.E2E_RUNS_PER_MINUTE ?? '40',
+};
 if (!process.env.E2E_SKIP_BUILD) {
   const b = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env });
   if (b.status !== 0) process.exit(b.status ?? 1);

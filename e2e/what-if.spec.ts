@@ -47,7 +47,11 @@ class WhatIf {
   }
   /** waits for the estimate of a new draft: its figure leaves `before` */
   async changed(before: number) {
-    await expect.poll(async () => (await this.root.getAttribute('data-state')) === 'ready' && Number(await this.figure('success', 'draft').getAttribute('data-value')) !== before, { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(async () => (await this.root.getAttribute('data-state')) === 'ready' && Number(await this.figure('success', 'draft').getAttribute('data-value')) !== before, {
+        timeout: 30_000,
+      })
+      .toBe(true);
   }
 }
 

@@ -10,15 +10,21 @@ export const dynamic = 'force-dynamic';
 export default async function AccountPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const changed = (await searchParams).changed === '1';
   const s = await pageSession('viewer');
-  if (!s.ok) return <section><h1>Account</h1><ProjectProblem {...s} /></section>;
+  if (!s.ok)
+    return (
+      <section>
+        <h1>Account</h1>
+        <ProjectProblem {...s} />
+      </section>
+    );
   const { caller } = s;
   if (caller.kind !== 'user') {
     return (
       <section>
         <h1>Account</h1>
         <p className="hint">
-          No account exists yet: the dashboard is open to this machine only. Create the first one with{' '}
-          <code>aqven user add NAME --role admin</code>; from then on every page asks for a login.
+          No account exists yet: the dashboard is open to this machine only. Create the first one with <code>aqven user add NAME --role admin</code>; from then on every page asks
+          for a login.
         </p>
       </section>
     );

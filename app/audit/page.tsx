@@ -15,7 +15,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const sp = await searchParams;
   const s = await pageSession('admin');
   const heading = <h1>Audit</h1>;
-  if (!s.ok) return <section>{heading}<ProjectProblem {...s} /></section>;
+  if (!s.ok)
+    return (
+      <section>
+        {heading}
+        <ProjectProblem {...s} />
+      </section>
+    );
   const { db } = s.session;
   const parsed = parseAuditQuery(sp);
   const [actors, page] = await Promise.all([auditActors(db), parsed.ok ? listAudit(db, parsed.filter) : null]);
@@ -25,8 +31,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <section className="audit-page">
       <div className="page-head">{heading}</div>
       <p className="muted description">
-        Who did what, from where: sign-ins, password and user changes, tokens, policy saves, project pushes, replay batches, cleared pauses. Never a password, a token or a
-        key. Kept as long as the runs (<code>aqven runs purge</code>).
+        Who did what, from where: sign-ins, password and user changes, tokens, policy saves, project pushes, replay batches, cleared pauses. Never a password, a token or a key.
+        Kept as long as the runs (<code>aqven runs purge</code>).
       </p>
       <AuditFilters
         values={parsed.values}

@@ -26,7 +26,13 @@ export default async function FailuresPage({ searchParams }: { searchParams: Pro
   const sp = await searchParams;
   const s = await pageSession();
   const heading = <h1>Failures</h1>;
-  if (!s.ok) return <section>{heading}<ProjectProblem {...s} /></section>;
+  if (!s.ok)
+    return (
+      <section>
+        {heading}
+        <ProjectProblem {...s} />
+      </section>
+    );
   const { db } = s.session;
   const win = readFailureWindow(sp.window);
   const agent = typeof sp.agent === 'string' ? sp.agent : '';
@@ -42,8 +48,8 @@ export default async function FailuresPage({ searchParams }: { searchParams: Pro
     <section className="failures-page">
       <div className="page-head">{heading}</div>
       <p className="muted description">
-        Failed attempts and failed nodes of flow runs, grouped by agent, model, cause and message (its ids, numbers and quoted values replaced), the most frequent
-        first. Replays are not counted.
+        Failed attempts and failed nodes of flow runs, grouped by agent, model, cause and message (its ids, numbers and quoted values replaced), the most frequent first. Replays
+        are not counted.
       </p>
       <FailureFilters current={win} agent={agent} agents={agents} />
       {groups.length === 0 ? (
@@ -60,7 +66,11 @@ export default async function FailuresPage({ searchParams }: { searchParams: Pro
           <FailureGroupList groups={groups} now={now} replaySince={roleAllows(s.caller.role, 'editor') ? since : null} />
         </>
       )}
-      <RecentReplayBatches batches={batches} groups={Object.fromEntries(groups.map((g) => [g.sig, [g.agent, g.model ? splitModel(g.model).id : 'node', g.code || 'no code'].join(' · ')]))} now={now} />
+      <RecentReplayBatches
+        batches={batches}
+        groups={Object.fromEntries(groups.map((g) => [g.sig, [g.agent, g.model ? splitModel(g.model).id : 'node', g.code || 'no code'].join(' · ')]))}
+        now={now}
+      />
     </section>
   );
 }

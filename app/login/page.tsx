@@ -14,9 +14,8 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
       <h1>Sign in</h1>
       {state === 'no-account-remote' ? (
         <p className="hint" role="alert" data-testid="no-account">
-          No account exists yet, and this request is not known to come from the dashboard&apos;s own machine. On the server, create
-          the first account: <code>aqven user add NAME --role admin</code>; or start the dashboard with <code>aqven serve</code> and
-          open it on that machine.
+          No account exists yet, and this request is not known to come from the dashboard&apos;s own machine. On the server, create the first account:{' '}
+          <code>aqven user add NAME --role admin</code>; or start the dashboard with <code>aqven serve</code> and open it on that machine.
         </p>
       ) : state === 'unavailable' ? (
         <p className="hint" role="alert">

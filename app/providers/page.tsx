@@ -62,15 +62,15 @@ export default async function ProvidersPage() {
       <h1>Providers</h1>
       {simulated ? (
         <p className="note">
-          Providers are <strong>simulated</strong>: every call goes to the in-process simulator playing this project&apos;s chaos profile (seed{' '}
-          {project.simulate.seed}); no key is needed and nothing leaves this machine.
+          Providers are <strong>simulated</strong>: every call goes to the in-process simulator playing this project&apos;s chaos profile (seed {project.simulate.seed}); no key is
+          needed and nothing leaves this machine.
         </p>
       ) : null}
       <section className="panel pauses-panel" aria-labelledby="pauses-title" data-testid="rate-limit-pauses">
         <h2 id="pauses-title">Rate-limit pauses</h2>
         <p className="muted small">
-          A 429 pauses every call of its model, in every run and process, until the wait it asked for is over — never longer than the
-          provider&apos;s on_rate_limit.max_wait. Clearing a pause lets the calls go now; the next one goes first, as a probe.
+          A 429 pauses every call of its model, in every run and process, until the wait it asked for is over — never longer than the provider&apos;s on_rate_limit.max_wait.
+          Clearing a pause lets the calls go now; the next one goes first, as a probe.
         </p>
         <RateLimitPauses pauses={pauses} canClear={roleAllows(s.caller.role, 'editor')} />
       </section>

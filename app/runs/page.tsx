@@ -15,17 +15,20 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
   const sp = await searchParams;
   const s = await pageSession();
   const heading = <h1>Runs</h1>;
-  if (!s.ok) return <section>{heading}<ProjectProblem {...s} /></section>;
+  if (!s.ok)
+    return (
+      <section>
+        {heading}
+        <ProjectProblem {...s} />
+      </section>
+    );
   const { db } = s.session;
   const query = runFilterQuery(sp);
   const values = Object.fromEntries(new URLSearchParams(query)) as Record<(typeof RUN_FILTER_KEYS)[number], string>;
   const parsed = parseRunFilters(sp);
   const cursor = typeof sp.cursor === 'string' ? sp.cursor : null;
   const renderedAt = Date.now();
-  const [choices, page] = await Promise.all([
-    filterChoices(db),
-    parsed.ok ? listRuns(db, { filters: parsed.filters, limit: parsed.limit, cursor }) : null,
-  ]);
+  const [choices, page] = await Promise.all([filterChoices(db), parsed.ok ? listRuns(db, { filters: parsed.filters, limit: parsed.limit, cursor }) : null]);
   const pollQuery = [query, cursor ? `cursor=${encodeURIComponent(cursor)}` : ''].filter(Boolean).join('&');
   return (
     <section>

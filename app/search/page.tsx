@@ -61,18 +61,20 @@ export default async function SearchPage({ searchParams }: { searchParams: Param
       <details className="search-help" open={page === null}>
         <summary>How search reads your words</summary>
         <ul>
-          <li>Every word must be there, in any order; case and accents aside (<code>Café</code> finds <code>cafe</code>).</li>
+          <li>
+            Every word must be there, in any order; case and accents aside (<code>Café</code> finds <code>cafe</code>).
+          </li>
           <li>
             <code>refund*</code> also finds <code>refunds</code>, <code>refunded</code> (two letters or more before the <code>*</code>).
           </li>
           <li>Quotes, AND, OR, NOT and other signs are read as plain words or left out: no syntax to get wrong.</li>
           <li>
-            A run id, a prefix of it (4 characters or more), or its short id — the 8 characters shown for a run, from the end of its id —
-            lists the runs it names; <code>/runs/3f2a9c1e</code> opens a run by its short id.
+            A run id, a prefix of it (4 characters or more), or its short id — the 8 characters shown for a run, from the end of its id — lists the runs it names;{' '}
+            <code>/runs/3f2a9c1e</code> opens a run by its short id.
           </li>
           <li>
-            Searched: each run&apos;s input, each node&apos;s output and each failure&apos;s text, up to their first 8,192 characters. Failure
-            text is stored redacted: an email address is kept only as <code>&lt;EMAIL&gt;</code>, so it cannot be found by the address.
+            Searched: each run&apos;s input, each node&apos;s output and each failure&apos;s text, up to their first 8,192 characters. Failure text is stored redacted: an email
+            address is kept only as <code>&lt;EMAIL&gt;</code>, so it cannot be found by the address.
           </li>
           <li>One hit per run and place (input, output, error), newest text first.</li>
         </ul>

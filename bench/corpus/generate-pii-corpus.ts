@@ -20,40 +20,13 @@
 //   Napas …) appear anywhere; numbers outside every real IIN, as other generators and regional
 //   schemes write them (a "35…" JCB-like outside 3528–3589, a "0604…" Maestro), appear only
 //   after a card word, which is the only thing that makes them cards.
-import {
-  type Faker,
-  fakerDE,
-  fakerDE_CH,
-  fakerEN_AU,
-  fakerEN_GB,
-  fakerEN_IN,
-  fakerEN_US,
-  fakerES,
-  fakerFR,
-  fakerIT,
-  fakerNL,
-  fakerPL,
-  fakerPT_BR,
-  fakerSV,
-} from '@faker-js/faker';
+import { type Faker, fakerDE, fakerDE_CH, fakerEN_AU, fakerEN_GB, fakerEN_IN, fakerEN_US, fakerES, fakerFR, fakerIT, fakerNL, fakerPL, fakerPT_BR, fakerSV } from '@faker-js/faker';
 import type { PiiKind } from '../../lib/redact/span';
 
 export const CORPUS_SEED = 20_251_129;
 export const CORPUS_MESSAGES = 4000;
 
-export type NegativeClass =
-  | 'date'
-  | 'time'
-  | 'version'
-  | 'amount'
-  | 'uuid'
-  | 'isbn'
-  | 'coordinates'
-  | 'order'
-  | 'invoice'
-  | 'tracking'
-  | 'timestamp'
-  | 'count';
+export type NegativeClass = 'date' | 'time' | 'version' | 'amount' | 'uuid' | 'isbn' | 'coordinates' | 'order' | 'invoice' | 'tracking' | 'timestamp' | 'count';
 
 export interface LabelledSpan<K extends string> {
   start: number;
@@ -132,11 +105,7 @@ const TEMPLATES: Record<Lang, Templates> = {
       'Office: {phone}, desk {phone}',
       'Fax: {phone}',
     ],
-    phoneBare: [
-      'Best regards,\n{who}\n{phone}',
-      '{who} ({phone}) asked for a refund on {date}.',
-      'Still {phone}, nothing changed since {date}.',
-    ],
+    phoneBare: ['Best regards,\n{who}\n{phone}', '{who} ({phone}) asked for a refund on {date}.', 'Still {phone}, nothing changed since {date}.'],
     card: [
       'My card {cardAny} was charged twice on {date}.',
       'Credit card: {cardAny}',
@@ -170,10 +139,7 @@ const TEMPLATES: Record<Lang, Templates> = {
       'Bitte ändern Sie meine Handynummer auf {phone}.',
       'Festnetz {phone}, Fax {phone}',
     ],
-    phoneBare: [
-      'Mit freundlichen Grüßen\n{who}\n{phone}',
-      '{who} ({phone}) möchte eine Erstattung vom {date}.',
-    ],
+    phoneBare: ['Mit freundlichen Grüßen\n{who}\n{phone}', '{who} ({phone}) möchte eine Erstattung vom {date}.'],
     card: [
       'Meine Karte {cardAny} wurde am {date} doppelt belastet.',
       'Kreditkarte: {cardAny}',
@@ -277,7 +243,7 @@ const TEMPLATES: Record<Lang, Templates> = {
       'Numero carta {cardAny}, importo {amount}.',
     ],
     cardBare: ['Ho pagato {amount} con la {card} ieri.', 'Il pagamento con {card} è fallito alle {time}.'],
-    email: ["Mandate la ricevuta a {email}, grazie.", 'Email: {email}'],
+    email: ['Mandate la ricevuta a {email}, grazie.', 'Email: {email}'],
     iban: ['Accreditate il rimborso su {iban}.', 'IBAN: {iban} (intestatario {who})'],
     ip: ["L'accesso da {ip} alle {time} non ero io.", 'Il webhook arriva da {ip}.'],
     negative: [
@@ -334,12 +300,7 @@ const TEMPLATES: Record<Lang, Templates> = {
       'Stacjonarny {phone}, faks {phone}',
     ],
     phoneBare: ['Pozdrawiam,\n{who}\n{phone}', '{who} ({phone}) prosi o zwrot z {date}.'],
-    card: [
-      'Moja karta {cardAny} została obciążona dwa razy {date}.',
-      'Karta kredytowa: {cardAny}',
-      'Proszę o zwrot na kartę {cardAny}.',
-      'Numer karty {cardAny}, kwota {amount}.',
-    ],
+    card: ['Moja karta {cardAny} została obciążona dwa razy {date}.', 'Karta kredytowa: {cardAny}', 'Proszę o zwrot na kartę {cardAny}.', 'Numer karty {cardAny}, kwota {amount}.'],
     cardBare: ['Zapłaciłem {amount} przez {card} wczoraj.', 'Płatność {card} nie powiodła się o {time}.'],
     email: ['Proszę wysłać paragon na {email}.', 'E-mail: {email}'],
     iban: ['Proszę przelać zwrot na {iban}.', 'IBAN: {iban} (właściciel {who})'],
@@ -398,12 +359,7 @@ const TEMPLATES: Record<Lang, Templates> = {
       'Växel {phone}, fax {phone}',
     ],
     phoneBare: ['Med vänliga hälsningar\n{who}\n{phone}', '{who} ({phone}) vill ha återbetalning från {date}.'],
-    card: [
-      'Mitt kort {cardAny} debiterades två gånger {date}.',
-      'Kreditkort: {cardAny}',
-      'Återbetala till kortet {cardAny}, tack.',
-      'Kortnummer {cardAny}, belopp {amount}.',
-    ],
+    card: ['Mitt kort {cardAny} debiterades två gånger {date}.', 'Kreditkort: {cardAny}', 'Återbetala till kortet {cardAny}, tack.', 'Kortnummer {cardAny}, belopp {amount}.'],
     cardBare: ['Jag betalade {amount} med {card} igår.', 'Betalningen med {card} misslyckades {time}.'],
     email: ['Skicka kvittot till {email}, tack.', 'E-post: {email}'],
     iban: ['För över återbetalningen till {iban}.', 'IBAN: {iban} (kontoinnehavare {who})'],
@@ -608,9 +564,19 @@ function negativeValue(f: Faker, slot: NegativeClass | 'ts'): Value {
     case 'uuid':
       return { negative: 'uuid', text: f.string.uuid() };
     case 'isbn':
-      return { negative: 'isbn', text: pick([f.commerce.isbn(13), f.commerce.isbn(10), f.commerce.isbn({ variant: 13, separator: '' }), f.commerce.isbn({ variant: 13, separator: ' ' })]) };
+      return {
+        negative: 'isbn',
+        text: pick([f.commerce.isbn(13), f.commerce.isbn(10), f.commerce.isbn({ variant: 13, separator: '' }), f.commerce.isbn({ variant: 13, separator: ' ' })]),
+      };
     case 'coordinates':
-      return { negative: 'coordinates', text: pick([`${f.location.latitude()}, ${f.location.longitude()}`, `${f.location.latitude({ precision: 6 })},${f.location.longitude({ precision: 6 })}`, `lat ${f.location.latitude()} lon ${f.location.longitude()}`]) };
+      return {
+        negative: 'coordinates',
+        text: pick([
+          `${f.location.latitude()}, ${f.location.longitude()}`,
+          `${f.location.latitude({ precision: 6 })},${f.location.longitude({ precision: 6 })}`,
+          `lat ${f.location.latitude()} lon ${f.location.longitude()}`,
+        ]),
+      };
     case 'order':
       return {
         negative: 'order',
@@ -624,7 +590,10 @@ function negativeValue(f: Faker, slot: NegativeClass | 'ts'): Value {
         ]),
       };
     case 'invoice':
-      return { negative: 'invoice', text: pick([`${y}-${f.string.numeric(6)}`, `INV-${y}-${f.string.numeric(5)}`, f.string.numeric(9), `${f.string.numeric(3)} ${f.string.numeric(3)} ${f.string.numeric(3)}`]) };
+      return {
+        negative: 'invoice',
+        text: pick([`${y}-${f.string.numeric(6)}`, `INV-${y}-${f.string.numeric(5)}`, f.string.numeric(9), `${f.string.numeric(3)} ${f.string.numeric(3)} ${f.string.numeric(3)}`]),
+      };
     case 'tracking':
       return {
         negative: 'tracking',
@@ -640,7 +609,13 @@ function negativeValue(f: Faker, slot: NegativeClass | 'ts'): Value {
     case 'ts':
       return { negative: 'timestamp', text: pick([String(d.getTime()), String(Math.floor(d.getTime() / 1000))]) };
     case 'count':
-      return { negative: 'count', text: f.number.int({ min: 1_000_000, max: 99_999_999 }).toLocaleString('fr-FR').replace(/\u202f|\u00a0/g, ' ') };
+      return {
+        negative: 'count',
+        text: f.number
+          .int({ min: 1_000_000, max: 99_999_999 })
+          .toLocaleString('fr-FR')
+          .replace(/\u202f|\u00a0/g, ' '),
+      };
   }
 }
 

@@ -36,9 +36,7 @@ const pct = (a: number, b: number) => (b === 0 ? 100 : Math.round((1000 * a) / b
 const SAMPLES = 12;
 
 export function scoreCorpus(corpus: readonly LabelledMessage[], detect: (text: string) => Span[]): CorpusScore {
-  const kinds = Object.fromEntries(
-    KINDS.map((k) => [k, { labelled: 0, recalled: 0, detected: 0, correct: 0, recall: 0, precision: 0 }]),
-  ) as Record<PiiKind, KindScore>;
+  const kinds = Object.fromEntries(KINDS.map((k) => [k, { labelled: 0, recalled: 0, detected: 0, correct: 0, recall: 0, precision: 0 }])) as Record<PiiKind, KindScore>;
   const missed = Object.fromEntries(KINDS.map((k) => [k, [] as string[]])) as Record<PiiKind, string[]>;
   const falsePositives = Object.fromEntries(KINDS.map((k) => [k, [] as string[]])) as Record<PiiKind, string[]>;
   const negatives: Record<string, { total: number; hit: number }> = {};
@@ -48,8 +46,7 @@ export function scoreCorpus(corpus: readonly LabelledMessage[], detect: (text: s
     const { text } = msg;
     chars += text.length;
     const found = detect(text);
-    const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) =>
-      a.start < b.end && b.start < a.end;
+    const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
 
     for (const g of msg.spans) {
       const s = kinds[g.kind];

@@ -103,7 +103,11 @@ function fetchCall(baseUrl: string): OneCall {
       response_format: { type: 'json_schema', json_schema: { name: 'ticket', strict: true, schema: z.toJSONSchema(schema) } },
     });
   return async (call) => {
-    const res = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' }, body: body(call) });
+    const res = await fetch(`${baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' },
+      body: body(call),
+    });
     const j = (await res.json()) as { choices: { message: { content: string } }[]; usage?: { total_tokens?: number } };
     const out = JSON.parse(j.choices[0]!.message.content) as { queue: string };
     return { returned: true, queue: out.queue, visibleTokens: j.usage?.total_tokens ?? 0 };

@@ -22,7 +22,11 @@ export function lastAnswers(log: readonly KeyedLogEntry[], kindOf: KindOf): Map<
  * was length, content_filter, refusal or finish_reason error. Also counted: returned objects that
  * carry the bad answers' payload, whatever the log says (the two must agree).
  */
-export function badAccepted(log: readonly KeyedLogEntry[], results: readonly CallResult[], kindOf: KindOf): { count: number; byKind: Partial<Record<AnswerKind, number>>; payloadCount: number } {
+export function badAccepted(
+  log: readonly KeyedLogEntry[],
+  results: readonly CallResult[],
+  kindOf: KindOf,
+): { count: number; byKind: Partial<Record<AnswerKind, number>>; payloadCount: number } {
   const last = lastAnswers(log, kindOf);
   const byKind: Partial<Record<AnswerKind, number>> = {};
   let count = 0;

@@ -268,7 +268,9 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
         for (const p of procs) (w4Reps[p.kind] ??= []).push({ callsPerSec: (per * rounds) / (wall[p.kind]! / 1000), cpuMsPerCall: cpu[p.kind]! / (per * rounds) });
         const ratio = (k: string) => (w4Reps[k]!.at(-1)!.callsPerSec / w4Reps['openai-parse']!.at(-1)!.callsPerSec).toFixed(3);
         log(`rep ${rep + 1} W4 calls/s × openai@6: recorded ${ratio('aqven-recorded')}, engine alone ${ratio('aqven')}`);
-        log(`rep ${rep + 1} W4: ${procs.map((p) => `${p.kind} ${Math.round(w4Reps[p.kind]!.at(-1)!.callsPerSec)}/s ${w4Reps[p.kind]!.at(-1)!.cpuMsPerCall.toFixed(3)} CPU ms`).join(', ')}`);
+        log(
+          `rep ${rep + 1} W4: ${procs.map((p) => `${p.kind} ${Math.round(w4Reps[p.kind]!.at(-1)!.callsPerSec)}/s ${w4Reps[p.kind]!.at(-1)!.cpuMsPerCall.toFixed(3)} CPU ms`).join(', ')}`,
+        );
       }
     } finally {
       await Promise.all(procs.map((p) => p.close()));
@@ -308,7 +310,9 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
   if (opts.readme !== false) writeReadmeTable(join(here, '..', '..', 'README.md'), renderTable(result));
   const broken = result.targets.filter((t) => t.gate && !t.met);
   for (const t of result.targets) log(`${t.met ? 'met   ' : 'MISSED'} ${t.workload} ${t.target}: ${t.value}`);
-  log(`peers bench: ${result.durationS.toFixed(0)} s (W1–W3 ${faultsS.toFixed(0)} s, W4 ${result.phasesS.w4.toFixed(0)} s)${broken.length ? `; FAILED: ${broken.map((t) => t.target).join('; ')}` : ''}`);
+  log(
+    `peers bench: ${result.durationS.toFixed(0)} s (W1–W3 ${faultsS.toFixed(0)} s, W4 ${result.phasesS.w4.toFixed(0)} s)${broken.length ? `; FAILED: ${broken.map((t) => t.target).join('; ')}` : ''}`,
+  );
   return { result, exitCode: broken.length ? 1 : 0 };
 }
 
@@ -326,7 +330,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
     console.error(`--only: unknown contender ${unknown.map((k) => `"${k}"`).join(', ')}; one or more of ${W1_W3_CONTENDERS.join(', ')}, comma-separated`);
     process.exit(2);
   }
-  runPeersBench({ quick: args.includes('--quick'), reps: repsAt >= 0 ? Number(args[repsAt + 1]) : undefined, readme: !args.includes('--no-readme'), w4Only: args.includes('--w4-only'), only: onlyAt >= 0 ? (args[onlyAt + 1]!.split(',') as ContenderKind[]) : undefined, cpuProfDir: profAt >= 0 ? args[profAt + 1] : undefined }).then(
+  runPeersBench({
+    quick: args.includes('--quick'),
+    reps: repsAt >= 0 ? Number(args[repsAt + 1]) : undefined,
+    readme: !args.includes('--no-readme'),
+    w4Only: args.includes('--w4-only'),
+    only: onlyAt >= 0 ? (args[onlyAt + 1]!.split(',') as ContenderKind[]) : undefined,
+    cpuProfDir: profAt >= 0 ? args[profAt + 1] : undefined,
+  }).then(
     ({ exitCode }) => {
       process.exitCode = exitCode;
     },

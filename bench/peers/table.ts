@@ -88,30 +88,66 @@ export function evaluateTargets(r: PeersResult): Target[] {
     value: `×${fmt(toOpt, 3)}${floor.length ? `; the rule's floor (a bare client doing only the rule) ×${fmt(floor, 3)}` : ''}`,
     met: med(toOpt) <= 1.02,
   });
-  const toPeer = ratios(r.w1, (f) => f.lastDoneMs, (xs) => Math.min(...xs));
+  const toPeer = ratios(
+    r.w1,
+    (f) => f.lastDoneMs,
+    (xs) => Math.min(...xs),
+  );
   out.push({ workload: 'W1', target: "last call done ≤ the best peer's", value: `×${fmt(toPeer, 3)} the best peer`, met: med(toPeer) <= 1 });
   const bad = (r.w2[AQVEN] ?? []).map((f) => f.badAccepted);
   out.push({ workload: 'W2', target: '0 bad answers accepted', value: `${Math.max(...bad)} in the worst repetition`, met: bad.every((b) => b === 0), gate: true });
-  const succ = ratios(r.w3, (f) => f.successes, (xs) => Math.max(...xs));
+  const succ = ratios(
+    r.w3,
+    (f) => f.successes,
+    (xs) => Math.max(...xs),
+  );
   out.push({ workload: 'W3', target: 'successes ≥ the best peer', value: `×${fmt(succ, 3)} the best peer`, met: med(succ) >= 1 });
-  const rps = ratios(r.w3, (f) => f.requestsPerSuccess, (xs) => Math.min(...xs));
+  const rps = ratios(
+    r.w3,
+    (f) => f.requestsPerSuccess,
+    (xs) => Math.min(...xs),
+  );
   out.push({ workload: 'W3', target: 'requests per success ≤ the best peer', value: `×${fmt(rps, 3)} the best peer`, met: med(rps) <= 1 });
   const a3 = r.w3[AQVEN] ?? [];
   out.push({
     workload: 'W3',
     target: 'every billed token visible in the run record',
-    value: `${fmt(a3.map((f) => f.visibleShare * 100), 1)} % of the billed tokens after the usage lookup; ${fmt(a3.map((f) => f.usageUnknownAttempts), 0)} attempts still marked usage unknown for ${fmt(a3.map((f) => f.droppedAnswers), 0)} answers cut off`,
+    value: `${fmt(
+      a3.map((f) => f.visibleShare * 100),
+      1,
+    )} % of the billed tokens after the usage lookup; ${fmt(
+      a3.map((f) => f.usageUnknownAttempts),
+      0,
+    )} attempts still marked usage unknown for ${fmt(
+      a3.map((f) => f.droppedAnswers),
+      0,
+    )} answers cut off`,
     met: a3.every((f) => f.visibleTokens >= f.billedTokens),
   });
-  const wall = ratios(r.w3, (f) => f.wallMs, (xs) => Math.min(...xs));
+  const wall = ratios(
+    r.w3,
+    (f) => f.wallMs,
+    (xs) => Math.min(...xs),
+  );
   const wallOpenai = a3.map((f, i) => f.wallMs / r.w3['openai-parse']![i]!.wallMs);
   out.push({ workload: 'W3', target: "wall time ≤ the best peer's", value: `×${fmt(wall, 2)} the best peer, ×${fmt(wallOpenai, 2)} \`openai@6\``, met: med(wall) <= 1 });
   // the seed page's pause (every other call of the model waits out a 429's retry-after) taken out: what is left is AQVEN's own cost
-  const openRatio = ratios(r.w3, (f) => f.wallMs - f.pausedMs, (xs) => Math.min(...xs), (f) => f.wallMs);
+  const openRatio = ratios(
+    r.w3,
+    (f) => f.wallMs - f.pausedMs,
+    (xs) => Math.min(...xs),
+    (f) => f.wallMs,
+  );
   out.push({
     workload: 'W3',
     target: "wall time outside the seed page's 429 pauses ≤ the best peer's wall time",
-    value: `${fmt(a3.map((f) => (f.wallMs - f.pausedMs) / 1000), 2)} s of ${fmt(a3.map((f) => f.wallMs / 1000), 2)} s: ×${fmt(openRatio, 2)} the best peer's wall time`,
+    value: `${fmt(
+      a3.map((f) => (f.wallMs - f.pausedMs) / 1000),
+      2,
+    )} s of ${fmt(
+      a3.map((f) => f.wallMs / 1000),
+      2,
+    )} s: ×${fmt(openRatio, 2)} the best peer's wall time`,
     met: openRatio.length > 0 && med(openRatio) <= 1,
   });
   const w4 = (kind: string, pick: (f: { callsPerSec: number; cpuMsPerCall: number }) => number) => (r.w4[kind] ?? []).map((f, i) => pick(f) / pick(r.w4['openai-parse']![i]!));
@@ -127,8 +163,23 @@ export function evaluateTargets(r: PeersResult): Target[] {
 function waitsLine(r: PeersResult): string {
   const reps = r.w3[AQVEN] ?? [];
   const keys = [...new Set(reps.flatMap((f) => Object.keys(f.waitsMs)))].sort();
-  const label: Record<string, string> = { gate: 'at the gate before a first try (pauses after other calls’ 429s, the probe, a slot)', 'after rate_limited': 'after a 429', 'after server_error': 'after a 5xx', 'after connection': 'after a dropped connection' };
-  return keys.map((k) => `${label[k] ?? k} ${fmt(reps.map((f) => f.waitsMs[k] ?? 0), 0)}`).join('; ') || 'none recorded';
+  const label: Record<string, string> = {
+    gate: 'at the gate before a first try (pauses after other calls’ 429s, the probe, a slot)',
+    'after rate_limited': 'after a 429',
+    'after server_error': 'after a 5xx',
+    'after connection': 'after a dropped connection',
+  };
+  return (
+    keys
+      .map(
+        (k) =>
+          `${label[k] ?? k} ${fmt(
+            reps.map((f) => f.waitsMs[k] ?? 0),
+            0,
+          )}`,
+      )
+      .join('; ') || 'none recorded'
+  );
 }
 
 /** W1's floor, measured in the same run: what the rule alone costs, without AQVEN's work per call. */
@@ -137,8 +188,23 @@ function floorLine(r: PeersResult): string[] {
   if (!f?.length) return [];
   return [
     `W1's floor: a bare \`node:http\` client doing only AQVEN's rate-limit rule — every call waits out the model's pause, one probe after it, then the rest at once, at most ${PROVIDER_DEFAULTS.maxConcurrency} in flight; ` +
-      `no validation, nothing recorded — had its first answer ok ${fmt(f.map((x) => x.firstOkMs), 0)} ms after the first request, sent its last request at ${fmt(f.map((x) => x.lastRequestMs), 0)} ms ` +
-      `and finished at ${fmt(f.map((x) => x.lastDoneMs), 0)} ms: ×${fmt(f.map((x) => x.ratioToOptimum), 3)} the optimum, with ${fmt(f.map((x) => x.requests), 0)} requests.`,
+      `no validation, nothing recorded — had its first answer ok ${fmt(
+        f.map((x) => x.firstOkMs),
+        0,
+      )} ms after the first request, sent its last request at ${fmt(
+        f.map((x) => x.lastRequestMs),
+        0,
+      )} ms ` +
+      `and finished at ${fmt(
+        f.map((x) => x.lastDoneMs),
+        0,
+      )} ms: ×${fmt(
+        f.map((x) => x.ratioToOptimum),
+        3,
+      )} the optimum, with ${fmt(
+        f.map((x) => x.requests),
+        0,
+      )} requests.`,
     '',
   ];
 }
@@ -163,34 +229,120 @@ export function renderTable(r: PeersResult): string {
       'default policies, default `max_concurrency` (16) and full recording (SQLite), as `aqven run` does. ' +
       '**The peers have no concurrency cap.** W1 starts its 50 calls at once; W2 and W3 run 16 at a time; W4 4 at a time.',
     '',
-    row('', cols.map((c) => LABEL[c]!)),
-    row('---', cols.map(() => '---')),
-    row('W1 requests (50 calls, 2 s of 429 `retry-after: 1`)', per(r.w1, (f) => f.requests, 0)),
-    row('W1 429s received', per(r.w1, (f) => f.rateLimited, 0)),
-    row('W1 requests during the 2 s window', per(r.w1, (f) => f.duringWindow, 0)),
-    row('W1 first request answered ok, ms after the first request', per(r.w1, (f) => f.firstOkMs, 0)),
-    row('W1 last request sent, ms', per(r.w1, (f) => f.lastRequestMs, 0)),
-    row(`W1 last call done, ms (optimum ${opt.toFixed(0)} ms)`, per(r.w1, (f) => f.lastDoneMs, 0)),
-    row('W1 last call done, × optimum', per(r.w1, (f) => f.ratioToOptimum, 3)),
-    row('W1 failed calls', per(r.w1, (f) => f.failures, 0)),
-    row('W1 requests beyond one per pause (after the first burst)', per(r.w1, (f) => f.pauseViolations, 0)),
-    row(`W2 bad answers accepted (of ${a2?.badServed ?? '?'} served in ${r.sizes.w2} calls)`, per(r.w2, (f) => f.badAccepted, 0)),
-    row('W2 calls with a good object', per(r.w2, (f) => f.successes, 0)),
-    row(`W3 successes (of ${r.sizes.w3} calls)`, per(r.w3, (f) => f.successes, 0)),
-    row('W3 wall time, s', per(r.w3, (f) => f.wallMs / 1000, 2)),
-    row("W3 of it, the model paused after 429s (the seed page's pause: the union of their `retry-after: 0.2` windows), s", cols.map((c) => (c === AQVEN ? fmt((r.w3[c] ?? []).map((f) => f.pausedMs / 1000), 2) : 'no pause'))),
-    row('W3 requests per success', per(r.w3, (f) => f.requestsPerSuccess, 3)),
-    row('W3 tokens visible to the caller, % of billed (AQVEN: its run record, after the usage lookup)', per(r.w3, (f) => f.visibleShare * 100, 1)),
-    row('W3 answers cut off mid-body (billed, usage never received)', per(r.w3, (f) => f.droppedAnswers, 0)),
+    row(
+      '',
+      cols.map((c) => LABEL[c]!),
+    ),
+    row(
+      '---',
+      cols.map(() => '---'),
+    ),
+    row(
+      'W1 requests (50 calls, 2 s of 429 `retry-after: 1`)',
+      per(r.w1, (f) => f.requests, 0),
+    ),
+    row(
+      'W1 429s received',
+      per(r.w1, (f) => f.rateLimited, 0),
+    ),
+    row(
+      'W1 requests during the 2 s window',
+      per(r.w1, (f) => f.duringWindow, 0),
+    ),
+    row(
+      'W1 first request answered ok, ms after the first request',
+      per(r.w1, (f) => f.firstOkMs, 0),
+    ),
+    row(
+      'W1 last request sent, ms',
+      per(r.w1, (f) => f.lastRequestMs, 0),
+    ),
+    row(
+      `W1 last call done, ms (optimum ${opt.toFixed(0)} ms)`,
+      per(r.w1, (f) => f.lastDoneMs, 0),
+    ),
+    row(
+      'W1 last call done, × optimum',
+      per(r.w1, (f) => f.ratioToOptimum, 3),
+    ),
+    row(
+      'W1 failed calls',
+      per(r.w1, (f) => f.failures, 0),
+    ),
+    row(
+      'W1 requests beyond one per pause (after the first burst)',
+      per(r.w1, (f) => f.pauseViolations, 0),
+    ),
+    row(
+      `W2 bad answers accepted (of ${a2?.badServed ?? '?'} served in ${r.sizes.w2} calls)`,
+      per(r.w2, (f) => f.badAccepted, 0),
+    ),
+    row(
+      'W2 calls with a good object',
+      per(r.w2, (f) => f.successes, 0),
+    ),
+    row(
+      `W3 successes (of ${r.sizes.w3} calls)`,
+      per(r.w3, (f) => f.successes, 0),
+    ),
+    row(
+      'W3 wall time, s',
+      per(r.w3, (f) => f.wallMs / 1000, 2),
+    ),
+    row(
+      "W3 of it, the model paused after 429s (the seed page's pause: the union of their `retry-after: 0.2` windows), s",
+      cols.map((c) =>
+        c === AQVEN
+          ? fmt(
+              (r.w3[c] ?? []).map((f) => f.pausedMs / 1000),
+              2,
+            )
+          : 'no pause',
+      ),
+    ),
+    row(
+      'W3 requests per success',
+      per(r.w3, (f) => f.requestsPerSuccess, 3),
+    ),
+    row(
+      'W3 tokens visible to the caller, % of billed (AQVEN: its run record, after the usage lookup)',
+      per(r.w3, (f) => f.visibleShare * 100, 1),
+    ),
+    row(
+      'W3 answers cut off mid-body (billed, usage never received)',
+      per(r.w3, (f) => f.droppedAnswers, 0),
+    ),
     '',
     ...floorLine(r),
   ];
   const w4cols = ['fetch', ...PEERS, 'aqven', AQVEN];
   lines.push(
-    row(`W4 (${r.sizes.w4} calls, no faults, 4 at a time)`, w4cols.map((c) => LABEL[c]!)),
-    row('---', w4cols.map(() => '---')),
-    row('calls/s', w4cols.map((c) => fmt((r.w4[c] ?? []).map((f) => f.callsPerSec), 0))),
-    row('CPU ms per call (the contender’s process)', w4cols.map((c) => fmt((r.w4[c] ?? []).map((f) => f.cpuMsPerCall), 3))),
+    row(
+      `W4 (${r.sizes.w4} calls, no faults, 4 at a time)`,
+      w4cols.map((c) => LABEL[c]!),
+    ),
+    row(
+      '---',
+      w4cols.map(() => '---'),
+    ),
+    row(
+      'calls/s',
+      w4cols.map((c) =>
+        fmt(
+          (r.w4[c] ?? []).map((f) => f.callsPerSec),
+          0,
+        ),
+      ),
+    ),
+    row(
+      'CPU ms per call (the contender’s process)',
+      w4cols.map((c) =>
+        fmt(
+          (r.w4[c] ?? []).map((f) => f.cpuMsPerCall),
+          3,
+        ),
+      ),
+    ),
     ...(medianOf(r.w4.aqven, (f) => f.cpuMsPerCall) < medianOf(r.w4.fetch, (f) => f.cpuMsPerCall)
       ? ['', 'The floor is a bare `fetch` (undici) loop sending the same request; a client on `node:http` costs less CPU per call, so a contender can go below it.']
       : []),
@@ -200,7 +352,13 @@ export function renderTable(r: PeersResult): string {
     ...r.targets.map((t) => row(`${t.workload}: ${t.target}`, [t.value, t.met ? 'met' : '**missed**'])),
     '',
     `Where AQVEN's W3 time goes (ms waited before its tries, summed over the ${r.sizes.w3} calls; median of the repetitions (min–max)): ${waitsLine(r)}. ` +
-      `W1: the first request answered ok came ${fmt((r.w1[AQVEN] ?? []).map((f) => f.firstOkMs - W1_WINDOW_MS), 0)} ms after the window's end and the last call was sent ${fmt((r.w1[AQVEN] ?? []).map((f) => f.lastRequestMs - f.firstOkMs), 0)} ms after that.`,
+      `W1: the first request answered ok came ${fmt(
+        (r.w1[AQVEN] ?? []).map((f) => f.firstOkMs - W1_WINDOW_MS),
+        0,
+      )} ms after the window's end and the last call was sent ${fmt(
+        (r.w1[AQVEN] ?? []).map((f) => f.lastRequestMs - f.firstOkMs),
+        0,
+      )} ms after that.`,
     END,
   );
   return lines.join('\n');

@@ -26,9 +26,7 @@ export function detectPiiBefore(text: string): Span[] {
   findPhones(text, spans);
   if (spans.length < 2) return spans;
   spans.sort((x, y) => x.start - y.start || y.end - x.end);
-  const byPriority = spans.slice().sort(
-    (x, y) => STRENGTH[y.kind] - STRENGTH[x.kind] || y.end - y.start - (x.end - x.start) || x.start - y.start,
-  );
+  const byPriority = spans.slice().sort((x, y) => STRENGTH[y.kind] - STRENGTH[x.kind] || y.end - y.start - (x.end - x.start) || x.start - y.start);
   const base = spans[0].start;
   let maxEnd = 0;
   for (const s of spans) if (s.end > maxEnd) maxEnd = s.end;

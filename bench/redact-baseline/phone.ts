@@ -41,10 +41,7 @@
 // regex pass; each reads a bounded number of characters (≤ 15 digits) and starts never fall inside
 // a digit run: linear time.
 import type { Span } from '../../lib/redact/span';
-import {
-  COLON, DASH, DOT, LPAREN, PLUS, RPAREN, SLASH, SPACE, ZERO, countDigits, isAsciiAlnum, isDigit,
-  isWordChar,
-} from '../../lib/redact/chars';
+import { COLON, DASH, DOT, LPAREN, PLUS, RPAREN, SLASH, SPACE, ZERO, countDigits, isAsciiAlnum, isDigit, isWordChar } from '../../lib/redact/chars';
 
 const MAX_E164 = 15;
 

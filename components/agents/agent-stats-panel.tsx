@@ -49,8 +49,9 @@ export function AgentStatsPanel({ stats, models, failures }: { stats: AgentStats
         <div className="panel">
           <OutcomeBar counts={outcomeCounts(stats.byOutcome, stats.byCause)} />
           <p className="mono small">
-            {stats.nodesTotal - (stats.nodes.skipped ?? 0)} node runs{stats.nodes.skipped ? ` (+${stats.nodes.skipped} skipped)` : ''} · <span className={stats.nodes.failed ? 'error-text' : undefined}>{stats.nodes.failed ?? 0} failed</span> · {stats.attempts} attempts ·{' '}
-            {fmtTokens(stats.inputTokens)} / {fmtTokens(stats.outputTokens)} tok · {fmtCost(stats.costUsd)}
+            {stats.nodesTotal - (stats.nodes.skipped ?? 0)} node runs{stats.nodes.skipped ? ` (+${stats.nodes.skipped} skipped)` : ''} ·{' '}
+            <span className={stats.nodes.failed ? 'error-text' : undefined}>{stats.nodes.failed ?? 0} failed</span> · {stats.attempts} attempts · {fmtTokens(stats.inputTokens)} /{' '}
+            {fmtTokens(stats.outputTokens)} tok · {fmtCost(stats.costUsd)}
           </p>
           <div className="count-grid">
             <Counts title="By outcome" values={stats.byOutcome} order={['ok', 'error', 'refusal', 'truncated']} />

@@ -22,7 +22,11 @@ function Model({ model, fallback }: { model: string; fallback: boolean }) {
   const { provider, id } = splitModel(model);
   return (
     <div className="chain-line">
-      {fallback ? <span className="muted" aria-label="then">↳ </span> : null}
+      {fallback ? (
+        <span className="muted" aria-label="then">
+          ↳{' '}
+        </span>
+      ) : null}
       {provider ? <span className="muted">{provider}:</span> : null}
       {id}
     </div>

@@ -78,14 +78,18 @@ export function AgentTimelineCharts({ view, days }: { view: TimelineView; days: 
     return (
       <section className="agent-charts" aria-labelledby="agent-charts-h" data-testid="agent-charts">
         <h2 id="agent-charts-h">Over the last {days} days</h2>
-        <p className="muted">No attempt of this agent in a flow run in the last {days} days. {saves}</p>
+        <p className="muted">
+          No attempt of this agent in a flow run in the last {days} days. {saves}
+        </p>
         {view.marks.length ? (
           <ul className="chart-saves">
-            {view.marks.flatMap((m) => m.revisions).map((r) => (
-              <li key={r.revision}>
-                r{r.revision} · <LocalTime ms={r.createdAt} withDate />
-              </li>
-            ))}
+            {view.marks
+              .flatMap((m) => m.revisions)
+              .map((r) => (
+                <li key={r.revision}>
+                  r{r.revision} · <LocalTime ms={r.createdAt} withDate />
+                </li>
+              ))}
           </ul>
         ) : null}
       </section>

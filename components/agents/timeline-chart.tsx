@@ -41,9 +41,7 @@ function Marks({ marks }: { marks: TimelineMark[] }) {
 }
 
 /** thin the day labels: about one per 48 px, first and last kept */
-const xAxis = (
-  <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={{ stroke: LINE }} interval="preserveStartEnd" minTickGap={14} />
-);
+const xAxis = <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={{ stroke: LINE }} interval="preserveStartEnd" minTickGap={14} />;
 
 function saves(marks: TimelineMark[], day: number): string | null {
   const m = marks.find((x) => x.day === day);

@@ -119,10 +119,13 @@ function Warnings({ r }: { r: WhatIfResult }) {
   const byName = new Map(r.models.map((m) => [m.model, m]));
   const lines: ReactNode[] = [];
   if (r.missingModels.length) {
-    const share = r.draft ? ` Nodes that would reach it (${pct(r.draft.unknown.value)} of them) are counted as unknown: success could be that much higher, and answers, cost and latency are lower bounds.` : '';
+    const share = r.draft
+      ? ` Nodes that would reach it (${pct(r.draft.unknown.value)} of them) are counted as unknown: success could be that much higher, and answers, cost and latency are lower bounds.`
+      : '';
     lines.push(
       <p key="missing" data-testid="what-if-missing">
-        <strong>No history</strong> for <span className="mono">{r.missingModels.join(', ')}</span>: {r.missingModels.length > 1 ? 'they never answered' : 'it never answered'} for this agent in these nodes.{share}
+        <strong>No history</strong> for <span className="mono">{r.missingModels.join(', ')}</span>: {r.missingModels.length > 1 ? 'they never answered' : 'it never answered'} for
+        this agent in these nodes.{share}
       </p>,
     );
   }
@@ -143,15 +146,11 @@ function Warnings({ r }: { r: WhatIfResult }) {
   if (r.draft && r.today && r.draft.policy.strict !== r.today.policy.strict)
     lines.push(
       <p key="strict">
-        output.strict changes how the provider answers: this history, recorded with strict {String(r.today.policy.strict)}, cannot tell how. The estimate assumes the models answer as they did.
+        output.strict changes how the provider answers: this history, recorded with strict {String(r.today.policy.strict)}, cannot tell how. The estimate assumes the models answer
+        as they did.
       </p>,
     );
-  if (r.otherPolicy)
-    lines.push(
-      <p key="other">
-        {r.otherPolicy} of these nodes ran under another policy than today’s: the measured column is what they did under theirs.
-      </p>,
-    );
+  if (r.otherPolicy) lines.push(<p key="other">{r.otherPolicy} of these nodes ran under another policy than today’s: the measured column is what they did under theirs.</p>);
   return lines.length ? <div className="note wi-warnings">{lines}</div> : null;
 }
 
@@ -163,21 +162,22 @@ function Method({ r }: { r: WhatIfResult }) {
       <summary>How this is estimated</summary>
       <ul>
         <li>
-          Each simulated attempt is one of that model’s stored attempts in these nodes, drawn at random — its outcome, cost and time together. The engine’s own policy rules (the same
-          decide() a run uses) then retry, repair, fall back or fail, under one shared budget of retries + 1 answers per model. {r.method.nodes.toLocaleString('en')} simulated nodes, seed{' '}
-          {r.method.seed}: the same history always gives the same figures.
+          Each simulated attempt is one of that model’s stored attempts in these nodes, drawn at random — its outcome, cost and time together. The engine’s own policy rules (the
+          same decide() a run uses) then retry, repair, fall back or fail, under one shared budget of retries + 1 answers per model. {r.method.nodes.toLocaleString('en')} simulated
+          nodes, seed {r.method.seed}: the same history always gives the same figures.
         </li>
         <li>
-          95% interval: the whole simulation repeated over {r.method.resamples} bootstrap resamples of the nodes (a node’s attempts stay together). Today’s measured success uses Wilson’s
-          binomial interval.
+          95% interval: the whole simulation repeated over {r.method.resamples} bootstrap resamples of the nodes (a node’s attempts stay together). Today’s measured success uses
+          Wilson’s binomial interval.
         </li>
         <li>
-          Transport retries (429, 5xx, timeouts, dropped connections) happen inside an attempt, below the policy: their waits and costs are part of every attempt drawn, and no policy field
-          here changes them. Latency is the sum of a node’s attempt times.
+          Transport retries (429, 5xx, timeouts, dropped connections) happen inside an attempt, below the policy: their waits and costs are part of every attempt drawn, and no
+          policy field here changes them. Latency is the sum of a node’s attempt times.
         </li>
         <li>
-          It assumes attempts are independent (a repair passes as often as a first answer) and that each model answers as it did here. The replayed column shows how far that is from what
-          happened.{Number.isFinite(smallest) ? ` An outcome never seen in ${smallest} attempts may still happen up to about ${pct(3 / smallest)} of the time (rule of three).` : ''}
+          It assumes attempts are independent (a repair passes as often as a first answer) and that each model answers as it did here. The replayed column shows how far that is
+          from what happened.
+          {Number.isFinite(smallest) ? ` An outcome never seen in ${smallest} attempts may still happen up to about ${pct(3 / smallest)} of the time (rule of three).` : ''}
         </li>
         <li>
           Too thin to tell: a model of the draft chain with fewer than {r.method.thinAttempts} attempts in these nodes, or none.

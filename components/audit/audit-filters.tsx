@@ -52,7 +52,15 @@ export function AuditFilters({ values, actors, kinds, ranges }: { values: AuditQ
   };
   const active = Object.values(values).some(Boolean);
   return (
-    <form className="filters audit-filters" method="get" action="/audit" onSubmit={onSubmit} onChange={(e) => go(e.currentTarget)} aria-label="Audit filters" data-testid="audit-filters">
+    <form
+      className="filters audit-filters"
+      method="get"
+      action="/audit"
+      onSubmit={onSubmit}
+      onChange={(e) => go(e.currentTarget)}
+      aria-label="Audit filters"
+      data-testid="audit-filters"
+    >
       <Select name="actor" label="Actor" value={values.actor} options={actors.map((a) => [a, a])} any="anyone" />
       <Select name="kind" label="Kind" value={values.kind} options={kinds} any="any kind" />
       <Select name="range" label="Time range" value={values.range} options={ranges} any="all time" />

@@ -32,7 +32,11 @@ export function AuditTable({ rows, labels, refusals }: { rows: AuditRow[]; label
                 <span className="audit-kind">{labels[r.kind] ?? r.kind}</span> <code className="muted">{r.kind}</code>
               </td>
               <td className="c-actor" data-testid="audit-actor">
-                {r.actor ?? <span className="muted" title="nobody was signed in (the dashboard open, or a sign-in refused)">nobody</span>}
+                {r.actor ?? (
+                  <span className="muted" title="nobody was signed in (the dashboard open, or a sign-in refused)">
+                    nobody
+                  </span>
+                )}
               </td>
               <td className="c-address mono">{r.address ?? <span className="muted">—</span>}</td>
               <td className="c-target">{r.target ?? <span className="muted">—</span>}</td>

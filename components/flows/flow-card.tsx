@@ -45,9 +45,16 @@ export function FlowCard({ flow, canRun = true }: { flow: FlowDef; canRun?: bool
                         {n.agent}
                       </Link>
                     </td>
-                    <td className="mono" data-label="needs">{n.needs.join(', ') || '—'}</td>
-                    <td data-label="output">{n.output ? 'JSON (checked)' : 'text'}{n.stream ? <span className="tag">stream</span> : null}</td>
-                    <td className="mono" data-label="if it fails">{n.onFail ? `→ ${n.onFail}` : 'run fails'}</td>
+                    <td className="mono" data-label="needs">
+                      {n.needs.join(', ') || '—'}
+                    </td>
+                    <td data-label="output">
+                      {n.output ? 'JSON (checked)' : 'text'}
+                      {n.stream ? <span className="tag">stream</span> : null}
+                    </td>
+                    <td className="mono" data-label="if it fails">
+                      {n.onFail ? `→ ${n.onFail}` : 'run fails'}
+                    </td>
                   </tr>
                 ))}
               </tbody>

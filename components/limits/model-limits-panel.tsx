@@ -73,7 +73,15 @@ function DimensionCell({ dimension, d }: { dimension: LimitDimension; d: Dimensi
   }
   const failedLevel = d.levels.find((l) => l.level === d.firstFailed);
   return (
-    <div className="limit-cell" data-testid="limit-cell" data-dimension={dimension} data-measured="true" data-held={d.lastHeld ?? ''} data-failed={d.firstFailed ?? ''} data-status={d.status}>
+    <div
+      className="limit-cell"
+      data-testid="limit-cell"
+      data-dimension={dimension}
+      data-measured="true"
+      data-held={d.lastHeld ?? ''}
+      data-failed={d.firstFailed ?? ''}
+      data-status={d.status}
+    >
       <div className="section-label">{TITLES[dimension]}</div>
       <div className="limit-figure">
         {d.lastHeld !== null ? (
@@ -174,9 +182,7 @@ function ProbeProgress({ p }: { p: ProbeView }) {
         {p.done ? (
           <strong>{p.stopped ? 'Stopped' : 'Measured'}</strong>
         ) : (
-          <strong>
-            Measuring {p.current ? `${levelText(p.current.dimension, p.current.level)} (${p.current.done} of ${p.current.trials} trials)` : '…'}
-          </strong>
+          <strong>Measuring {p.current ? `${levelText(p.current.dimension, p.current.level)} (${p.current.done} of ${p.current.trials} trials)` : '…'}</strong>
         )}
         {' · '}
         <span className="mono">
@@ -252,7 +258,9 @@ function StartForm({ model, defaults, onStarted }: { model: string; defaults: Pr
           Cancel
         </button>
       </div>
-      <p className="muted small limits-form-note">Each trial is a generated task with a checkable answer, sent with strict: false; the search stops at the first budget reached and keeps what it measured.</p>
+      <p className="muted small limits-form-note">
+        Each trial is a generated task with a checkable answer, sent with strict: false; the search stops at the first budget reached and keeps what it measured.
+      </p>
       {error && !pending ? (
         <span className="field-error" data-testid="field-error" data-code={error.code} role="alert">
           <span className="code">{error.code}</span> {error.message}
@@ -299,7 +307,21 @@ function MeasuredSummary({ dimensions, open }: { dimensions: DimensionView[]; op
   );
 }
 
-function ModelLimits({ m, role, probe, canStart, defaults, onStarted }: { m: ModelLimitsView; role: LimitsModel['role']; probe: ProbeView | undefined; canStart: boolean; defaults: ProbeDefaults; onStarted: () => void }) {
+function ModelLimits({
+  m,
+  role,
+  probe,
+  canStart,
+  defaults,
+  onStarted,
+}: {
+  m: ModelLimitsView;
+  role: LimitsModel['role'];
+  probe: ProbeView | undefined;
+  canStart: boolean;
+  defaults: ProbeDefaults;
+  onStarted: () => void;
+}) {
   const byDimension = new Map(m.dimensions.map((d) => [d.dimension, d]));
   const running = !!probe && !probe.done;
   return (
@@ -352,8 +374,8 @@ export function ModelLimitsPanel({ models, initial, canStart, defaults }: { mode
         return <ModelLimits key={model} m={m} role={role} probe={probe} canStart={canStart} defaults={defaults} onStarted={onStarted} />;
       })}
       <p className="muted small limits-note">
-        A level holds when at least the threshold of its answers are valid on the first try (the 95% intervals are in the tables of the levels measured); answers cut off by max_tokens
-        are counted apart. <span className="mono">aqven check</span> warns (W_SCHEMA_LIMIT) where a node&apos;s output schema asks for more than a model held.
+        A level holds when at least the threshold of its answers are valid on the first try (the 95% intervals are in the tables of the levels measured); answers cut off by
+        max_tokens are counted apart. <span className="mono">aqven check</span> warns (W_SCHEMA_LIMIT) where a node&apos;s output schema asks for more than a model held.
       </p>
     </div>
   );

@@ -66,7 +66,11 @@ function NoteItem({ note, mine }: { note: NoteView; mine: boolean }) {
           </span>
         ) : null}
       </header>
-      {editing ? <NoteForm target={{ kind: 'edit', noteId: note.id, body: note.body }} onDone={() => setEditing(false)} label="Edit the note" /> : <NoteMarkdown body={note.body} />}
+      {editing ? (
+        <NoteForm target={{ kind: 'edit', noteId: note.id, body: note.body }} onDone={() => setEditing(false)} label="Edit the note" />
+      ) : (
+        <NoteMarkdown body={note.body} />
+      )}
     </article>
   );
 }
@@ -96,9 +100,7 @@ export function NoteThread({ nodeId = null, seq = null }: { nodeId?: string | nu
   if (kind === 'run')
     return (
       <section className="panel notes notes-run" aria-label="Notes on this run" data-testid="note-thread" data-kind="run">
-        <h2>
-          Notes{notes.length ? <span className="muted"> · {notes.length}</span> : null}
-        </h2>
+        <h2>Notes{notes.length ? <span className="muted"> · {notes.length}</span> : null}</h2>
         {ctx.refreshFailed ? <p className="error-text small">Could not refresh the notes; showing the last ones read.</p> : null}
         {ctx.older ? (
           <button type="button" className="small secondary note-older" onClick={ctx.showOlder} disabled={ctx.loadingOlder} data-testid="note-older">

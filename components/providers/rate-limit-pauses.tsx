@@ -102,12 +102,12 @@ export function RateLimitPauses({ pauses, canClear = true }: { pauses: PauseView
                   <span className="tag">{p.provider}</span>
                 )}
                 {canClear ? (
-                <form action={formAction} onSubmit={() => setClearing(p.model)} className="pause-clear">
-                  <input type="hidden" name="model" value={p.model} />
-                  <button type="submit" className="small secondary" data-testid="clear-pause" disabled={pending} aria-label={`Clear pause of ${p.model}`}>
-                    {pending && clearing === p.model ? 'Clearing…' : 'Clear pause'}
-                  </button>
-                </form>
+                  <form action={formAction} onSubmit={() => setClearing(p.model)} className="pause-clear">
+                    <input type="hidden" name="model" value={p.model} />
+                    <button type="submit" className="small secondary" data-testid="clear-pause" disabled={pending} aria-label={`Clear pause of ${p.model}`}>
+                      {pending && clearing === p.model ? 'Clearing…' : 'Clear pause'}
+                    </button>
+                  </form>
                 ) : null}
               </div>
               <dl className="kvlist pause-facts">

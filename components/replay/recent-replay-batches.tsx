@@ -33,9 +33,7 @@ export function RecentReplayBatches({ batches, groups, now }: { batches: BatchSu
                 </span>
               </div>
               <div className="replay-recent-facts small">
-                <strong data-testid="replay-batch-result">
-                  {b.state === 'running' ? `${b.finished} of ${b.total} done` : `${b.succeeded} of ${b.total} now succeed`}
-                </strong>
+                <strong data-testid="replay-batch-result">{b.state === 'running' ? `${b.finished} of ${b.total} done` : `${b.succeeded} of ${b.total} now succeed`}</strong>
                 <span>
                   spent <span className="mono">{fmtCost(b.spentUsd)}</span>
                   {b.capUsd !== null ? (

@@ -77,7 +77,8 @@ function Side({ title, node, side, runStatus }: { title: ReactNode; node: Node |
 /** Now succeeds, still fails, or still running: the one line a reader wants first. */
 function verdict(before: Node | null, after: Node | null, runStatus: RunDetailResponse['status']): { key: string; text: string } {
   if (!after || after.status === 'running' || after.status === 'pending' || isLiveRun(runStatus)) return { key: 'running', text: 'Replaying…' };
-  if (after.status === 'succeeded') return before?.status === 'succeeded' ? { key: 'same', text: 'Succeeds, as before' } : { key: 'fixed', text: 'Now succeeds under the current policy' };
+  if (after.status === 'succeeded')
+    return before?.status === 'succeeded' ? { key: 'same', text: 'Succeeds, as before' } : { key: 'fixed', text: 'Now succeeds under the current policy' };
   return before?.status === 'succeeded' ? { key: 'worse', text: 'Now fails (it succeeded before)' } : { key: 'still', text: 'Still fails under the current policy' };
 }
 

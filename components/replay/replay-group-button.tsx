@@ -98,7 +98,17 @@ function BatchProgressView({ batchId }: { batchId: string }) {
   );
 }
 
-export function ReplayGroupButton({ sig, since, nodes, defaultCap = 0.5 }: { sig: string; since: number; /** failed nodes in the group, when known */ nodes?: number; defaultCap?: number }) {
+export function ReplayGroupButton({
+  sig,
+  since,
+  nodes,
+  defaultCap = 0.5,
+}: {
+  sig: string;
+  since: number;
+  /** failed nodes in the group, when known */ nodes?: number;
+  defaultCap?: number;
+}) {
   const [state, formAction, pending] = useActionState(replayGroupAction, { status: 'idle' } as ReplayFormState);
   const [open, setOpen] = useState(false);
   if (state.status === 'started') return <BatchProgressView batchId={state.batchId} />;

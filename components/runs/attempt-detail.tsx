@@ -72,7 +72,10 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
             </>
           )}
         </span>
-        <OutcomeChip outcome={key} label={a.outcome == null ? (a.finishedAt == null ? (waiting ? 'waiting' : 'in flight') : 'unfinished') : key === 'invalid' ? 'ok · invalid output' : a.outcome} />
+        <OutcomeChip
+          outcome={key}
+          label={a.outcome == null ? (a.finishedAt == null ? (waiting ? 'waiting' : 'in flight') : 'unfinished') : key === 'invalid' ? 'ok · invalid output' : a.outcome}
+        />
         {a.outcome == null ? <LiveWaitText attempt={a} pollNow={now} /> : null}
         {a.finishReason ? (
           <span className="muted small" title="finish reason as the provider sent it">
@@ -100,13 +103,21 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
             → <b className="mono">{a.action}</b>
           </span>
         ) : null}
-        {dropped ? <span className="tag-dropped" title="this response was dropped: not part of the conversation, never validated; its tokens still count">dropped</span> : null}
+        {dropped ? (
+          <span className="tag-dropped" title="this response was dropped: not part of the conversation, never validated; its tokens still count">
+            dropped
+          </span>
+        ) : null}
         <span className="attempt-metrics mono">
           <span title="input / output tokens">
             {fmtTokens(a.usage.inputTokens)} / {fmtTokens(a.usage.outputTokens)} tok
           </span>
           {a.usageUnknown ? (
-            <span className="usage-unknown" data-testid="usage-unknown" title="the provider did not report this attempt's usage (a reply not read to its end, or one that carried no usage): it may have billed tokens not counted here">
+            <span
+              className="usage-unknown"
+              data-testid="usage-unknown"
+              title="the provider did not report this attempt's usage (a reply not read to its end, or one that carried no usage): it may have billed tokens not counted here"
+            >
               usage unknown
             </span>
           ) : null}
@@ -120,7 +131,9 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
               cost unknown
             </span>
           ) : (
-            <span title={a.costSource === 'provider' ? 'the cost the provider stated it charged' : a.costSource === 'catalogue' ? 'priced by the catalogue' : undefined}>{fmtCost(a.usage.costUsd)}</span>
+            <span title={a.costSource === 'provider' ? 'the cost the provider stated it charged' : a.costSource === 'catalogue' ? 'priced by the catalogue' : undefined}>
+              {fmtCost(a.usage.costUsd)}
+            </span>
           )}
           {a.reasoningTokens ? <span title="reasoning tokens, part of the output tokens">{fmtTokens(a.reasoningTokens)} reasoning</span> : null}
           <span title="latency">{fmtMs(end - a.startedAt)}</span>
@@ -188,7 +201,9 @@ export function AttemptDetail({ nodeId, attempt: a, limit, stream, now }: { node
       ) : null}
 
       <details className="io">
-        <summary>Request · {a.request.length} message{a.request.length === 1 ? '' : 's'}</summary>
+        <summary>
+          Request · {a.request.length} message{a.request.length === 1 ? '' : 's'}
+        </summary>
         {a.request.map((m, i) => (
           <div key={i} className={`message role-${m.role}`}>
             <div className="role mono">{m.role}</div>

@@ -72,10 +72,20 @@ export function AttemptList({ nodeId, attempts, limit, stream, now }: { nodeId: 
       {attempts.length > 1 ? (
         <div className="attempts-tools">
           <span className="section-label">
-            Attempts <span className="muted">· {attempts.length}{endedFailed ? `, ${endedFailed} failed` : ''}</span>
+            Attempts{' '}
+            <span className="muted">
+              · {attempts.length}
+              {endedFailed ? `, ${endedFailed} failed` : ''}
+            </span>
           </span>
           {canFilter ? (
-            <button type="button" className={`small ${onlyFailed ? '' : 'secondary'}`} aria-pressed={onlyFailed} data-testid="failed-only" onClick={() => setOnlyFailed(!onlyFailed)}>
+            <button
+              type="button"
+              className={`small ${onlyFailed ? '' : 'secondary'}`}
+              aria-pressed={onlyFailed}
+              data-testid="failed-only"
+              onClick={() => setOnlyFailed(!onlyFailed)}
+            >
               Failed only
             </button>
           ) : null}
@@ -104,7 +114,13 @@ export function AttemptList({ nodeId, attempts, limit, stream, now }: { nodeId: 
                 const m = splitModel(a.model);
                 return (
                   <Fragment key={g.key}>
-                    <tr className={`attempt-row o-${outcomeKey(a)}${isOpen ? ' open' : ''}`} data-testid="attempt-row" data-seq={a.seq} data-count={g.attempts.length} onClick={() => toggle(g.key)}>
+                    <tr
+                      className={`attempt-row o-${outcomeKey(a)}${isOpen ? ' open' : ''}`}
+                      data-testid="attempt-row"
+                      data-seq={a.seq}
+                      data-count={g.attempts.length}
+                      onClick={() => toggle(g.key)}
+                    >
                       <td>
                         <button
                           type="button"
@@ -170,7 +186,14 @@ export function AttemptList({ nodeId, attempts, limit, stream, now }: { nodeId: 
             return (
               <div key={g.key} className={`attempt-repeat o-${outcomeKey(a)}`} data-testid="attempt-repeat" data-seq={a.seq} data-count={g.attempts.length}>
                 <div className="attempt-head">
-                  <button type="button" className="fold-toggle" aria-expanded={isOpen} aria-controls={id} onClick={() => toggle(g.key)} aria-label={`${isOpen ? 'Hide' : 'Show'} attempts ${seqRange(g)}`}>
+                  <button
+                    type="button"
+                    className="fold-toggle"
+                    aria-expanded={isOpen}
+                    aria-controls={id}
+                    onClick={() => toggle(g.key)}
+                    aria-label={`${isOpen ? 'Hide' : 'Show'} attempts ${seqRange(g)}`}
+                  >
                     {isOpen ? '▾' : '▸'}
                   </button>
                   <span className="attempt-seq mono">{seqRange(g)}</span>

@@ -49,7 +49,9 @@ export function FlowGraph({ flow, states }: { flow: FlowShape; states: Map<strin
       width={layout.width}
       height={layout.height}
     >
-      <title id={`${uid}-t`}>{`Flow ${flow.name}: ${flow.nodes.length} node${flow.nodes.length === 1 ? '' : 's'}, arrows from each node to the nodes that need it; dashed red arrows are on_fail routes`}</title>
+      <title
+        id={`${uid}-t`}
+      >{`Flow ${flow.name}: ${flow.nodes.length} node${flow.nodes.length === 1 ? '' : 's'}, arrows from each node to the nodes that need it; dashed red arrows are on_fail routes`}</title>
       <desc id={`${uid}-d`}>{summary}</desc>
       <defs>
         <marker id={`${uid}-arrow`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -63,7 +65,15 @@ export function FlowGraph({ flow, states }: { flow: FlowShape; states: Map<strin
         // a needs edge is live when both ends ran; an on_fail route when the run took it
         const taken = e.kind === 'on_fail' ? stateOf(e.from).routedTo === e.to : ran(e.from) && ran(e.to);
         return (
-          <g key={`${e.kind}-${e.from}-${e.to}`} className={`fg-edge fg-${e.kind}${taken ? ' taken' : ''}`} data-testid="graph-edge" data-from={e.from} data-to={e.to} data-kind={e.kind} data-taken={taken}>
+          <g
+            key={`${e.kind}-${e.from}-${e.to}`}
+            className={`fg-edge fg-${e.kind}${taken ? ' taken' : ''}`}
+            data-testid="graph-edge"
+            data-from={e.from}
+            data-to={e.to}
+            data-kind={e.kind}
+            data-taken={taken}
+          >
             <path d={e.d} markerEnd={`url(#${uid}-${e.kind === 'on_fail' ? 'arrow-fail' : 'arrow'})`} />
             {e.kind === 'on_fail' ? (
               <text x={e.labelX} y={e.labelY} className="fg-edge-label" textAnchor="middle" dominantBaseline="middle">

@@ -90,7 +90,11 @@ export function NodeRow({ node, axis, now, defaultOpen, state }: { node: NodeFac
       ) : null}
       {state?.routedTo ? (
         <div className="node-routed small" data-testid="node-routed">
-          Routed around: <a href={`#${nodeAnchor(state.routedTo)}`} className="mono">{state.routedTo}</a> ran instead (on_fail).
+          Routed around:{' '}
+          <a href={`#${nodeAnchor(state.routedTo)}`} className="mono">
+            {state.routedTo}
+          </a>{' '}
+          ran instead (on_fail).
         </div>
       ) : null}
 

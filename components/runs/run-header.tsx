@@ -96,7 +96,10 @@ export function RunHeader({ run, now }: { run: RunDetailResponse; now: number })
             ) : null}
           </dd>
         </div>
-        <div className={spend.dropped.attempts ? 'dropped-box' : undefined} title="attempts whose response was dropped (retried, fell back, repaired): their tokens and cost still count">
+        <div
+          className={spend.dropped.attempts ? 'dropped-box' : undefined}
+          title="attempts whose response was dropped (retried, fell back, repaired): their tokens and cost still count"
+        >
           <dt>Spent on dropped attempts</dt>
           <dd className="mono" data-testid="dropped-spend">
             {spend.dropped.attempts
@@ -114,7 +117,10 @@ export function RunHeader({ run, now }: { run: RunDetailResponse; now: number })
             {run.error.node ? (
               <>
                 {' '}
-                at node <a href={`#${nodeAnchor(run.error.node)}`} className="mono">{run.error.node}</a>
+                at node{' '}
+                <a href={`#${nodeAnchor(run.error.node)}`} className="mono">
+                  {run.error.node}
+                </a>
               </>
             ) : null}
             : {run.error.message}

@@ -24,7 +24,19 @@ async function getPauses(): Promise<PauseLite[]> {
   return ((await res.json()) as { pauses: PauseLite[] }).pauses;
 }
 
-export function RunLiveProvider({ live, pauses, backoffs, renderedAt, children }: { live: boolean; pauses: PauseLite[]; backoffs: Record<string, BackoffConfig>; renderedAt: number; children: ReactNode }) {
+export function RunLiveProvider({
+  live,
+  pauses,
+  backoffs,
+  renderedAt,
+  children,
+}: {
+  live: boolean;
+  pauses: PauseLite[];
+  backoffs: Record<string, BackoffConfig>;
+  renderedAt: number;
+  children: ReactNode;
+}) {
   const { data } = useQuery({
     queryKey: ['pauses', renderedAt],
     queryFn: getPauses,
@@ -70,7 +82,13 @@ export function LiveWaitText({ attempt, pollNow, className }: { attempt: Attempt
   const why = waitWhy(w);
   const waiting = isWaiting(w);
   return (
-    <span className={`live-wait${waiting ? ' waiting' : ''}${className ? ` ${className}` : ''}`} data-testid="live-wait" data-kind={w.kind} title={why ?? undefined} suppressHydrationWarning>
+    <span
+      className={`live-wait${waiting ? ' waiting' : ''}${className ? ` ${className}` : ''}`}
+      data-testid="live-wait"
+      data-kind={w.kind}
+      title={why ?? undefined}
+      suppressHydrationWarning
+    >
       {waitText(w, now)}
     </span>
   );

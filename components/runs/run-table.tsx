@@ -119,7 +119,10 @@ function RunMarks({ run: r }: { run: RunListItem }) {
         <span className="badge mark-replay" data-testid="replay-of" title={r.replayNode ? `node ${r.replayNode} run again under today's files` : undefined}>
           {r.replayOf ? (
             <>
-              replay of <Link href={runHref(r.replayOf)} className="mono">{shortId(r.replayOf)}</Link>
+              replay of{' '}
+              <Link href={runHref(r.replayOf)} className="mono">
+                {shortId(r.replayOf)}
+              </Link>
             </>
           ) : (
             'replay (its original was purged)'

@@ -22,6 +22,8 @@ export class FlowsPage {
 
   async start(flow: string, input: unknown) {
     await this.input(flow).fill(typeof input === 'string' ? input : JSON.stringify(input));
-    await this.form(flow).getByRole('button', { name: `Run ${flow}` }).click();
+    await this.form(flow)
+      .getByRole('button', { name: `Run ${flow}` })
+      .click();
   }
 }

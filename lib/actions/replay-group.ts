@@ -19,7 +19,12 @@ export async function replayGroupAction(_prev: ReplayFormState, fd: FormData): P
   const { db } = await serverSession();
   const nodes = await failureGroupNodes(db, sig, { since, limit: BATCH_MAX_NODES });
   if (nodes.length === 0) return { status: 'error', field: 'form', code: 'E_GROUP', message: 'this failure group has no failed node in the period shown: nothing to replay' };
-  const res = await replayBatchNow(who.caller, sig, nodes.map((n) => ({ runId: n.runId, nodeId: n.nodeId })), cap);
+  const res = await replayBatchNow(
+    who.caller,
+    sig,
+    nodes.map((n) => ({ runId: n.runId, nodeId: n.nodeId })),
+    cap,
+  );
   await auditRequest(db, { kind: 'replay-batch.started', actor: who.caller.author, target: res.batchId, detail: { group: sig, nodes: res.total, capUsd: cap } });
   return { status: 'started', batchId: res.batchId, total: res.total };
 }

@@ -29,7 +29,7 @@ const OPEN_AUTHOR = 'dashboard';
 function changesFrom(current: AgentDef | null, next: AgentPolicyForm): AgentYamlChanges {
   const o = current?.output;
   const same = (a: string[] | undefined, b: string[]) => !!a && a.length === b.length && a.every((x, i) => x === b[i]);
-  const pick = <T,>(now: T | undefined, v: T) => (now !== undefined && now === v ? undefined : v);
+  const pick = <T>(now: T | undefined, v: T) => (now !== undefined && now === v ? undefined : v);
   return {
     model: pick(current?.model, next.model),
     fallback_models: same(current?.fallbackModels, next.fallback_models) ? undefined : next.fallback_models,

@@ -11,7 +11,13 @@ export async function startLimitsAction(_prev: StartLimitsState, fd: FormData): 
   const who = await actionCaller('editor');
   if (!who.ok) return { status: 'error', field: 'form', code: 'E_FORBIDDEN', message: who.error };
   const field = (name: string) => fd.get(name) ?? undefined;
-  const parsed = startLimitsFormSchema.safeParse({ model: field('model'), dimension: field('dimension'), trials: field('trials'), maxCalls: field('maxCalls'), maxCost: field('maxCost') });
+  const parsed = startLimitsFormSchema.safeParse({
+    model: field('model'),
+    dimension: field('dimension'),
+    trials: field('trials'),
+    maxCalls: field('maxCalls'),
+    maxCost: field('maxCost'),
+  });
   if (!parsed.success) return startLimitsFormError(parsed.error);
   const { model, dimension, trials, maxCalls, maxCost } = parsed.data;
   try {

@@ -64,7 +64,12 @@ export function formatAudit(rows: AuditRow[], more: boolean): string {
     ...rows.map((r) => [iso(r.at), r.kind, r.actor ?? '-', r.address ?? '-', r.target ?? '-', detailText(r.detail)].map((cell) => printable(cell))),
   ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-  const lines = table.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  const lines = table.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
   if (more) lines.push(`(the newest ${rows.length}; older events match too: narrow --since, --kind or --actor, or raise --limit up to ${AUDIT_PAGE_MAX})`);
   return lines.join('\n');
 }

@@ -25,7 +25,12 @@ async function measured(db: Db, model: string, dimension: LimitDimension, held: 
   const settings = { trials: 10, threshold: 0.9, maxTokens: 4096, strict: false as const, tasks: 1 };
   const row = await openModelLimit(db, { model, dimension, settingsKey: 'test', measuredOn }, { settings, runId: null, now: 1 });
   const level = (n: number, ok: number) => ({ level: n, trials: 10, firstTryValid: ok, afterRepairValid: ok, truncated: 0, calls: 10 });
-  await saveModelLimit(db, row.id, { status: 'complete', lastHeld: held, firstFailed: held + 1, levels: [level(held, 10), level(held + 1, 4)], calls: 20, inputTokens: 100, outputTokens: 100, costUsd: 0 }, 2);
+  await saveModelLimit(
+    db,
+    row.id,
+    { status: 'complete', lastHeld: held, firstFailed: held + 1, levels: [level(held, 10), level(held + 1, 4)], calls: 20, inputTokens: 100, outputTokens: 100, costUsd: 0 },
+    2,
+  );
 }
 
 /** The flash-lite's figures the catalogue node of flows/order-intake.yaml asks more than (7 deep, 60 items, 48 values), and the order node does not (3 deep, 1 item, 4 values). */
@@ -65,7 +70,10 @@ describe('aqven check W_SCHEMA_LIMIT (SQLite)', () => {
     ]);
     const [depth, enumOf, list] = out;
     // level 6, the first past the 5 that held: the object under "shelf"
-    expect(depth).toMatchObject({ ...positionOf(flowText, 'shelf:'), path: ['nodes', 'catalogue', 'output', 'properties', 'order', 'properties', 'warehouse', 'properties', 'building', 'properties', 'aisle', 'properties', 'shelf'] });
+    expect(depth).toMatchObject({
+      ...positionOf(flowText, 'shelf:'),
+      path: ['nodes', 'catalogue', 'output', 'properties', 'order', 'properties', 'warehouse', 'properties', 'building', 'properties', 'aisle', 'properties', 'shelf'],
+    });
     expect(depth.message).toBe(`the output schema of node "catalogue" nests 7 levels deep; model "${FLASH_LITE}" held depth 5 and failed at 6 (measured 2026-11-30)`);
     expect(enumOf).toMatchObject({ ...positionOf(flowText, 'enum:', 'category:') });
     expect(enumOf.message).toContain('offers 48 values in one enum; model');

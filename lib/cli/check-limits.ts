@@ -35,7 +35,11 @@ export async function readMeasuredLimits(project: Project, env: Env): Promise<Me
   if (models.length === 0) return [];
   // AQVEN_DATABASE_URL names a PostgreSQL database (databaseTarget); else the project's SQLite file
   if (!env.AQVEN_DATABASE_URL?.trim() && !(await sqliteHasLimits(project.databasePath))) return [];
-  const [{ databaseTarget }, { hasTable, inspectDatabase }, { latestModelLimits }] = await Promise.all([import('@/db/client'), import('@/db/status-queries'), import('@/db/limits-queries')]);
+  const [{ databaseTarget }, { hasTable, inspectDatabase }, { latestModelLimits }] = await Promise.all([
+    import('@/db/client'),
+    import('@/db/status-queries'),
+    import('@/db/limits-queries'),
+  ]);
   const target = databaseTarget(project.databasePath, env);
   let opened: ReturnType<typeof inspectDatabase>;
   try {

@@ -14,7 +14,6 @@ const ROOT = resolve(__dirname, '../..');
 const SHOWCASE = mkdtempSync(join(tmpdir(), 'aqven-check-showcase-'));
 cpSync(join(ROOT, 'showcase'), SHOWCASE, { recursive: true, filter: (src) => !src.includes('.aqven') });
 
-
 /** A copy of the showcase whose classifier has lost its fallback_models (lines keep their numbers). */
 async function brokenShowcase(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'aqven-check-'));
@@ -96,7 +95,11 @@ describe('aqven check', () => {
       'await p.parseAsync(process.argv.slice(1), { from: "user" });',
     ].join('\n');
     const run = (project: string) =>
-      spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, 'check', '--project', project], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, OPENROUTER_API_KEY: 'sk-test' } });
+      spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, 'check', '--project', project], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, OPENROUTER_API_KEY: 'sk-test' },
+      });
     const bad = run(dir);
     expect(bad.stdout).toContain('agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK');
     expect(bad.status).toBe(1);

@@ -22,7 +22,8 @@ const stderrLine: ErrLine = (line) => console.error(line);
 /** One lookup pass for run `runId`; true when it looked anything up or gave any up (the run's stored record changed). */
 export async function lookUpCutOff(command: string, s: LookupSession, runId: string, err: ErrLine = stderrLine): Promise<boolean> {
   const pass = await lookUpRunNow(s.db, { providers: s.providers, env: s.env, runId, timeoutMs: 1_500, simulated: s.simulated != null });
-  if (pass.pending) err(`aqven ${command}: the usage of ${pass.pending} cut-off answer${pass.pending === 1 ? '' : 's'} is not known yet; \`aqven runs reconcile --wait 30\` looks it up`);
+  if (pass.pending)
+    err(`aqven ${command}: the usage of ${pass.pending} cut-off answer${pass.pending === 1 ? '' : 's'} is not known yet; \`aqven runs reconcile --wait 30\` looks it up`);
   return pass.looked > 0 || pass.gaveUp > 0;
 }
 

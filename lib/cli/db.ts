@@ -8,7 +8,18 @@ import type { Command } from 'commander';
 import { closeDb, databaseUrl, openDatabase, openDb } from '@/db/client';
 import { CopyBatchError, copySqliteHistory, CopySourceError, type CopyProgress, type TableCopied } from '@/db/copy';
 import { displayUrl, isPostgresUrl, migratePg, pgReason } from '@/db/pg';
-import { databaseStatus, DatabaseUnreachableError, describeVersion, inspectDatabase, queueSchemaVersion, reachPg, schemaVersion, type DatabaseStatus, type SchemaVersion, type SeenWorker } from '@/db/status-queries';
+import {
+  databaseStatus,
+  DatabaseUnreachableError,
+  describeVersion,
+  inspectDatabase,
+  queueSchemaVersion,
+  reachPg,
+  schemaVersion,
+  type DatabaseStatus,
+  type SchemaVersion,
+  type SeenWorker,
+} from '@/db/status-queries';
 import { asStorageError, StorageError } from '@/db/storage-error';
 import { type CliIo, processIo } from './io';
 import { commandDatabaseTarget } from './project-dir';
@@ -20,7 +31,6 @@ type Env = Record<string, string | undefined>;
 export const EXIT_FAILED = 1;
 
 export { EXIT_CANNOT_OPEN, EXIT_USAGE };
-
 
 export interface DbOptions {
   project?: string;
@@ -102,11 +112,7 @@ export async function runDbMigrate(opts: DbOptions, io: CliIo = processIo): Prom
     const was = before.schema ? versionLine(before.schema) : 'no database yet';
     const applied = schema.applied - (before.schema?.applied ?? 0);
     const state = describeVersion(schema);
-    io.out(
-      applied > 0
-        ? `schema    ${was} → ${versionLine(schema)}: ${state}\n`
-        : `schema    ${versionLine(schema)}: ${state === 'up to date' ? 'already up to date' : state}\n`,
-    );
+    io.out(applied > 0 ? `schema    ${was} → ${versionLine(schema)}: ${state}\n` : `schema    ${versionLine(schema)}: ${state === 'up to date' ? 'already up to date' : state}\n`);
     if (pgMode) {
       const q = after.queue;
       io.out(
@@ -154,8 +160,10 @@ export function formatStatus(s: DatabaseStatus): string {
     // jobs a stopped worker still locks are said apart: their runs were taken over (or will be within seconds)
     const leftText = left ? `, ${left} left locked by a worker that stopped (their runs taken over; graphile-worker unlocks them after 4 h)` : '';
     lines.push(`queue     ${waiting} waiting, ${running} running, ${failed} failed${leftText}`);
-  }
-  else lines.push(`queue     no queue${s.dialect === 'sqlite' ? ' (SQLite: a run runs in the process that starts it)' : ' (graphile-worker schema not installed: `aqven db migrate`)'}`);
+  } else
+    lines.push(
+      `queue     no queue${s.dialect === 'sqlite' ? ' (SQLite: a run runs in the process that starts it)' : ' (graphile-worker schema not installed: `aqven db migrate`)'}`,
+    );
   if (s.workers.length === 0) lines.push('workers   none seen in the last minute');
   else {
     lines.push(`workers   ${s.workers.length} seen in the last minute:`);
@@ -183,10 +191,7 @@ function tableLine(t: TableCopied): string {
   return `${t.table.padEnd(18)} ${plural(t.copied, 'row')} copied, ${t.existing.toLocaleString('en-US')} already there`;
 }
 
-export async function runDbCopy(
-  opts: DbOptions & { from: string; batchRows?: number; progress?: (text: string) => void },
-  io: CliIo = processIo,
-): Promise<number> {
+export async function runDbCopy(opts: DbOptions & { from: string; batchRows?: number; progress?: (text: string) => void }, io: CliIo = processIo): Promise<number> {
   const env = opts.env ?? process.env;
   let opened: string | null = null;
   try {

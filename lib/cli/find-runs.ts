@@ -34,7 +34,12 @@ export function formatSearchPage(page: SearchPage): string {
   const lines = page.hits.flatMap((h) => {
     const where = h.field === 'id' ? 'run id' : h.nodeId ? `${h.field} of ${h.nodeId}${h.attemptSeq !== null ? ` #${h.attemptSeq}` : ''}` : h.field;
     // one line: the stored text's own breaks and tabs as spaces, its other control characters escaped
-    const text = printable(h.snippet.map((p) => (p.hit ? `[${p.text}]` : p.text)).join('').replace(/[\n\t]/g, ' '));
+    const text = printable(
+      h.snippet
+        .map((p) => (p.hit ? `[${p.text}]` : p.text))
+        .join('')
+        .replace(/[\n\t]/g, ' '),
+    );
     return [`${shortRunId(h.runId)}  ${h.flow.padEnd(14)} ${h.status.padEnd(11)} ${where.padEnd(20)} ${new Date(h.startedAt).toISOString()}`, `    ${text}`];
   });
   if (page.nextBefore !== null) lines.push(`older text: --before ${page.nextBefore}`);

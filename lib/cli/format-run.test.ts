@@ -35,7 +35,22 @@ function record(attempt: Record<string, unknown>, error: RunRecord['error'] = nu
         turn: 1,
         error: null,
         budget: { retries: 1, models: [{ model: 'openrouter:m', answers: 1, limit: 2 }] },
-        attempts: [{ seq: 1, model: 'openrouter:m', chainIndex: 0, answerNo: 1, outcome: 'error', cause: 'transport', action: 'retry', latencyMs: 5, error: null, transport: [], request: [], ...attempt }],
+        attempts: [
+          {
+            seq: 1,
+            model: 'openrouter:m',
+            chainIndex: 0,
+            answerNo: 1,
+            outcome: 'error',
+            cause: 'transport',
+            action: 'retry',
+            latencyMs: 5,
+            error: null,
+            transport: [],
+            request: [],
+            ...attempt,
+          },
+        ],
       },
     ],
   } as unknown as RunRecord;
@@ -63,7 +78,15 @@ const listItem = (over: Partial<RunListItem> = {}): RunListItem => ({
 
 describe('formatRun', () => {
   it('prints a try cut off after a 200 as both its status and its error', () => {
-    const text = formatRun(record({ transport: [{ tryNo: 1, status: 200, error: 'connection', retryAfterMs: null }, { tryNo: 2, status: 503, error: null, retryAfterMs: 1000 }, { tryNo: 3, status: null, error: 'timeout', retryAfterMs: null }] }));
+    const text = formatRun(
+      record({
+        transport: [
+          { tryNo: 1, status: 200, error: 'connection', retryAfterMs: null },
+          { tryNo: 2, status: 503, error: null, retryAfterMs: 1000 },
+          { tryNo: 3, status: null, error: 'timeout', retryAfterMs: null },
+        ],
+      }),
+    );
     expect(text).toContain('tries: 200 connection, 503 retry-after 1000ms, timeout');
   });
 
@@ -86,7 +109,14 @@ describe('formatRun', () => {
   });
 
   it('shows the escape codes of a provider error as \\u{…}, on its own line', () => {
-    const text = formatRun(record({ error: { kind: 'provider', message: `${EVIL}\nsecond line` } }, { code: 'provider_error', node: 'classify', message: EVIL, hint: `try\u0008\u0008\u0008 again` } as RunRecord['error']));
+    const text = formatRun(
+      record({ error: { kind: 'provider', message: `${EVIL}\nsecond line` } }, {
+        code: 'provider_error',
+        node: 'classify',
+        message: EVIL,
+        hint: `try\u0008\u0008\u0008 again`,
+      } as RunRecord['error']),
+    );
     expect(text).toContain('[provider: \\u{001B}[31mRED\\u{001B}]0;pwned\\u{0007}\\u{000A}second line]');
     expect(text).toContain('error provider_error at node classify: \\u{001B}[31mRED');
     expect(text).toContain('hint: try\\u{0008}\\u{0008}\\u{0008} again');
@@ -106,7 +136,15 @@ describe('formatRun', () => {
   });
 
   it('counts the streamed text a try dropped, and says where it and the requests are, printing neither', () => {
-    const text = formatRun(record({ transport: [{ try: 1, status: 200, error: 'server_error', retryAfterMs: null, discardedText: 'héllo \u001b' }, { try: 2, status: 200, error: null, retryAfterMs: null, discardedText: null }], request: [{ role: 'user', content: 'the prompt' }] }));
+    const text = formatRun(
+      record({
+        transport: [
+          { try: 1, status: 200, error: 'server_error', retryAfterMs: null, discardedText: 'héllo \u001b' },
+          { try: 2, status: 200, error: null, retryAfterMs: null, discardedText: null },
+        ],
+        request: [{ role: 'user', content: 'the prompt' }],
+      }),
+    );
     expect(text).toContain('tries: 200 server_error (dropped 7 chars of streamed text), 200');
     expect(text).not.toContain('héllo');
     expect(text).not.toContain('the prompt');

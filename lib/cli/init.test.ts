@@ -7,7 +7,6 @@ import { checkProject, loadProject } from '@/lib/project';
 import { initProject, listTemplates, registerInit, templatesDir } from './init';
 import { captureIo } from './io';
 
-
 async function init(args: string[]) {
   const io = captureIo();
   const program = new Command('aqven');
@@ -48,7 +47,11 @@ describe('aqven init', () => {
   });
 
   it('the showcase template is the showcase the repository runs, file for file', async () => {
-    const files = async (root: string) => (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() && !join(e.parentPath, e.name).includes('.aqven')).map((e) => relative(root, join(e.parentPath, e.name))).sort();
+    const files = async (root: string) =>
+      (await readdir(root, { recursive: true, withFileTypes: true }))
+        .filter((e) => e.isFile() && !join(e.parentPath, e.name).includes('.aqven'))
+        .map((e) => relative(root, join(e.parentPath, e.name)))
+        .sort();
     const template = join(templatesDir(), 'showcase');
     const showcase = join(process.cwd(), 'showcase');
     expect(await files(template)).toEqual(await files(showcase));

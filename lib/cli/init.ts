@@ -19,7 +19,10 @@ export function templatesDir(): string {
 export async function listTemplates(root: string = templatesDir()): Promise<string[]> {
   try {
     const entries = await readdir(root, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    return entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   } catch {
     return [];
   }
@@ -50,7 +53,9 @@ async function copyTree(from: string, to: string, rel = ''): Promise<string[]> {
 
 /** A project name from a folder name: letters, digits, "-" and "_". */
 export function projectNameFor(dir: string): string {
-  const name = basename(resolve(dir)).replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^[-_]+/, '');
+  const name = basename(resolve(dir))
+    .replace(/[^A-Za-z0-9_-]+/g, '-')
+    .replace(/^[-_]+/, '');
   return name || 'project';
 }
 

@@ -65,7 +65,10 @@ describe('aqven limits', () => {
 
   it('Ctrl-C keeps what was measured and exits 130', async () => {
     const ac = new AbortController();
-    const { code, io } = await run({ dimension: 'enum' }, { signal: ac.signal, progress: (t) => (t.includes('enum level 16') ? ac.abort(new Error('stopped by SIGINT')) : undefined) });
+    const { code, io } = await run(
+      { dimension: 'enum' },
+      { signal: ac.signal, progress: (t) => (t.includes('enum level 16') ? ac.abort(new Error('stopped by SIGINT')) : undefined) },
+    );
     expect(code).toBe(130);
     expect(io.stdout).toMatch(/^enum +held up to 8 .*\[partial: interrupted\]$/m);
     expect(io.stdout).toContain('stopped: stopped by SIGINT; run the same command again today to resume');
@@ -74,7 +77,9 @@ describe('aqven limits', () => {
   it('refuses an unknown model, naming the models its agents use, and bad numbers, with exit 2', async () => {
     const unknown = await run({ model: 'openrouter:nope/x' });
     expect(unknown.code).toBe(2);
-    expect(unknown.io.stderr).toMatch(/aqven limits: openrouter:nope\/x is not a model of this project; its agents use openrouter:google\/gemini-2\.5-flash-lite, openrouter:openai\/gpt-oss-20b\n$/);
+    expect(unknown.io.stderr).toMatch(
+      /aqven limits: openrouter:nope\/x is not a model of this project; its agents use openrouter:google\/gemini-2\.5-flash-lite, openrouter:openai\/gpt-oss-20b\n$/,
+    );
     for (const [args, message] of [
       [{ trials: '0' }, '--trials must be a whole number from 1 to 100, got "0"'],
       [{ maxCalls: '1' }, '--max-calls must be a whole number from 2 to 1,000,000, got "1"'],

@@ -10,7 +10,16 @@ import { closeDatabase } from '@/db/client';
 import { cliAuthor } from '@/db/snapshot-queries';
 import { StorageError } from '@/db/storage-error';
 import type { Clock } from '@/lib/engine/types';
-import { beginLimitsProbe, checkModel, UnknownModelError, type DimensionReport, type LimitLevelReport, type LimitsProgress, type LimitsReport, type RateFigure } from '@/lib/limits/probe';
+import {
+  beginLimitsProbe,
+  checkModel,
+  UnknownModelError,
+  type DimensionReport,
+  type LimitLevelReport,
+  type LimitsProgress,
+  type LimitsReport,
+  type RateFigure,
+} from '@/lib/limits/probe';
 import { openSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { formatDiagnostic } from '@/lib/project';
@@ -47,7 +56,8 @@ class BadOption extends Error {}
 function whole(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) throw new BadOption(`${flag} must be a whole number from ${min} to ${max.toLocaleString('en-US')}, got "${raw}"`);
+  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new BadOption(`${flag} must be a whole number from ${min} to ${max.toLocaleString('en-US')}, got "${raw}"`);
   return n;
 }
 
@@ -66,7 +76,8 @@ function parseOptions(o: LimitsCliOptions): Parsed {
   const maxCostUsd = o.maxCost === undefined ? LIMIT_DEFAULTS.maxCostUsd : Number(o.maxCost);
   if (!(Number.isFinite(maxCostUsd) && maxCostUsd > 0) || o.maxCost?.trim() === '') throw new BadOption(`--max-cost must be an amount in USD above 0, got "${o.maxCost}"`);
   const threshold = o.threshold === undefined ? LIMIT_DEFAULTS.threshold : Number(o.threshold);
-  if (!(Number.isFinite(threshold) && threshold > 0 && threshold <= 1) || o.threshold?.trim() === '') throw new BadOption(`--threshold must be a rate above 0 and at most 1, e.g. 0.9, got "${o.threshold}"`);
+  if (!(Number.isFinite(threshold) && threshold > 0 && threshold <= 1) || o.threshold?.trim() === '')
+    throw new BadOption(`--threshold must be a rate above 0 and at most 1, e.g. 0.9, got "${o.threshold}"`);
   return {
     dimensions: d === 'all' ? [...LIMIT_DIMENSIONS] : [d as LimitDimension],
     trials: whole('--trials', o.trials, LIMIT_DEFAULTS.trials, 1, 100),
@@ -120,11 +131,21 @@ export function formatLimitsReport(r: LimitsReport): string {
       ]);
     }
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-    for (const row of rows) lines.push(`       ${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}`);
-    lines.push(`       ${d.calls} calls, ${d.inputTokens.toLocaleString('en-US')} tokens in, ${d.outputTokens.toLocaleString('en-US')} out, ${fmtCost(d.costUsd)} (today, these settings)`);
+    for (const row of rows)
+      lines.push(
+        `       ${row
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd()}`,
+      );
+    lines.push(
+      `       ${d.calls} calls, ${d.inputTokens.toLocaleString('en-US')} tokens in, ${d.outputTokens.toLocaleString('en-US')} out, ${fmtCost(d.costUsd)} (today, these settings)`,
+    );
   }
   lines.push('');
-  lines.push(`this run: ${r.calls} calls, ${r.inputTokens.toLocaleString('en-US')} tokens in, ${r.outputTokens.toLocaleString('en-US')} out, ${fmtCost(r.costUsd)} · run ${r.runId}`);
+  lines.push(
+    `this run: ${r.calls} calls, ${r.inputTokens.toLocaleString('en-US')} tokens in, ${r.outputTokens.toLocaleString('en-US')} out, ${fmtCost(r.costUsd)} · run ${r.runId}`,
+  );
   if (r.stopped) lines.push(`stopped: ${printable(r.stopped.message)}; run the same command again today to resume`);
   return `${lines.join('\n')}\n`;
 }
@@ -162,7 +183,15 @@ export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo
     );
     const progress = deps.progress;
     const started = await beginLimitsProbe(
-      { project: session.project, db: session.db, providers: session.providers, env: session.env, snapshotId: session.snapshotId, projectHash: session.projectHash, simulated: session.simulated },
+      {
+        project: session.project,
+        db: session.db,
+        providers: session.providers,
+        env: session.env,
+        snapshotId: session.snapshotId,
+        projectHash: session.projectHash,
+        simulated: session.simulated,
+      },
       { model, ...p, startedBy: cliAuthor(), signal: deps.signal, clock: deps.clock, onProgress: progress && ((e) => progress(progressLine(e))) },
     );
     const report = await started.done;
@@ -200,7 +229,7 @@ export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo
 export function registerLimits(program: Command): void {
   program
     .command('limits')
-    .description("find the nesting depth, list length and enum size where a model stops getting a JSON shape right")
+    .description('find the nesting depth, list length and enum size where a model stops getting a JSON shape right')
     .argument('<model>', 'the model, as agent files name it: provider:model-id')
     .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase)')
     .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')

@@ -16,24 +16,54 @@ const loadRun = () =>
 const loadQueue = () => import('./queue').then((m): Register => m.registerQueue);
 // each subcommand's module is imported only when asked for: `aqven check` never loads SQLite or the simulator
 const COMMANDS: Record<string, () => Promise<Register>> = {
-  check: () => import('./check').then((m): Register => (p) => m.registerCheck(p)),
+  check: () =>
+    import('./check').then(
+      (m): Register =>
+        (p) =>
+          m.registerCheck(p),
+    ),
   run: loadRun,
   runs: loadRun,
   show: loadRun,
   search: loadRun,
   sim: () => import('./sim').then((m): Register => m.registerSim),
-  init: () => import('./init').then((m): Register => (p) => m.registerInit(p)),
+  init: () =>
+    import('./init').then(
+      (m): Register =>
+        (p) =>
+          m.registerInit(p),
+    ),
   project: () => import('./project').then((m): Register => m.registerProject),
   db: () => import('./db').then((m): Register => m.registerDb),
   worker: loadQueue,
   cancel: loadQueue,
   replay: () => import('./replay').then((m): Register => m.registerReplay),
   limits: () => import('./limits').then((m): Register => m.registerLimits),
-  user: () => import('./users').then((m): Register => (p) => m.registerUsers(p)),
-  token: () => import('./tokens').then((m): Register => (p) => m.registerTokens(p)),
-  audit: () => import('./audit').then((m): Register => (p) => m.registerAudit(p)),
+  user: () =>
+    import('./users').then(
+      (m): Register =>
+        (p) =>
+          m.registerUsers(p),
+    ),
+  token: () =>
+    import('./tokens').then(
+      (m): Register =>
+        (p) =>
+          m.registerTokens(p),
+    ),
+  audit: () =>
+    import('./audit').then(
+      (m): Register =>
+        (p) =>
+          m.registerAudit(p),
+    ),
   // only `aqven serve` loads Next.js, and only once it starts the dashboard
-  serve: () => import('./serve').then((m): Register => (p) => m.registerServe(p)),
+  serve: () =>
+    import('./serve').then(
+      (m): Register =>
+        (p) =>
+          m.registerServe(p),
+    ),
 };
 
 /** The modules the command line needs: its subcommand's; none for --version; all for help or an unknown command. */

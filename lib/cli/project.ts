@@ -88,7 +88,12 @@ export async function runProjectPush(dir: string, opts: ProjectCommandOptions = 
   return withDatabase('push', env, io, async (db) => {
     const files = await readProjectFiles(root);
     const pushed = await pushSnapshot(db, { files, author: opts.author ?? cliAuthor(), note: 'push' });
-    await auditCli('project push', db, io, { kind: 'project.pushed', actor: opts.author, target: `snapshot ${pushed.id}`, detail: { created: pushed.created, files: Object.keys(files).length } });
+    await auditCli('project push', db, io, {
+      kind: 'project.pushed',
+      actor: opts.author,
+      target: `snapshot ${pushed.id}`,
+      detail: { created: pushed.created, files: Object.keys(files).length },
+    });
     io.out(`snapshot ${pushed.id} (${pushed.created ? 'new' : 'unchanged'}), ${plural(Object.keys(files).length, 'file')}\n`);
     return 0;
   });
@@ -118,7 +123,13 @@ export async function runProjectLog(opts: ProjectCommandOptions & { limit?: numb
   return withDatabase('log', env, io, async (db) => {
     const snapshots = await listSnapshots(db, opts.limit ?? 20);
     if (opts.json) {
-      io.out(`${JSON.stringify(snapshots.map((s) => ({ ...s, createdAt: new Date(s.createdAt).toISOString() })), null, 2)}\n`);
+      io.out(
+        `${JSON.stringify(
+          snapshots.map((s) => ({ ...s, createdAt: new Date(s.createdAt).toISOString() })),
+          null,
+          2,
+        )}\n`,
+      );
       return 0;
     }
     if (snapshots.length === 0) io.out('no snapshots yet: run `aqven project push DIR`\n');

@@ -34,7 +34,6 @@ const HAND_BACK_EXIT_MS = 10_000;
 type Env = Record<string, string | undefined>;
 export { EXIT_CANNOT_OPEN, EXIT_USAGE };
 
-
 /** AQVEN_DATABASE_URL as a postgres:// URL, or null (SQLite mode). */
 function queueUrl(env: Env): string | null {
   const target = databaseTarget('', env);

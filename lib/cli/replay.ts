@@ -51,7 +51,11 @@ async function replayCommand(runId: string, node: string, opts: ReplayOptions): 
     if (diff.changed) for (const l of diff.lines) if (l.op !== ' ') say(`  ${l.op} ${printable(l.text)}`);
     say(`estimate ${fmtCost(estimate.costUsd)}: ${estimateBasis(estimate)}${cap === null ? '' : `; cap ${fmtCost(cap)}`}`);
     process.on('SIGINT', onSigint);
-    const started = await startReplay(plan, { project: s.project, providers: s.providers, env: s.env, db: s.db, snapshotId: s.snapshotId, projectHash: s.projectHash, startedBy: cliAuthor() }, { capUsd: cap, estimateUsd: estimate.costUsd, signal: ac.signal });
+    const started = await startReplay(
+      plan,
+      { project: s.project, providers: s.providers, env: s.env, db: s.db, snapshotId: s.snapshotId, projectHash: s.projectHash, startedBy: cliAuthor() },
+      { capUsd: cap, estimateUsd: estimate.costUsd, signal: ac.signal },
+    );
     const result = await started.done;
     const shown = ac.signal.aborted ? result.record : await recordAfterLookup('replay', s, result.record);
     process.stdout.write(opts.json ? `${JSON.stringify(shown, null, 2)}\n` : `${formatRun(shown)}\n`);

@@ -74,9 +74,7 @@ async function underStopSignals<T>(ac: AbortController, f: () => Promise<T>): Pr
 
 function parseInput(opts: { input?: string; inputFile?: string }): unknown {
   if (opts.input && opts.inputFile) throw new UsageError('give --input or --input-file, not both');
-  const [text, where] = opts.inputFile
-    ? [readFileOrThrow(opts.inputFile), opts.inputFile]
-    : [opts.input ?? '{}', '--input'];
+  const [text, where] = opts.inputFile ? [readFileOrThrow(opts.inputFile), opts.inputFile] : [opts.input ?? '{}', '--input'];
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -94,7 +92,7 @@ function readFileOrThrow(path: string, limit: number = maxInputBytes()): string 
     fd = openSync(path, 'r');
     const buf = Buffer.alloc(limit + 1);
     let size = 0;
-    for (let n; size < buf.length && (n = readSync(fd, buf, size, buf.length - size, null)) > 0; ) size += n;
+    for (let n; size < buf.length && (n = readSync(fd, buf, size, buf.length - size, null)) > 0;) size += n;
     if (size > limit) {
       throw new UsageError(
         `--input-file ${path} is more than ${limit.toLocaleString('en-US')} bytes; a run input may be at most ${limit.toLocaleString('en-US')} bytes (${formatBytes(limit)}, AQVEN_MAX_INPUT_BYTES) — nothing was stored`,
@@ -230,7 +228,7 @@ export function registerRun(program: Command): void {
 
   program
     .command('runs')
-    .description('list recent runs, newest first; the filters are those of the dashboard\'s run list')
+    .description("list recent runs, newest first; the filters are those of the dashboard's run list")
     .option('--project <dir>', 'project folder')
     .option('--status <status>', `only runs with this status (${RUN_STATUSES.join(', ')})`)
     .option('--flow <name>', 'only runs of this flow')

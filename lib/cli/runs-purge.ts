@@ -58,7 +58,8 @@ export const MAX_PERIOD_DAYS = 36_525;
 /** The period in ms from `--older-than` or the project's setting; a UsageError says what is missing or wrong. */
 function period(opts: RunsPurgeOptions, retentionMs: number | undefined, dir: string): { ms: number; text: string } {
   const bounded = (ms: number, what: string) => {
-    if (ms > MAX_PERIOD_DAYS * 86_400_000) throw new UsageError(`${what} is longer than 100 years (${MAX_PERIOD_DAYS}d), the longest period a run may be kept; nothing was deleted`);
+    if (ms > MAX_PERIOD_DAYS * 86_400_000)
+      throw new UsageError(`${what} is longer than 100 years (${MAX_PERIOD_DAYS}d), the longest period a run may be kept; nothing was deleted`);
     return ms;
   };
   if (opts.olderThan !== undefined) {
@@ -80,7 +81,10 @@ function formatResult(r: PurgeResult, where: string, olderThan: string, dialect:
   const width = Math.max(...TABLE_ROWS.map(([, t]) => t.length));
   for (const [key, table] of TABLE_ROWS) lines.push(`  ${table.padEnd(width)}  ${r.deleted[key].toLocaleString('en-US').padStart(9)}`);
   lines.push(`  (daily sums: the days up to ${utc(Math.floor(r.cutoff / 86_400_000) * 86_400_000 - 1).slice(0, 10)})`);
-  if (r.keptLive) lines.push(`Kept ${r.keptLive.toLocaleString('en-US')} run${r.keptLive === 1 ? '' : 's'} started before the cutoff that ${r.keptLive === 1 ? 'is' : 'are'} still queued or running.`);
+  if (r.keptLive)
+    lines.push(
+      `Kept ${r.keptLive.toLocaleString('en-US')} run${r.keptLive === 1 ? '' : 's'} started before the cutoff that ${r.keptLive === 1 ? 'is' : 'are'} still queued or running.`,
+    );
   if (dialect === 'sqlite') {
     const freed = (r.after.freeBytes ?? 0) - (r.before.freeBytes ?? 0);
     if (r.dryRun) lines.push(`Space: the file has ${formatBytes(r.before.bytes)}, ${formatBytes(r.before.freeBytes ?? 0)} of it free.`);
@@ -118,7 +122,9 @@ export async function runRunsPurge(opts: RunsPurgeOptions, io: CliIo = processIo
     const where = isPostgresUrl(target) ? displayUrl(target) : resolve(target);
     const cutoff = (opts.now ?? Date.now()) - ms;
     if (!isPostgresUrl(target) && !existsSync(target)) {
-      io.out(opts.json ? `${JSON.stringify({ database: where, olderThan: text, cutoff, nothing: 'no database yet' })}\n` : `Nothing to delete: there is no database at ${where} yet.\n`);
+      io.out(
+        opts.json ? `${JSON.stringify({ database: where, olderThan: text, cutoff, nothing: 'no database yet' })}\n` : `Nothing to delete: there is no database at ${where} yet.\n`,
+      );
       return 0;
     }
     const db = await openDatabase(target);

@@ -29,7 +29,15 @@ describe('aqven runs reconcile', () => {
     sims.push(sim);
     writeFileSync(
       join(dir, 'providers/openrouter.yaml'),
-      ['apiVersion: "aqven/v1"', 'kind: "Provider"', 'name: "openrouter"', 'api: "openai"', `base_url: "${sim.baseUrl('openrouter')}"`, 'api_key_env: "OPENROUTER_API_KEY"', 'transport: { backoff: { base: "1ms", factor: 1, cap: "1ms", jitter: 0 } }'].join('\n'),
+      [
+        'apiVersion: "aqven/v1"',
+        'kind: "Provider"',
+        'name: "openrouter"',
+        'api: "openai"',
+        `base_url: "${sim.baseUrl('openrouter')}"`,
+        'api_key_env: "OPENROUTER_API_KEY"',
+        'transport: { backoff: { base: "1ms", factor: 1, cap: "1ms", jitter: 0 } }',
+      ].join('\n'),
     );
     const project = (await loadProject(dir, { env: {} })).project!;
     const db = await openDatabase(project.databasePath);

@@ -34,11 +34,9 @@ const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM
 /** after a stop signal, the longest wait for the dashboard's session to record its runs and exit (it waits up to 3 s for them) */
 const STOP_GRACE_MS = 5_000;
 
-export const NO_USER_REFUSAL =
-  'aqven serve: no user exists yet, so the dashboard only listens on loopback; create one first: aqven user add NAME --role admin';
+export const NO_USER_REFUSAL = 'aqven serve: no user exists yet, so the dashboard only listens on loopback; create one first: aqven user add NAME --role admin';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
 
 export interface ServeOptions extends AccountCommandOptions {
   host?: string;
@@ -334,7 +332,10 @@ export function registerServe(program: Command, io: CliIo = processIo): Command 
     .description('serve the built dashboard (building it first when there is no build); loopback only until a user exists')
     .option('--host <host>', `address to listen on (default ${DEFAULT_HOST}); beyond loopback needs a user and --public-url`)
     .option('--port <port>', `port (default $PORT, then ${DEFAULT_PORT}; 0 picks a free one)`)
-    .option('--project <dir>', 'the project the dashboard serves (default $AQVEN_PROJECT, then ./showcase); its aqven.yaml names the SQLite database unless AQVEN_DATABASE_URL is set')
+    .option(
+      '--project <dir>',
+      'the project the dashboard serves (default $AQVEN_PROJECT, then ./showcase); its aqven.yaml names the SQLite database unless AQVEN_DATABASE_URL is set',
+    )
     .option('--simulate', 'route every provider to the simulator (also AQVEN_SIMULATE=1)')
     .option('--public-url <url>', 'the URL browsers use (also AQVEN_PUBLIC_URL): the dashboard answers only its host and loopback')
     .action(async (opts: ServeOptions) => io.exit(await runServe(opts, io)));

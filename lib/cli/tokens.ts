@@ -86,7 +86,13 @@ export async function runTokenCreate(name: string, opts: TokenCreateOptions, io:
   return withAccountsDb('token create', opts, io, async (db) => {
     const createdBy = opts.createdBy ?? cliAuthor();
     const { token, info } = await createToken(db, { name, role, createdBy, expiresAt, budgetUsdPerDay }, now);
-    await auditCli('token create', db, io, { kind: 'token.created', actor: createdBy, target: `token:${info.name}`, detail: { role: info.role, expiresAt: iso(info.expiresAt), budgetUsdPerDay } }, now);
+    await auditCli(
+      'token create',
+      db,
+      io,
+      { kind: 'token.created', actor: createdBy, target: `token:${info.name}`, detail: { role: info.role, expiresAt: iso(info.expiresAt), budgetUsdPerDay } },
+      now,
+    );
     io.out(
       [
         `token ${info.name} created (${info.role}):`,
@@ -114,7 +120,14 @@ export function formatTokens(tokens: TokenListed[], now: number = Date.now()): s
   const rows = [
     ['NAME', 'ROLE', 'CREATED BY', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED', 'SPENT TODAY'],
     ...tokens.map((t) => [
-      t.name, t.role, t.createdBy ?? '-', iso(t.createdAt)!, iso(t.lastUsedAt) ?? 'never', expiresCell(t, now), iso(t.revokedAt) ?? '-', fmtSpend(t.spentTodayUsd, t.budgetUsdPerDay),
+      t.name,
+      t.role,
+      t.createdBy ?? '-',
+      iso(t.createdAt)!,
+      iso(t.lastUsedAt) ?? 'never',
+      expiresCell(t, now),
+      iso(t.revokedAt) ?? '-',
+      fmtSpend(t.spentTodayUsd, t.budgetUsdPerDay),
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -126,7 +139,11 @@ export async function runTokenList(opts: AccountCommandOptions & { json?: boolea
   return withAccountsDb('token list', opts, io, async (db) => {
     const now = (opts.now ?? Date.now)();
     const stored = await listTokens(db);
-    const spent = await spentToday(db, stored.map((t) => `token:${t.name}`), now);
+    const spent = await spentToday(
+      db,
+      stored.map((t) => `token:${t.name}`),
+      now,
+    );
     const tokens = stored.map((t) => ({ ...t, spentTodayUsd: spent.get(`token:${t.name}`) ?? 0 }));
     if (opts.json) {
       const shown = tokens.map((t) => ({ ...t, createdAt: iso(t.createdAt), lastUsedAt: iso(t.lastUsedAt), revokedAt: iso(t.revokedAt), expiresAt: iso(t.expiresAt) }));

@@ -187,11 +187,20 @@ export function formatUsers(users: UserWithSpend[]): string {
 export async function runUserList(opts: AccountCommandOptions & { json?: boolean }, io: CliIo = processIo): Promise<number> {
   return withAccountsDb('user list', opts, io, async (db) => {
     const listed = await listUsers(db);
-    const spent = await spentToday(db, listed.map((u) => u.name), (opts.now ?? Date.now)());
+    const spent = await spentToday(
+      db,
+      listed.map((u) => u.name),
+      (opts.now ?? Date.now)(),
+    );
     const users = listed.map((u) => ({ ...u, spentTodayUsd: spent.get(u.name) ?? 0 }));
     if (opts.json) {
       const shown = users.map((u) => ({
-        name: u.name, role: u.role, createdAt: iso(u.createdAt), lastSeenAt: iso(u.lastSeenAt), budgetUsdPerDay: u.budgetUsdPerDay, spentTodayUsd: u.spentTodayUsd,
+        name: u.name,
+        role: u.role,
+        createdAt: iso(u.createdAt),
+        lastSeenAt: iso(u.lastSeenAt),
+        budgetUsdPerDay: u.budgetUsdPerDay,
+        spentTodayUsd: u.spentTodayUsd,
       }));
       io.out(`${JSON.stringify(shown, null, 2)}\n`);
     } else io.out(`${formatUsers(users)}\n`);
@@ -225,7 +234,13 @@ export async function runUserPasswd(name: string, opts: PasswordOptions, io: Cli
   }
   return withAccountsDb('user passwd', opts, io, async (db) => {
     const changed = await setPassword(db, name, pw.password, (opts.now ?? Date.now)());
-    await auditCli('user passwd', db, io, { kind: 'password.reset', target: changed.name, detail: { sessionsSignedOut: changed.signedOut, generated: pw.generated } }, (opts.now ?? Date.now)());
+    await auditCli(
+      'user passwd',
+      db,
+      io,
+      { kind: 'password.reset', target: changed.name, detail: { sessionsSignedOut: changed.signedOut, generated: pw.generated } },
+      (opts.now ?? Date.now)(),
+    );
     io.out(`password of ${changed.name} changed; ${plural(changed.signedOut, 'session')} signed out everywhere\n${pw.generated ? generatedLines(changed.name, pw.password) : ''}`);
     return 0;
   });

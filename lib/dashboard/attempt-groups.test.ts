@@ -4,15 +4,33 @@ import type { AttemptFacts } from './run-view';
 
 function attempt(seq: number, over: Partial<AttemptFacts> = {}): AttemptFacts {
   return {
-    seq, model: 'sim:a', chainIndex: 0, answerNo: seq, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none', request: [],
-    responseText: '{}', error: null, validationErrors: [], discarded: false, streamedText: null,
-    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 }, startedAt: seq * 100, finishedAt: seq * 100 + 50, tries: [], ...over,
+    seq,
+    model: 'sim:a',
+    chainIndex: 0,
+    answerNo: seq,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [],
+    responseText: '{}',
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 },
+    startedAt: seq * 100,
+    finishedAt: seq * 100 + 50,
+    tries: [],
+    ...over,
   };
 }
 
 const invalid = (seq: number, over: Partial<AttemptFacts> = {}) =>
   attempt(seq, {
-    cause: 'invalid_output', action: 'repair', discarded: true,
+    cause: 'invalid_output',
+    action: 'repair',
+    discarded: true,
     error: { kind: 'invalid_output', message: "sim:a's answer does not match the node's output schema: /queue must be one of billing, tech, sales", detail: '{}' },
     validationErrors: [{ pointer: '/queue', message: 'must be one of billing, tech, sales' }],
     // repeats differ in what a reader does not compare at a glance: usage and times

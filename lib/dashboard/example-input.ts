@@ -5,7 +5,11 @@ type Schema = Record<string, unknown>;
 const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function words(key: string): string {
-  return key.replace(/[_-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().trim();
+  return key
+    .replace(/[_-]+/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .trim();
 }
 
 export function exampleFromSchema(schema: unknown, key = 'value', depth = 0): unknown {

@@ -65,13 +65,7 @@ export function nodeStates(run: Pick<RunFacts, 'status' | 'nodes' | 'error'>, fl
     if (row && row.status !== 'skipped') {
       const routedTo = row.status === 'failed' && def?.onFail && ran(def.onFail) ? def.onFail : null;
       const note =
-        row.status === 'failed'
-          ? routedTo
-            ? `failed; the run was routed to ${routedTo} (on_fail)`
-            : 'failed'
-          : row.status === 'pending'
-            ? 'waiting to restart'
-            : row.status;
+        row.status === 'failed' ? (routedTo ? `failed; the run was routed to ${routedTo} (on_fail)` : 'failed') : row.status === 'pending' ? 'waiting to restart' : row.status;
       out.set(id, { state: row.status === 'pending' ? 'pending' : row.status, note, routedTo });
       continue;
     }

@@ -26,7 +26,17 @@ const row = (o: Partial<ModelLimit>): ModelLimit => ({
 
 describe('modelLimitsViews', () => {
   it('rates a level over its answered trials, truncated and errored ones apart, and holds it as the probe does', () => {
-    const [view] = modelLimitsViews(['openrouter:a/b'], [row({ levels: [{ level: 6, trials: 10, firstTryValid: 5, afterRepairValid: 6, truncated: 2, errors: 2, calls: 14 }, { level: 5, trials: 5, firstTryValid: 5, afterRepairValid: 5, truncated: 0, calls: 5 }] })]);
+    const [view] = modelLimitsViews(
+      ['openrouter:a/b'],
+      [
+        row({
+          levels: [
+            { level: 6, trials: 10, firstTryValid: 5, afterRepairValid: 6, truncated: 2, errors: 2, calls: 14 },
+            { level: 5, trials: 5, firstTryValid: 5, afterRepairValid: 5, truncated: 0, calls: 5 },
+          ],
+        }),
+      ],
+    );
     const [five, six] = view!.dimensions[0]!.levels;
     expect([five!.level, five!.held, five!.firstTry.value]).toEqual([5, true, 1]);
     // 5 valid of the 6 answered (4 of its 10 trials got no answer to judge): 83% < 90%, it failed

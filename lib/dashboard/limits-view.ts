@@ -23,7 +23,10 @@ export interface LevelView {
 }
 
 /** a stored measurement as the page shows it: its levels judged, smallest first */
-export interface DimensionView extends Pick<ModelLimit, 'dimension' | 'status' | 'lastHeld' | 'firstFailed' | 'threshold' | 'trials' | 'calls' | 'costUsd' | 'measuredOn' | 'updatedAt' | 'runId'> {
+export interface DimensionView extends Pick<
+  ModelLimit,
+  'dimension' | 'status' | 'lastHeld' | 'firstFailed' | 'threshold' | 'trials' | 'calls' | 'costUsd' | 'measuredOn' | 'updatedAt' | 'runId'
+> {
   levels: LevelView[];
 }
 
@@ -50,7 +53,6 @@ export function levelView(l: ModelLimit['levels'][number], threshold: number): L
   };
 }
 
-
 /** The views of `models` (in that order; a model never measured has no dimensions) from the newest measurements. */
 export function modelLimitsViews(models: readonly string[], limits: readonly ModelLimit[], now = Date.now()): ModelLimitsView[] {
   return models.map((model) => ({
@@ -74,7 +76,6 @@ export function modelLimitsViews(models: readonly string[], limits: readonly Mod
       })),
   }));
 }
-
 
 /** A limits probe the dashboard's process started (lib/server/limits-probe.ts), as GET /api/limits shows it. */
 export interface ProbeView {

@@ -6,7 +6,17 @@ describe('unifiedDiff', () => {
     const before = 'a: 1\n# keep me\noutput:\n  retries: 3\n  on_error: "fallback"\nz: 9\n';
     const after = 'a: 1\n# keep me\noutput:\n  retries: 2\n  on_error: "fallback"\nz: 9\n';
     expect(unifiedDiff(before, after, { fromFile: 'agents/classifier.yaml' })).toBe(
-      ['--- agents/classifier.yaml', '+++ agents/classifier.yaml', '@@ -2,5 +2,5 @@', ' # keep me', ' output:', '-  retries: 3', '+  retries: 2', '   on_error: "fallback"', ' z: 9'].join('\n'),
+      [
+        '--- agents/classifier.yaml',
+        '+++ agents/classifier.yaml',
+        '@@ -2,5 +2,5 @@',
+        ' # keep me',
+        ' output:',
+        '-  retries: 3',
+        '+  retries: 2',
+        '   on_error: "fallback"',
+        ' z: 9',
+      ].join('\n'),
     );
   });
 

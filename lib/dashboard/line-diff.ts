@@ -69,7 +69,8 @@ export function parseUnifiedDiff(diff: string): UnifiedLine[] {
       o = Number(hunk[1]) || 1;
       n = Number(hunk[2]) || 1;
       out.push({ kind: 'hunk', text: line, lineNo: null });
-    } else if (!inHunk) out.push({ kind: 'file', text: line, lineNo: null }); // `--- file`, `+++ file`
+    } else if (!inHunk)
+      out.push({ kind: 'file', text: line, lineNo: null }); // `--- file`, `+++ file`
     else if (line.startsWith('+')) out.push({ kind: 'add', text: line.slice(1), lineNo: n++ });
     else if (line.startsWith('-')) out.push({ kind: 'del', text: line.slice(1), lineNo: o++ });
     else {

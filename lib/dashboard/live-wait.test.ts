@@ -4,9 +4,25 @@ import type { AttemptFacts, TryFacts } from './run-view';
 
 function inFlight(tries: TryFacts[], over: Partial<AttemptFacts> = {}): AttemptFacts {
   return {
-    seq: 1, model: 'sim:a', chainIndex: 0, answerNo: 1, outcome: null, finishReason: null, cause: null, action: 'none', request: [],
-    responseText: null, error: null, validationErrors: [], discarded: false, streamedText: null,
-    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, startedAt: 0, finishedAt: null, tries, ...over,
+    seq: 1,
+    model: 'sim:a',
+    chainIndex: 0,
+    answerNo: 1,
+    outcome: null,
+    finishReason: null,
+    cause: null,
+    action: 'none',
+    request: [],
+    responseText: null,
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    startedAt: 0,
+    finishedAt: null,
+    tries,
+    ...over,
   };
 }
 

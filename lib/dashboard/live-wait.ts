@@ -62,7 +62,9 @@ export function liveWait(a: AttemptFacts, now: number, pauses: PauseLite[], back
   if (last.retryAfterMs != null) {
     // the server's wait is slept as asked; a pause of the model may hold the try longer at the gate
     const until = Math.max(from + last.retryAfterMs, pause?.pausedUntil ?? 0);
-    return until > now ? { kind: 'countdown', why: pause && pause.pausedUntil > from + last.retryAfterMs ? 'rate-limit' : 'retry-after', nextTry, from, until } : { kind: 'in-flight', tryNo: nextTry };
+    return until > now
+      ? { kind: 'countdown', why: pause && pause.pausedUntil > from + last.retryAfterMs ? 'rate-limit' : 'retry-after', nextTry, from, until }
+      : { kind: 'in-flight', tryNo: nextTry };
   }
   if (!backoff) return { kind: 'backoff-unknown', nextTry, from };
   // transportBackoffMs(k): base × factor^k at most cap, up to jitter taken off; k counts the other transient failures before this one
@@ -102,9 +104,7 @@ export function waitText(w: LiveWait, now: number): string {
 export function waitWhy(w: LiveWait): string | null {
   switch (w.kind) {
     case 'countdown':
-      return w.why === 'rate-limit'
-        ? `try ${w.nextTry} waits: the model is paused after a rate limit (429)`
-        : `try ${w.nextTry} waits the retry-after the server sent`;
+      return w.why === 'rate-limit' ? `try ${w.nextTry} waits: the model is paused after a rate limit (429)` : `try ${w.nextTry} waits the retry-after the server sent`;
     case 'backoff':
       return `try ${w.nextTry} waits a backoff drawn between ${fmtLeft(w.earliest - w.from)} and ${fmtLeft(w.latest - w.from)} (transport.backoff: its base × factor per failure, up to its jitter taken off); the value drawn is not recorded`;
     case 'backoff-unknown':

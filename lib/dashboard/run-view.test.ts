@@ -8,9 +8,25 @@ const policy: NodePolicy = { chain: ['sim:a', 'sim:b', 'sim:c'], retries: 1, onE
 
 function attempt(seq: number, over: Partial<AttemptFacts> = {}): AttemptFacts {
   return {
-    seq, model: 'sim:a', chainIndex: 0, answerNo: 1, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none', request: [],
-    responseText: '{}', error: null, validationErrors: [], discarded: false, streamedText: null,
-    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 }, startedAt: 1000, finishedAt: 1100, tries: [], ...over,
+    seq,
+    model: 'sim:a',
+    chainIndex: 0,
+    answerNo: 1,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [],
+    responseText: '{}',
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 },
+    startedAt: 1000,
+    finishedAt: 1100,
+    tries: [],
+    ...over,
   };
 }
 
@@ -21,10 +37,7 @@ function node(over: Partial<NodeFacts>): NodeFacts {
 describe('chainModels', () => {
   it('marks the model that gave the accepted answer, the ones that failed before it, and the rest untried', () => {
     const n = node({
-      attempts: [
-        attempt(1, { outcome: 'error', cause: 'provider_error', action: 'fallback', discarded: true }),
-        attempt(2, { model: 'sim:b', chainIndex: 1 }),
-      ],
+      attempts: [attempt(1, { outcome: 'error', cause: 'provider_error', action: 'fallback', discarded: true }), attempt(2, { model: 'sim:b', chainIndex: 1 })],
     });
     expect(chainModels(n).map((m) => [m.model, m.state, m.answers, m.limit])).toEqual([
       ['sim:a', 'failed', 1, 2],
@@ -55,7 +68,14 @@ describe('runSpend', () => {
   });
 
   it('counts the attempts whose usage is unknown, so the totals read as a lower bound', () => {
-    const cut = attempt(1, { action: 'fallback', cause: 'provider_error', outcome: 'error', discarded: true, usageUnknown: true, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } });
+    const cut = attempt(1, {
+      action: 'fallback',
+      cause: 'provider_error',
+      outcome: 'error',
+      discarded: true,
+      usageUnknown: true,
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    });
     const s = runSpend({ nodes: [node({ attempts: [cut, attempt(2)] })] });
     expect(s.total).toMatchObject({ inputTokens: 10, usageUnknown: 1 });
     expect(s.dropped).toMatchObject({ attempts: 1, usageUnknown: 1 });
@@ -171,7 +191,13 @@ describe('where a skipped node is placed', () => {
     const all = [...running, ...unstartedNodes({ nodes: running }, triage)];
     expect(nodesByTurn(all, { flow: triage, turns: 1, live: true }).map((g) => [g.kind, g.nodes.map((n) => [n.id, n.status])])).toEqual([
       ['turn', [['classify', 'running']]],
-      ['pending', [['draft', 'pending'], ['manual_review', 'pending']]],
+      [
+        'pending',
+        [
+          ['draft', 'pending'],
+          ['manual_review', 'pending'],
+        ],
+      ],
     ]);
     expect(nodesByTurn(all, { flow: triage, turns: 1, live: false }).map((g) => g.kind)).toEqual(['turn', 'not-reached']);
   });

@@ -69,8 +69,18 @@ describe('the estimate replays the history through decide()', () => {
   it('A answers invalid half the time, output.retries 1: one repair → success 1 − ½·½ = 75%', () => {
     // as nodes under retries 1 record it: 30 invalid and 30 ok answers
     const history = [
-      ...nodes(10, [[A, 'invalid'], [A, 'invalid']], 'failed'),
-      ...nodes(10, [[A, 'invalid'], [A, 'ok']]),
+      ...nodes(
+        10,
+        [
+          [A, 'invalid'],
+          [A, 'invalid'],
+        ],
+        'failed',
+      ),
+      ...nodes(10, [
+        [A, 'invalid'],
+        [A, 'ok'],
+      ]),
       ...nodes(20, [[A, 'ok']]),
     ];
     const r = run(history, policy({ retries: 1 }));
@@ -116,16 +126,22 @@ describe('the estimate replays the history through decide()', () => {
 
   it('refusals follow on_refusal: fail stops the node, retry asks again within the budget', () => {
     // A refuses 1 in 2
-    const history = [
-      ...nodes(20, [[A, 'refusal']], 'failed'),
-      ...nodes(20, [[A, 'ok']]),
-    ];
+    const history = [...nodes(20, [[A, 'refusal']], 'failed'), ...nodes(20, [[A, 'ok']])];
     expect(Math.abs(run(history, policy({ onRefusal: 'fail' })).draft!.success.value - 0.5)).toBeLessThan(0.015);
     expect(Math.abs(run(history, policy({ onRefusal: 'retry', retries: 2 })).draft!.success.value - 0.875)).toBeLessThan(0.015);
   });
 
   it('the fixed seed gives identical results twice; another seed gives other draws', () => {
-    const history = [...nodes(25, [[A, 'invalid'], [A, 'ok']]), ...nodes(10, [[A, 'error'], [A, 'ok']])];
+    const history = [
+      ...nodes(25, [
+        [A, 'invalid'],
+        [A, 'ok'],
+      ]),
+      ...nodes(10, [
+        [A, 'error'],
+        [A, 'ok'],
+      ]),
+    ];
     const a = run(history, policy({ retries: 2 }));
     const b = run(history, policy({ retries: 2 }));
     expect(b).toEqual(a);
@@ -134,8 +150,20 @@ describe('the estimate replays the history through decide()', () => {
   });
 
   it('more history, a narrower interval', () => {
-    const small = [...nodes(10, [[A, 'invalid'], [A, 'ok']]), ...nodes(10, [[A, 'ok']])];
-    const large = [...nodes(200, [[A, 'invalid'], [A, 'ok']]), ...nodes(200, [[A, 'ok']])];
+    const small = [
+      ...nodes(10, [
+        [A, 'invalid'],
+        [A, 'ok'],
+      ]),
+      ...nodes(10, [[A, 'ok']]),
+    ];
+    const large = [
+      ...nodes(200, [
+        [A, 'invalid'],
+        [A, 'ok'],
+      ]),
+      ...nodes(200, [[A, 'ok']]),
+    ];
     const width = (h: HistoryNode[]) => {
       const s = run(h, policy({ retries: 0 })).draft!.success;
       return s.high - s.low;
@@ -165,7 +193,13 @@ describe('what the history cannot tell', () => {
 
   it('a node that would reach a model without history is unknown, not a success or a failure', () => {
     // A errors 1 in 4; C has never answered for this agent
-    const history = [...nodes(10, [[A, 'error'], [A, 'ok']]), ...nodes(20, [[A, 'ok']])];
+    const history = [
+      ...nodes(10, [
+        [A, 'error'],
+        [A, 'ok'],
+      ]),
+      ...nodes(20, [[A, 'ok']]),
+    ];
     const r = run(history, policy({ chain: [A, C], onError: 'fallback' }));
     expect(r.missingModels).toEqual([C]);
     expect(Math.abs(r.draft!.unknown.value - 0.25)).toBeLessThan(0.015);

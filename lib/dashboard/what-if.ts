@@ -304,7 +304,13 @@ function modelHistories(nodes: readonly SampleNode[], draft: NodePolicy | null):
   return [...by.values()]
     .map((m) => {
       const inDraft = order.includes(m.model);
-      return { ...m, meanCostUsd: m.attempts ? m.meanCostUsd / m.attempts : 0, meanDurationMs: m.attempts ? m.meanDurationMs / m.attempts : 0, inDraft, thin: inDraft && m.attempts < THIN_ATTEMPTS };
+      return {
+        ...m,
+        meanCostUsd: m.attempts ? m.meanCostUsd / m.attempts : 0,
+        meanDurationMs: m.attempts ? m.meanDurationMs / m.attempts : 0,
+        inDraft,
+        thin: inDraft && m.attempts < THIN_ATTEMPTS,
+      };
     })
     .sort((a, b) => {
       const ia = order.indexOf(a.model);

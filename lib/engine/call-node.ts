@@ -12,7 +12,22 @@ import { notSentFactsOf, priorAnswersOf, resumePoint } from './prior-answers';
 import { defaultRateGate, type RateGate } from './rate-gate';
 import { KEY_MARK, scrubSecret, type ScrubOptions } from './secrets';
 import { runTransport, TransportAborted, type TransportResult } from './transport';
-import type { AttemptRecord, AttemptRefusal, Clock, EngineEvent, Message, ModelPrice, NodeCall, NodePolicy, NodeResult, Outcome, PriorAttempt, ResolvedProvider, SharedPauses, ValidationIssue } from './types';
+import type {
+  AttemptRecord,
+  AttemptRefusal,
+  Clock,
+  EngineEvent,
+  Message,
+  ModelPrice,
+  NodeCall,
+  NodePolicy,
+  NodeResult,
+  Outcome,
+  PriorAttempt,
+  ResolvedProvider,
+  SharedPauses,
+  ValidationIssue,
+} from './types';
 import { costSourceOf, priceUsage, reasoningOf, sumUsage } from './usage';
 import { compileSchema, validateOutput } from './validate';
 
@@ -124,18 +139,48 @@ function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, mode
   const answered = tr.status !== null && !reached && `answered ${tr.status}${sent > 1 ? ` after ${sent} tries` : ''}`;
   const what =
     tr.kind !== 'client_error'
-      ? reached ? 'did not complete the response' : answered || 'could not be reached'
-      : reached ? 'sent a response AQVEN does not accept' : redirected ? 'redirected the request' : tr.status === null ? 'was not sent the request' : 'rejected the request';
+      ? reached
+        ? 'did not complete the response'
+        : answered || 'could not be reached'
+      : reached
+        ? 'sent a response AQVEN does not accept'
+        : redirected
+          ? 'redirected the request'
+          : tr.status === null
+            ? 'was not sent the request'
+            : 'rejected the request';
   const notSent = tr.notSent && { setting: tr.notSent.setting, now: tr.notSent.now, file: `providers/${providerName}.yaml` };
   if (tr.kind === 'refusal') {
     // the provider declined with an HTTP error (moderation, a content filter): a refusal, as on_refusal says
     const error = { kind: 'refusal' as const, message: `${model} refused to answer: ${tr.message}`, detail: tr.detail };
-    return { outcome: 'refusal', finishReason: null, nativeFinishReason: null, note: null, text: null, error, issues: [], storedIssues: [], value: null, verdict: { outcome: 'refusal', resendable: true } };
+    return {
+      outcome: 'refusal',
+      finishReason: null,
+      nativeFinishReason: null,
+      note: null,
+      text: null,
+      error,
+      issues: [],
+      storedIssues: [],
+      value: null,
+      verdict: { outcome: 'refusal', resendable: true },
+    };
   }
   if (tr.kind === 'quota') {
     // a spent quota: not resent to this model, whatever on_error says (DESIGN: Transport retry and rate limits)
     const error = { kind: 'quota' as const, message: `${model}'s quota is spent: ${tr.message}`, detail: tr.detail };
-    return { outcome: 'error', finishReason: null, nativeFinishReason: null, note: null, text: null, error, issues: [], storedIssues: [], value: null, verdict: { outcome: 'error', resendable: false, quota: true } };
+    return {
+      outcome: 'error',
+      finishReason: null,
+      nativeFinishReason: null,
+      note: null,
+      text: null,
+      error,
+      issues: [],
+      storedIssues: [],
+      value: null,
+      verdict: { outcome: 'error', resendable: false, quota: true },
+    };
   }
   return {
     outcome: 'error',

@@ -24,7 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const post = (path = '/v1/chat/completions', signal?: AbortSignal) => postWire(`${base}${path}`, { headers: { 'content-type': 'application/json' }, body: '{"model":"m"}', signal });
+const post = (path = '/v1/chat/completions', signal?: AbortSignal) =>
+  postWire(`${base}${path}`, { headers: { 'content-type': 'application/json' }, body: '{"model":"m"}', signal });
 
 describe('the engine HTTP client reads what fetch reads', () => {
   it.each([

@@ -130,7 +130,13 @@ export function postWire(url: string, init: { headers: Record<string, string>; b
   if (signal?.aborted) return Promise.reject(signal.reason);
   const payload = Buffer.from(init.body, 'utf8');
   // what fetch adds when the caller did not set it
-  const headers: Record<string, string | number> = { accept: '*/*', 'accept-language': '*', 'sec-fetch-mode': 'cors', 'user-agent': 'node', 'accept-encoding': secure ? 'br, gzip, deflate' : 'gzip, deflate' };
+  const headers: Record<string, string | number> = {
+    accept: '*/*',
+    'accept-language': '*',
+    'sec-fetch-mode': 'cors',
+    'user-agent': 'node',
+    'accept-encoding': secure ? 'br, gzip, deflate' : 'gzip, deflate',
+  };
   for (const [k, v] of Object.entries(init.headers)) headers[k.toLowerCase()] = v;
   headers['content-length'] = payload.byteLength;
   return new Promise((resolve, reject) => {

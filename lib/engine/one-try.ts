@@ -117,11 +117,7 @@ function startWatchdog(t: ResolvedProvider['transport'], outer: AbortSignal | un
   const ac = new AbortController();
   const fire = (message: string) => () => ac.abort(new TryTimeout(message));
   const silence = realTimer(t.timeoutMs, fire(`no response within transport.timeout (${fmtDuration(t.timeoutMs)})`), 'transport.timeout');
-  const deadline = realTimer(
-    t.tryDeadlineMs,
-    fire(`the try took longer than transport.try_deadline (${fmtDuration(t.tryDeadlineMs)}): cut off`),
-    'transport.try_deadline',
-  );
+  const deadline = realTimer(t.tryDeadlineMs, fire(`the try took longer than transport.try_deadline (${fmtDuration(t.tryDeadlineMs)}): cut off`), 'transport.try_deadline');
   let idle: RealTimer | null = null;
   const onOuterAbort = () => ac.abort(outer!.reason);
   outer?.addEventListener('abort', onOuterAbort, { once: true });
@@ -316,7 +312,18 @@ async function errorStatus(res: WireReply, adapter: ProviderAdapter, deps: TryDe
   if (info.refusal) {
     // the provider declining (moderation, a content filter): a refusal, not a client error; never resent here
     const words = info.message ? deps.scrub(info.message, { max: ERROR_MESSAGE_MAX_CHARS, cut }) : '';
-    return { kind: 'failure', status: res.status, error: 'client_error', transient: false, refusal: true, waitMs: null, message: `HTTP ${res.status}${words ? `: ${words}` : ''}`, detail: raw ? deps.scrub(raw, { cut }) : null, partial: null, usage: null };
+    return {
+      kind: 'failure',
+      status: res.status,
+      error: 'client_error',
+      transient: false,
+      refusal: true,
+      waitMs: null,
+      message: `HTTP ${res.status}${words ? `: ${words}` : ''}`,
+      detail: raw ? deps.scrub(raw, { cut }) : null,
+      partial: null,
+      usage: null,
+    };
   }
   const verdict = classifyStatus(res.status, res.headers.get('x-should-retry'), info.quota);
   // a quota the server did not overrule (x-should-retry: true) ends the attempt with cause quota

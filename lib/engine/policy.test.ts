@@ -130,8 +130,18 @@ describe('hints name the field and the agent file', () => {
       'The provider rejected the request, so resending it cannot help: fix the request or the provider\'s key, or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml',
     ],
     ['retry budget used', { retries: 0 }, [error], 'Raise output.retries (now 0), or set output.on_error to "fallback" in agents/classifier.yaml'],
-    ['retry budget used at the highest retries', { retries: 10, chain: ['p:only'] }, Array(11).fill(error), 'Add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml'],
-    ['no model left', { onRefusal: 'fallback' as const, chain: ['p:only'] }, [refusal], 'Add another model to fallback_models, or set output.on_refusal to "retry" in agents/classifier.yaml'],
+    [
+      'retry budget used at the highest retries',
+      { retries: 10, chain: ['p:only'] },
+      Array(11).fill(error),
+      'Add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml',
+    ],
+    [
+      'no model left',
+      { onRefusal: 'fallback' as const, chain: ['p:only'] },
+      [refusal],
+      'Add another model to fallback_models, or set output.on_refusal to "retry" in agents/classifier.yaml',
+    ],
     ['invalid output, strict not known to be possible', {}, [invalid, invalid], "Raise output.retries (now 1) in agents/classifier.yaml, or simplify the node's output schema"],
     ['invalid output, strict already on', { strict: true }, [invalid, invalid], "Raise output.retries (now 1) in agents/classifier.yaml, or simplify the node's output schema"],
   ])('%s', (_n, over, v, expected) => {
@@ -158,15 +168,21 @@ describe('a spent quota (cause quota) is never resent to the same model, whateve
     );
   });
   it('under on_error fallback it moves to the next model with a full budget, cause quota', () => {
-    expect(decide(pol({ onError: 'fallback' }), FILE, { chainIndex: 0, answers: 1 }, quota)).toMatchObject({ kind: 'fallback', cause: 'quota', next: { chainIndex: 1, answers: 0 } });
+    expect(decide(pol({ onError: 'fallback' }), FILE, { chainIndex: 0, answers: 1 }, quota)).toMatchObject({
+      kind: 'fallback',
+      cause: 'quota',
+      next: { chainIndex: 1, answers: 0 },
+    });
   });
   it('under on_error fallback with no model left, the hint offers another model', () => {
     const d = decide(pol({ onError: 'fallback' }), FILE, { chainIndex: 1, answers: 1 }, quota);
-    expect(d.kind === 'fail' && d.hint).toBe("Raise the quota of the provider's account (its plan, credits or spend limit), or add another model to fallback_models in agents/classifier.yaml");
+    expect(d.kind === 'fail' && d.hint).toBe(
+      "Raise the quota of the provider's account (its plan, credits or spend limit), or add another model to fallback_models in agents/classifier.yaml",
+    );
   });
 });
 
-describe("a server wait longer than on_rate_limit.max_wait: an answer, but never resent to the same model before that wait", () => {
+describe('a server wait longer than on_rate_limit.max_wait: an answer, but never resent to the same model before that wait', () => {
   const tooLong: Verdict = { outcome: 'error', resendable: false, waitTooLong: { setting: 'on_rate_limit.max_wait', now: '60 s', file: 'providers/p.yaml' } };
   it('under on_error retry the node fails at once, the hint naming max_wait and fallback', () => {
     const d = decide(pol({ retries: 3 }), FILE, { chainIndex: 0, answers: 1 }, tooLong);
@@ -199,7 +215,10 @@ describe('a call the rate-limit gate never sent is no answer, and never resent t
     expect(decide(pol({ onError: 'fallback' }), FILE, { chainIndex: 0, answers: 1 }, notSent)).toMatchObject({ kind: 'fallback', next: { chainIndex: 1, answers: 0 } });
   });
   it('is not counted by the budget gauge', () => {
-    const b = computeBudget(pol(), [{ chainIndex: 0, error: { kind: 'not_sent' } }, { chainIndex: 1, error: null }]);
+    const b = computeBudget(pol(), [
+      { chainIndex: 0, error: { kind: 'not_sent' } },
+      { chainIndex: 1, error: null },
+    ]);
     expect(b.models.map((m) => m.answers)).toEqual([0, 1]);
   });
   it('nor is an attempt cut off without an outcome (its run stopped, its process died); one in flight counts', () => {

@@ -193,9 +193,7 @@ function fail(cause: Cause, reason: FailReason, fixes: Fix[], policy: NodePolicy
 function fixText(f: Fix, policy: NodePolicy): string {
   switch (f.kind) {
     case 'set':
-      return f.raiseRetriesTo === undefined
-        ? `set output.${f.field} to "${f.to}"`
-        : `set output.${f.field} to "${f.to}" and raise output.retries (now ${policy.retries})`;
+      return f.raiseRetriesTo === undefined ? `set output.${f.field} to "${f.to}"` : `set output.${f.field} to "${f.to}" and raise output.retries (now ${policy.retries})`;
     case 'raise_retries':
       return `raise output.retries (now ${policy.retries})`;
     case 'add_fallback':

@@ -16,7 +16,11 @@ const HOST_ENTRY = /^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*$|^[0-9a-f:.]*:[0-9a-f:.]
 
 /** A host as compared: lower case, no brackets around an IPv6 address, no trailing dot. */
 function normalHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 let parsed: { raw: string; hosts: ProviderHosts } | null = null;
@@ -25,7 +29,16 @@ let parsed: { raw: string; hosts: ProviderHosts } | null = null;
 export function providerHosts(env: Record<string, string | undefined> = process.env): ProviderHosts | null {
   const raw = Object.hasOwn(env, PROVIDER_HOSTS_ENV) ? env[PROVIDER_HOSTS_ENV] : undefined;
   if (raw === undefined || raw.trim() === '') return null;
-  if (parsed?.raw !== raw) parsed = { raw, hosts: { entries: raw.split(',').map(normalHost).filter((e) => e !== '') } };
+  if (parsed?.raw !== raw)
+    parsed = {
+      raw,
+      hosts: {
+        entries: raw
+          .split(',')
+          .map(normalHost)
+          .filter((e) => e !== ''),
+      },
+    };
   return parsed.hosts;
 }
 

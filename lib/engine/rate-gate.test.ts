@@ -511,7 +511,7 @@ describe('one gate across the cluster (SharedPauses.cluster)', () => {
     expect(sent()).toEqual(['A1(probe)', 'B1(probe)']);
   });
 
-  it('a call waiting for another process\'s probe gives up when its transport budget runs out', async () => {
+  it("a call waiting for another process's probe gives up when its transport budget runs out", async () => {
     const { clock, a, b, sent } = twoProcesses();
     a.rateLimited(1000);
     void a.call('1');
@@ -586,7 +586,12 @@ describe('the gate over the simulator', () => {
   it.each(DIALECTS)('$dialect: a 429 with retry-after in year 9999 gives up at once, persists a pause of at most max_wait, and a call after max_wait is not refused', async (c) => {
     h.fresh();
     const far = 'Fri, 31 Dec 9999 23:59:59 GMT';
-    h.script({ [c.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': far } }, { kind: 'ok', text: 'back' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 429, headers: { 'retry-after': far } },
+        { kind: 'ok', text: 'back' },
+      ],
+    });
     const clock = createVirtualClock(Date.UTC(2026, 0, 1));
     const gate = createRateGate();
     const rows = new Map<string, { until: number; reason: string; origin?: PauseOrigin }>();
@@ -659,7 +664,10 @@ describe('the gate over the simulator', () => {
     clock.advance(10);
     const rb = await b;
     expect(rb.output).toBe('b');
-    expect(rb.attempts[0]!.tries.map((t) => [t.status, t.waitedMs])).toEqual([[429, 0], [200, 1000]]);
+    expect(rb.attempts[0]!.tries.map((t) => [t.status, t.waitedMs])).toEqual([
+      [429, 0],
+      [200, 1000],
+    ]);
   });
 
   it('a call queued for a slot behind a slow one gives up when its transport budget runs out, and says why', async () => {

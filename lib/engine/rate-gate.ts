@@ -168,7 +168,11 @@ function deadlineSignal(clock: Clock, deadline: number, outer: AbortSignal | und
   const left = deadline - clock.now();
   if (left <= 0) ac.abort(DEADLINE);
   // a deadline further off than a timer can hold is no bound in practice
-  else if (left <= MAX_TIMER_MS) clock.sleep(left, timer.signal).then(() => ac.abort(DEADLINE), () => {});
+  else if (left <= MAX_TIMER_MS)
+    clock.sleep(left, timer.signal).then(
+      () => ac.abort(DEADLINE),
+      () => {},
+    );
   return {
     signal: ac.signal,
     passed: () => ac.signal.reason === DEADLINE,
@@ -281,7 +285,8 @@ export function createRateGate(): RateGate {
 
   const releaseSlot = (s: ModelState) => {
     const next = s.slotQueue.shift();
-    if (next) next(); // hand the slot over: `active` stays the same
+    if (next)
+      next(); // hand the slot over: `active` stays the same
     else s.active--;
   };
 

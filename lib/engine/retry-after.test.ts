@@ -93,7 +93,10 @@ describe('precedence', () => {
   it('keeps the value as sent, for the record of a pause', () => {
     const far = 'Fri, 31 Dec 9999 23:59:59 GMT';
     expect(serverWait(headers({ 'retry-after': ` ${far} ` }), {}, NOW)).toEqual({ ms: Date.UTC(9999, 11, 31, 23, 59, 59) - NOW, source: 'retry-after', sent: far });
-    expect(serverWait(headers({}), { error: { details: [{ '@type': 'google.rpc.RetryInfo', retryDelay: { seconds: 3, nanos: 5e8 } }] } }, NOW)).toMatchObject({ ms: 3500, sent: '3.5s' });
+    expect(serverWait(headers({}), { error: { details: [{ '@type': 'google.rpc.RetryInfo', retryDelay: { seconds: 3, nanos: 5e8 } }] } }, NOW)).toMatchObject({
+      ms: 3500,
+      sent: '3.5s',
+    });
     expect(serverWait(headers({ 'retry-after': '9'.repeat(200) }), {}, NOW)!.sent).toHaveLength(80);
   });
   it('nothing given → null (default backoff)', () => {

@@ -33,9 +33,7 @@ function scrubKeyPrefixAtEnd(text: string, key: string): string {
  * (they would match ordinary text).
  */
 export function scrubSecret(text: string, key: string | undefined | readonly (string | undefined)[], opts: ScrubOptions = {}): string {
-  const keys = (typeof key === 'string' || key === undefined ? [key] : [...key])
-    .filter((k): k is string => k !== undefined && k.length >= 4)
-    .sort((a, b) => b.length - a.length);
+  const keys = (typeof key === 'string' || key === undefined ? [key] : [...key]).filter((k): k is string => k !== undefined && k.length >= 4).sort((a, b) => b.length - a.length);
   let out = text;
   for (const k of keys) if (out.includes(k)) out = out.split(k).join(KEY_MARK);
   const cut = opts.cut === true;

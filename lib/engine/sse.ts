@@ -95,11 +95,7 @@ export async function cancelBody(body: BodySource | null): Promise<void> {
  * ends or `onEvent` returns `true` (a terminal event: the rest is not read). Returns whether the
  * body ended by itself (false = stopped by a terminal event).
  */
-export async function readSse(
-  body: BodySource,
-  onEvent: (ev: EventSourceMessage) => boolean | Promise<boolean>,
-  opts: ReadSseOptions = {},
-): Promise<boolean> {
+export async function readSse(body: BodySource, onEvent: (ev: EventSourceMessage) => boolean | Promise<boolean>, opts: ReadSseOptions = {}): Promise<boolean> {
   const pending: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (ev) => void pending.push(ev) });
   const decoder = new TextDecoder();

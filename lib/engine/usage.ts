@@ -32,8 +32,7 @@ export function sumUsageRounded(items: readonly UsageTotals[]): UsageTotals {
 
 /** The provider's own cost (`usage.cost`) when it sends one, else the catalogue price, else 0. */
 export function priceUsage(u: ReportedUsage, price: ModelPrice | undefined): UsageTotals {
-  const costUsd =
-    u.costUsd ?? (u.inputTokens * (price?.inputPerMtok ?? 0) + u.outputTokens * (price?.outputPerMtok ?? 0)) / 1e6;
+  const costUsd = u.costUsd ?? (u.inputTokens * (price?.inputPerMtok ?? 0) + u.outputTokens * (price?.outputPerMtok ?? 0)) / 1e6;
   return { inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd };
 }
 

@@ -57,7 +57,13 @@ describe('messages', () => {
   });
 
   it('the repair message lists every error, then repeats the schema for strict: false', () => {
-    const m = repairMessage([{ pointer: '', message: "must have required property 'queue'" }, { pointer: '/confidence', message: 'must be <= 1' }], call(false));
+    const m = repairMessage(
+      [
+        { pointer: '', message: "must have required property 'queue'" },
+        { pointer: '/confidence', message: 'must be <= 1' },
+      ],
+      call(false),
+    );
     expect(m).toContain("- (root): must have required property 'queue'\n- /confidence: must be <= 1");
     expect(m).toContain(SCHEMA_INSTRUCTION);
     expect(repairMessage([], call(true))).not.toContain(SCHEMA_INSTRUCTION);

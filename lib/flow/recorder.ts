@@ -124,9 +124,25 @@ export class NodeRecorder {
       const { seq, model, chainIndex, answerNo, request, startedAt } = p.start;
       const { usage, usageUnknown } = p.cut ?? { usage: { ...ZERO_USAGE }, usageUnknown: true };
       attempts.push({
-        seq, model, chainIndex, answerNo, outcome: null, finishReason: null, cause: null, action: 'none', request,
-        responseText: null, error: { kind: 'transport', message, detail: null }, validationErrors: [], discarded: true,
-        streamedText, usage, usageUnknown, startedAt, finishedAt, tries: p.tries,
+        seq,
+        model,
+        chainIndex,
+        answerNo,
+        outcome: null,
+        finishReason: null,
+        cause: null,
+        action: 'none',
+        request,
+        responseText: null,
+        error: { kind: 'transport', message, detail: null },
+        validationErrors: [],
+        discarded: true,
+        streamedText,
+        usage,
+        usageUnknown,
+        startedAt,
+        finishedAt,
+        tries: p.tries,
       });
       writes.push(this.store.interruptAttempt(p.id, { message, streamedText, usage, usageUnknown, finishedAt }));
     }

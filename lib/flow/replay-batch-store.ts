@@ -154,7 +154,10 @@ export function lostReason(p: Pick<BatchProgress, 'counts' | 'total'>): string {
 /** A lost batch as it ended: what had not started did not, a replay it had started is what its run recorded (a worker may have taken it over). */
 async function asStopped(db: Db, view: BatchView): Promise<BatchView> {
   const why = lostReason(view);
-  const outcomes = await runOutcomes(db, view.items.flatMap((it) => (it.state === 'running' && it.replayRunId ? [it.replayRunId] : [])));
+  const outcomes = await runOutcomes(
+    db,
+    view.items.flatMap((it) => (it.state === 'running' && it.replayRunId ? [it.replayRunId] : [])),
+  );
   const items = view.items.map((it): BatchItemProgress => {
     if (it.state === 'waiting') return { ...it, state: 'not_started', reason: why };
     if (it.state !== 'running') return it;
@@ -168,7 +171,10 @@ async function asStopped(db: Db, view: BatchView): Promise<BatchView> {
   });
   const counts: Record<BatchItemState, number> = { waiting: 0, running: 0, succeeded: 0, failed: 0, refused: 0, not_started: 0 };
   for (const it of items) counts[it.state]++;
-  const spentUsd = Math.max(view.spentUsd, items.reduce((sum, it) => sum + it.costUsd, 0));
+  const spentUsd = Math.max(
+    view.spentUsd,
+    items.reduce((sum, it) => sum + it.costUsd, 0),
+  );
   return { ...view, items, counts, spentUsd, done: true, stopped: view.stopped ? `${why} (before that: ${view.stopped})` : why };
 }
 
@@ -206,7 +212,9 @@ export async function recentBatches(db: Db, now: number, o: { limit: number; lab
     rows.map(async (r) => {
       const lost = isLost(r, now);
       // a lost batch as its progress route shows it: its started replays as their runs recorded them
-      const p = lost ? await asStopped(db, { ...(r.progress as BatchProgress), id: r.id, label: r.label, startedBy: r.startedBy, startedAt: r.startedAt }) : (r.progress as BatchProgress);
+      const p = lost
+        ? await asStopped(db, { ...(r.progress as BatchProgress), id: r.id, label: r.label, startedBy: r.startedBy, startedAt: r.startedAt })
+        : (r.progress as BatchProgress);
       return {
         id: r.id,
         label: r.label,

@@ -86,7 +86,10 @@ async function replayedRunId(db: Db, idOrPrefix: string): Promise<string> {
   const named = await resolveRunId(db, idOrPrefix);
   if (named.kind === 'found') return named.id;
   if (named.kind === 'none') throw new ReplayRefusedError('E_RUN', `no run ${idOrPrefix} is stored`);
-  throw new ReplayRefusedError('E_RUN_AMBIGUOUS', `"${idOrPrefix}" ${ambiguousRunIdWords(named.matches.length, named.more)}; give more of it`, { matches: named.matches, more: named.more });
+  throw new ReplayRefusedError('E_RUN_AMBIGUOUS', `"${idOrPrefix}" ${ambiguousRunIdWords(named.matches.length, named.more)}; give more of it`, {
+    matches: named.matches,
+    more: named.more,
+  });
 }
 
 /**
@@ -98,7 +101,8 @@ export async function planReplay(db: Db, project: Project, idOrPrefix: string, n
   const runId = await replayedRunId(db, idOrPrefix);
   const facts = await getRunFacts(db, runId);
   if (!facts) throw new ReplayRefusedError('E_RUN', `no run ${idOrPrefix} is stored`);
-  if (facts.status === 'queued' || facts.status === 'running') throw new ReplayRefusedError('E_RUNNING', `run ${runId} is still ${facts.status}: replay its nodes once it has ended`);
+  if (facts.status === 'queued' || facts.status === 'running')
+    throw new ReplayRefusedError('E_RUNNING', `run ${runId} is still ${facts.status}: replay its nodes once it has ended`);
   const original = facts.nodes.find((n) => n.id === nodeId);
   if (!original) throw new ReplayRefusedError('E_NODE', `run ${runId} has no node "${nodeId}"`);
   const flow = own(project.flows, facts.flow);
@@ -110,7 +114,10 @@ export async function planReplay(db: Db, project: Project, idOrPrefix: string, n
   for (const need of node.needs) {
     const n = stored.get(need);
     if (n?.status !== 'succeeded') {
-      throw new ReplayRefusedError('E_INPUT_MISSING', `node "${nodeId}" needs the output of "${need}", which ${missingWhy(n)}: run ${runId} never produced that input, so there is nothing to replay it with`);
+      throw new ReplayRefusedError(
+        'E_INPUT_MISSING',
+        `node "${nodeId}" needs the output of "${need}", which ${missingWhy(n)}: run ${runId} never produced that input, so there is nothing to replay it with`,
+      );
     }
     outputs[need] = n.output;
   }
@@ -123,7 +130,17 @@ export async function planReplay(db: Db, project: Project, idOrPrefix: string, n
   const agent = project.agents[node.agent]!;
   const policyNow = agentPolicy(agent);
   const prompt = renderTemplate(node.prompt, { input: facts.input, nodes: Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, { output: v }])) });
-  const request = initialMessages({ nodeId, agent: agent.name, agentFile: agent.file, policy: policyNow, system: agent.system, settings: agent.settings, prompt, outputSchema: node.output, stream: node.stream });
+  const request = initialMessages({
+    nodeId,
+    agent: agent.name,
+    agentFile: agent.file,
+    policy: policyNow,
+    system: agent.system,
+    settings: agent.settings,
+    prompt,
+    outputSchema: node.output,
+    stream: node.stream,
+  });
   const first = original.attempts[0];
   return {
     runId,
@@ -219,7 +236,8 @@ export async function estimateReplay(db: Db, plan: ReplayPlan, history?: AgentCo
 
 /** How the estimate was made, in a sentence the preview page shows next to it. */
 export function estimateBasis(e: ReplayEstimate): string {
-  const hist = e.history.nodes > 0 ? `the agent's mean cost per node over its last ${e.history.nodes} nodes of flow runs (${usd(e.history.avgCostUsd)})` : 'no cost history of the agent';
+  const hist =
+    e.history.nodes > 0 ? `the agent's mean cost per node over its last ${e.history.nodes} nodes of flow runs (${usd(e.history.avgCostUsd)})` : 'no cost history of the agent';
   if (e.basis === 'none') return `no cost known: the original node cost nothing and there is ${hist}`;
   if (e.basis === 'original') return `the original node's cost (${usd(e.originalCostUsd)}), the larger of it and ${hist}`;
   return `${hist}, larger than the original node's cost (${usd(e.originalCostUsd)})`;
@@ -433,7 +451,9 @@ export async function runReplayBatch(items: readonly BatchItem[], o: BatchOption
     if (it.state !== 'waiting') return; // the batch stopped meanwhile
     if (p.stopped) return move(it, 'not_started', p.stopped);
     if (o.capUsd !== null && p.spentUsd + pending() + est.costUsd > o.capUsd) {
-      return stop(`the batch's cost cap of ${usd(o.capUsd)} would be passed: ${usd(p.spentUsd)} spent, ${usd(pending())} still expected of the replays running, the next estimated at ${usd(est.costUsd)}`);
+      return stop(
+        `the batch's cost cap of ${usd(o.capUsd)} would be passed: ${usd(p.spentUsd)} spent, ${usd(pending())} still expected of the replays running, the next estimated at ${usd(est.costUsd)}`,
+      );
     }
     // counted as running from here: a lane checking the cap meanwhile reckons with its estimate
     move(it, 'running');
@@ -448,17 +468,17 @@ export async function runReplayBatch(items: readonly BatchItem[], o: BatchOption
     let started: StartedReplay;
     try {
       started = await startReplay(plan, deps, {
-      signal: ac.signal,
-      onCost: (c, more) => {
-        it.costUsd += c;
-        p.spentUsd += c;
-        if (o.capUsd === null || p.spentUsd < o.capUsd || capReached) return;
-        capReached = true;
-        stop(`the batch's cost cap of ${usd(o.capUsd)} was reached (${usd(p.spentUsd)} spent)`);
-        const why = new RunInterruptedError(`stopped: the replay batch reached its cost cap of ${usd(o.capUsd)}`);
-        // the replay whose answer was just accepted is over: stopping it would only mark it interrupted
-        for (const [other, stopper] of running) if (other !== it || more) stopper.abort(why);
-      },
+        signal: ac.signal,
+        onCost: (c, more) => {
+          it.costUsd += c;
+          p.spentUsd += c;
+          if (o.capUsd === null || p.spentUsd < o.capUsd || capReached) return;
+          capReached = true;
+          stop(`the batch's cost cap of ${usd(o.capUsd)} was reached (${usd(p.spentUsd)} spent)`);
+          const why = new RunInterruptedError(`stopped: the replay batch reached its cost cap of ${usd(o.capUsd)}`);
+          // the replay whose answer was just accepted is over: stopping it would only mark it interrupted
+          for (const [other, stopper] of running) if (other !== it || more) stopper.abort(why);
+        },
       });
     } catch (err) {
       running.delete(it);

@@ -50,7 +50,22 @@ export async function takeOverRun(o: TakeOverOptions): Promise<StartedRun | null
   try {
     // a replay goes on as the one node it replays, never as its whole flow
     const only = await replayScope(db, project, runId);
-    return await beginRun({ project, flow: facts.flow, input: facts.input, providers, env, clock, gate, fetch, onProgress, db, runId, lease, resume: { facts, nodeRunIds }, ...(only && { only }) });
+    return await beginRun({
+      project,
+      flow: facts.flow,
+      input: facts.input,
+      providers,
+      env,
+      clock,
+      gate,
+      fetch,
+      onProgress,
+      db,
+      runId,
+      lease,
+      resume: { facts, nodeRunIds },
+      ...(only && { only }),
+    });
   } catch (err) {
     const error = unfit(err);
     if (!error) throw err;
@@ -68,10 +83,20 @@ const LIMITS_TAKEN_OVER: RunError = {
 /** Why a taken-over run cannot go on under the project (its flow removed, its input no longer valid), or null. */
 function unfit(err: unknown): RunError | null {
   if (err instanceof UnknownFlowError) {
-    return { code: 'unknown_flow', node: null, message: err.message, hint: 'The flow was removed or renamed while the run was going; push a project that has it and start the run again.' };
+    return {
+      code: 'unknown_flow',
+      node: null,
+      message: err.message,
+      hint: 'The flow was removed or renamed while the run was going; push a project that has it and start the run again.',
+    };
   }
   if (err instanceof RunInputError) {
-    return { code: 'invalid_input', node: null, message: err.message, hint: "The flow's input schema changed while the run was going; start the run again with an input that fits it." };
+    return {
+      code: 'invalid_input',
+      node: null,
+      message: err.message,
+      hint: "The flow's input schema changed while the run was going; start the run again with an input that fits it.",
+    };
   }
   return null;
 }
@@ -80,7 +105,15 @@ function unfit(err: unknown): RunError | null {
  * Ends a taken-over run that cannot go on: its unfinished nodes fail with `error`, the run ends
  * `status` with it (a limits run: interrupted, the measurements it held left partial).
  */
-async function endUnfit(db: Db, lease: Lease, facts: RunFacts & RunOrigin & { kind: RunKind }, nodeRunIds: ReadonlyMap<string, string>, error: RunError, now: number, status: 'failed' | 'interrupted'): Promise<StartedRun> {
+async function endUnfit(
+  db: Db,
+  lease: Lease,
+  facts: RunFacts & RunOrigin & { kind: RunKind },
+  nodeRunIds: ReadonlyMap<string, string>,
+  error: RunError,
+  now: number,
+  status: 'failed' | 'interrupted',
+): Promise<StartedRun> {
   const store = runStore(db);
   const open = facts.nodes.filter((n) => (n.status === 'running' || n.status === 'pending') && nodeRunIds.has(n.id));
   store.adoptRun({ id: facts.id, lease, nodeRunIds: open.map((n) => nodeRunIds.get(n.id)!) });
@@ -91,11 +124,9 @@ async function endUnfit(db: Db, lease: Lease, facts: RunFacts & RunOrigin & { ki
   }
   Object.assign(facts, { status, error, output: null, finishedAt: now });
   const record = buildRunRecord(facts);
-  const done = store
-    .finishRun({ id: facts.id, status, output: null, error, turns: facts.turns, usage: sumUsageRounded([record.usage]), finishedAt: now })
-    .then(async () => {
-      if (facts.kind === 'limits') await transaction(db, (q) => endHeldModelLimits(db, q, facts.id, now));
-      return record;
-    });
+  const done = store.finishRun({ id: facts.id, status, output: null, error, turns: facts.turns, usage: sumUsageRounded([record.usage]), finishedAt: now }).then(async () => {
+    if (facts.kind === 'limits') await transaction(db, (q) => endHeldModelLimits(db, q, facts.id, now));
+    return record;
+  });
   return { runId: facts.id, done, handBack: async () => undefined };
 }

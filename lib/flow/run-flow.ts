@@ -42,7 +42,10 @@ export class RunInputError extends Error {
 }
 
 export class UnknownFlowError extends Error {
-  constructor(readonly flow: string, known: string[]) {
+  constructor(
+    readonly flow: string,
+    known: string[],
+  ) {
     super(`unknown flow "${flow}"; the project has: ${known.join(', ') || '(none)'}`);
     this.name = 'UnknownFlowError';
   }
@@ -191,7 +194,7 @@ export function validateRunInput(flow: FlowDef, input: unknown, opts: InputCheck
   const err = validate.errors![0]!;
   const missing = err.keyword === 'required' ? `/${(err.params as { missingProperty: string }).missingProperty}` : '';
   const field = `input${(err.instancePath + missing).replace(/\//g, '.')}`;
-  const what = err.keyword === 'required' ? 'is required' : err.message ?? 'is invalid';
+  const what = err.keyword === 'required' ? 'is required' : (err.message ?? 'is invalid');
   throw new RunInputError(`${field} ${what} (flow ${flow.name}, ${flow.file})`, field);
 }
 
@@ -336,7 +339,8 @@ class FlowRun {
     this.onFailTargets = new Set(this.ids.map((id) => flow.nodes[id]!.onFail).filter((x): x is string => !!x));
     const outer = opts.signal;
     if (outer) {
-      const fromOuter = () => this.stop(outer.reason instanceof RunInterruptedError ? outer.reason : new RunInterruptedError(outer.reason instanceof Error ? outer.reason.message : 'stopped'));
+      const fromOuter = () =>
+        this.stop(outer.reason instanceof RunInterruptedError ? outer.reason : new RunInterruptedError(outer.reason instanceof Error ? outer.reason.message : 'stopped'));
       if (outer.aborted) fromOuter();
       else outer.addEventListener('abort', fromOuter, { once: true });
     }
@@ -419,8 +423,15 @@ class FlowRun {
         this.failOrphans();
       } else {
         this.started = this.store.insertRun({
-          id: runId, project: this.project.name, flow: flow.name, input: this.opts.input, startedAt: facts.startedAt,
-          snapshotId: facts.snapshotId, projectHash: facts.projectHash, startedBy: facts.startedBy, onLost,
+          id: runId,
+          project: this.project.name,
+          flow: flow.name,
+          input: this.opts.input,
+          startedAt: facts.startedAt,
+          snapshotId: facts.snapshotId,
+          projectHash: facts.projectHash,
+          startedBy: facts.startedBy,
+          onLost,
           ...(this.opts.runKind && { kind: this.opts.runKind.kind, replayOf: this.opts.runKind.replayOf ?? null, replayNode: this.opts.runKind.replayNode ?? null }),
         });
       }
@@ -505,9 +516,7 @@ class FlowRun {
   private resumedTurn(): string[] {
     if (this.restarting.size === 0) return [];
     const turn = this.facts.turns;
-    const unstarted = new Set(
-      this.nextTurn().filter((id) => !this.onFailTargets.has(id) && this.flow.nodes[id]!.needs.every((d) => this.state.get(d)!.turn < turn)),
-    );
+    const unstarted = new Set(this.nextTurn().filter((id) => !this.onFailTargets.has(id) && this.flow.nodes[id]!.needs.every((d) => this.state.get(d)!.turn < turn)));
     return this.ids.filter((id) => this.restarting.has(id) || unstarted.has(id));
   }
 
@@ -643,8 +652,13 @@ class FlowRun {
     if (this.store) {
       writes.push(
         this.store.finishRun({
-          id: this.runId, status: facts.status, output: null, error: facts.error, turns: facts.turns,
-          usage: sumUsageRounded([record.usage]), finishedAt: at,
+          id: this.runId,
+          status: facts.status,
+          output: null,
+          error: facts.error,
+          turns: facts.turns,
+          usage: sumUsageRounded([record.usage]),
+          finishedAt: at,
         }),
       );
     }
@@ -698,7 +712,7 @@ class FlowRun {
 
   /** A node that needs a failed or skipped node is skipped; repeated until nothing changes. */
   private skipBlocked(): void {
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const id of this.ids) {
         if (this.state.has(id)) continue;
@@ -723,12 +737,30 @@ class FlowRun {
     // the policy is kept so the fallback chain can show every model as never tried
     const policy = agentPolicy(this.project.agents[node.agent]!);
     const n: NodeFacts = {
-      id, agent: node.agent, turn, status: 'skipped', output: null, error: null, policy, attempts: [],
-      startedAt: this.now(), finishedAt: this.now(),
+      id,
+      agent: node.agent,
+      turn,
+      status: 'skipped',
+      output: null,
+      error: null,
+      policy,
+      attempts: [],
+      startedAt: this.now(),
+      finishedAt: this.now(),
     };
     this.state.set(id, n);
     this.facts.nodes.push(n);
-    this.store?.insertNode({ id: newRecordId(), runId: this.runId, nodeId: id, agent: node.agent, turn, ord: this.ids.indexOf(id), status: 'skipped', policy, startedAt: n.startedAt });
+    this.store?.insertNode({
+      id: newRecordId(),
+      runId: this.runId,
+      nodeId: id,
+      agent: node.agent,
+      turn,
+      ord: this.ids.indexOf(id),
+      status: 'skipped',
+      policy,
+      startedAt: n.startedAt,
+    });
     this.emit({ type: 'node_skipped', node: id, reason });
   }
 
@@ -746,8 +778,16 @@ class FlowRun {
     const nodeRunId = restarted ? this.nodeRunIds.get(id)! : newRecordId();
     this.nodeRunIds.set(id, nodeRunId);
     const n: NodeFacts = restarted ?? {
-      id, agent: agent.name, turn, status: 'running', output: null, error: null, policy, attempts: [],
-      startedAt: this.now(), finishedAt: null,
+      id,
+      agent: agent.name,
+      turn,
+      status: 'running',
+      output: null,
+      error: null,
+      policy,
+      attempts: [],
+      startedAt: this.now(),
+      finishedAt: null,
     };
     n.policy = policy;
     if (!restarted) {
@@ -820,7 +860,14 @@ class FlowRun {
       n.status = 'failed';
       n.error = { code: 'internal_error', message, hint };
       n.finishedAt = at;
-      this.store?.finishNode({ id: this.nodeRunIds.get(n.id)!, status: 'failed', output: null, error: n.error, usage: sumUsageRounded(n.attempts.map((a) => a.usage)), finishedAt: at });
+      this.store?.finishNode({
+        id: this.nodeRunIds.get(n.id)!,
+        status: 'failed',
+        output: null,
+        error: n.error,
+        usage: sumUsageRounded(n.attempts.map((a) => a.usage)),
+        finishedAt: at,
+      });
     }
     return { code: 'internal_error', node: stuck[0]?.id ?? null, message, hint };
   }

@@ -125,9 +125,7 @@ function attemptJson(a: AttemptFacts): AttemptJson {
     costSource: a.costSource ?? null,
     usageLookup: usageLookupOf(a.tries),
     latencyMs: a.finishedAt == null ? null : a.finishedAt - a.startedAt,
-    error: a.error
-      ? { kind: a.error.kind, message: a.error.message, detail: a.error.detail, validationErrors: a.validationErrors }
-      : null,
+    error: a.error ? { kind: a.error.kind, message: a.error.message, detail: a.error.detail, validationErrors: a.validationErrors } : null,
     transport: a.tries.map((t) => ({ try: t.tryNo, status: t.status, error: t.error, retryAfterMs: t.retryAfterMs, waitedMs: t.waitedMs, discardedText: t.discardedText ?? null })),
     request: a.request,
   };

@@ -192,7 +192,12 @@ async function openSnapshotSession(url: string, dir: string | null, opts: Sessio
     const first = await pushSnapshot(db, { files: await readProjectFiles(dir), author: opts.author ?? cliAuthor(), note: 'first push' });
     snapshot = (await latestSnapshot(db))!;
     // another process pushing the same first files at once stores nothing: only the push that stored them is recorded
-    if (first.created) await recordAuditOrWarn(db, { kind: 'project.pushed', actor: opts.author ?? cliAuthor(), target: `snapshot ${first.id}`, detail: { created: true, note: 'first push' } }, (line) => console.error(`aqven: ${line}`));
+    if (first.created)
+      await recordAuditOrWarn(
+        db,
+        { kind: 'project.pushed', actor: opts.author ?? cliAuthor(), target: `snapshot ${first.id}`, detail: { created: true, note: 'first push' } },
+        (line) => console.error(`aqven: ${line}`),
+      );
   }
   const { project, diagnostics } = await loadSnapshot(snapshot, env, opts.cacheDir);
   return assemble({ project, diagnostics, db, target: url, snapshotId: snapshot.id, projectHash: snapshot.hash, env, simulate: !!opts.simulate, cacheDir: opts.cacheDir });

@@ -92,10 +92,7 @@ export function remoteSimulator(url: string): SimServer {
  * simulator is started: the providers go to that one, which plays its own scripts and chaos (the
  * project's `simulate:` block is not sent to it).
  */
-export async function simulateProject(
-  project: Project,
-  opts: { seedOffset?: number; env?: Record<string, string | undefined> } = {},
-): Promise<SimulatedProviders> {
+export async function simulateProject(project: Project, opts: { seedOffset?: number; env?: Record<string, string | undefined> } = {}): Promise<SimulatedProviders> {
   const shared = sharedSimulatorUrl(opts.env);
   if (shared) {
     const sim = remoteSimulator(shared);

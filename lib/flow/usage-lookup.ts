@@ -147,7 +147,11 @@ export async function lookUpUsage(db: Db, o: LookUpOptions): Promise<LookupPass>
     if (v.kind === 'found') {
       if (await applyFoundUsage(db, l, v.usage)) {
         pass.found++;
-        pass.usage = { inputTokens: pass.usage.inputTokens + v.usage.inputTokens, outputTokens: pass.usage.outputTokens + v.usage.outputTokens, costUsd: roundCost(pass.usage.costUsd + v.usage.costUsd) };
+        pass.usage = {
+          inputTokens: pass.usage.inputTokens + v.usage.inputTokens,
+          outputTokens: pass.usage.outputTokens + v.usage.outputTokens,
+          costUsd: roundCost(pass.usage.costUsd + v.usage.costUsd),
+        };
       }
       return;
     }
@@ -191,10 +195,7 @@ export async function lookUpRunNow(db: Db, o: LookUpOptions & { runId: string })
  * Passes until nothing is pending (or nothing more can be done before `deadline`): each waits for
  * the next lookup due. `sleep` is injected (tests).
  */
-export async function lookUpUntilDone(
-  db: Db,
-  o: LookUpOptions & { deadline: number; sleep?: (ms: number) => Promise<void> },
-): Promise<LookupPass> {
+export async function lookUpUntilDone(db: Db, o: LookUpOptions & { deadline: number; sleep?: (ms: number) => Promise<void> }): Promise<LookupPass> {
   const now = o.now ?? Date.now;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const total: LookupPass = { looked: 0, found: 0, usage: { ...ZERO_USAGE }, gaveUp: 0, pending: 0, nextAt: null, notes: [] };
@@ -203,7 +204,11 @@ export async function lookUpUntilDone(
     total.looked += p.looked;
     total.found += p.found;
     total.gaveUp += p.gaveUp;
-    total.usage = { inputTokens: total.usage.inputTokens + p.usage.inputTokens, outputTokens: total.usage.outputTokens + p.usage.outputTokens, costUsd: roundCost(total.usage.costUsd + p.usage.costUsd) };
+    total.usage = {
+      inputTokens: total.usage.inputTokens + p.usage.inputTokens,
+      outputTokens: total.usage.outputTokens + p.usage.outputTokens,
+      costUsd: roundCost(total.usage.costUsd + p.usage.costUsd),
+    };
     for (const n of p.notes) if (!total.notes.includes(n)) total.notes.push(n);
     total.pending = p.pending;
     total.nextAt = p.nextAt;

@@ -64,8 +64,14 @@ describe('diagnosticErrors', () => {
   });
 
   it.each([-1, 2.5, 99, Number.NaN])('retries %s is refused at its field with the allowed range, in words', (retries) => {
-    const r = agentPolicyFormSchema.safeParse({ model: 'openrouter:a/b', fallback_models: [], output: { retries, on_error: 'retry', on_refusal: 'fail', on_truncated: 'fail', strict: false } });
+    const r = agentPolicyFormSchema.safeParse({
+      model: 'openrouter:a/b',
+      fallback_models: [],
+      output: { retries, on_error: 'retry', on_refusal: 'fail', on_truncated: 'fail', strict: false },
+    });
     expect(r.success).toBe(false);
-    expect(policyErrors(r.error!)['output.retries']).toEqual([{ code: 'E_FIELD', message: expect.stringMatching(/^retries must be a whole number from 0 to \d+$/), hint: undefined, index: undefined }]);
+    expect(policyErrors(r.error!)['output.retries']).toEqual([
+      { code: 'E_FIELD', message: expect.stringMatching(/^retries must be a whole number from 0 to \d+$/), hint: undefined, index: undefined },
+    ]);
   });
 });

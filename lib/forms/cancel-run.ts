@@ -3,10 +3,7 @@
 import { z } from 'zod';
 
 export const cancelRunFormSchema = z.object({
-  runId: z
-    .string({ error: 'which run? the form sent no run id' })
-    .min(1, 'which run? the form sent an empty run id')
-    .max(200, 'a run id is at most 200 characters'),
+  runId: z.string({ error: 'which run? the form sent no run id' }).min(1, 'which run? the form sent an empty run id').max(200, 'a run id is at most 200 characters'),
 });
 
 export type CancelRunState =

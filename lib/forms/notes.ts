@@ -29,14 +29,18 @@ const body = z
   .refine((s) => s.length > 0, 'write something first: the note is empty')
   .superRefine((s, ctx) => {
     const n = noteLength(s);
-    if (n > NOTE_MAX_CHARS) ctx.addIssue({ code: 'custom', message: `a note is at most ${NOTE_MAX_CHARS.toLocaleString('en-US')} characters; this one has ${n.toLocaleString('en-US')}` });
+    if (n > NOTE_MAX_CHARS)
+      ctx.addIssue({ code: 'custom', message: `a note is at most ${NOTE_MAX_CHARS.toLocaleString('en-US')} characters; this one has ${n.toLocaleString('en-US')}` });
   });
 
 const runId = z.string({ error: 'which run? the form sent no run id' }).min(1, 'which run? the form sent an empty run id').max(200, 'a run id is at most 200 characters');
 /** an empty field means "not on a node" / "not on an attempt" */
 const blank = (v: unknown) => (v === '' || v === null ? undefined : v);
 const nodeId = z.preprocess(blank, z.string().max(200, 'a node id is at most 200 characters').optional());
-const seq = z.preprocess(blank, z.coerce.number({ error: 'an attempt number is a whole number' }).int('an attempt number is a whole number').positive('an attempt number is at least 1').optional());
+const seq = z.preprocess(
+  blank,
+  z.coerce.number({ error: 'an attempt number is a whole number' }).int('an attempt number is a whole number').positive('an attempt number is at least 1').optional(),
+);
 const noteId = z.coerce.number({ error: 'which note? the form sent no note id' }).int('a note id is a whole number').positive('which note? the form sent no note id');
 
 export const addNoteFormSchema = z

@@ -4,16 +4,14 @@ import { z } from 'zod';
 
 export const startRunFormSchema = z.object({
   flow: z.string().min(1, 'choose a flow'),
-  input: z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: `not valid JSON: ${err instanceof Error ? err.message : String(err)}` });
-        return z.NEVER;
-      }
-    }),
+  input: z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `not valid JSON: ${err instanceof Error ? err.message : String(err)}` });
+      return z.NEVER;
+    }
+  }),
 });
 
 export interface StartRunFormState {

@@ -334,22 +334,56 @@ class Probe {
       id: this.runId,
       status: interrupted ? 'interrupted' : error ? 'failed' : 'succeeded',
       output: { model: this.o.model, dimensions: reports.map((r) => ({ dimension: r.dimension, status: r.status, lastHeld: r.lastHeld, firstFailed: r.firstFailed })) },
-      error: interrupted ? { code: 'interrupted', node: null, message: `the limits run was ${this.stopped!.message}`, hint: 'Run aqven limits again with the same settings today: it resumes the levels measured.' } : error,
+      error: interrupted
+        ? {
+            code: 'interrupted',
+            node: null,
+            message: `the limits run was ${this.stopped!.message}`,
+            hint: 'Run aqven limits again with the same settings today: it resumes the levels measured.',
+          }
+        : error,
       turns: this.turn,
       usage,
       finishedAt: this.clock.now(),
     });
-    return { runId: this.runId, model: this.o.model, measuredOn: this.measuredOn, settings: this.settings, dimensions: reports, calls: this.calls, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd, stopped: this.stopped };
+    return {
+      runId: this.runId,
+      model: this.o.model,
+      measuredOn: this.measuredOn,
+      settings: this.settings,
+      dimensions: reports,
+      calls: this.calls,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      costUsd: usage.costUsd,
+      stopped: this.stopped,
+    };
   }
 
   /** a dimension the run never reached: nothing stored, nothing measured */
   private untouched(dimension: LimitDimension): DimensionReport {
-    return { dimension, status: 'partial', lastHeld: null, firstFailed: null, levels: [], resumed: 0, stoppedBy: this.stopped?.reason ?? null, calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    return {
+      dimension,
+      status: 'partial',
+      lastHeld: null,
+      firstFailed: null,
+      levels: [],
+      resumed: 0,
+      stoppedBy: this.stopped?.reason ?? null,
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+    };
   }
 
   private async dimension(dimension: LimitDimension): Promise<DimensionReport> {
     const { db } = this.s;
-    const row: StoredModelLimit = await openModelLimit(db, { model: this.o.model, dimension, settingsKey: this.key, measuredOn: this.measuredOn }, { settings: this.settings, runId: this.runId, now: this.clock.now() });
+    const row: StoredModelLimit = await openModelLimit(
+      db,
+      { model: this.o.model, dimension, settingsKey: this.key, measuredOn: this.measuredOn },
+      { settings: this.settings, runId: this.runId, now: this.clock.now() },
+    );
     const resumed = row.levels.length;
     const levels = [...row.levels];
     const totals: Totals = { calls: row.calls, inputTokens: row.inputTokens, outputTokens: row.outputTokens, costUsd: row.costUsd };
@@ -371,7 +405,10 @@ class Probe {
         stoppedBy = err instanceof BudgetStop ? err.reason : err instanceof SpendStop ? 'spend_budget' : this.ac.signal.aborted ? 'interrupted' : 'error';
         if (stoppedBy === 'error') this.failure ??= err;
         if (err instanceof SpendStop) this.spendStop ??= err;
-        this.stopped ??= { reason: stoppedBy, message: stoppedBy === 'error' || stoppedBy === 'spend_budget' ? errorText(err) : stopMessage(stoppedBy, this.o, this.ac.signal.reason) };
+        this.stopped ??= {
+          reason: stoppedBy,
+          message: stoppedBy === 'error' || stoppedBy === 'spend_budget' ? errorText(err) : stopMessage(stoppedBy, this.o, this.ac.signal.reason),
+        };
         await save('partial');
         break;
       }
@@ -380,7 +417,10 @@ class Probe {
         // every trial truncated or failed: the level decides nothing (not stored: a later run measures it again), and going on would say the same
         undecided = measured;
         stoppedBy = 'undecided';
-        this.stopped ??= { reason: 'undecided', message: `no answer at ${dimension} level ${level} could be judged (${measured.truncated} truncated, ${measured.errors ?? 0} errors); ${this.lastError ? `the last error: ${this.lastError}` : 'raise --max-tokens or check the provider'}` };
+        this.stopped ??= {
+          reason: 'undecided',
+          message: `no answer at ${dimension} level ${level} could be judged (${measured.truncated} truncated, ${measured.errors ?? 0} errors); ${this.lastError ? `the last error: ${this.lastError}` : 'raise --max-tokens or check the provider'}`,
+        };
         await save('partial');
         break;
       }
@@ -495,19 +535,47 @@ class Probe {
     try {
       result = await callNode(
         { nodeId, agent: LIMITS_AGENT, agentFile: 'aqven limits', policy: this.policy, prompt: task.prompt, outputSchema: task.schema, settings },
-        { providers: this.s.providers, adapters: builtinAdapters, clock: this.clock, gate: this.o.gate, env: this.s.env, sharedPauses: this.sharedPauses, onEvent: recorder.onEvent, signal: this.ac.signal, admit: this.admit },
+        {
+          providers: this.s.providers,
+          adapters: builtinAdapters,
+          clock: this.clock,
+          gate: this.o.gate,
+          env: this.s.env,
+          sharedPauses: this.sharedPauses,
+          onEvent: recorder.onEvent,
+          signal: this.ac.signal,
+          admit: this.admit,
+        },
       );
     } catch (err) {
       // stopped mid-call: the attempts in flight are closed as interrupted, their usage kept
-      const why = this.ac.signal.aborted ? `stopped: ${this.ac.signal.reason instanceof Error ? this.ac.signal.reason.message : 'aborted'}` : err instanceof Error ? err.message : String(err);
+      const why = this.ac.signal.aborted
+        ? `stopped: ${this.ac.signal.reason instanceof Error ? this.ac.signal.reason.message : 'aborted'}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
       const cut = recorder.interrupt(why);
       const usage = sumUsageRounded(cut.attempts.map((a) => a.usage));
-      store.finishNode({ id: nodeRunId, status: 'failed', output: null, error: { code: 'interrupted', message: why, hint: 'Run aqven limits again: it resumes the levels measured today.' }, usage, finishedAt: now() });
+      store.finishNode({
+        id: nodeRunId,
+        status: 'failed',
+        output: null,
+        error: { code: 'interrupted', message: why, hint: 'Run aqven limits again: it resumes the levels measured today.' },
+        usage,
+        finishedAt: now(),
+      });
       await cut.written;
       this.count(cut.attempts.length, usage);
       throw err;
     }
-    store.finishNode({ id: nodeRunId, status: result.status, output: result.output ?? null, error: result.error, usage: sumUsageRounded(result.attempts.map((a) => a.usage)), finishedAt: now() });
+    store.finishNode({
+      id: nodeRunId,
+      status: result.status,
+      output: result.output ?? null,
+      error: result.error,
+      usage: sumUsageRounded(result.attempts.map((a) => a.usage)),
+      finishedAt: now(),
+    });
     // no call of this trial was sent past the spent budget: the probe stops (its calls before are counted)
     if (result.error?.code === BUDGET_CODE) {
       this.count(result.attempts.length, sumUsageRounded(result.attempts.map((a) => a.usage)));

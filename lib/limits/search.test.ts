@@ -7,7 +7,15 @@ import { levelHeld } from '@/lib/shared/limits-types';
 import { searchState } from './search';
 
 const range = { start: 4, max: 64 };
-const lvl = (level: number, valid: number, extra: Partial<LimitLevel> = {}): LimitLevel => ({ level, trials: 5, firstTryValid: valid, afterRepairValid: valid, truncated: 0, calls: 5, ...extra });
+const lvl = (level: number, valid: number, extra: Partial<LimitLevel> = {}): LimitLevel => ({
+  level,
+  trials: 5,
+  firstTryValid: valid,
+  afterRepairValid: valid,
+  truncated: 0,
+  calls: 5,
+  ...extra,
+});
 
 /** Runs the search against a model that holds up to `limit`, returning the levels in the order measured. */
 function search(limit: number, r = range): { levels: number[]; lastHeld: number | null; firstFailed: number | null } {

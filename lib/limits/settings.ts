@@ -10,7 +10,14 @@ export const TASKS_VERSION = 1;
 export { LIMIT_DEFAULTS } from '@/lib/shared/limits-types';
 
 export function limitSettings(o: { trials: number; threshold: number; maxTokens: number; temperature?: number }): LimitSettings {
-  return { trials: o.trials, threshold: o.threshold, maxTokens: o.maxTokens, ...(o.temperature !== undefined && { temperature: o.temperature }), strict: false, tasks: TASKS_VERSION };
+  return {
+    trials: o.trials,
+    threshold: o.threshold,
+    maxTokens: o.maxTokens,
+    ...(o.temperature !== undefined && { temperature: o.temperature }),
+    strict: false,
+    tasks: TASKS_VERSION,
+  };
 }
 
 /** sha256 of the settings with sorted keys, 16 hex digits */

@@ -29,7 +29,6 @@ export const LEVEL_RANGE: Record<LimitDimension, { start: number; max: number }>
   enum: { start: 8, max: 1024 },
 };
 
-
 const LETTERS = 'abcdefghijkmnpqrstuvwxyz';
 const DIGITS = '23456789';
 

@@ -33,7 +33,7 @@ describe('updateAgentYaml', () => {
     );
   });
 
-  it('adds new keys as one line each, in the file\'s quoting style', () => {
+  it("adds new keys as one line each, in the file's quoting style", () => {
     const out = updateAgentYaml(CLASSIFIER, { output: { on_refusal: 'fallback', strict: false } });
     expect(out).toBe(CLASSIFIER.replace('# default retry\n', '# default retry\n  strict: false\n  on_refusal: "fallback"\n'));
   });
@@ -41,7 +41,9 @@ describe('updateAgentYaml', () => {
   it('rewrites the fallback chain in order and keeps the comment of an unchanged item', () => {
     const out = updateAgentYaml(CLASSIFIER, { model: 'openrouter:openai/gpt-oss-20b', fallback_models: ['openrouter:openai/gpt-oss-20b', 'anthropic:claude-haiku'] });
     expect(out).toContain('model: "openrouter:openai/gpt-oss-20b"             # cheap and fast\n');
-    expect(out).toContain('fallback_models:                  # tried in order by `fallback`\n- "openrouter:openai/gpt-oss-20b" # the big one\n- "anthropic:claude-haiku"\nsettings:');
+    expect(out).toContain(
+      'fallback_models:                  # tried in order by `fallback`\n- "openrouter:openai/gpt-oss-20b" # the big one\n- "anthropic:claude-haiku"\nsettings:',
+    );
     expect(out.startsWith('# Sorts tickets; owned by the support team\n')).toBe(true);
     expect(parse(out).system).toBe('You sort support tickets.');
   });
@@ -160,13 +162,20 @@ function withoutFallback(a: AgentDef, c: AgentYamlChanges): AgentYamlChanges {
   if (c.fallback_models?.length) return c;
   const o = a.output;
   const output = { on_error: o.onError, on_refusal: o.onRefusal, on_truncated: o.onTruncated };
-  const fix = Object.fromEntries(Object.entries(output).filter(([, v]) => v === 'fallback').map(([k]) => [k, 'retry']));
+  const fix = Object.fromEntries(
+    Object.entries(output)
+      .filter(([, v]) => v === 'fallback')
+      .map(([k]) => [k, 'retry']),
+  );
   return Object.keys(fix).length ? { ...c, output: fix } : c;
 }
 const EDITS: EditCase[] = [
   { name: 'the model', changes: () => ({ model: 'openrouter:x/new-model' }) },
   { name: 'a fallback model added (the first one, where there is none)', changes: (a) => ({ fallback_models: [...a.fallbackModels, 'openrouter:x/added'] }) },
-  { name: 'the first fallback model with on_error fallback', changes: (a) => (a.fallbackModels.length ? null : { fallback_models: ['openrouter:x/added'], output: { on_error: 'fallback' } }) },
+  {
+    name: 'the first fallback model with on_error fallback',
+    changes: (a) => (a.fallbackModels.length ? null : { fallback_models: ['openrouter:x/added'], output: { on_error: 'fallback' } }),
+  },
   { name: 'the last fallback model removed', changes: (a) => (a.fallbackModels.length ? withoutFallback(a, { fallback_models: a.fallbackModels.slice(0, -1) }) : null) },
   { name: 'every fallback model removed', changes: (a) => (a.fallbackModels.length ? withoutFallback(a, { fallback_models: [] }) : null) },
   { name: 'the first fallback model removed', changes: (a) => (a.fallbackModels.length > 1 ? { fallback_models: a.fallbackModels.slice(1) } : null) },
@@ -178,7 +187,14 @@ const EDITS: EditCase[] = [
   { name: 'output.on_truncated', changes: (a) => ({ output: { on_truncated: flip(a.output.onTruncated) } }) },
   { name: 'output.strict', changes: (a) => ({ output: { strict: !a.output.strict } }) },
   { name: 'output.retries back to its default', changes: () => ({ output: { retries: null } }) },
-  { name: 'everything at once', changes: (a) => ({ model: 'openrouter:x/new-model', fallback_models: [...a.fallbackModels, 'openrouter:x/added'], output: { retries: 7, on_error: 'fallback', on_refusal: 'retry', on_truncated: 'retry', strict: true } }) },
+  {
+    name: 'everything at once',
+    changes: (a) => ({
+      model: 'openrouter:x/new-model',
+      fallback_models: [...a.fallbackModels, 'openrouter:x/added'],
+      output: { retries: 7, on_error: 'fallback', on_refusal: 'retry', on_truncated: 'retry', strict: true },
+    }),
+  },
 ];
 
 /** The lines a change of each key may touch; any other changed line is a defect. */
@@ -193,7 +209,7 @@ function editableLine(changes: AgentYamlChanges): RegExp {
 /** What the file's agent should be after the changes. */
 function intended(a: AgentDef, c: AgentYamlChanges) {
   const o = c.output ?? {};
-  const pick = <T,>(v: T | null | undefined, now: T, dflt: T) => (v === undefined ? now : v === null ? dflt : v);
+  const pick = <T>(v: T | null | undefined, now: T, dflt: T) => (v === undefined ? now : v === null ? dflt : v);
   return {
     model: c.model ?? a.model,
     fallbackModels: c.fallback_models === undefined ? a.fallbackModels : (c.fallback_models ?? []),
@@ -256,7 +272,9 @@ describe('a save leaves every line it does not need to change byte-identical', (
   it('keeps a trailing comment in its column when the value before it changes length', () => {
     const after = updateAgentYaml(showcase('classifier'), { output: { strict: true } });
     const line = after.split('\n').find((l) => l.startsWith('  strict:'))!;
-    const was = showcase('classifier').split('\n').find((l) => l.startsWith('  strict:'))!;
+    const was = showcase('classifier')
+      .split('\n')
+      .find((l) => l.startsWith('  strict:'))!;
     expect(line).toBe(was.replace('strict: false', 'strict: true '));
     expect(line.indexOf('#')).toBe(was.indexOf('#'));
   });

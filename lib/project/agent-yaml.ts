@@ -79,7 +79,8 @@ function source(text: string): Source {
 function stringStyle(doc: Document): Scalar.Type {
   for (const key of ['model', 'kind', 'apiVersion']) {
     const node = doc.get(key, true);
-    if (isScalar(node) && typeof node.value === 'string') return node.type === Scalar.QUOTE_SINGLE ? Scalar.QUOTE_SINGLE : node.type === Scalar.PLAIN ? Scalar.PLAIN : Scalar.QUOTE_DOUBLE;
+    if (isScalar(node) && typeof node.value === 'string')
+      return node.type === Scalar.QUOTE_SINGLE ? Scalar.QUOTE_SINGLE : node.type === Scalar.PLAIN ? Scalar.PLAIN : Scalar.QUOTE_DOUBLE;
   }
   return Scalar.QUOTE_DOUBLE;
 }

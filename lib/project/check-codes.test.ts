@@ -7,8 +7,7 @@ import { positionOf, writeProject } from '@/test/helpers/fixture-project';
 const KEY = { OPENROUTER_API_KEY: 'sk-test' };
 
 const agent = (body: string) => `apiVersion: "aqven/v1"\nkind: "Agent"\n${body}`;
-const flow = (nodes: string, input = '  type: object\n  properties: { question: { type: string } }\n') =>
-  `apiVersion: "aqven/v1"\nkind: "Flow"\ninput:\n${input}nodes:\n${nodes}`;
+const flow = (nodes: string, input = '  type: object\n  properties: { question: { type: string } }\n') => `apiVersion: "aqven/v1"\nkind: "Flow"\ninput:\n${input}nodes:\n${nodes}`;
 
 interface Row {
   name: string;
@@ -179,7 +178,8 @@ const rows: Row[] = [
     code: 'E_PROVIDER',
     good: {
       'agents/helper.yaml': agent('model: "acme:big-model"\n'),
-      'providers/acme.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\nmodels:\n  "big-model": { input_per_mtok: 1, output_per_mtok: 2 }\n',
+      'providers/acme.yaml':
+        'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\nmodels:\n  "big-model": { input_per_mtok: 1, output_per_mtok: 2 }\n',
     },
     bad: { 'agents/helper.yaml': agent('model: "acme:big-model"\n') },
     file: 'agents/helper.yaml',
@@ -192,7 +192,8 @@ const rows: Row[] = [
     code: 'E_STRICT',
     good: {
       'agents/helper.yaml': agent('model: "local:m"\noutput:\n  strict: false\n'),
-      'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\nmodels:\n  "m": { input_per_mtok: 0, output_per_mtok: 0 }\n',
+      'providers/local.yaml':
+        'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://127.0.0.1:9/v1"\nmodels:\n  "m": { input_per_mtok: 0, output_per_mtok: 0 }\n',
     },
     bad: {
       'agents/helper.yaml': agent('model: "local:m"\noutput:\n  strict: true\n'),
@@ -250,7 +251,9 @@ const rows: Row[] = [
     code: 'E_FLOW_NEEDS',
     good: {},
     bad: {
-      'flows/ask.yaml': flow('  a:\n    agent: "helper"\n    needs: [c]\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a]\n    prompt: "hi"\n  c:\n    agent: "helper"\n    needs: [b]\n    prompt: "hi"\n'),
+      'flows/ask.yaml': flow(
+        '  a:\n    agent: "helper"\n    needs: [c]\n    prompt: "hi"\n  b:\n    agent: "helper"\n    needs: [a]\n    prompt: "hi"\n  c:\n    agent: "helper"\n    needs: [b]\n    prompt: "hi"\n',
+      ),
     },
     file: 'flows/ask.yaml',
     path: ['nodes', 'b', 'needs', 0],
@@ -301,7 +304,12 @@ const rows: Row[] = [
     name: 'input schema with an unknown keyword',
     code: 'E_SCHEMA',
     good: {},
-    bad: { 'flows/ask.yaml': flow('  answer:\n    agent: "helper"\n    prompt: "{{ input.question }}"\n', '  type: object\n  properties: { question: { type: string } }\n  requried: [question]\n') },
+    bad: {
+      'flows/ask.yaml': flow(
+        '  answer:\n    agent: "helper"\n    prompt: "{{ input.question }}"\n',
+        '  type: object\n  properties: { question: { type: string } }\n  requried: [question]\n',
+      ),
+    },
     file: 'flows/ask.yaml',
     path: ['input', 'requried'],
     needle: 'requried',
@@ -336,7 +344,8 @@ const rows: Row[] = [
     file: 'providers/local.yaml',
     path: ['base_url'],
     needle: '"https://evil',
-    message: /^base_url expands \$\{AQVEN_AUTH_SECRET\}, a variable project files may not read: \$\{VAR\} takes only upper-case names ending in _BASE_URL, _HOST, _PORT or _DIR, never AQVEN_\*, DATABASE_URL or PG\*$/,
+    message:
+      /^base_url expands \$\{AQVEN_AUTH_SECRET\}, a variable project files may not read: \$\{VAR\} takes only upper-case names ending in _BASE_URL, _HOST, _PORT or _DIR, never AQVEN_\*, DATABASE_URL or PG\*$/,
   },
   {
     name: 'api_key_env naming a variable project files may not read',
@@ -357,7 +366,8 @@ const rows: Row[] = [
     file: 'providers/local.yaml',
     path: ['base_url'],
     needle: '"https://llm.internal/v1"',
-    message: /^the base_url of providers\/local\.yaml is on host llm\.internal, which is not in AQVEN_PROVIDER_HOSTS \(openrouter\.ai, \*\.example\.com\): no request may go there$/,
+    message:
+      /^the base_url of providers\/local\.yaml is on host llm\.internal, which is not in AQVEN_PROVIDER_HOSTS \(openrouter\.ai, \*\.example\.com\): no request may go there$/,
   },
   {
     name: 'api key variable unset',

@@ -62,7 +62,12 @@ function templateDiagnostics(src: YamlSource, data: FlowFile, id: string, list: 
   const { refs, errors } = templateRefs(node.prompt);
   // positioning searches the prompt's source: only for the diagnostics that are listed
   const add = (raw: string, message: () => string, hint: () => string) => list.add(() => src.diagnostic('E_TEMPLATE', src.offsetOfText(path, raw), message(), hint(), path));
-  for (const e of errors) add(e.raw, () => quote(e.message, LIMITS.messageChars), () => 'write references as {{ input.name }} or {{ nodes.<id>.output.name }}');
+  for (const e of errors)
+    add(
+      e.raw,
+      () => quote(e.message, LIMITS.messageChars),
+      () => 'write references as {{ input.name }} or {{ nodes.<id>.output.name }}',
+    );
   const inputProps = propertyNames(data.input);
   for (const ref of refs) {
     const [root, a, b, c] = ref.path;
@@ -71,7 +76,9 @@ function templateDiagnostics(src: YamlSource, data: FlowFile, id: string, list: 
     if (root === 'input') {
       if (a !== undefined && inputProps && !inputProps.has(a)) {
         bad(`${raw} references input.${quote(a)}, which is not a property of the flow's input schema`, () =>
-          inputProps.size ? `use one of: ${listNames([...inputProps].map((p) => `input.${p}`))}, or add "${quote(a)}" to input.properties` : `add "${quote(a)}" to input.properties`,
+          inputProps.size
+            ? `use one of: ${listNames([...inputProps].map((p) => `input.${p}`))}, or add "${quote(a)}" to input.properties`
+            : `add "${quote(a)}" to input.properties`,
         );
       }
     } else if (root === 'nodes') {
@@ -80,16 +87,25 @@ function templateDiagnostics(src: YamlSource, data: FlowFile, id: string, list: 
       } else if (!Object.hasOwn(data.nodes, a)) {
         bad(`${raw} references node "${quote(a)}", which is not in this flow`, () => `use one of: ${listNames(Object.keys(data.nodes))}`);
       } else if (!node.needs.includes(a)) {
-        bad(`${raw} references node "${quote(a)}", which is not in the needs of "${quote(id)}"`, () => `add ${quote(a)} to nodes.${quote(id)}.needs so its output exists when "${quote(id)}" runs`);
+        bad(
+          `${raw} references node "${quote(a)}", which is not in the needs of "${quote(id)}"`,
+          () => `add ${quote(a)} to nodes.${quote(id)}.needs so its output exists when "${quote(id)}" runs`,
+        );
       } else if (b !== 'output') {
         bad(`${raw} must reference the node's output: {{ nodes.${quote(a)}.output… }}`, () => `write {{ nodes.${quote(a)}.output }}`);
       } else if (c !== undefined) {
         const target = data.nodes[a].output;
         if (!target) {
-          bad(`${raw} references a field, but node "${quote(a)}" produces text (it has no output schema)`, () => `write {{ nodes.${quote(a)}.output }}, or give node "${quote(a)}" an output schema`);
+          bad(
+            `${raw} references a field, but node "${quote(a)}" produces text (it has no output schema)`,
+            () => `write {{ nodes.${quote(a)}.output }}, or give node "${quote(a)}" an output schema`,
+          );
         } else {
           const props = propertyNames(target);
-          if (props && !props.has(c)) bad(`${raw} references "${quote(c)}", which is not a property of node "${quote(a)}"'s output schema`, () => (props.size ? `use one of: ${listNames([...props])}` : `add "${quote(c)}" to the output schema of "${quote(a)}"`));
+          if (props && !props.has(c))
+            bad(`${raw} references "${quote(c)}", which is not a property of node "${quote(a)}"'s output schema`, () =>
+              props.size ? `use one of: ${listNames([...props])}` : `add "${quote(c)}" to the output schema of "${quote(a)}"`,
+            );
         }
       }
     } else {
@@ -142,7 +158,10 @@ function cycleDiagnostics(src: YamlSource, data: FlowFile, list: DiagnosticList)
       return;
     }
     const cycle = [...trail.slice(entered.get(edge.to)!), edge];
-    const key = cycle.map((e) => e.from).sort().join('\u0000');
+    const key = cycle
+      .map((e) => e.from)
+      .sort()
+      .join('\u0000');
     if (seen.has(key)) return;
     seen.add(key);
     const listed = cycle.slice(0, shown).map(describe).join(', ') + (cycle.length > shown ? `, … (${cycle.length - shown} more)` : '');
@@ -244,19 +263,28 @@ export function flowDiagnostics(src: YamlSource, data: FlowFile, ctx: FlowContex
   for (const [id, node] of Object.entries(data.nodes)) {
     if (ctx.agents && !ctx.agents.has(node.agent)) {
       list.add(() =>
-        src.diagnosticAt('E_FLOW_AGENT', ['nodes', id, 'agent'], `node "${quote(id)}" uses agent "${quote(node.agent)}", which does not exist`, ctx.agents!.size ? `add agents/${quote(node.agent)}.yaml, or use one of: ${agentNames}` : `add agents/${quote(node.agent)}.yaml`),
+        src.diagnosticAt(
+          'E_FLOW_AGENT',
+          ['nodes', id, 'agent'],
+          `node "${quote(id)}" uses agent "${quote(node.agent)}", which does not exist`,
+          ctx.agents!.size ? `add agents/${quote(node.agent)}.yaml, or use one of: ${agentNames}` : `add agents/${quote(node.agent)}.yaml`,
+        ),
       );
     }
     node.needs.forEach((need, i) => {
       if (!Object.hasOwn(data.nodes, need)) {
-        list.add(() => src.diagnosticAt('E_FLOW_NEEDS', ['nodes', id, 'needs', i], `node "${quote(id)}" needs "${quote(need)}", which is not a node of this flow`, `use one of: ${others(id)}`));
+        list.add(() =>
+          src.diagnosticAt('E_FLOW_NEEDS', ['nodes', id, 'needs', i], `node "${quote(id)}" needs "${quote(need)}", which is not a node of this flow`, `use one of: ${others(id)}`),
+        );
       }
     });
     if (node.on_fail !== undefined) {
       const at: PathSegment[] = ['nodes', id, 'on_fail'];
       const onFail = node.on_fail;
       if (!Object.hasOwn(data.nodes, onFail)) {
-        list.add(() => src.diagnosticAt('E_FLOW_NEEDS', at, `on_fail of node "${quote(id)}" names "${quote(onFail)}", which is not a node of this flow`, `use one of: ${others(id)}`));
+        list.add(() =>
+          src.diagnosticAt('E_FLOW_NEEDS', at, `on_fail of node "${quote(id)}" names "${quote(onFail)}", which is not a node of this flow`, `use one of: ${others(id)}`),
+        );
       } else if (onFail === id) {
         list.add(() => src.diagnosticAt('E_FLOW_NEEDS', at, `node "${quote(id)}" names itself in on_fail`, 'name another node to run when this one fails'));
       } else {
@@ -266,7 +294,12 @@ export function flowDiagnostics(src: YamlSource, data: FlowFile, ctx: FlowContex
           list.add(() => {
             const chain = needsChain(data, onFail, id)!;
             const through = chain.length > 2 ? ` (through ${listNames(chain.slice(1, -1))})` : '';
-            return src.diagnosticAt('E_FLOW_NEEDS', at, `node "${quote(onFail)}" runs when "${quote(id)}" fails, but it needs "${quote(id)}"${through}, so it would be skipped`, `remove "${quote(chain[1])}" from nodes.${quote(chain[0])}.needs, or route to another node`);
+            return src.diagnosticAt(
+              'E_FLOW_NEEDS',
+              at,
+              `node "${quote(onFail)}" runs when "${quote(id)}" fails, but it needs "${quote(id)}"${through}, so it would be skipped`,
+              `remove "${quote(chain[1])}" from nodes.${quote(chain[0])}.needs, or route to another node`,
+            );
           });
         }
       }

@@ -128,8 +128,7 @@ export function capDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
 
 /** aqven.yaml first, then providers, agents, flows; inside a file by position, its E_MORE last. */
 export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
-  const rank = (file: string): number =>
-    file === 'aqven.yaml' ? 0 : file.startsWith('providers/') ? 1 : file.startsWith('agents/') ? 2 : file.startsWith('flows/') ? 3 : 4;
+  const rank = (file: string): number => (file === 'aqven.yaml' ? 0 : file.startsWith('providers/') ? 1 : file.startsWith('agents/') ? 2 : file.startsWith('flows/') ? 3 : 4);
   return diagnostics
     .map((d, i) => ({ d, i }))
     .sort(

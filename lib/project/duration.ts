@@ -18,7 +18,11 @@ export const RETENTION_HINT = 'write how long runs are kept as a number and a un
 
 /** Milliseconds as the shortest duration string that states them: 86400000 → "24h", 1500 → "1.5s". */
 export function formatDuration(ms: number): string {
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms >= size && Number.isInteger((ms / size) * 1000)) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;

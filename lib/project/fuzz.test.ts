@@ -26,17 +26,64 @@ function rng(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const int = (n: number) => Math.floor(next() * n);
-  const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)];
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
   return { next, int, pick };
 }
 type Rng = ReturnType<typeof rng>;
 
 const VALUES = [
-  '0', '-1', '3', '1e308', '-1e308', '99999999999999999999', '1.5', '0x1F', '0o17', '017', '.inf', '-.inf', '.nan',
-  'true', 'false', 'null', '~', '""', '"x"', '[]', '{}', '[1, 2]', '{a: 1}', '"600h"', '"-1s"', '"1e9h"', '"0ms"',
-  '"openrouter:"', '":x"', '"openrouter:gpt\\u0000"', '"openrouter:a\\u202Eb"', '"http://u:p@h/v1"', '"ftp://x"',
-  'constructor', '__proto__', 'toString', '"{{"', '"{{ nodes.x.output }}"', '"${UNSET_VAR}"', '*nope', '&a 1', '!!binary aGk=',
-  '!custom 1', '|\n  block', '>-\n  folded', "'single'", '"\\x00\\x85"', '2024-01-01', '1:30', '0b101', '+12', '1_000',
+  '0',
+  '-1',
+  '3',
+  '1e308',
+  '-1e308',
+  '99999999999999999999',
+  '1.5',
+  '0x1F',
+  '0o17',
+  '017',
+  '.inf',
+  '-.inf',
+  '.nan',
+  'true',
+  'false',
+  'null',
+  '~',
+  '""',
+  '"x"',
+  '[]',
+  '{}',
+  '[1, 2]',
+  '{a: 1}',
+  '"600h"',
+  '"-1s"',
+  '"1e9h"',
+  '"0ms"',
+  '"openrouter:"',
+  '":x"',
+  '"openrouter:gpt\\u0000"',
+  '"openrouter:a\\u202Eb"',
+  '"http://u:p@h/v1"',
+  '"ftp://x"',
+  'constructor',
+  '__proto__',
+  'toString',
+  '"{{"',
+  '"{{ nodes.x.output }}"',
+  '"${UNSET_VAR}"',
+  '*nope',
+  '&a 1',
+  '!!binary aGk=',
+  '!custom 1',
+  '|\n  block',
+  '>-\n  folded',
+  "'single'",
+  '"\\x00\\x85"',
+  '2024-01-01',
+  '1:30',
+  '0b101',
+  '+12',
+  '1_000',
 ];
 
 const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'prototype'];
@@ -73,10 +120,21 @@ function mutate(r: Rng, text: string): string | Buffer {
         () => ['lol0: &l0 [a, a, a, a, a, a, a, a, a]', ...Array.from({ length: 9 }, (_, i) => `lol${i + 1}: &l${i + 1} [${Array(9).fill(`*l${i}`).join(', ')}]`)],
         () => ['x: *nope'],
         () => ['x: &c [1, *c]'],
-        () => ['a: &m v', `b: [${Array(r.pick([50, 101, 500])).fill('*m').join(', ')}]`],
+        () => [
+          'a: &m v',
+          `b: [${Array(r.pick([50, 101, 500]))
+            .fill('*m')
+            .join(', ')}]`,
+        ],
         () => ['&k key: 1', 'other: *k'],
       ];
-      ls.splice(at, 0, ...r.pick(bombs)().map((l) => indent + l));
+      ls.splice(
+        at,
+        0,
+        ...r
+          .pick(bombs)()
+          .map((l) => indent + l),
+      );
       return ls.join('\n');
     }
     case 4: {
@@ -97,7 +155,37 @@ function mutate(r: Rng, text: string): string | Buffer {
       return ls.join('\n');
     case 8: {
       // random characters, YAML syntax among them
-      const chars = ['{', '}', '[', ']', ':', '- ', '&', '*', '!', '%', '|', '>', '"', "'", '#', '\t', '\u0000', '\u0085', '\u202e', '\ufeff', '\r', '\n', '{{', '}}', '${', '?', ',', '@', '`'];
+      const chars = [
+        '{',
+        '}',
+        '[',
+        ']',
+        ':',
+        '- ',
+        '&',
+        '*',
+        '!',
+        '%',
+        '|',
+        '>',
+        '"',
+        "'",
+        '#',
+        '\t',
+        '\u0000',
+        '\u0085',
+        '\u202e',
+        '\ufeff',
+        '\r',
+        '\n',
+        '{{',
+        '}}',
+        '${',
+        '?',
+        ',',
+        '@',
+        '`',
+      ];
       const i = r.int(text.length + 1);
       return text.slice(0, i) + Array.from({ length: 1 + r.int(4) }, () => r.pick(chars)).join('') + text.slice(i);
     }
@@ -107,7 +195,13 @@ function mutate(r: Rng, text: string): string | Buffer {
       // many keys
       const n = r.pick([200, 2_000, 20_000]);
       const flow = r.next() < 0.5;
-      ls.splice(at, 0, flow ? `${indent}many: {${Array.from({ length: n }, (_, i) => `k${i % (n / 2)}: ${i}`).join(', ')}}` : `${indent}many:\n${Array.from({ length: n }, (_, i) => `${indent}  k${i}: ${i}`).join('\n')}`);
+      ls.splice(
+        at,
+        0,
+        flow
+          ? `${indent}many: {${Array.from({ length: n }, (_, i) => `k${i % (n / 2)}: ${i}`).join(', ')}}`
+          : `${indent}many:\n${Array.from({ length: n }, (_, i) => `${indent}  k${i}: ${i}`).join('\n')}`,
+      );
       return ls.join('\n');
     }
     case 11: // a name of an Object.prototype member where a name or id goes
@@ -119,7 +213,9 @@ function mutate(r: Rng, text: string): string | Buffer {
       return ls.join('\n');
     }
     case 13: // a needs cycle or an on_fail back to a node that needs it
-      return text.replace(/needs: \[(\w+)\]/, (_m, n: string) => r.pick([`needs: [${n}, draft, classify]`, `on_fail: "${n}"`, 'needs: [draft]'])).replace(/on_fail: "(\w+)"/, () => `on_fail: "${r.pick(['classify', 'draft', 'nowhere', 'constructor'])}"`);
+      return text
+        .replace(/needs: \[(\w+)\]/, (_m, n: string) => r.pick([`needs: [${n}, draft, classify]`, `on_fail: "${n}"`, 'needs: [draft]']))
+        .replace(/on_fail: "(\w+)"/, () => `on_fail: "${r.pick(['classify', 'draft', 'nowhere', 'constructor'])}"`);
     case 14: // a big file (sometimes over the size limit)
       return `${text}\n# ${'x'.repeat(r.pick([1_000, 60_000, LIMITS.fileBytes + 10]))}\n`;
     case 15: // a second document, a directive, a BOM

@@ -44,7 +44,8 @@ describe('aqven check on hostile YAML', () => {
 
   it('anchors and a few aliases still work', async () => {
     // (the same model twice in the chain is E_CHAIN_DUPLICATE, so the aliases repeat other values)
-    const text = 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: &m "openrouter:a/b"\nsystem: *m\nfallback_models: [&f "openrouter:c/d"]\ndescription: *f\noutput: &o { retries: 2 }\n';
+    const text =
+      'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: &m "openrouter:a/b"\nsystem: *m\nfallback_models: [&f "openrouter:c/d"]\ndescription: *f\noutput: &o { retries: 2 }\n';
     const { project, diagnostics } = await loadProject(await writeProject({ 'agents/helper.yaml': text }), { env: KEY });
     expect(diagnostics).toEqual([]);
     expect(project!.agents.helper.fallbackModels).toEqual(['openrouter:c/d']);
@@ -63,7 +64,10 @@ describe('aqven check on hostile YAML', () => {
 
   it('a billion-laughs bomb is E_LIMIT, not an exception or a hang', async () => {
     let text = agent('settings:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n');
-    for (let i = 1; i < 10; i++) text += `  a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]\n`;
+    for (let i = 1; i < 10; i++)
+      text += `  a${i}: &a${i} [${Array(9)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]\n`;
     const ds = await check({ 'agents/helper.yaml': text });
     expect(errorsOf(ds).map((d) => [d.code, d.message])).toEqual([['E_LIMIT', `the aliases of this file stand for more than ${LIMITS.aliasValues} values`]]);
     expect(errorsOf(ds)[0].line).toBeGreaterThan(4);
@@ -95,7 +99,13 @@ describe('aqven check on hostile YAML', () => {
     const text = agent(`settings:\n${Array.from({ length: 30_000 }, (_, i) => `  k${i}: 1\n`).join('')}`);
     const ds = await check({ 'agents/helper.yaml': text });
     expect(errorsOf(ds)).toEqual([
-      expect.objectContaining({ file: 'agents/helper.yaml', line: 1, col: 1, code: 'E_LIMIT', message: expect.stringMatching(/^the file is [\d.]+ KiB; a project file may be at most 128 KiB$/) }),
+      expect.objectContaining({
+        file: 'agents/helper.yaml',
+        line: 1,
+        col: 1,
+        code: 'E_LIMIT',
+        message: expect.stringMatching(/^the file is [\d.]+ KiB; a project file may be at most 128 KiB$/),
+      }),
     ]);
   });
 
@@ -152,7 +162,15 @@ describe('aqven check on hostile YAML', () => {
   it('a byte that is not UTF-8 is an error at its line and column', async () => {
     const bytes = Buffer.concat([Buffer.from(agent('description: "caf')), Buffer.from([0xe9]), Buffer.from('"\n')]);
     const ds = errorsOf(await check({ 'agents/helper.yaml': bytes }));
-    expect(ds).toEqual([expect.objectContaining({ file: 'agents/helper.yaml', line: 4, col: 'description: "caf'.length + 1, code: 'E_FIELD', message: expect.stringContaining('not UTF-8: byte 0xE9') })]);
+    expect(ds).toEqual([
+      expect.objectContaining({
+        file: 'agents/helper.yaml',
+        line: 4,
+        col: 'description: "caf'.length + 1,
+        code: 'E_FIELD',
+        message: expect.stringContaining('not UTF-8: byte 0xE9'),
+      }),
+    ]);
   });
 
   it('tabs as indentation are a positioned syntax error', async () => {
@@ -188,7 +206,13 @@ describe('the policy form on a hostile agent file', () => {
   it.each([
     ['an unresolved alias', agent('description: *nope\n'), 'alias *nope refers to no anchor'],
     ['an alias inside its own value', agent('settings:\n  stop: &s [a, *s]\n'), 'is inside the value it refers to'],
-    ['a billion-laughs bomb', agent(`settings:\n  a0: &a0 [l, l, l, l, l, l, l, l, l]\n${Array.from({ length: 9 }, (_, i) => `  a${i + 1}: &a${i + 1} [${Array(9).fill(`*a${i}`).join(', ')}]\n`).join('')}`), 'stand for more than'],
+    [
+      'a billion-laughs bomb',
+      agent(
+        `settings:\n  a0: &a0 [l, l, l, l, l, l, l, l, l]\n${Array.from({ length: 9 }, (_, i) => `  a${i + 1}: &a${i + 1} [${Array(9).fill(`*a${i}`).join(', ')}]\n`).join('')}`,
+      ),
+      'stand for more than',
+    ],
     ['nesting 10,000 deep', agent(`settings:\n  x: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`), 'nested too deeply'],
   ])('%s is refused with AgentYamlError, not thrown through', (_what, text, message) => {
     expect(() => updateAgentYaml(text, { output: { retries: 2 } })).toThrow(AgentYamlError);
@@ -257,11 +281,13 @@ describe('aqven check closes small gaps', () => {
     ['a backslash', 'google:x\\\\y', 'contains the character "\\\\"'],
     ['a non-ASCII letter', 'google:gemini-ß', 'contains the character "ß"'],
     ['an empty segment', 'openrouter:openai//gpt', 'has an empty path segment ("/" at its start or end, or "//")'],
-  ])('a model id with %s is E_MODEL at the agent\'s model field', async (_what, model, problem) => {
+  ])("a model id with %s is E_MODEL at the agent's model field", async (_what, model, problem) => {
     const text = `apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "${model}"\n`;
     const d = expectOne(await check({ 'agents/helper.yaml': text }), 'agents/helper.yaml', text, 'E_MODEL', '"', 'model:');
     expect(d.path).toEqual(['model']);
-    expect(d.message).toBe(`model "${model.replace(/\\\\/g, '\\')}": its model id ${problem}; a model id may contain only letters A-Z a-z, digits and . _ - : / @ ~, with no empty, "." or ".." segment`);
+    expect(d.message).toBe(
+      `model "${model.replace(/\\\\/g, '\\')}": its model id ${problem}; a model id may contain only letters A-Z a-z, digits and . _ - : / @ ~, with no empty, "." or ".." segment`,
+    );
   });
 
   it.each([
@@ -297,7 +323,9 @@ describe('names that are members of Object.prototype', () => {
   it('an agent "constructor" and a flow "toString" with a node "constructor" load like any other', async () => {
     const dir = await writeProject({
       'agents/constructor.yaml': 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:constructor"\n',
-      'flows/toString.yaml': flow('  constructor:\n    agent: "constructor"\n    prompt: "{{ input.q }}"\n  hasOwnProperty:\n    agent: "constructor"\n    needs: [constructor]\n    prompt: "{{ nodes.constructor.output }}"\n'),
+      'flows/toString.yaml': flow(
+        '  constructor:\n    agent: "constructor"\n    prompt: "{{ input.q }}"\n  hasOwnProperty:\n    agent: "constructor"\n    needs: [constructor]\n    prompt: "{{ nodes.constructor.output }}"\n',
+      ),
     });
     const { project, diagnostics } = await loadProject(dir, { env: KEY });
     expect(diagnostics).toEqual([]);

@@ -7,15 +7,7 @@ export type { AgentDef, AgentSettings, FlowDef, FlowNodeDef, JsonSchema, LoadRes
 export { capDiagnostics, CHECK_CODES, countOf, formatDiagnostic, hasErrors, severityOf, sortDiagnostics } from './diagnostics';
 export { LIMITS } from './limits';
 export type { CheckCode, Diagnostic, PathSegment, Severity } from './diagnostics';
-export {
-  agentFileSchema,
-  agentPolicyFormSchema,
-  flowFileSchema,
-  projectFileSchema,
-  providerFileSchema,
-  modelStringSchema,
-  outcomePolicySchema,
-} from './schema';
+export { agentFileSchema, agentPolicyFormSchema, flowFileSchema, projectFileSchema, providerFileSchema, modelStringSchema, outcomePolicySchema } from './schema';
 export type { AgentFile, AgentPolicyForm, FlowFile, IssueParams, ProjectFile, ProviderFile } from './schema';
 export { issueCode } from './issues';
 export { updateAgentYaml, AgentYamlError } from './agent-yaml';

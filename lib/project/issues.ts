@@ -55,9 +55,7 @@ export function allowedKeys(schema: z.ZodType, path: readonly PathSegment[]): st
 function editDistance(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++)
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
   return d[a.length][b.length];
 }
 
@@ -72,7 +70,9 @@ export function closest(word: string, candidates: readonly string[]): string | u
 }
 
 const dotted = (path: readonly PathSegment[]): string =>
-  path.map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s) ? (i ? `.${quote(s, 40)}` : quote(s, 40)) : `[${JSON.stringify(quote(s, 40))}]`)).join('');
+  path
+    .map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s) ? (i ? `.${quote(s, 40)}` : quote(s, 40)) : `[${JSON.stringify(quote(s, 40))}]`))
+    .join('');
 
 function describeType(value: unknown): string {
   if (value === null) return 'null';
@@ -120,18 +120,16 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
     if (issue.code === 'unrecognized_keys') {
       const allowed = allowedKeys(schema, path);
       for (const key of issue.keys) {
-        list.add(
-          () => {
-            const guess = key.length <= 64 ? closest(key, allowed) : undefined;
-            return src.diagnosticAt(
-              'E_FIELD',
-              [...path, key],
-              `unknown key "${quote(key)}"${path.length ? ` in ${dotted(path)}` : ''}`,
-              guess ? `did you mean "${guess}"?` : allowed.length ? `allowed keys here: ${allowed.join(', ')}` : 'remove this key',
-              'key',
-            );
-          },
-        );
+        list.add(() => {
+          const guess = key.length <= 64 ? closest(key, allowed) : undefined;
+          return src.diagnosticAt(
+            'E_FIELD',
+            [...path, key],
+            `unknown key "${quote(key)}"${path.length ? ` in ${dotted(path)}` : ''}`,
+            guess ? `did you mean "${guess}"?` : allowed.length ? `allowed keys here: ${allowed.join(', ')}` : 'remove this key',
+            'key',
+          );
+        });
       }
       continue;
     }
@@ -171,7 +169,10 @@ export function issueDiagnostics(src: YamlSource, schema: z.ZodType, issues: rea
       }
       case 'invalid_value': {
         const values = issue.values.map((v) => JSON.stringify(v)).join(', ');
-        message = issue.values.length === 1 && issue.message && !issue.message.startsWith('Invalid') ? issue.message : `${where} must be ${issue.values.length === 1 ? values : `one of ${values}`}`;
+        message =
+          issue.values.length === 1 && issue.message && !issue.message.startsWith('Invalid')
+            ? issue.message
+            : `${where} must be ${issue.values.length === 1 ? values : `one of ${values}`}`;
         hint ??= issue.values.length === 1 ? `write ${values}` : `use one of ${values}`;
         break;
       }

@@ -42,7 +42,15 @@ describe('loadProject', () => {
       baseUrl: 'https://openrouter.ai/api/v1',
       apiKeyEnv: 'OPENROUTER_API_KEY',
       structuredOutputs: true,
-      transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024, backoff: { baseMs: 500, factor: 2, capMs: 8000, jitter: 0.25 } },
+      transport: {
+        maxAttempts: 3,
+        budgetMs: 60_000,
+        timeoutMs: 120_000,
+        idleTimeoutMs: 120_000,
+        tryDeadlineMs: 1_800_000,
+        maxResponseBytes: 8 * 1024 * 1024,
+        backoff: { baseMs: 500, factor: 2, capMs: 8000, jitter: 0.25 },
+      },
       onRateLimit: { maxAttempts: 5, defaultWaitMs: 1_000, maxWaitMs: 60_000 },
       maxConcurrency: 16,
       models: {},
@@ -75,7 +83,15 @@ describe('loadProject', () => {
       api: 'anthropic',
       baseUrl: 'http://127.0.0.1:8080/v1',
       structuredOutputs: false,
-      transport: { maxAttempts: 2, budgetMs: 1500, timeoutMs: 500, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024, backoff: { baseMs: 500, factor: 2, capMs: 8000, jitter: 0.25 } },
+      transport: {
+        maxAttempts: 2,
+        budgetMs: 1500,
+        timeoutMs: 500,
+        idleTimeoutMs: 120_000,
+        tryDeadlineMs: 1_800_000,
+        maxResponseBytes: 8 * 1024 * 1024,
+        backoff: { baseMs: 500, factor: 2, capMs: 8000, jitter: 0.25 },
+      },
       onRateLimit: { maxAttempts: 5, defaultWaitMs: 2000, maxWaitMs: 60_000 },
       maxConcurrency: 4,
       models: { 'm:1': { inputPerMtok: 1, outputPerMtok: 2.5 } },
@@ -85,7 +101,13 @@ describe('loadProject', () => {
   it('lets a providers/ file override part of a built-in provider', async () => {
     const dir = await writeProject({ 'providers/openrouter.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\nmax_concurrency: 2\n' });
     const { project } = await loadProject(dir, { env: KEY });
-    expect(project!.providers.openrouter).toMatchObject({ api: 'openai', baseUrl: 'https://openrouter.ai/api/v1', apiKeyEnv: 'OPENROUTER_API_KEY', structuredOutputs: true, maxConcurrency: 2 });
+    expect(project!.providers.openrouter).toMatchObject({
+      api: 'openai',
+      baseUrl: 'https://openrouter.ai/api/v1',
+      apiKeyEnv: 'OPENROUTER_API_KEY',
+      structuredOutputs: true,
+      maxConcurrency: 2,
+    });
   });
 
   it('expands ${VAR} and ${VAR:-default} in aqven.yaml and providers, from the given env', async () => {
@@ -113,19 +135,35 @@ describe('loadProject', () => {
       ['providers/evil.yaml', 4, 11, 'E_ENV_NAME', ['base_url']],
       ['providers/evil.yaml', 5, 14, 'E_ENV_NAME', ['api_key_env']],
     ]);
-    expect(diagnostics[0].message).toBe('base_url expands ${AQVEN_AUTH_SECRET}, a variable project files may not read: ${VAR} takes only upper-case names ending in _BASE_URL, _HOST, _PORT or _DIR, never AQVEN_*, DATABASE_URL or PG*');
-    expect(diagnostics[1].message).toBe('api_key_env names AQVEN_DATABASE_URL, a variable project files may not read: api_key_env takes only upper-case names ending in _API_KEY or _API_TOKEN, never AQVEN_*, DATABASE_URL or PG*');
+    expect(diagnostics[0].message).toBe(
+      'base_url expands ${AQVEN_AUTH_SECRET}, a variable project files may not read: ${VAR} takes only upper-case names ending in _BASE_URL, _HOST, _PORT or _DIR, never AQVEN_*, DATABASE_URL or PG*',
+    );
+    expect(diagnostics[1].message).toBe(
+      'api_key_env names AQVEN_DATABASE_URL, a variable project files may not read: api_key_env takes only upper-case names ending in _API_KEY or _API_TOKEN, never AQVEN_*, DATABASE_URL or PG*',
+    );
     expect(JSON.stringify(diagnostics)).not.toMatch(/auth-secret-value|db-password/);
   });
 
   it('refuses every name outside the pattern, in aqven.yaml too, even with a default and even when it has the right suffix', async () => {
     const env = { ...KEY, OPENAI_API_KEY: 'sk-real', AQVEN_SIM_HOST: 'x', PG_HOST: 'db', DATABASE_URL: 'postgres://u:p@h/d', HOME: '/root' };
     const dir = await writeProject({
-      'aqven.yaml': 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "p"\ndatabase: "${HOME:-data}/runs.db"\nsimulate:\n  scripts:\n    m:\n    - { kind: "ok", text: "${OPENAI_API_KEY}" }\n',
-      'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://h${AQVEN_SIM_HOST}${PG_HOST:-x}/${DATABASE_URL}/${lower_host}"\napi_key_env: "PG_API_KEY"\n',
+      'aqven.yaml':
+        'apiVersion: "aqven/v1"\nkind: "Project"\nname: "p"\ndatabase: "${HOME:-data}/runs.db"\nsimulate:\n  scripts:\n    m:\n    - { kind: "ok", text: "${OPENAI_API_KEY}" }\n',
+      'providers/local.yaml':
+        'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://h${AQVEN_SIM_HOST}${PG_HOST:-x}/${DATABASE_URL}/${lower_host}"\napi_key_env: "PG_API_KEY"\n',
     });
     const diagnostics = await checkProject(dir, { env });
-    expect(diagnostics.map((d) => [d.file, d.code, d.path, d.message.match(/\$\{(\w+)\}|names (\w+)/)!.slice(1).join('')])).toEqual([
+    expect(
+      diagnostics.map((d) => [
+        d.file,
+        d.code,
+        d.path,
+        d.message
+          .match(/\$\{(\w+)\}|names (\w+)/)!
+          .slice(1)
+          .join(''),
+      ]),
+    ).toEqual([
       ['aqven.yaml', 'E_ENV_NAME', ['database'], 'HOME'],
       ['aqven.yaml', 'E_ENV_NAME', ['simulate', 'scripts', 'm', 0, 'text'], 'OPENAI_API_KEY'],
       ['providers/local.yaml', 'E_ENV_NAME', ['base_url'], 'AQVEN_SIM_HOST'],
@@ -141,7 +179,8 @@ describe('loadProject', () => {
     const dir = await writeProject({
       'aqven.yaml': 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "p"\ndatabase: "${RUNS_DIR}/runs.db"\n',
       'providers/azure.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "${AZURE_OPENAI_BASE_URL}"\napi_key_env: "AZURE_OPENAI_API_KEY"\n',
-      'providers/ollama.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://${OLLAMA_HOST}:${OLLAMA_PORT}/v1"\napi_key_env: "CLOUDFLARE_API_TOKEN"\n',
+      'providers/ollama.yaml':
+        'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "http://${OLLAMA_HOST}:${OLLAMA_PORT}/v1"\napi_key_env: "CLOUDFLARE_API_TOKEN"\n',
     });
     const env = { ...KEY, RUNS_DIR: '/var/aqven', AZURE_OPENAI_BASE_URL: 'https://r.openai.azure.com/openai/v1', OLLAMA_HOST: 'gpu-box', OLLAMA_PORT: '11434' };
     const { project, diagnostics } = await loadProject(dir, { env });
@@ -164,7 +203,14 @@ describe('loadProject', () => {
     const diagnostics = all.filter((d) => d.code !== 'W_UNPRICED');
     expect(project).toBeNull();
     expect(diagnostics.map((d) => [d.file, d.line, d.col, d.code, d.path, d.message])).toEqual([
-      ['providers/evil.yaml', 4, 11, 'E_PROVIDER_HOST', ['base_url'], 'the base_url of providers/evil.yaml is on host evil.example, which is not in AQVEN_PROVIDER_HOSTS (openrouter.ai, *.internal): no request may go there'],
+      [
+        'providers/evil.yaml',
+        4,
+        11,
+        'E_PROVIDER_HOST',
+        ['base_url'],
+        'the base_url of providers/evil.yaml is on host evil.example, which is not in AQVEN_PROVIDER_HOSTS (openrouter.ai, *.internal): no request may go there',
+      ],
       [
         'agents/helper.yaml',
         4,
@@ -252,7 +298,14 @@ describe('the showcase', () => {
       scripts: {},
       limits: { 'google/gemini-2.5-flash-lite': { depth: 5, list: 40, enum: 30 }, 'openai/gpt-oss-20b': { depth: 8, list: 100, enum: 64 } },
     });
-    expect(agentPolicy(project!.agents.gpt)).toEqual({ chain: ['openrouter:openai/gpt-oss-20b'], retries: 4, onError: 'retry', onRefusal: 'fail', onTruncated: 'fail', strict: false });
+    expect(agentPolicy(project!.agents.gpt)).toEqual({
+      chain: ['openrouter:openai/gpt-oss-20b'],
+      retries: 4,
+      onError: 'retry',
+      onRefusal: 'fail',
+      onTruncated: 'fail',
+      strict: false,
+    });
     expect(agentPolicy(project!.agents.classifier)).toEqual({
       chain: ['openrouter:google/gemini-2.5-flash-lite', 'openrouter:openai/gpt-oss-20b'],
       retries: 3,
@@ -273,7 +326,15 @@ describe('the showcase', () => {
   });
 
   it('is the same as templates/showcase', async () => {
-    for (const file of ['aqven.yaml', 'providers/openrouter.yaml', 'agents/gpt.yaml', 'agents/classifier.yaml', 'agents/writer.yaml', 'flows/triage.yaml', 'flows/long-answer.yaml']) {
+    for (const file of [
+      'aqven.yaml',
+      'providers/openrouter.yaml',
+      'agents/gpt.yaml',
+      'agents/classifier.yaml',
+      'agents/writer.yaml',
+      'flows/triage.yaml',
+      'flows/long-answer.yaml',
+    ]) {
       expect(await readFile(join(SHOWCASE, '../templates/showcase', file), 'utf8'), file).toBe(await readFile(join(SHOWCASE, file), 'utf8'));
     }
   });

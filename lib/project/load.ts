@@ -41,13 +41,27 @@ function providerFromSource(text: string, file: string, opts: LoadOptions): { pr
   if (!data) return { provider: null, diagnostics, src };
   const name = fileStem(file);
   if (data.name !== undefined && data.name !== name) {
-    diagnostics.push(src.diagnosticAt('E_FIELD', ['name'], `provider name "${data.name}" does not match the file name "${name}"`, `rename the file to providers/${data.name}.yaml or set name: "${name}"`));
+    diagnostics.push(
+      src.diagnosticAt(
+        'E_FIELD',
+        ['name'],
+        `provider name "${data.name}" does not match the file name "${name}"`,
+        `rename the file to providers/${data.name}.yaml or set name: "${name}"`,
+      ),
+    );
   }
   const base = builtInProviderBase(name);
   if (!base) {
     for (const key of ['api', 'base_url'] as const) {
       if (data[key] === undefined) {
-        diagnostics.push(src.diagnosticAt('E_FIELD', [key], `missing required key "${key}" (the provider "${name}" is not built in)`, key === 'api' ? 'add api: "openai", "anthropic" or "gemini" (the wire protocol)' : 'add base_url: "https://…" (the endpoint of the API)'));
+        diagnostics.push(
+          src.diagnosticAt(
+            'E_FIELD',
+            [key],
+            `missing required key "${key}" (the provider "${name}" is not built in)`,
+            key === 'api' ? 'add api: "openai", "anthropic" or "gemini" (the wire protocol)' : 'add base_url: "https://…" (the endpoint of the API)',
+          ),
+        );
       }
     }
   }
@@ -142,9 +156,23 @@ function agentProviderDiagnostics(src: YamlSource, data: AgentFile, ctx: AgentCo
     }
     if (!data.output.strict) continue;
     if (!provider.structuredOutputs) {
-      out.push(src.diagnosticAt('E_STRICT', ['output', 'strict'], `output.strict is true but provider "${provider.name}" (model "${model}") has no structured_outputs`, 'set output.strict to false (AQVEN validates and repairs the output), or use a provider with structured_outputs: true'));
+      out.push(
+        src.diagnosticAt(
+          'E_STRICT',
+          ['output', 'strict'],
+          `output.strict is true but provider "${provider.name}" (model "${model}") has no structured_outputs`,
+          'set output.strict to false (AQVEN validates and repairs the output), or use a provider with structured_outputs: true',
+        ),
+      );
     } else if (own(provider.models, ref.modelId)?.structuredOutputs === false) {
-      out.push(src.diagnosticAt('E_STRICT', ['output', 'strict'], `output.strict is true but the catalogue of provider "${provider.name}" says model "${ref.modelId}" has no structured_outputs`, 'set output.strict to false (AQVEN validates and repairs the output), or use a model with structured outputs'));
+      out.push(
+        src.diagnosticAt(
+          'E_STRICT',
+          ['output', 'strict'],
+          `output.strict is true but the catalogue of provider "${provider.name}" says model "${ref.modelId}" has no structured_outputs`,
+          'set output.strict to false (AQVEN validates and repairs the output), or use a model with structured outputs',
+        ),
+      );
     }
   }
   return out;
@@ -204,7 +232,17 @@ function duplicates(files: string[]): { unique: string[]; diagnostics: Diagnosti
   const diagnostics: Diagnostic[] = [];
   for (const f of files) {
     const prev = byName.get(fileStem(f));
-    if (prev) diagnostics.push({ file: f, line: 1, col: 1, severity: 'error', code: 'E_FIELD', message: `"${fileStem(f)}" is defined twice: ${prev} and ${f}`, hint: `remove or rename one of the two files`, path: [] });
+    if (prev)
+      diagnostics.push({
+        file: f,
+        line: 1,
+        col: 1,
+        severity: 'error',
+        code: 'E_FIELD',
+        message: `"${fileStem(f)}" is defined twice: ${prev} and ${f}`,
+        hint: `remove or rename one of the two files`,
+        path: [],
+      });
     else byName.set(fileStem(f), f);
   }
   return { unique: [...byName.values()], diagnostics };
@@ -268,7 +306,11 @@ interface ModelUse {
   agent: string;
 }
 
-async function loadAgents(root: string, read: Read, ctx: Required<AgentContext>): Promise<{ agents: Record<string, AgentDef>; names: Set<string>; used: ProviderUse; models: ModelUse[]; diagnostics: Diagnostic[] }> {
+async function loadAgents(
+  root: string,
+  read: Read,
+  ctx: Required<AgentContext>,
+): Promise<{ agents: Record<string, AgentDef>; names: Set<string>; used: ProviderUse; models: ModelUse[]; diagnostics: Diagnostic[] }> {
   const agents: Record<string, AgentDef> = {};
   const files = duplicates(await yamlFiles(root, 'agents'));
   const diagnostics = [...files.diagnostics];
@@ -413,7 +455,14 @@ export async function loadProject(dir: string, opts: LoadOptions = {}): Promise<
   const providers = await loadProviders(root, read, env);
   const agents = await loadAgents(root, read, { providers: providers.providers, brokenProviders: providers.broken });
   const flows = await loadFlows(root, read, { agents: agents.names });
-  diagnostics.push(...providers.diagnostics, ...agents.diagnostics, ...flows.diagnostics, ...providerHostErrors(agents.used, providers, env), ...apiKeyWarnings(agents.used, providers, env), ...unpricedWarnings(agents.models, providers));
+  diagnostics.push(
+    ...providers.diagnostics,
+    ...agents.diagnostics,
+    ...flows.diagnostics,
+    ...providerHostErrors(agents.used, providers, env),
+    ...apiKeyWarnings(agents.used, providers, env),
+    ...unpricedWarnings(agents.models, providers),
+  );
 
   // at most LIMITS.diagnosticsPerFile errors per file, the rest counted in one E_MORE
   const sorted = capDiagnostics(diagnostics);

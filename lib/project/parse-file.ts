@@ -29,7 +29,9 @@ export function parseFile<S extends z.ZodType>(file: string, text: string, schem
     raw = src.toJS();
   } catch (err) {
     // structureDiagnostics leaves nothing for yaml to refuse; should it still, the file is answered
-    diagnostics.push(src.diagnostic('E_FIELD', null, `the file cannot be read as data: ${err instanceof Error ? err.message : String(err)}`, 'simplify the file (anchors, aliases, nesting)'));
+    diagnostics.push(
+      src.diagnostic('E_FIELD', null, `the file cannot be read as data: ${err instanceof Error ? err.message : String(err)}`, 'simplify the file (anchors, aliases, nesting)'),
+    );
     return { src, data: null, diagnostics };
   }
   if (raw === null || raw === undefined) {
@@ -63,7 +65,21 @@ export function readYaml(file: string, text: string): { src: YamlSource; diagnos
     // yaml's parser recurses once per line of a block mapping left inside an unclosed flow
     // collection ("{ a: 1," then 2,000 "k: v" lines, ~30 KB): answered, not thrown
     if (!(err instanceof RangeError)) throw err;
-    return { src: new YamlSource(file, ''), diagnostics: [{ file, line: 1, col: 1, severity: 'error', code: 'E_LIMIT', message: 'the file cannot be parsed: its structure nests too deeply for the YAML parser', hint: 'close every "{" and "[" on the line it belongs to, and split long mappings', path: [] }] };
+    return {
+      src: new YamlSource(file, ''),
+      diagnostics: [
+        {
+          file,
+          line: 1,
+          col: 1,
+          severity: 'error',
+          code: 'E_LIMIT',
+          message: 'the file cannot be parsed: its structure nests too deeply for the YAML parser',
+          hint: 'close every "{" and "[" on the line it belongs to, and split long mappings',
+          path: [],
+        },
+      ],
+    };
   }
   const syntax = src.syntaxDiagnostics();
   return { src, diagnostics: syntax.length ? syntax : src.structureDiagnostics() };
@@ -93,5 +109,7 @@ export function fileStem(file: string): string {
 export function nameDiagnostic(src: YamlSource, what: 'provider' | 'agent' | 'flow'): Diagnostic[] {
   const name = fileStem(src.file);
   if (NAME_PATTERN.test(name)) return [];
-  return [src.diagnostic('E_FIELD', null, `${what} name "${name}" (from the file name) may contain only letters, digits, "-" and "_"`, `rename the file, e.g. ${what}s/my-${what}.yaml`)];
+  return [
+    src.diagnostic('E_FIELD', null, `${what} name "${name}" (from the file name) may contain only letters, digits, "-" and "_"`, `rename the file, e.g. ${what}s/my-${what}.yaml`),
+  ];
 }

@@ -39,10 +39,20 @@ describe('parseModelString', () => {
     'openrouter:~anthropic/claude-sonnet',
   ])('accepts the real model id %s', (model) => expect(parseModelString(model)).not.toBeNull());
 
-  it.each(['google:x/../../../v1beta/cachedContents?', 'google:..', 'google:./x', 'google:a?b', 'google:a#b', 'google:a%2Fb', 'google:a\\b', 'google:/a', 'google:a/', 'google:a//b', 'google:gemini-ß', 'google:a&b=c'])(
-    'refuses the model id of %s, which a URL would read as structure',
-    (model) => expect(parseModelString(model)).toBeNull(),
-  );
+  it.each([
+    'google:x/../../../v1beta/cachedContents?',
+    'google:..',
+    'google:./x',
+    'google:a?b',
+    'google:a#b',
+    'google:a%2Fb',
+    'google:a\\b',
+    'google:/a',
+    'google:a/',
+    'google:a//b',
+    'google:gemini-ß',
+    'google:a&b=c',
+  ])('refuses the model id of %s, which a URL would read as structure', (model) => expect(parseModelString(model)).toBeNull());
 });
 
 describe('expandEnv', () => {
@@ -64,14 +74,23 @@ describe('expandEnv', () => {
 
 describe('envNameAllowed', () => {
   it.each(['OPENAI_BASE_URL', 'OLLAMA_HOST', 'LLM_PORT', 'RUNS_DIR'])('expands %s', (name) => expect(envNameAllowed(name, 'expand')).toBe(true));
-  it.each(['OPENAI_API_KEY', 'HOME', 'PATH', 'AQVEN_DATA_DIR', 'AQVEN_SIM_HOST', 'DATABASE_URL', 'PGHOST', 'PG_HOST', 'PGPORT', 'llm_host', '_HOST', 'HOST'])('does not expand %s', (name) =>
-    expect(envNameAllowed(name, 'expand')).toBe(false),
+  it.each(['OPENAI_API_KEY', 'HOME', 'PATH', 'AQVEN_DATA_DIR', 'AQVEN_SIM_HOST', 'DATABASE_URL', 'PGHOST', 'PG_HOST', 'PGPORT', 'llm_host', '_HOST', 'HOST'])(
+    'does not expand %s',
+    (name) => expect(envNameAllowed(name, 'expand')).toBe(false),
   );
   it.each(['OPENROUTER_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'AZURE_OPENAI_API_KEY', 'CLOUDFLARE_API_TOKEN'])('reads %s as api_key_env', (name) =>
     expect(envNameAllowed(name, 'api_key_env')).toBe(true),
   );
-  it.each(['AQVEN_DATABASE_URL', 'AQVEN_AUTH_SECRET', 'AQVEN_API_KEY', 'DATABASE_URL', 'PGPASSWORD', 'PG_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'OPENAI_BASE_URL', 'openai_api_key', 'API_KEY'])(
-    'does not read %s as api_key_env',
-    (name) => expect(envNameAllowed(name, 'api_key_env')).toBe(false),
-  );
+  it.each([
+    'AQVEN_DATABASE_URL',
+    'AQVEN_AUTH_SECRET',
+    'AQVEN_API_KEY',
+    'DATABASE_URL',
+    'PGPASSWORD',
+    'PG_API_KEY',
+    'AWS_SECRET_ACCESS_KEY',
+    'OPENAI_BASE_URL',
+    'openai_api_key',
+    'API_KEY',
+  ])('does not read %s as api_key_env', (name) => expect(envNameAllowed(name, 'api_key_env')).toBe(false));
 });

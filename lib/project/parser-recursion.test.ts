@@ -11,6 +11,8 @@ describe('a file that overflows the YAML parser', () => {
     const dir = await writeProject({ 'aqven.yaml': `apiVersion: "aqven/v1"\nkind: "Project"\nsimulate:\n  chaos: { drop: 0.01,\n    many:\n${keys}` });
     const { project, diagnostics } = await loadProject(dir, { env: { OPENROUTER_API_KEY: 'sk-test' } });
     expect(project).toBeNull();
-    expect(diagnostics).toEqual([expect.objectContaining({ file: 'aqven.yaml', line: 1, col: 1, code: 'E_LIMIT', path: [], message: expect.stringContaining('cannot be parsed') })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ file: 'aqven.yaml', line: 1, col: 1, code: 'E_LIMIT', path: [], message: expect.stringContaining('cannot be parsed') }),
+    ]);
   });
 });

@@ -67,7 +67,9 @@ describe('projectPathProblem and checkProjectFiles', () => {
   it('sorts the paths and refuses texts that are not strings or too big', () => {
     expect(Object.keys(checkProjectFiles({ 'flows/b.yaml': 'b', 'aqven.yaml': 'p', 'agents/a.yaml': 'a' }, 'x'))).toEqual(['agents/a.yaml', 'aqven.yaml', 'flows/b.yaml']);
     expect(() => checkProjectFiles({ 'aqven.yaml': 7 }, 'snapshot 3')).toThrow('the file aqven.yaml of snapshot 3 is not text');
-    expect(() => checkProjectFiles({ 'aqven.yaml': 'é'.repeat(LIMITS.fileBytes / 2 + 1) }, 'snapshot 3')).toThrow('the file aqven.yaml of snapshot 3 is 131074 bytes; a project file may be at most 131072 bytes (128 KiB)');
+    expect(() => checkProjectFiles({ 'aqven.yaml': 'é'.repeat(LIMITS.fileBytes / 2 + 1) }, 'snapshot 3')).toThrow(
+      'the file aqven.yaml of snapshot 3 is 131074 bytes; a project file may be at most 131072 bytes (128 KiB)',
+    );
     expect(() => checkProjectFiles(['aqven.yaml'], 'snapshot 3')).toThrow('snapshot 3 is not a map of file paths to texts');
   });
 
@@ -95,7 +97,7 @@ describe('writeProjectFiles', () => {
   it('leaves differing files alone without force, overwrites them with it, and never deletes', async () => {
     const out = await writeProject({ 'agents/extra.yaml': 'mine' });
     const before = await readFile(join(out, 'agents/helper.yaml'), 'utf8');
-    const files = { 'aqven.yaml': (await readFile(join(out, 'aqven.yaml'), 'utf8')), 'agents/helper.yaml': `${before}# edited\n`, 'flows/new.yaml': 'n' };
+    const files = { 'aqven.yaml': await readFile(join(out, 'aqven.yaml'), 'utf8'), 'agents/helper.yaml': `${before}# edited\n`, 'flows/new.yaml': 'n' };
     const refused = await writeProjectFiles(out, files);
     expect(refused).toEqual({ written: [], unchanged: ['aqven.yaml'], differing: ['agents/helper.yaml'] });
     expect(existsSync(join(out, 'flows/new.yaml'))).toBe(false); // nothing at all was written
@@ -111,7 +113,9 @@ describe('writeProjectFiles', () => {
     const root = await temp();
     const out = join(root, 'project');
     for (const evil of ['../evil.yaml', 'agents/../../evil.yaml', join(root, 'evil.yaml')]) {
-      await expect(writeProjectFiles(out, { 'aqven.yaml': 'p', [evil]: 'x' }, { origin: 'snapshot 9' })).rejects.toThrow(/refusing the file ".*" of snapshot 9: it (leaves the project folder|is an absolute path)/);
+      await expect(writeProjectFiles(out, { 'aqven.yaml': 'p', [evil]: 'x' }, { origin: 'snapshot 9' })).rejects.toThrow(
+        /refusing the file ".*" of snapshot 9: it (leaves the project folder|is an absolute path)/,
+      );
     }
     expect(await readdir(root)).toEqual([]);
   });

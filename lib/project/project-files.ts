@@ -79,7 +79,8 @@ export function checkProjectFiles(files: unknown, origin: string): ProjectFiles 
     if (problem) throw new ProjectFilesError(`refusing the file "${quote(path)}" of ${origin}: ${problem}`);
     if (typeof text !== 'string') throw new ProjectFilesError(`the file ${path} of ${origin} is not text`);
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > LIMITS.fileBytes) throw new ProjectFilesError(`the file ${path} of ${origin} is ${bytes} bytes; a project file may be at most ${LIMITS.fileBytes} bytes (${formatBytes(LIMITS.fileBytes)})`);
+    if (bytes > LIMITS.fileBytes)
+      throw new ProjectFilesError(`the file ${path} of ${origin} is ${bytes} bytes; a project file may be at most ${LIMITS.fileBytes} bytes (${formatBytes(LIMITS.fileBytes)})`);
     out.push([path, text]);
   }
   return Object.fromEntries(out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -43,10 +43,6 @@ describe('templateRefs', () => {
   it('reports bad syntax instead of throwing', () => {
     const { refs, errors } = templateRefs('{{ }} {{ input..x }} {{ input.ok }} {{ input.y');
     expect(refs.map((r) => r.raw)).toEqual(['{{ input.ok }}']);
-    expect(errors.map((e) => e.message)).toEqual([
-      'empty reference {{ }}',
-      '{{ input..x }} is not a dot path like {{ input.ticket }}',
-      '"{{" is never closed with "}}"',
-    ]);
+    expect(errors.map((e) => e.message)).toEqual(['empty reference {{ }}', '{{ input..x }} is not a dot path like {{ input.ticket }}', '"{{" is never closed with "}}"']);
   });
 });

@@ -21,7 +21,16 @@ export async function readProjectText(root: string, file: string): Promise<strin
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
     const why = err instanceof Error ? err.message : String(err);
-    return { file, line: 1, col: 1, severity: 'error', code: 'E_FIELD', message: `the file cannot be read: ${why}`, hint: 'check the permissions of the file (aqven reads it as the current user)', path: [] };
+    return {
+      file,
+      line: 1,
+      col: 1,
+      severity: 'error',
+      code: 'E_FIELD',
+      message: `the file cannot be read: ${why}`,
+      hint: 'check the permissions of the file (aqven reads it as the current user)',
+      path: [],
+    };
   }
   const bad = firstInvalidUtf8(bytes);
   if (bad < 0) return bytes.toString('utf8');

@@ -46,7 +46,13 @@ nodes:
         queue: { enum: [billing, tech, sales] }
 `;
 
-const limit = (model: string, dimension: MeasuredLimit['dimension'], lastHeld: number | null, firstFailed: number | null, status: MeasuredLimit['status'] = 'complete'): MeasuredLimit => ({
+const limit = (
+  model: string,
+  dimension: MeasuredLimit['dimension'],
+  lastHeld: number | null,
+  firstFailed: number | null,
+  status: MeasuredLimit['status'] = 'complete',
+): MeasuredLimit => ({
   model,
   dimension,
   status,
@@ -70,7 +76,9 @@ describe('W_SCHEMA_LIMIT', () => {
     expect(d).toMatchObject({ file: 'flows/ask.yaml', severity: 'warning', code: 'W_SCHEMA_LIMIT', ...positionOf(FLOW, 'b:') });
     expect(d.path).toEqual(['nodes', 'deep', 'output', 'properties', 'a', 'properties', 'b']);
     expect(d.message).toBe(`the output schema of node "deep" nests 4 levels deep; model "${PRIMARY}" held depth 2 and failed at 3 (measured 2026-11-30)`);
-    expect(d.hint).toBe('split node "deep" into nodes that each ask for less, raise output.retries in agents/helper.yaml (now 2), or set output.strict: true (provider "openrouter" constrains the answer to the schema)');
+    expect(d.hint).toBe(
+      'split node "deep" into nodes that each ask for less, raise output.retries in agents/helper.yaml (now 2), or set output.strict: true (provider "openrouter" constrains the answer to the schema)',
+    );
   });
 
   it('is silent for a node that fits, and for a model with no measurement', async () => {

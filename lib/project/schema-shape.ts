@@ -121,7 +121,8 @@ export function schemaShape(schema: unknown): SchemaShape {
     let choices: ShapeFigure | null = Array.isArray(s.enum) ? { value: s.enum.length, path: [...path, 'enum'] } : null;
     for (const key of ['anyOf', 'oneOf'] as const) {
       const branches = s[key];
-      if (Array.isArray(branches) && branches.length > 0 && branches.every((b) => isObj(b) && 'const' in b)) choices = larger(choices, { value: branches.length, path: [...path, key] });
+      if (Array.isArray(branches) && branches.length > 0 && branches.every((b) => isObj(b) && 'const' in b))
+        choices = larger(choices, { value: branches.length, path: [...path, key] });
     }
 
     // what sits one level down (inside this container) and what sits at this level (branches)

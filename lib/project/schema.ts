@@ -58,7 +58,11 @@ export function durationUpTo(maxMs: number) {
       return z.NEVER;
     }
     if (ms > maxMs) {
-      ctx.addIssue({ code: 'custom', message: `"${quote(value)}" is longer than ${formatDuration(maxMs)}, the longest allowed here`, params: { hint: `use a duration of at most ${formatDuration(maxMs)}` } });
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${quote(value)}" is longer than ${formatDuration(maxMs)}, the longest allowed here`,
+        params: { hint: `use a duration of at most ${formatDuration(maxMs)}` },
+      });
       return z.NEVER;
     }
     return ms;
@@ -96,10 +100,7 @@ export const agentOutputSchema = z.strictObject({
 const OUTCOME_FIELDS = ['on_error', 'on_refusal', 'on_truncated'] as const;
 
 /** Seed page: "aqven check rejects fallback on an agent that has no fallback_models". */
-function outcomeFallbackRule(
-  value: { fallback_models?: unknown; output?: Partial<Record<(typeof OUTCOME_FIELDS)[number], unknown>> },
-  ctx: z.RefinementCtx,
-): void {
+function outcomeFallbackRule(value: { fallback_models?: unknown; output?: Partial<Record<(typeof OUTCOME_FIELDS)[number], unknown>> }, ctx: z.RefinementCtx): void {
   const fallbacks = Array.isArray(value.fallback_models) ? value.fallback_models.length : 0;
   if (fallbacks > 0) return;
   for (const field of OUTCOME_FIELDS) {
@@ -189,7 +190,11 @@ const httpUrl = z.string().superRefine((value, ctx) => {
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     // credentials in it are not repeated
-    ctx.addIssue({ code: 'custom', message: `base_url "${quote(value.replace(/\/\/[^/@]*@/, '//…@'))}" is not an http(s) URL`, params: { hint: 'write the full URL, e.g. "https://openrouter.ai/api/v1"' } });
+    ctx.addIssue({
+      code: 'custom',
+      message: `base_url "${quote(value.replace(/\/\/[^/@]*@/, '//…@'))}" is not an http(s) URL`,
+      params: { hint: 'write the full URL, e.g. "https://openrouter.ai/api/v1"' },
+    });
   } else if (url.username !== '' || url.password !== '') {
     // the URL is not repeated: it holds a secret
     ctx.addIssue({
@@ -203,7 +208,11 @@ const httpUrl = z.string().superRefine((value, ctx) => {
 /** The variable the key is read from: only one named for it (env.ts), so a pushed file cannot send another secret. */
 const apiKeyEnvSchema = z.string().superRefine((name, ctx) => {
   if (!ENV_NAME.test(name)) {
-    ctx.addIssue({ code: 'custom', message: `api_key_env "${quote(name)}" is not the name of an environment variable`, params: { hint: 'write a variable name such as "MY_PROVIDER_API_KEY"' } satisfies IssueParams });
+    ctx.addIssue({
+      code: 'custom',
+      message: `api_key_env "${quote(name)}" is not the name of an environment variable`,
+      params: { hint: 'write a variable name such as "MY_PROVIDER_API_KEY"' } satisfies IssueParams,
+    });
   } else if (!envNameAllowed(name, 'api_key_env')) {
     ctx.addIssue({
       code: 'custom',

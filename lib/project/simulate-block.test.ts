@@ -37,7 +37,10 @@ describe.each(EXAMPLES)('the simulator example of $file', ({ file, heading }) =>
   it('passes aqven check inside a project’s simulate: block', async () => {
     const dir = await writeProject({ 'aqven.yaml': aqvenYaml(example) });
     const { project, diagnostics } = await loadProject(dir, { env: KEY });
-    expect(diagnostics.filter((d) => d.severity === 'error'), JSON.stringify(diagnostics, null, 2)).toEqual([]);
+    expect(
+      diagnostics.filter((d) => d.severity === 'error'),
+      JSON.stringify(diagnostics, null, 2),
+    ).toEqual([]);
     const scenario = parseScenario(example, 'scenario.yaml');
     expect(project!.simulate.scripts).toEqual(scenario.scripts);
     expect(project!.simulate.chaos).toEqual(scenario.chaos ?? {});

@@ -84,7 +84,9 @@ export class YamlSource {
     const list = new DiagnosticList();
     for (const e of this.doc.errors) {
       if (e.code === 'RESOURCE_EXHAUSTION') {
-        list.add(() => this.diagnostic('E_LIMIT', e.pos[0], `the values here are nested too deeply to read (at most ${LIMITS.depth} levels of mappings and lists)`, 'flatten the structure'));
+        list.add(() =>
+          this.diagnostic('E_LIMIT', e.pos[0], `the values here are nested too deeply to read (at most ${LIMITS.depth} levels of mappings and lists)`, 'flatten the structure'),
+        );
         continue;
       }
       const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
@@ -151,18 +153,37 @@ export class YamlSource {
         aliases++;
         const target = anchors.get(node.source);
         if (aliases > LIMITS.aliases) {
-          if (!aliasLimitReported) problem('E_LIMIT', node, f, () => `more than ${LIMITS.aliases} aliases (*name) in one file`, 'write the values out, or use fewer anchors and aliases');
+          if (!aliasLimitReported)
+            problem('E_LIMIT', node, f, () => `more than ${LIMITS.aliases} aliases (*name) in one file`, 'write the values out, or use fewer anchors and aliases');
           aliasLimitReported = true;
         } else if (!target) {
-          problem('E_FIELD', node, f, () => `alias *${quote(node.source)} refers to no anchor: &${quote(node.source)} must be set before it`, `add &${quote(node.source)} to a value above, or write the value here`);
+          problem(
+            'E_FIELD',
+            node,
+            f,
+            () => `alias *${quote(node.source)} refers to no anchor: &${quote(node.source)} must be set before it`,
+            `add &${quote(node.source)} to a value above, or write the value here`,
+          );
         } else if (open.has(target)) {
-          problem('E_FIELD', node, f, () => `alias *${quote(node.source)} is inside the value it refers to`, 'an alias cannot repeat a value that contains it: write the value out');
+          problem(
+            'E_FIELD',
+            node,
+            f,
+            () => `alias *${quote(node.source)} is inside the value it refers to`,
+            'an alias cannot repeat a value that contains it: write the value out',
+          );
         } else {
           f.size = sizes.get(target) ?? 1;
           aliasValues += f.size;
           if (aliasValues > LIMITS.aliasValues && !aliasLimitReported) {
             aliasLimitReported = true;
-            problem('E_LIMIT', node, f, () => `the aliases of this file stand for more than ${LIMITS.aliasValues} values`, 'write the values out, or use fewer anchors and aliases');
+            problem(
+              'E_LIMIT',
+              node,
+              f,
+              () => `the aliases of this file stand for more than ${LIMITS.aliasValues} values`,
+              'write the values out, or use fewer anchors and aliases',
+            );
           }
         }
         continue;
@@ -241,15 +262,14 @@ export class YamlSource {
           });
         }
         for (const name of missing) {
-          list.add(
-            () =>
-              this.diagnostic(
-                'E_FIELD',
-                node.range?.[0] ?? null,
-                `environment variable ${quote(name)} is not set and "\${${quote(name)}}" has no default`,
-                `set ${quote(name)}, or write "\${${quote(name)}:-default}" to give it a default`,
-                fieldPath(ancestors, node),
-              ),
+          list.add(() =>
+            this.diagnostic(
+              'E_FIELD',
+              node.range?.[0] ?? null,
+              `environment variable ${quote(name)} is not set and "\${${quote(name)}}" has no default`,
+              `set ${quote(name)}, or write "\${${quote(name)}:-default}" to give it a default`,
+              fieldPath(ancestors, node),
+            ),
           );
         }
       },

@@ -27,7 +27,14 @@ describe('classifyAnthropic (DESIGN: Outcome classification, anthropic row)', ()
 describe('anthropic request', () => {
   it('puts system apart, requires max_tokens (default 4096), sends x-api-key and anthropic-version', () => {
     const w = anthropicAdapter.buildRequest(
-      { modelId: 'claude-x', messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }], stream: false },
+      {
+        modelId: 'claude-x',
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'U' },
+        ],
+        stream: false,
+      },
       provider,
       'key-1',
     );
@@ -40,7 +47,11 @@ describe('anthropic request', () => {
   it('strict sends output_config.format; max_tokens from settings', () => {
     const schema = { type: 'object' };
     const body = JSON.parse(
-      anthropicAdapter.buildRequest({ modelId: 'c', messages: [{ role: 'user', content: 'U' }], stream: true, responseSchema: schema, settings: { max_tokens: 50, temperature: 0 } }, provider, undefined).body,
+      anthropicAdapter.buildRequest(
+        { modelId: 'c', messages: [{ role: 'user', content: 'U' }], stream: true, responseSchema: schema, settings: { max_tokens: 50, temperature: 0 } },
+        provider,
+        undefined,
+      ).body,
     );
     expect(body).toMatchObject({ max_tokens: 50, temperature: 0, stream: true, output_config: { format: { type: 'json_schema', schema } } });
   });
@@ -111,7 +122,10 @@ describe('anthropic streams', () => {
   });
 
   it('a spend-limit error event is a quota: the stream breaks as `quota`, not retried by the transport, no pause', async () => {
-    const { broken } = await feed(anthropicAdapter, [start, ev('error', { error: { type: 'rate_limit_error', message: 'limit', details: { error_code: 'enforced_spend_limit_reached' } } })]);
+    const { broken } = await feed(anthropicAdapter, [
+      start,
+      ev('error', { error: { type: 'rate_limit_error', message: 'limit', details: { error_code: 'enforced_spend_limit_reached' } } }),
+    ]);
     expect(broken?.error).toBe('quota');
   });
 

@@ -1,7 +1,16 @@
 // Anthropic Messages (WIRE.md "anthropic").
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
-import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
+import {
+  tryJson,
+  type AdapterRequest,
+  type AdapterResult,
+  type ProviderAdapter,
+  type ReportedUsage,
+  type StreamAccumulator,
+  type StreamBreak,
+  type WireRequest,
+} from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { ANTHROPIC_STOP, outcomeOf, unrecognisedNote } from './finish-reasons';
 import { errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, splitSystem, str, unfinished } from './wire-helpers';
@@ -79,8 +88,7 @@ function result(s: AnthropicSignals, text: string, details: unknown, usage: Repo
 
 function usageOf(u: unknown, prev?: ReportedUsage): ReportedUsage {
   if (!isObj(u)) return prev ?? { inputTokens: 0, outputTokens: 0, costUsd: null };
-  const input =
-    'input_tokens' in u ? num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens) : (prev?.inputTokens ?? 0);
+  const input = 'input_tokens' in u ? num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens) : (prev?.inputTokens ?? 0);
   return { inputTokens: input, outputTokens: 'output_tokens' in u ? num(u.output_tokens) : (prev?.outputTokens ?? 0), costUsd: null };
 }
 

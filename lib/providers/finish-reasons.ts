@@ -41,28 +41,8 @@ export const ANTHROPIC_STOP: Table = table({
 export const GEMINI_FINISH: Table = table({
   ok: ['STOP'],
   truncated: ['MAX_TOKENS'],
-  refusal: [
-    'SAFETY',
-    'RECITATION',
-    'LANGUAGE',
-    'BLOCKLIST',
-    'PROHIBITED_CONTENT',
-    'SPII',
-    'IMAGE_SAFETY',
-    'IMAGE_PROHIBITED_CONTENT',
-    'IMAGE_RECITATION',
-    'MODEL_ARMOR',
-  ],
-  error: [
-    'MALFORMED_FUNCTION_CALL',
-    'UNEXPECTED_TOOL_CALL',
-    'TOO_MANY_TOOL_CALLS',
-    'MALFORMED_RESPONSE',
-    'MISSING_THOUGHT_SIGNATURE',
-    'OTHER',
-    'IMAGE_OTHER',
-    'NO_IMAGE',
-  ],
+  refusal: ['SAFETY', 'RECITATION', 'LANGUAGE', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION', 'MODEL_ARMOR'],
+  error: ['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'MALFORMED_RESPONSE', 'MISSING_THOUGHT_SIGNATURE', 'OTHER', 'IMAGE_OTHER', 'NO_IMAGE'],
 });
 
 export const GEMINI_UNSPECIFIED = 'FINISH_REASON_UNSPECIFIED';
@@ -73,9 +53,7 @@ export const GEMINI_UNSPECIFIED = 'FINISH_REASON_UNSPECIFIED';
  * `finish_reason` is `stop` (e.g. native `SAFETY`, `refusal`, `MALFORMED_FUNCTION_CALL`,
  * `MAX_TOKENS`); an ok or unknown native value leaves it to `finish_reason`.
  */
-export const NATIVE_DECIDES: Table = new Map(
-  [OPENAI_FINISH, ANTHROPIC_STOP, GEMINI_FINISH].flatMap((t) => [...t].filter(([, outcome]) => outcome !== 'ok')),
-);
+export const NATIVE_DECIDES: Table = new Map([OPENAI_FINISH, ANTHROPIC_STOP, GEMINI_FINISH].flatMap((t) => [...t].filter(([, outcome]) => outcome !== 'ok')));
 
 /** The outcome a known value means, or null for an unrecognised (or absent) one. */
 export function outcomeOf(t: Table, value: string | null): Outcome | null {

@@ -11,28 +11,12 @@ describe('classifyGemini (DESIGN: Outcome classification, gemini row)', () => {
   it.each([
     ...['STOP'].map((f) => [f, 'ok'] as const),
     ['MAX_TOKENS', 'truncated'] as const,
-    ...[
-      'SAFETY',
-      'RECITATION',
-      'LANGUAGE',
-      'BLOCKLIST',
-      'PROHIBITED_CONTENT',
-      'SPII',
-      'IMAGE_SAFETY',
-      'IMAGE_PROHIBITED_CONTENT',
-      'IMAGE_RECITATION',
-      'MODEL_ARMOR',
-    ].map((f) => [f, 'refusal'] as const),
-    ...[
-      'MALFORMED_FUNCTION_CALL',
-      'UNEXPECTED_TOOL_CALL',
-      'TOO_MANY_TOOL_CALLS',
-      'MALFORMED_RESPONSE',
-      'MISSING_THOUGHT_SIGNATURE',
-      'OTHER',
-      'IMAGE_OTHER',
-      'NO_IMAGE',
-    ].map((f) => [f, 'error'] as const),
+    ...['SAFETY', 'RECITATION', 'LANGUAGE', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION', 'MODEL_ARMOR'].map(
+      (f) => [f, 'refusal'] as const,
+    ),
+    ...['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'MALFORMED_RESPONSE', 'MISSING_THOUGHT_SIGNATURE', 'OTHER', 'IMAGE_OTHER', 'NO_IMAGE'].map(
+      (f) => [f, 'error'] as const,
+    ),
     ...['FINISH_REASON_UNSPECIFIED', 'NEW_VALUE'].map((f) => [f, 'ok'] as const),
   ])('%s → %s', (fr, outcome) => {
     expect(classifyGemini(s(fr))).toBe(outcome);
@@ -133,13 +117,20 @@ describe('gemini responses', () => {
   });
 
   it('a QuotaFailure naming a per-day quota is a quota even with a RetryInfo: its 34 s do not bring the day back', () => {
-    const violation = { quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier', quotaValue: '250' };
+    const violation = {
+      quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+      quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier',
+      quotaValue: '250',
+    };
     const daily = {
       error: {
         code: 429,
         status: 'RESOURCE_EXHAUSTED',
         message: 'You exceeded your current quota',
-        details: [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [violation] }, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34s' }],
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [violation] },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34s' },
+        ],
       },
     };
     expect(geminiAdapter.readError(429, daily, JSON.stringify(daily)).quota).toBe(true);

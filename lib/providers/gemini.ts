@@ -1,7 +1,16 @@
 // Gemini generateContent, v1beta (WIRE.md "gemini").
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
-import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
+import {
+  tryJson,
+  type AdapterRequest,
+  type AdapterResult,
+  type ProviderAdapter,
+  type ReportedUsage,
+  type StreamAccumulator,
+  type StreamBreak,
+  type WireRequest,
+} from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { GEMINI_FINISH, GEMINI_UNSPECIFIED, outcomeOf, unrecognisedNote } from './finish-reasons';
 import { errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, splitSystem, statusCode, str, unfinished } from './wire-helpers';

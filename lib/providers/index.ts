@@ -6,4 +6,3 @@ import { geminiAdapter } from './gemini';
 import { openaiAdapter } from './openai';
 
 export const builtinAdapters: AdapterTable = Object.freeze({ openai: openaiAdapter, anthropic: anthropicAdapter, gemini: geminiAdapter });
-

@@ -59,7 +59,14 @@ describe('classifyOpenAI (DESIGN: Outcome classification, openai row)', () => {
 });
 
 describe('openai request', () => {
-  const req = { modelId: 'gpt-x', messages: [{ role: 'system' as const, content: 'S' }, { role: 'user' as const, content: 'U' }], stream: false };
+  const req = {
+    modelId: 'gpt-x',
+    messages: [
+      { role: 'system' as const, content: 'S' },
+      { role: 'user' as const, content: 'U' },
+    ],
+    stream: false,
+  };
 
   it('sends max_completion_tokens to api.openai.com and max_tokens to compatible servers', () => {
     const a = JSON.parse(openaiAdapter.buildRequest({ ...req, settings: { max_tokens: 10 } }, provider('https://api.openai.com/v1'), 'k').body);
@@ -241,8 +248,16 @@ describe('openai streams', () => {
     ['OpenAI server_error without a code', { message: 'The server had an error', type: 'server_error', code: null }, 'server_error'],
     ['OpenAI rate_limit_exceeded', { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' }, 'rate_limited'],
     ['a 408', { code: 408, message: 'timed out' }, 'timeout'],
-    ['a quota, which waiting will not clear (not retried: the transport reads `quota`)', { code: 429, message: 'quota', metadata: { raw: '{"error":{"code":"insufficient_quota"}}' } }, 'quota'],
-    ["OpenRouter's free-models-per-day cap", { code: 429, message: 'Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free model requests per day' }, 'quota'],
+    [
+      'a quota, which waiting will not clear (not retried: the transport reads `quota`)',
+      { code: 429, message: 'quota', metadata: { raw: '{"error":{"code":"insufficient_quota"}}' } },
+      'quota',
+    ],
+    [
+      "OpenRouter's free-models-per-day cap",
+      { code: 429, message: 'Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free model requests per day' },
+      'quota',
+    ],
   ])('an error chunk reporting a transient failure or a quota breaks the stream: %s → %s', async (_n, error, kind) => {
     const { broken } = await feed(openaiAdapter, [chunk({ content: 'par' }), `data: ${JSON.stringify({ error })}\n\n`]);
     expect(broken?.error).toBe(kind);

@@ -1,7 +1,16 @@
 // OpenAI Chat Completions and every compatible server, OpenRouter included (WIRE.md "openai").
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Outcome, ResolvedProvider } from '@/lib/engine/types';
-import { tryJson, type AdapterRequest, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from '@/lib/engine/adapter';
+import {
+  tryJson,
+  type AdapterRequest,
+  type AdapterResult,
+  type ProviderAdapter,
+  type ReportedUsage,
+  type StreamAccumulator,
+  type StreamBreak,
+  type WireRequest,
+} from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { NATIVE_DECIDES, OPENAI_FINISH, outcomeOf, unrecognisedNote } from './finish-reasons';
 import { errorMessage, errorResult, eventBreak, isObj, isRefusalError, isSpentQuota, joinUrl, num, statusCode, str, unfinished } from './wire-helpers';

@@ -43,10 +43,20 @@ function unfit(project: Project, flowName: string, input: unknown): RunError | n
     return null;
   } catch (err) {
     if (err instanceof UnknownFlowError) {
-      return { code: 'unknown_flow', node: null, message: err.message, hint: 'The flow was removed or renamed after the run was queued; push a project that has it and start the run again.' };
+      return {
+        code: 'unknown_flow',
+        node: null,
+        message: err.message,
+        hint: 'The flow was removed or renamed after the run was queued; push a project that has it and start the run again.',
+      };
     }
     if (err instanceof RunInputError) {
-      return { code: 'invalid_input', node: null, message: err.message, hint: "The flow's input schema changed after the run was queued; start the run again with an input that fits it." };
+      return {
+        code: 'invalid_input',
+        node: null,
+        message: err.message,
+        hint: "The flow's input schema changed after the run was queued; start the run again with an input that fits it.",
+      };
     }
     throw err;
   }
@@ -77,7 +87,16 @@ export async function claimRun(db: Db, runId: string, o: ClaimOptions): Promise<
     if (error) {
       const done = await db.q
         .update(r)
-        .set({ status: 'failed', errorCode: error.code, errorNode: null, errorMessage: error.message, errorHint: error.hint, startedAt: now, finishedAt: now, snapshotId: o.snapshotId })
+        .set({
+          status: 'failed',
+          errorCode: error.code,
+          errorNode: null,
+          errorMessage: error.message,
+          errorHint: error.hint,
+          startedAt: now,
+          finishedAt: now,
+          snapshotId: o.snapshotId,
+        })
         .where(and(eq(r.id, runId), eq(r.status, 'queued')))
         .returning({ id: r.id });
       if (done.length === 1) return { kind: 'refused', flow: row.flow, error };
@@ -87,8 +106,14 @@ export async function claimRun(db: Db, runId: string, o: ClaimOptions): Promise<
     const [won] = await db.q
       .update(r)
       .set({
-        status: 'running', owner, fence: sql`${r.fence} + 1`, heartbeatAt: now, leaseExpiresAt: expiresAt,
-        startedAt: now, pid: process.pid, snapshotId: o.snapshotId,
+        status: 'running',
+        owner,
+        fence: sql`${r.fence} + 1`,
+        heartbeatAt: now,
+        leaseExpiresAt: expiresAt,
+        startedAt: now,
+        pid: process.pid,
+        snapshotId: o.snapshotId,
         ...(o.projectHash !== undefined && { projectHash: o.projectHash }),
       })
       .where(and(eq(r.id, runId), eq(r.status, 'queued')))

@@ -90,7 +90,8 @@ class Slots {
 
   give(): void {
     const next = this.waiting.shift();
-    if (next) next.resolve(); // the slot passes on as it is
+    if (next)
+      next.resolve(); // the slot passes on as it is
     else this.used--;
   }
 
@@ -158,7 +159,9 @@ export class QueueWorker {
       logger: queueLogger,
     });
     w.timer = setInterval(() => void w.tick(), LEASE_HEARTBEAT_MS);
-    w.stopLookups = startUsageLookups(db, () => ({ providers: w.session.providers, env: w.session.env, simulated: w.session.simulated !== null }), { log: (line) => o.onWarning?.(line) });
+    w.stopLookups = startUsageLookups(db, () => ({ providers: w.session.providers, env: w.session.env, simulated: w.session.simulated !== null }), {
+      log: (line) => o.onWarning?.(line),
+    });
     void w.tick(); // a worker starting after others died takes their runs over at once
     return w;
   }
@@ -213,7 +216,19 @@ export class QueueWorker {
     let started: StartedRun;
     try {
       // who queued the run: its record says so, and their spend budget applies to its attempts
-      started = await beginRun({ project: s.project, flow, input, providers: s.providers, env: s.env, db: s.db, runId, lease, snapshotId: s.snapshotId, projectHash: s.projectHash, startedBy });
+      started = await beginRun({
+        project: s.project,
+        flow,
+        input,
+        providers: s.providers,
+        env: s.env,
+        db: s.db,
+        runId,
+        lease,
+        snapshotId: s.snapshotId,
+        projectHash: s.projectHash,
+        startedBy,
+      });
     } catch (err) {
       // the claim checked flow and input against this very project, so this is a bug: the run must not stay claimed
       const error = { code: 'internal_error', node: null, message: message(err), hint: 'The worker could not start the run; it is recorded as failed.' };
@@ -250,12 +265,26 @@ export class QueueWorker {
       const status = a.handedBack && record.status === 'running' ? 'handed back' : record.status;
       const note = status === 'handed back' ? a.handedBack! : record.error ? `${record.error.code}${record.error.node ? ` at ${record.error.node}` : ''}` : undefined;
       const sinceStartMs = resumed ? sinceStart(record) : undefined;
-      this.end({ runId: record.id, flow: record.flow, status, attempts: attemptsOf(record), durationMs: Date.now() - a.since, resumed, note, ...(sinceStartMs !== undefined && { sinceStartMs }) });
+      this.end({
+        runId: record.id,
+        flow: record.flow,
+        status,
+        attempts: attemptsOf(record),
+        durationMs: Date.now() - a.since,
+        resumed,
+        note,
+        ...(sinceStartMs !== undefined && { sinceStartMs }),
+      });
     } catch (err) {
       const record = err instanceof RunNotRecordedError ? err.record : null;
       const status = a.handedBack ? 'handed back' : 'lost';
       this.end({
-        runId: started.runId, flow: record?.flow ?? flow, status, attempts: record ? attemptsOf(record) : 0, durationMs: Date.now() - a.since, resumed,
+        runId: started.runId,
+        flow: record?.flow ?? flow,
+        status,
+        attempts: record ? attemptsOf(record) : 0,
+        durationMs: Date.now() - a.since,
+        resumed,
         note: a.handedBack ?? message(err),
       });
     } finally {

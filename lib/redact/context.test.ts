@@ -25,7 +25,7 @@ const MAESTRO12 = luhn('50181234567');
 const OUTSIDE_3521 = luhn('352112345678901');
 const OUTSIDE_3598 = luhn('359812345678901');
 
-describe('cards: the issue\'s misses', () => {
+describe("cards: the issue's misses", () => {
   const cases: Case[] = [
     // 15-digit JCB and 12-digit Maestro are real networks: no context needed
     [`paid with ${JCB15_1800}`, 'paid with <CARD>'],
@@ -89,7 +89,7 @@ describe('cards: the IIN table', () => {
   });
 });
 
-describe('phones: the issue\'s misses', () => {
+describe("phones: the issue's misses", () => {
   const cases: Case[] = [
     ['Phone:\n467 3395', 'Phone:\n<PHONE>'],
     ['Can someone call me on 9472 7916? I have some questions.', 'Can someone call me on <PHONE>? I have some questions.'],

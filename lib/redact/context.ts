@@ -224,7 +224,8 @@ export function contextBefore(text: string, i: number): number {
     else if (flag & CTX_OWNER) {
       if (weak) return CTX_PHONE;
     } else if (flag & CTX_SKIP) continue;
-    else if (names < 2 && isUpper(text.charCodeAt(first))) names++; // "call Anna on", "José Emilio"
+    else if (names < 2 && isUpper(text.charCodeAt(first)))
+      names++; // "call Anna on", "José Emilio"
     else break;
   }
   return 0;

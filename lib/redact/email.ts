@@ -44,17 +44,60 @@ const RBRACKET = 93;
 // File extensions that look like TLDs but are not delegated TLDs. Real TLDs that double as
 // extensions (.md, .py, .rs, .zip, .mov …) are deliberately absent: those stay emails.
 const FILE_EXTENSIONS = new Set([
-  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'avif', 'bmp', 'ico', 'tif', 'tiff', 'heic',
-  'js', 'mjs', 'cjs', 'jsx', 'ts', 'mts', 'cts', 'tsx', 'css', 'scss', 'less', 'json', 'yaml',
-  'yml', 'html', 'htm', 'xml', 'txt', 'csv', 'pdf', 'lock', 'wasm', 'woff', 'woff2', 'ttf',
-  'otf', 'eot', 'mp3', 'mp4', 'webm', 'wav', 'ogg', 'gz', 'tgz', 'tar', 'jar', 'exe', 'dll',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'svg',
+  'webp',
+  'avif',
+  'bmp',
+  'ico',
+  'tif',
+  'tiff',
+  'heic',
+  'js',
+  'mjs',
+  'cjs',
+  'jsx',
+  'ts',
+  'mts',
+  'cts',
+  'tsx',
+  'css',
+  'scss',
+  'less',
+  'json',
+  'yaml',
+  'yml',
+  'html',
+  'htm',
+  'xml',
+  'txt',
+  'csv',
+  'pdf',
+  'lock',
+  'wasm',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'eot',
+  'mp3',
+  'mp4',
+  'webm',
+  'wav',
+  'ogg',
+  'gz',
+  'tgz',
+  'tar',
+  'jar',
+  'exe',
+  'dll',
 ]);
 
 function isLocalChar(c: number): boolean {
-  return (
-    isAsciiAlnum(c) || c === DOT || c === 95 /* _ */ || c === 37 /* % */ || c === 43 /* + */ ||
-    c === DASH || isUnicodeWordUnit(c)
-  );
+  return isAsciiAlnum(c) || c === DOT || c === 95 /* _ */ || c === 37 /* % */ || c === 43 /* + */ || c === DASH || isUnicodeWordUnit(c);
 }
 
 function isLabelChar(c: number): boolean {
@@ -70,8 +113,11 @@ function isTld(text: string, start: number, end: number): boolean {
   const len = end - start;
   if (len < 2) return false;
   if (
-    len >= 5 && (text.charCodeAt(start) | 32) === 120 && (text.charCodeAt(start + 1) | 32) === 110 &&
-    text.charCodeAt(start + 2) === DASH && text.charCodeAt(start + 3) === DASH
+    len >= 5 &&
+    (text.charCodeAt(start) | 32) === 120 &&
+    (text.charCodeAt(start + 1) | 32) === 110 &&
+    text.charCodeAt(start + 2) === DASH &&
+    text.charCodeAt(start + 3) === DASH
   ) {
     return true; // xn--…
   }
@@ -146,8 +192,11 @@ function domainEnd(text: string, at: number): number {
 function addressLiteralEnd(text: string, open: number): number {
   let p = open + 1;
   const tagged =
-    (text.charCodeAt(p) | 32) === 105 && (text.charCodeAt(p + 1) | 32) === 112 &&
-    (text.charCodeAt(p + 2) | 32) === 118 && text.charCodeAt(p + 3) === 54 && text.charCodeAt(p + 4) === COLON;
+    (text.charCodeAt(p) | 32) === 105 &&
+    (text.charCodeAt(p + 1) | 32) === 112 &&
+    (text.charCodeAt(p + 2) | 32) === 118 &&
+    text.charCodeAt(p + 3) === 54 &&
+    text.charCodeAt(p + 4) === COLON;
   if (tagged) p += 5; // "IPv6:"
   let q = p;
   while (q - open <= MAX_LITERAL) {

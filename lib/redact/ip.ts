@@ -212,9 +212,12 @@ export function isIpv6(text: string, a = 0, b = text.length): boolean {
 /** Is `s` the "6" of an "IPv6:" tag (RFC 5321's address-literal tag) not glued to a word before it? */
 function isIpv6Tag(text: string, s: number): boolean {
   return (
-    text.charCodeAt(s) === 54 && text.charCodeAt(s + 1) === COLON &&
-    (text.charCodeAt(s - 3) | 32) === 105 && (text.charCodeAt(s - 2) | 32) === 112 &&
-    (text.charCodeAt(s - 1) | 32) === 118 && !isWordChar(text.charCodeAt(s - 4))
+    text.charCodeAt(s) === 54 &&
+    text.charCodeAt(s + 1) === COLON &&
+    (text.charCodeAt(s - 3) | 32) === 105 &&
+    (text.charCodeAt(s - 2) | 32) === 112 &&
+    (text.charCodeAt(s - 1) | 32) === 118 &&
+    !isWordChar(text.charCodeAt(s - 4))
   );
 }
 

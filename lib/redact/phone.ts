@@ -53,10 +53,7 @@
 // each candidate reads a bounded number of characters (≤ 15 digits, the context words at most
 // PHONE_REACH.before back): linear time.
 import type { Reach, Span } from './span';
-import {
-  COLON, DASH, DOT, LPAREN, PLUS, RPAREN, SLASH, SPACE, ZERO, countDigits, isAsciiAlnum, isAsciiLetter,
-  isDigit, isHexDigit, isWordChar,
-} from './chars';
+import { COLON, DASH, DOT, LPAREN, PLUS, RPAREN, SLASH, SPACE, ZERO, countDigits, isAsciiAlnum, isAsciiLetter, isDigit, isHexDigit, isWordChar } from './chars';
 import { CONTEXT_REACH, CTX_NEGATIVE, CTX_PHONE, MAX_RUN_BACK, contextBefore, numberRunStart } from './context';
 
 const MAX_E164 = 15;

@@ -288,18 +288,9 @@ const MIXED: Case[] = [
     "I'm sorry, but I can't help with that. If you need assistance, please contact anna@example.com.",
     "I'm sorry, but I can't help with that. If you need assistance, please contact <EMAIL>.",
   ],
-  [
-    'Contact anna@example.com or +44 20 7946 0958 from 10.0.0.1',
-    'Contact <EMAIL> or <PHONE> from <IP>',
-  ],
-  [
-    '{"user":"anna@example.com","ip":"192.168.1.20","ts":1732886400000}',
-    '{"user":"<EMAIL>","ip":"<IP>","ts":1732886400000}',
-  ],
-  [
-    'Transfer to DE89 3704 0044 0532 0130 00 with card 4111 1111 1111 1111.',
-    'Transfer to <IBAN> with card <CARD>.',
-  ],
+  ['Contact anna@example.com or +44 20 7946 0958 from 10.0.0.1', 'Contact <EMAIL> or <PHONE> from <IP>'],
+  ['{"user":"anna@example.com","ip":"192.168.1.20","ts":1732886400000}', '{"user":"<EMAIL>","ip":"<IP>","ts":1732886400000}'],
+  ['Transfer to DE89 3704 0044 0532 0130 00 with card 4111 1111 1111 1111.', 'Transfer to <IBAN> with card <CARD>.'],
   ['+14155550132@example.com', '<EMAIL>'],
   ['0612345678@example.com', '<EMAIL>'],
   [
@@ -395,9 +386,7 @@ describe('redactText / redactMessages', () => {
   });
 
   it('uses the caller placeholder for caller patterns only', () => {
-    expect(redactText('token sk-abcDEF123456 ip 10.0.0.1', { extraPatterns: [key], placeholder: '[secret]' })).toBe(
-      'token [secret] ip <IP>',
-    );
+    expect(redactText('token sk-abcDEF123456 ip 10.0.0.1', { extraPatterns: [key], placeholder: '[secret]' })).toBe('token [secret] ip <IP>');
   });
 
   it('keeps other message fields and does not mutate the input', () => {
@@ -408,9 +397,7 @@ describe('redactText / redactMessages', () => {
   });
 
   it('applies the five detectors when no patterns are given', () => {
-    expect(redactMessages([{ role: 'user', content: 'GB82 WEST 1234 5698 7654 32' }])).toEqual([
-      { role: 'user', content: '<IBAN>' },
-    ]);
+    expect(redactMessages([{ role: 'user', content: 'GB82 WEST 1234 5698 7654 32' }])).toEqual([{ role: 'user', content: '<IBAN>' }]);
     expect(redactText('x 4111111111111111 y')).toBe(redact('x 4111111111111111 y'));
   });
 
@@ -432,8 +419,6 @@ describe('redactText / redactMessages', () => {
   });
 
   it('is case-insensitive when the caller pattern says so', () => {
-    expect(redactText('Project ZEPHYR and zephyr', { extraPatterns: [/zephyr/i], placeholder: '<CODENAME>' })).toBe(
-      'Project <CODENAME> and <CODENAME>',
-    );
+    expect(redactText('Project ZEPHYR and zephyr', { extraPatterns: [/zephyr/i], placeholder: '<CODENAME>' })).toBe('Project <CODENAME> and <CODENAME>');
   });
 });

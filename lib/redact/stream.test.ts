@@ -86,7 +86,7 @@ describe('createStreamRedactor', () => {
     const rnd = seeded(11);
     for (const maxPiece of [3, 40, 700, 5000]) {
       const pieces: string[] = [];
-      for (let i = 0; i < text.length; ) {
+      for (let i = 0; i < text.length;) {
         const n = 1 + Math.floor(rnd() * maxPiece);
         pieces.push(text.slice(i, i + n));
         i += n;

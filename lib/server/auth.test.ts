@@ -53,7 +53,7 @@ describe.each(DIALECTS)('session tokens on %s', (dialect) => {
     return { cookie, token: res.response.token, userId: res.response.user.id };
   };
 
-  it('the row keeps the sha256 of the cookie\'s token, never the token; the cookie signs in, the row\'s value does not', async () => {
+  it("the row keeps the sha256 of the cookie's token, never the token; the cookie signs in, the row's value does not", async () => {
     await createUser(db, { name: 'ana', role: 'editor', password: PW }, Date.now());
     const { cookie, token, userId } = await signIn('ana');
     // the cookie carries the token itself, signed with the key (so signing by hand below is the same signing)
@@ -74,7 +74,10 @@ describe.each(DIALECTS)('session tokens on %s', (dialect) => {
     const { cookie, token, userId } = await signIn('bo');
     // as if signed in two days ago: due for its refresh
     const old = new Date(Date.now() + SESSION_TTL_S * 1000 - 2 * DAY_MS);
-    await db.q.update(db.t.sessions).set({ expiresAt: old, updatedAt: new Date(Date.now() - 2 * DAY_MS) }).where(eq(db.t.sessions.userId, userId));
+    await db.q
+      .update(db.t.sessions)
+      .set({ expiresAt: old, updatedAt: new Date(Date.now() - 2 * DAY_MS) })
+      .where(eq(db.t.sessions.userId, userId));
     const res = await (await auth()).api.getSession({ headers: cookieHeaders(cookie), returnHeaders: true });
     expect(res.response?.user.name).toBe('bo');
     expect(setCookie(res.headers)).toBe(signed(token));
@@ -95,7 +98,9 @@ describe.each(DIALECTS)('session tokens on %s', (dialect) => {
     expect(await sessionUser(db, cookieHeaders(second.cookie))).toMatchObject({ name: 'cy' });
 
     const third = await signIn('cy');
-    const changed = await (await auth()).api.changePassword({
+    const changed = await (
+      await auth()
+    ).api.changePassword({
       body: { currentPassword: PW, newPassword: 'a brand new password', revokeOtherSessions: true },
       headers: cookieHeaders(third.cookie),
       returnHeaders: true,
@@ -141,9 +146,7 @@ describe.each(DIALECTS)('session tokens on %s', (dialect) => {
         expect((await a.$context).secret).toBe(stored);
         expect((await (await authFor(another.db, { AQVEN_AUTH_SECRET: SECRET })).$context).secret).toBe(SECRET);
       }
-      await expect(authFor(third.db, { AQVEN_AUTH_SECRET: 'too short' })).rejects.toThrow(
-        'AQVEN_AUTH_SECRET must be at least 32 characters; make one with `openssl rand -hex 32`',
-      );
+      await expect(authFor(third.db, { AQVEN_AUTH_SECRET: 'too short' })).rejects.toThrow('AQVEN_AUTH_SECRET must be at least 32 characters; make one with `openssl rand -hex 32`');
     } finally {
       for (const p of [other, another, third]) await p.close();
     }

@@ -173,7 +173,10 @@ async function authSecret(db: Db, env: Readonly<Record<string, string | undefine
   const stored = await read();
   if (stored) return stored;
   // two processes racing here: the first insert wins, both read the winner
-  await db.q.insert(db.t.settings).values({ key: 'auth_secret', value: randomBytes(32).toString('hex') }).onConflictDoNothing();
+  await db.q
+    .insert(db.t.settings)
+    .values({ key: 'auth_secret', value: randomBytes(32).toString('hex') })
+    .onConflictDoNothing();
   return (await read())!;
 }
 

@@ -94,7 +94,17 @@ export async function startLimitsProbe(caller: Caller, o: StartProbe): Promise<S
   try {
     started = await beginLimitsProbe(
       { project, db, providers, env, snapshotId, projectHash, simulated },
-      { model: o.model, dimensions: o.dimensions, trials: o.trials, threshold: LIMIT_DEFAULTS.threshold, maxTokens: LIMIT_DEFAULTS.maxTokens, maxCalls: o.maxCalls, maxCostUsd: o.maxCostUsd, startedBy: caller.author, onProgress },
+      {
+        model: o.model,
+        dimensions: o.dimensions,
+        trials: o.trials,
+        threshold: LIMIT_DEFAULTS.threshold,
+        maxTokens: LIMIT_DEFAULTS.maxTokens,
+        maxCalls: o.maxCalls,
+        maxCostUsd: o.maxCostUsd,
+        startedBy: caller.author,
+        onProgress,
+      },
     );
   } catch (err) {
     if (err instanceof StorageError) return { ok: false, code: 'E_STORAGE', error: err.message };

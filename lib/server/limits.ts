@@ -100,12 +100,19 @@ function ipv6Groups(a: string): number[] {
 export function addressKey(peer: string | null): string {
   if (!peer?.trim()) return 'unknown';
   // a zone (fe80::1%eth0) names our own interface, not the client
-  const a = peer.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  const a = peer
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/%.*$/, '');
   if (isIPv4(a)) return a;
   if (!isIPv6(a)) return a.slice(0, 64);
   const g = ipv6Groups(a);
   if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255].join('.');
-  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
+  return `${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The refusal of a sign-in whose client address cannot be told (lib/server/access.ts, peerAddress). */

@@ -11,9 +11,7 @@ import { fromThisMachine, loginUrl, pageCaller, type Caller, type Role } from '.
 import { dashboardContext } from './context';
 import { serverSession } from './session';
 
-export type PageSession =
-  | { ok: true; session: Session; caller: Caller }
-  | { ok: false; projectDir: string; message: string; diagnostics: Diagnostic[] };
+export type PageSession = { ok: true; session: Session; caller: Caller } | { ok: false; projectDir: string; message: string; diagnostics: Diagnostic[] };
 
 /** The session and the page's caller, who has at least `role` (else redirected: to /login, or to /runs). */
 export async function pageSession(role: Role = 'viewer'): Promise<PageSession> {

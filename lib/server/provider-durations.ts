@@ -12,7 +12,14 @@ import { formatDuration, parseDuration } from '@/lib/project/duration';
 import { projectYamlFiles } from '@/lib/project/project-files';
 
 /** The duration settings of a provider, by their YAML path. */
-export const DURATION_KEYS = ['transport.budget', 'transport.timeout', 'transport.idle_timeout', 'transport.try_deadline', 'on_rate_limit.default_wait', 'on_rate_limit.max_wait'] as const;
+export const DURATION_KEYS = [
+  'transport.budget',
+  'transport.timeout',
+  'transport.idle_timeout',
+  'transport.try_deadline',
+  'on_rate_limit.default_wait',
+  'on_rate_limit.max_wait',
+] as const;
 export type DurationKey = (typeof DURATION_KEYS)[number];
 
 export interface WrittenDuration {

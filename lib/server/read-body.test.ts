@@ -23,7 +23,10 @@ describe('readBodyCapped', () => {
 
   it('refuses a chunked body once it passes the cap, and stops reading it', async () => {
     let cancelled = false;
-    const got = await readBodyCapped(chunked(['12345', '67890', 'x', 'never read'], () => (cancelled = true)), 10);
+    const got = await readBodyCapped(
+      chunked(['12345', '67890', 'x', 'never read'], () => (cancelled = true)),
+      10,
+    );
     expect(got.ok).toBe(false);
     if (!got.ok) expect(got.reason).toContain('10 bytes');
     expect(cancelled).toBe(true);

@@ -201,7 +201,10 @@ export async function replayBatchNow(caller: Caller, label: string, items: Batch
   remember(view);
   const { db } = await serverSession();
   const recorder = new BatchRecorder(db, meta, first, {
-    onWriteError: (err) => console.error(`aqven: replay batch ${id}: its progress could not be stored (the batch goes on; other processes may not see it): ${err instanceof Error ? err.message : String(err)}`),
+    onWriteError: (err) =>
+      console.error(
+        `aqven: replay batch ${id}: its progress could not be stored (the batch goes on; other processes may not see it): ${err instanceof Error ? err.message : String(err)}`,
+      ),
   });
   if (items.length === 0) {
     await recorder.finish(first);

@@ -20,7 +20,17 @@ describe('createAjv: check and validate modes differ only in schema strictness',
     };
     const check = createAjv('check').compile(schema);
     const validate = createAjv('validate').compile(schema);
-    const values = [{ n: 1 }, { n: -1 }, { n: Number.NaN }, { n: Infinity }, { n: 1, when: 'yesterday' }, { n: 1, when: '2026-01-01T00:00:00Z' }, { n: 1, tag: null }, { n: 1, x: 1 }, {}];
+    const values = [
+      { n: 1 },
+      { n: -1 },
+      { n: Number.NaN },
+      { n: Infinity },
+      { n: 1, when: 'yesterday' },
+      { n: 1, when: '2026-01-01T00:00:00Z' },
+      { n: 1, tag: null },
+      { n: 1, x: 1 },
+      {},
+    ];
     for (const v of values) expect(validate(v)).toBe(check(v));
     expect(validate({ n: Infinity })).toBe(false);
   });

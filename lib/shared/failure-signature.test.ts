@@ -14,11 +14,18 @@ describe('failure signatures', () => {
 
   it('tell apart another agent, model, cause, level or wording', () => {
     const sig = (over: Partial<Parameters<typeof failureSignature>[0]>) => failureSignature({ ...base, message: 'cut off (finish reason length)', ...over }).sig;
-    const all = [sig({}), sig({ agent: 'writer' }), sig({ model: 'openrouter:b' }), sig({ code: 'truncated' }), sig({ level: 'node' }), sig({ message: 'refused (finish reason content_filter)' })];
+    const all = [
+      sig({}),
+      sig({ agent: 'writer' }),
+      sig({ model: 'openrouter:b' }),
+      sig({ code: 'truncated' }),
+      sig({ level: 'node' }),
+      sig({ message: 'refused (finish reason content_filter)' }),
+    ];
     expect(new Set(all).size).toBe(all.length);
   });
 
-  it("an apostrophe inside a word is no quote: the words between two of them stay, and tell failures apart", () => {
+  it('an apostrophe inside a word is no quote: the words between two of them stay, and tell failures apart', () => {
     const text = "openrouter:openai/gpt-oss-20b's answer does not match the node's output schema: /queue must be one of 'billing', 'tech'";
     expect(normaliseFailureText(text)).toBe("openrouter:openai/gpt-oss-20b's answer does not match the node's output schema: /queue must be one of '…', '…'");
     const a = failureSignature({ ...base, message: "the model's answer was cut and the node's retries ran out" });

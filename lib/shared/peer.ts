@@ -90,7 +90,10 @@ export type Peer =
 
 /** The last hop of an X-Forwarded-For value: the address the trusted proxy itself saw. */
 function lastHop(forwardedFor: string | null): string | null {
-  const hops = forwardedFor?.split(',').map((s) => s.trim()).filter(Boolean);
+  const hops = forwardedFor
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return hops?.length ? hops[hops.length - 1]! : null;
 }
 

@@ -8,9 +8,7 @@ const marked = (body: string, q: string, width?: number) =>
 
 describe('the words of a search', () => {
   it('reads letters and digits as words, lowercased, and nothing else as syntax', () => {
-    expect(searchWords('Refund "NEAR" (invoice) AND zebra-4411')).toEqual(
-      ['refund', 'near', 'invoice', 'and', 'zebra', '4411'].map((text) => ({ text, prefix: false })),
-    );
+    expect(searchWords('Refund "NEAR" (invoice) AND zebra-4411')).toEqual(['refund', 'near', 'invoice', 'and', 'zebra', '4411'].map((text) => ({ text, prefix: false })));
     expect(searchWords('"" * - : ^ {} \\ \'')).toEqual([]);
     expect(searchWords('   ')).toEqual([]);
   });

@@ -25,7 +25,7 @@ describe('short run ids', () => {
     for (const no of ['3f2', '', 'refund', '3f2a%', '3f2a_', '-3f2a', '3f2a 9c1e', 'x'.repeat(40), '0'.repeat(37)]) expect(runIdPrefix(no), no).toBeNull();
   });
 
-  it("looks a prefix up in the last group too when it could be one: 4 to 12 hex digits", () => {
+  it('looks a prefix up in the last group too when it could be one: 4 to 12 hex digits', () => {
     for (const yes of ['1c2d', '1c2d3e4f', '1c2d3e4f5a6b']) expect(isRunIdTailPrefix(yes), yes).toBe(true);
     for (const no of ['1c2d3e4f5a6b7', '3f2a9c1e-5b7d', '1c2d-']) expect(isRunIdTailPrefix(no), no).toBe(false);
   });

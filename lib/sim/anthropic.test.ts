@@ -45,7 +45,12 @@ describe('anthropic: ok', () => {
     });
     expect(body.id).toMatch(/^msg_/);
     expect(ajv.validate(SCHEMA, JSON.parse(body.content[0].text))).toBe(true);
-    expect(body.usage).toMatchObject({ input_tokens: expect.any(Number), output_tokens: Math.ceil(body.content[0].text.length / 4), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+    expect(body.usage).toMatchObject({
+      input_tokens: expect.any(Number),
+      output_tokens: Math.ceil(body.content[0].text.length / 4),
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    });
   });
 
   it('strict:false prompting: schema from the last user message', async () => {

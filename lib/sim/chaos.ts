@@ -48,9 +48,7 @@ export function chaosStep(fault: ChaosFault, sub: number, dialect: Dialect, stre
   switch (fault) {
     case 'rate_limit':
       // Gemini sends no retry-after header; its wait travels as RetryInfo in the body.
-      return dialect === 'gemini'
-        ? { kind: 'status', status: 429, variant: 'retry_info', retryDelay: '1s' }
-        : { kind: 'status', status: 429, headers: { 'retry-after': '1' } };
+      return dialect === 'gemini' ? { kind: 'status', status: 429, variant: 'retry_info', retryDelay: '1s' } : { kind: 'status', status: 429, headers: { 'retry-after': '1' } };
     case 'server_error':
       if (sub < 0.5) return { kind: 'status', status: dialect === 'anthropic' ? 529 : 503 };
       return { kind: 'status', status: 500 };

@@ -18,7 +18,11 @@ describe('simulator: GET /generation (openrouter)', () => {
   const ask = (s: SimServer, id: string, key?: string) =>
     fetch(`${s.baseUrl('openrouter')}/generation?id=${encodeURIComponent(id)}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
   const chat = async (s: SimServer) => {
-    const res = await fetch(`${s.baseUrl('openrouter')}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await fetch(`${s.baseUrl('openrouter')}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     const id = res.headers.get('x-generation-id')!;
     await res.text().catch(() => ''); // a dropped body breaks here
     return id;
@@ -31,7 +35,16 @@ describe('simulator: GET /generation (openrouter)', () => {
     const res = await ask(sim, id);
     expect(res.status).toBe(200);
     const { data } = (await res.json()) as { data: Record<string, unknown> };
-    expect(data).toMatchObject({ id, model: MODEL, tokens_prompt: 40, tokens_completion: 10, native_tokens_prompt: 40, native_tokens_completion: 10, native_tokens_reasoning: 2, total_cost: simCost(40, 10) });
+    expect(data).toMatchObject({
+      id,
+      model: MODEL,
+      tokens_prompt: 40,
+      tokens_completion: 10,
+      native_tokens_prompt: 40,
+      native_tokens_completion: 10,
+      native_tokens_reasoning: 2,
+      total_cost: simCost(40, 10),
+    });
     expect((await ask(sim, id.replace(/\d{8}$/, '99999999'))).status).toBe(404);
   });
 
@@ -72,7 +85,11 @@ describe('simulator: GET /generation (openrouter)', () => {
     const ids = [await chat(sim), await chat(sim), await chat(sim)];
     expect(await Promise.all(ids.map(async (id) => (await ask(sim!, id)).status))).toEqual([404, 200, 200]);
     sim.loadScripts({ [MODEL]: [{ kind: 'status', status: 429 }] });
-    const res = await fetch(`${sim.baseUrl('openrouter')}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await fetch(`${sim.baseUrl('openrouter')}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(res.status).toBe(429);
     expect((await ask(sim, ids[0]!.replace(/\d{8}$/, String(4).padStart(8, '0')))).status).toBe(404);
   });

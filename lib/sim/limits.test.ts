@@ -10,8 +10,13 @@ import { startSimulator } from './server';
 import type { SimServer } from './types';
 
 const ajv = createAjv('validate');
-const nested = (depth: number): Record<string, unknown> => (depth <= 1 ? { type: 'object', properties: { v: { type: 'string' } }, required: ['v'] } : { type: 'object', properties: { k: nested(depth - 1) }, required: ['k'] });
-const list = (n: number) => ({ type: 'object', properties: { items: { type: 'array', minItems: n, maxItems: n, items: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } }, required: ['items'] });
+const nested = (depth: number): Record<string, unknown> =>
+  depth <= 1 ? { type: 'object', properties: { v: { type: 'string' } }, required: ['v'] } : { type: 'object', properties: { k: nested(depth - 1) }, required: ['k'] };
+const list = (n: number) => ({
+  type: 'object',
+  properties: { items: { type: 'array', minItems: n, maxItems: n, items: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } },
+  required: ['items'],
+});
 const LIMITS = { depth: 5, list: 40, enum: 30 };
 
 describe('simulated structural limits', () => {
@@ -85,20 +90,34 @@ describe.each([
 
   /** the answer's text to a probe request asking for `schema`, sent as the dialect sends it */
   async function ask(schema: Record<string, unknown>, trial: number): Promise<string> {
-    const prompt = `${LIMITS_PROBE_MARK} trial ${trial}.` + (strict ? '' : `\n\nRespond with only a JSON value that matches this JSON Schema:\n\`\`\`json\n${JSON.stringify(schema)}\n\`\`\``);
+    const prompt =
+      `${LIMITS_PROBE_MARK} trial ${trial}.` + (strict ? '' : `\n\nRespond with only a JSON value that matches this JSON Schema:\n\`\`\`json\n${JSON.stringify(schema)}\n\`\`\``);
     const base = sim.baseUrl(dialect);
     if (dialect === 'gemini') {
-      const body = { contents: [{ role: 'user', parts: [{ text: prompt }] }], ...(strict && { generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema } }) };
-      const r = (await (await fetch(`${base}/models/model-x:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { candidates: { content: { parts: { text: string }[] } }[] };
+      const body = {
+        contents: [{ role: 'user', parts: [{ text: prompt }] }],
+        ...(strict && { generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema } }),
+      };
+      const r = (await (
+        await fetch(`${base}/models/model-x:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      ).json()) as { candidates: { content: { parts: { text: string }[] } }[] };
       return r.candidates[0]!.content.parts[0]!.text;
     }
     if (dialect === 'anthropic') {
       const body = { model: 'model-x', max_tokens: 4096, messages: [{ role: 'user', content: prompt }] };
-      const r = (await (await fetch(`${base}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: JSON.stringify(body) })).json()) as { content: { text: string }[] };
+      const r = (await (
+        await fetch(`${base}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: JSON.stringify(body) })
+      ).json()) as { content: { text: string }[] };
       return r.content[0]!.text;
     }
-    const body = { model: 'model-x', messages: [{ role: 'user', content: prompt }], ...(strict && { response_format: { type: 'json_schema', json_schema: { name: 'out', schema } } }) };
-    const r = (await (await fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { choices: { message: { content: string } }[] };
+    const body = {
+      model: 'model-x',
+      messages: [{ role: 'user', content: prompt }],
+      ...(strict && { response_format: { type: 'json_schema', json_schema: { name: 'out', schema } } }),
+    };
+    const r = (await (await fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as {
+      choices: { message: { content: string } }[];
+    };
     return r.choices[0]!.message.content;
   }
 

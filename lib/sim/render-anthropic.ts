@@ -80,9 +80,7 @@ function contentFrames(a: Answer, ctx: RenderCtx): Frame[] {
   ];
   const pieces = chunkText(a.text, CHUNK_CHARS);
   const toks = tokensPerPiece(pieces, a.usage.output);
-  pieces.forEach((p, i) =>
-    frames.push(eventFrame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: p } }, toks[i])),
-  );
+  pieces.forEach((p, i) => frames.push(eventFrame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: p } }, toks[i])));
   return frames;
 }
 

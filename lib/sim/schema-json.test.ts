@@ -19,7 +19,12 @@ const SCHEMAS: Record<string, object> = {
   'unique strings': { type: 'array', items: { type: 'string' }, minItems: 4, uniqueItems: true },
   'maxItems 0': { type: 'array', items: { type: 'string' }, maxItems: 0 },
   'oneOf first branch': { oneOf: [{ type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] }, { type: 'string' }] },
-  'allOf merge': { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'boolean' } }, required: ['b'] }] },
+  'allOf merge': {
+    allOf: [
+      { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+      { properties: { b: { type: 'boolean' } }, required: ['b'] },
+    ],
+  },
   '$ref to $defs': {
     type: 'object',
     properties: { item: { $ref: '#/$defs/Item' }, list: { type: 'array', items: { $ref: '#/$defs/Item' } } },

@@ -185,8 +185,7 @@ function gen(root: Schema, raw: Schema, name: string, index: number, depth: numb
 
 export type InvalidMode = 'missing_required' | 'wrong_enum' | 'not_json';
 
-export const NOT_JSON_TEXT =
-  'Sure! Here is what you asked for: the ticket is about billing and I am fairly confident about that.';
+export const NOT_JSON_TEXT = 'Sure! Here is what you asked for: the ticket is about billing and I am fairly confident about that.';
 
 /** A JSON value (serialized) that fails `schema` in the requested way, or prose for `not_json`. */
 export function invalidForSchema(schema: unknown, mode: InvalidMode = 'missing_required'): string {

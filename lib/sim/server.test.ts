@@ -51,7 +51,10 @@ describe('routes', () => {
 describe('scripts', () => {
   it('one step per request per model, the last repeats; "*" is the default; others answer ok', async () => {
     sim.loadScripts({
-      'gpt-a': [{ kind: 'status', status: 500 }, { kind: 'ok', text: 'A' }],
+      'gpt-a': [
+        { kind: 'status', status: 500 },
+        { kind: 'ok', text: 'A' },
+      ],
       '*': [{ kind: 'ok', text: 'star' }, { kind: 'refusal' }],
     });
     const statuses: (number | string)[] = [];
@@ -184,7 +187,12 @@ describe('stalls and close()', () => {
 
 describe('latency', () => {
   it('first_token_ms delays the response; tokens_per_s paces stream chunks', async () => {
-    sim.loadScripts({ '*': [{ kind: 'ok', latency: { first_token_ms: 120 } }, { kind: 'ok', text: 'x'.repeat(160), latency: { tokens_per_s: 400 } }] });
+    sim.loadScripts({
+      '*': [
+        { kind: 'ok', latency: { first_token_ms: 120 } },
+        { kind: 'ok', text: 'x'.repeat(160), latency: { tokens_per_s: 400 } },
+      ],
+    });
     let t0 = performance.now();
     await (await call(sim, 'openai')).json();
     expect(performance.now() - t0).toBeGreaterThanOrEqual(115);
@@ -264,7 +272,12 @@ describe('chaos', () => {
 
 describe('redirect, keepalive and body options (gzip, pad_bytes)', () => {
   it('redirect: the status (default 307) with its Location, logged as step redirect', async () => {
-    sim.loadScripts({ 'gpt-r': [{ kind: 'redirect', location: 'https://elsewhere.example/v1/chat/completions' }, { kind: 'redirect', status: 301, location: '/v2' }] });
+    sim.loadScripts({
+      'gpt-r': [
+        { kind: 'redirect', location: 'https://elsewhere.example/v1/chat/completions' },
+        { kind: 'redirect', status: 301, location: '/v2' },
+      ],
+    });
     const { path, body } = requestFor('openai', { model: 'gpt-r' });
     const send = () => fetch(sim.baseUrl('openai') + path, { method: 'POST', body: JSON.stringify(body), redirect: 'manual' });
     const a = await send();

@@ -300,12 +300,21 @@ class Simulator {
         parsed = { ok: false, message: badJsonMessage(d) };
       } else {
         const b = body as Record<string, unknown>;
-        parsed = d === 'anthropic' ? readAnthropic(b, req.headers['anthropic-version'] as string | undefined) : d === 'gemini' ? readGemini(geminiModel, geminiStream, /(^|&)alt=sse(&|$)/.test(query), b) : readOpenAI(d, b);
+        parsed =
+          d === 'anthropic'
+            ? readAnthropic(b, req.headers['anthropic-version'] as string | undefined)
+            : d === 'gemini'
+              ? readGemini(geminiModel, geminiStream, /(^|&)alt=sse(&|$)/.test(query), b)
+              : readOpenAI(d, b);
       }
       if (!parsed.ok) {
         const model = d === 'gemini' ? geminiModel : typeof (body as { model?: unknown } | undefined)?.model === 'string' ? (body as { model: string }).model : '';
         const seq = this.record({ ...base, model, stream: geminiStream, body: body ?? text, step: 'status' });
-        const reply = renderer.error(400, { message: parsed.message, param: parsed.param }, { info: stubInfo(d, model), seq, tag: this.generationTag, created: Math.floor(arrivedAt / 1000) });
+        const reply = renderer.error(
+          400,
+          { message: parsed.message, param: parsed.param },
+          { info: stubInfo(d, model), seq, tag: this.generationTag, created: Math.floor(arrivedAt / 1000) },
+        );
         return deliver(res, single(reply, 0));
       }
       const info = parsed.info;
@@ -338,7 +347,14 @@ class Simulator {
     const answer = answerFor(ctx.info, step);
     // generated, so billed — even if its bytes are then dropped or cut
     if (ctx.info.dialect === 'openrouter') {
-      this.generations.remember({ id: simGenerationId(ctx.tag, ctx.seq), model: ctx.info.model, usage: answer.usage, streamed: ctx.info.stream, finishReason: answer.finish, at: Date.now() });
+      this.generations.remember({
+        id: simGenerationId(ctx.tag, ctx.seq),
+        model: ctx.info.model,
+        usage: answer.usage,
+        streamed: ctx.info.stream,
+        finishReason: answer.finish,
+        at: Date.now(),
+      });
     }
     if (step?.kind === 'keepalive') return send(keepaliveDelivery(step, answer, renderer, ctx, latency, sse));
 

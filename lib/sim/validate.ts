@@ -75,7 +75,11 @@ export function issueProblems(issues: readonly z.core.$ZodIssue[], raw: unknown,
         push(`${at(path)}: must be ${issue.values.length === 1 ? JSON.stringify(issue.values[0]) : `one of ${issue.values.join(', ')}`} (got ${got})`);
         break;
       case 'invalid_type':
-        push(value === undefined ? `${at(path)}: missing (${EXPECTED[issue.expected] ?? issue.expected} is required)` : `${at(path)}: must be ${EXPECTED[issue.expected] ?? issue.expected} (got ${got})`);
+        push(
+          value === undefined
+            ? `${at(path)}: missing (${EXPECTED[issue.expected] ?? issue.expected} is required)`
+            : `${at(path)}: must be ${EXPECTED[issue.expected] ?? issue.expected} (got ${got})`,
+        );
         break;
       case 'too_small':
       case 'too_big': {

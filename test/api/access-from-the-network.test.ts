@@ -39,7 +39,10 @@ function routeHandler(route: () => Promise<Route>) {
 const listRuns: () => Promise<Route> = async () => (await import('@/app/api/runs/route')).GET as unknown as Route;
 
 /** A server answering with `handler`; every connection's socket reports `peer.address` as its remote address. */
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>, opts: { stamped: boolean; peer: { address: string } }): Promise<{ port: number; server: Server; warnings: string[] }> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  opts: { stamped: boolean; peer: { address: string } },
+): Promise<{ port: number; server: Server; warnings: string[] }> {
   const warnings: string[] = [];
   const server = opts.stamped
     ? dashboardServer(Promise.resolve(handler), undefined, { trustProxy: process.env.AQVEN_TRUST_PROXY === '1', onWarning: (w) => warnings.push(w) })
@@ -61,10 +64,13 @@ function get(port: number, path: string, headers: Record<string, string>): Promi
   });
 }
 
-const NO_ACCOUNT = /^\{"error":"no account exists yet, and this request is not known to come from this machine: on the server, create the first account \(aqven user add NAME --role admin\), or serve the dashboard with aqven serve and open it there"\}$/;
+const NO_ACCOUNT =
+  /^\{"error":"no account exists yet, and this request is not known to come from this machine: on the server, create the first account \(aqven user add NAME --role admin\), or serve the dashboard with aqven serve and open it there"\}$/;
 
 beforeAll(async () => {
-  ({ session: { db } } = await dashboard.open());
+  ({
+    session: { db },
+  } = await dashboard.open());
 }, 90_000);
 
 afterAll(async () => {
@@ -120,7 +126,12 @@ describe('no account yet', () => {
 
   it('a local reverse proxy (loopback socket) passing a proxy header while AQVEN_TRUST_PROXY is unset: refused, and serve warns once', async () => {
     peer.address = '127.0.0.1';
-    const proxied: Record<string, string>[] = [{ 'x-forwarded-for': '198.51.100.4' }, { forwarded: 'for=198.51.100.4' }, { 'x-forwarded-host': 'localhost' }, { 'x-real-ip': '198.51.100.4' }];
+    const proxied: Record<string, string>[] = [
+      { 'x-forwarded-for': '198.51.100.4' },
+      { forwarded: 'for=198.51.100.4' },
+      { 'x-forwarded-host': 'localhost' },
+      { 'x-real-ip': '198.51.100.4' },
+    ];
     for (const h of proxied) {
       expect((await get(stamped.port, '/api/runs', { host: 'localhost:3000', ...h })).status, JSON.stringify(h)).toBe(401);
     }

@@ -52,8 +52,7 @@ const savePolicy = async (retries: number) => {
 const clearPause = async (model: string) => (await import('@/lib/actions/clear-rate-limit-pause')).clearRateLimitPause({ status: 'idle' }, form({ model }));
 const auditPage = async () => follow(async () => (await import('@/app/audit/page')).default({ searchParams: Promise.resolve({}) }));
 /** the trail, oldest first: kind, actor, target, address, detail */
-const trail = async () =>
-  (await listAudit(db, { limit: 500 })).rows.reverse().map((r: AuditRow) => [r.kind, r.actor, r.target, r.address, r.detail] as const);
+const trail = async () => (await listAudit(db, { limit: 500 })).rows.reverse().map((r: AuditRow) => [r.kind, r.actor, r.target, r.address, r.detail] as const);
 
 beforeAll(async () => {
   process.env.AQVEN_PROJECT = copyShowcase();
@@ -61,7 +60,11 @@ beforeAll(async () => {
   delete process.env.AQVEN_DATABASE_URL;
   db = (await session()).db;
   const T0 = Date.now();
-  for (const [name, role] of [['ana', 'admin'], ['ed', 'editor'], ['vi', 'viewer']] as const) {
+  for (const [name, role] of [
+    ['ana', 'admin'],
+    ['ed', 'editor'],
+    ['vi', 'viewer'],
+  ] as const) {
     await createUser(db, { name, role, password: PASSWORD }, T0);
     cookies[name] = await sessionCookie(db, name, PASSWORD);
   }

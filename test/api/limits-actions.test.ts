@@ -33,7 +33,8 @@ const form = (fields: Record<string, string>) => {
   return fd;
 };
 const IDLE: StartLimitsState = { status: 'idle' };
-const start = async (fields: Record<string, string>) => (await import('@/lib/actions/start-limits')).startLimitsAction(IDLE, form({ model: MODEL, dimension: 'depth', trials: '4', maxCalls: '100', maxCost: '1', ...fields }));
+const start = async (fields: Record<string, string>) =>
+  (await import('@/lib/actions/start-limits')).startLimitsAction(IDLE, form({ model: MODEL, dimension: 'depth', trials: '4', maxCalls: '100', maxCost: '1', ...fields }));
 const getLimits = async (token: string | null, query = `model=${encodeURIComponent(MODEL)}`) => {
   const { GET } = await import('@/app/api/limits/route');
   const url = `http://localhost/api/limits?${query}`;
@@ -99,7 +100,7 @@ describe('limits from the dashboard', () => {
   });
 
   it('only an editor may start one; any role may read them', async () => {
-        const now = Date.now();
+    const now = Date.now();
     await createUser(db, { name: 'ana', role: 'admin', password: 'a long enough password' }, now);
     const editor = await signedInUser(db, 'limits-editor', 'editor', now);
     const viewer = await signedInUser(db, 'limits-viewer', 'viewer', now);
@@ -108,7 +109,11 @@ describe('limits from the dashboard', () => {
     expect(await start({ dimension: 'enum' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN' });
     // a token is for the API: it reads them, and a form refuses it whatever its role
     as(viewerToken);
-    expect(await start({ dimension: 'enum' })).toMatchObject({ status: 'error', code: 'E_FORBIDDEN', message: 'API tokens are accepted by the /api routes only: sign in to use the dashboard' });
+    expect(await start({ dimension: 'enum' })).toMatchObject({
+      status: 'error',
+      code: 'E_FORBIDDEN',
+      message: 'API tokens are accepted by the /api routes only: sign in to use the dashboard',
+    });
     const read = await getLimits(viewerToken);
     expect(read.status).toBe(200);
     expect((await getLimits(viewer)).status).toBe(200);

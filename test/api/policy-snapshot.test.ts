@@ -86,12 +86,23 @@ describe('the policy form in PostgreSQL mode', () => {
   it('refuses the save when the agent file changed in the project since the form was opened', async () => {
     const base = await formBase('writer');
     const files = await newestFiles();
-    await pushSnapshot(t.db, { files: { ...files, 'agents/writer.yaml': files['agents/writer.yaml']!.replace('temperature: 0.7', 'temperature: 0.2') }, author: 'cli:someone', note: 'push' });
+    await pushSnapshot(t.db, {
+      files: { ...files, 'agents/writer.yaml': files['agents/writer.yaml']!.replace('temperature: 0.7', 'temperature: 0.2') },
+      author: 'cli:someone',
+      note: 'push',
+    });
     const latestBefore = (await latestSnapshot(t.db))!.id;
     const state = await save('writer', 5, base);
     expect(state).toEqual({
       ok: false,
-      errors: { form: [{ code: 'E_CONFLICT', message: `agents/writer.yaml was changed in the project (snapshot ${latestBefore}) after this form was opened; reload the page to edit the file as it is now` }] },
+      errors: {
+        form: [
+          {
+            code: 'E_CONFLICT',
+            message: `agents/writer.yaml was changed in the project (snapshot ${latestBefore}) after this form was opened; reload the page to edit the file as it is now`,
+          },
+        ],
+      },
     });
     expect((await latestSnapshot(t.db))!.id).toBe(latestBefore);
     expect(await listPolicyRevisions(t.db, 'writer')).toHaveLength(1);

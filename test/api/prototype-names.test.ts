@@ -48,18 +48,23 @@ afterAll(async () => {
 
 const post = async (body: unknown) => {
   const { POST } = await import('@/app/api/runs/route');
-  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...LOCAL_HEADERS } }));
+  const res = await POST(
+    new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...LOCAL_HEADERS } }),
+  );
   return { status: res.status, body: (await res.json()) as { id?: string; error?: string } };
 };
 
 describe('POST /api/runs with a name of Object.prototype', () => {
-  it.each(['constructor', '__proto__', 'toLocaleString', 'hasOwnProperty', 'valueOf', '__defineGetter__'])('flow %j the project does not have: 404, nothing stored', async (flow) => {
-    const res = await post({ flow, input: { question: 'q' } });
-    expect(res.status).toBe(404);
-    expect(res.body.error).toBe(`unknown flow "${flow}"; the project has: ask, toString`);
-    const { serverSession } = await import('@/lib/server/session');
-    expect((await listRuns((await serverSession()).db)).items).toEqual([]);
-  });
+  it.each(['constructor', '__proto__', 'toLocaleString', 'hasOwnProperty', 'valueOf', '__defineGetter__'])(
+    'flow %j the project does not have: 404, nothing stored',
+    async (flow) => {
+      const res = await post({ flow, input: { question: 'q' } });
+      expect(res.status).toBe(404);
+      expect(res.body.error).toBe(`unknown flow "${flow}"; the project has: ask, toString`);
+      const { serverSession } = await import('@/lib/server/session');
+      expect((await listRuns((await serverSession()).db)).items).toEqual([]);
+    },
+  );
 
   it('a flow named "toString" whose node and agent are named "constructor" runs like any other', async () => {
     const res = await post({ flow: 'toString', input: { question: 'q' } });

@@ -33,7 +33,9 @@ afterAll(async () => {
 
 const post = async (body: unknown) => {
   const { POST } = await import('@/app/api/runs/route');
-  const res = await POST(new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...LOCAL_HEADERS } }));
+  const res = await POST(
+    new NextRequest('http://localhost/api/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...LOCAL_HEADERS } }),
+  );
   return { status: res.status, body: (await res.json()) as { id?: string; error?: string; field?: string } };
 };
 const cancel = async (runId: string | null) => {

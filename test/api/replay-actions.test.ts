@@ -82,7 +82,12 @@ describe('replay from the dashboard', () => {
     originals = [await failedDraft(), await failedDraft(), await failedDraft()];
     const file = join(dir, 'agents', 'writer.yaml');
     const text = readFileSync(file, 'utf8');
-    writeFileSync(file, text.replace(`model: "openrouter:${GPT_OSS}"\n`, `model: "openrouter:${GPT_OSS}"\nfallback_models:\n- "openrouter:${FLASH_LITE}"\n`).replace('on_refusal: "fail"', 'on_refusal: "fallback"'));
+    writeFileSync(
+      file,
+      text
+        .replace(`model: "openrouter:${GPT_OSS}"\n`, `model: "openrouter:${GPT_OSS}"\nfallback_models:\n- "openrouter:${FLASH_LITE}"\n`)
+        .replace('on_refusal: "fail"', 'on_refusal: "fallback"'),
+    );
 
     const preview = await (await replays()).replayPreview(originals[0]!, 'draft');
     expect(preview).toMatchObject({ ok: true, simulated: true, chainNow: [`openrouter:${GPT_OSS}`, `openrouter:${FLASH_LITE}`], diff: { changed: false } });
@@ -98,7 +103,12 @@ describe('replay from the dashboard', () => {
     expect((await finished(id)).status).toBe('succeeded');
     expect(await replayLink(db, id)).toEqual({ kind: 'replay', replayOf: originals[0], replayNode: 'draft' });
     expect(await (await replays()).replayContext(originals[0]!)).toMatchObject({ kind: 'flow', replays: [{ id, node: 'draft', status: 'succeeded' }] });
-    expect(await (await replays()).replayContext(id)).toMatchObject({ kind: 'replay', replayOf: originals[0], node: 'draft', original: { node: { id: 'draft', status: 'failed' } } });
+    expect(await (await replays()).replayContext(id)).toMatchObject({
+      kind: 'replay',
+      replayOf: originals[0],
+      node: 'draft',
+      original: { node: { id: 'draft', status: 'failed' } },
+    });
   });
 
   it('replays a failure group in the background; its progress ends with how many now succeed', async () => {
@@ -143,7 +153,11 @@ describe('replay from the dashboard', () => {
     const first = await replayNode({ runId: originals[1]!, node: 'draft', cap: '1' });
     expect(first).toMatchObject({ redirect: expect.any(String) });
     await finished((first as { redirect: string }).redirect.split('/').pop()!);
-    expect(await replayNode({ runId: originals[2]!, node: 'draft', cap: '1' })).toMatchObject({ status: 'error', code: 'E_LIMIT', message: expect.stringMatching(/too many runs started/) });
+    expect(await replayNode({ runId: originals[2]!, node: 'draft', cap: '1' })).toMatchObject({
+      status: 'error',
+      code: 'E_LIMIT',
+      message: expect.stringMatching(/too many runs started/),
+    });
     delete process.env.AQVEN_RUNS_PER_MINUTE;
   });
 });

@@ -69,7 +69,7 @@ describe('a bulk replay’s progress outlives the memory of the process that ran
     const other = otherProcess({ db, target: db.name, close: async () => undefined });
     try {
       expect(await replayBatch(other.db, batchId)).toMatchObject({ label: sig, total: 2, finishedAt: null });
-      for (const end = Date.now() + 30_000; Date.now() < end && !(await replayBatch(other.db, batchId))?.finishedAt; ) await new Promise((r) => setTimeout(r, 50));
+      for (const end = Date.now() + 30_000; Date.now() < end && !(await replayBatch(other.db, batchId))?.finishedAt;) await new Promise((r) => setTimeout(r, 50));
       expect(await replayBatch(other.db, batchId)).toMatchObject({ label: sig, total: 2, succeeded: 0, finishedAt: expect.any(Number) });
     } finally {
       await other.close();
@@ -93,10 +93,28 @@ describe('a bulk replay’s progress outlives the memory of the process that ran
       { runId: 'orig-a', nodeId: 'draft', state: 'succeeded', replayRunId: null, reason: null, estimateUsd: 0.01, costUsd: 0.01 },
       { runId: 'orig-b', nodeId: 'draft', state: 'waiting', replayRunId: null, reason: null, estimateUsd: null, costUsd: 0 },
     ];
-    const progress = { total: 2, concurrency: 4, capUsd: 1, spentUsd: 0.01, counts: { waiting: 1, running: 0, succeeded: 1, failed: 0, refused: 0, not_started: 0 }, peakRunning: 1, done: false, stopped: null, items };
-    await insertReplayBatch(db, { id: 'lost-batch', label: 'sig-x', startedBy: 'ana', startedAt: at, owner: 'a-dead-process', total: 2, succeeded: 1, spentUsd: 0.01, capUsd: 1, stopped: null, progress }, at);
+    const progress = {
+      total: 2,
+      concurrency: 4,
+      capUsd: 1,
+      spentUsd: 0.01,
+      counts: { waiting: 1, running: 0, succeeded: 1, failed: 0, refused: 0, not_started: 0 },
+      peakRunning: 1,
+      done: false,
+      stopped: null,
+      items,
+    };
+    await insertReplayBatch(
+      db,
+      { id: 'lost-batch', label: 'sig-x', startedBy: 'ana', startedAt: at, owner: 'a-dead-process', total: 2, succeeded: 1, spentUsd: 0.01, capUsd: 1, stopped: null, progress },
+      at,
+    );
     const got = await getBatch('lost-batch');
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ done: true, stopped: 'the server process running this batch stopped; 1 of 2 replays had finished', counts: { succeeded: 1, not_started: 1, waiting: 0 } });
+    expect(got.body).toMatchObject({
+      done: true,
+      stopped: 'the server process running this batch stopped; 1 of 2 replays had finished',
+      counts: { succeeded: 1, not_started: 1, waiting: 0 },
+    });
   });
 });

@@ -40,14 +40,20 @@ const startFromForm = async (): Promise<StartRunFormState | { redirect: string }
 const startFromApi = async (credential: string) => {
   const { POST } = await import('@/app/api/runs/route');
   const res = await POST(
-    new Request('http://localhost/api/runs', { method: 'POST', headers: { ...requestHeaders(LOCAL_HEADERS, credential), 'content-type': 'application/json' }, body: JSON.stringify({ flow: 'triage', input: INPUT }) }) as never,
+    new Request('http://localhost/api/runs', {
+      method: 'POST',
+      headers: { ...requestHeaders(LOCAL_HEADERS, credential), 'content-type': 'application/json' },
+      body: JSON.stringify({ flow: 'triage', input: INPUT }),
+    }) as never,
   );
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { id?: string; error?: string; code?: string } };
 };
 const runCount = async () => (await db.q.select({ id: db.t.runs.id }).from(db.t.runs)).length;
 
 beforeAll(async () => {
-  ({ session: { db } } = await dashboard.open({ scripts: DRAFT_REFUSES }));
+  ({
+    session: { db },
+  } = await dashboard.open({ scripts: DRAFT_REFUSES }));
   cookie = await signedInUser(db, 'ed', 'editor');
   req.headers = requestHeaders(LOCAL_HEADERS, cookie);
   await setUserBudget(db, 'ed', 1);
@@ -80,7 +86,10 @@ describe('a spent budget refuses every start', () => {
     const replay = (await follow(() => replayNodeAction({ status: 'idle' }, form({ runId: original.id, node: 'draft', cap: '1' })))) as ReplayFormState;
     expect(replay).toMatchObject({ status: 'error', code: 'E_BUDGET', message: expect.stringMatching(SPENT) });
     const { startLimitsAction } = await import('@/lib/actions/start-limits');
-    const probe = await startLimitsAction({ status: 'idle' } as StartLimitsState, form({ model: `openrouter:${FLASH_LITE}`, dimension: 'depth', trials: '4', maxCalls: '100', maxCost: '1' }));
+    const probe = await startLimitsAction(
+      { status: 'idle' } as StartLimitsState,
+      form({ model: `openrouter:${FLASH_LITE}`, dimension: 'depth', trials: '4', maxCalls: '100', maxCost: '1' }),
+    );
     expect(probe).toMatchObject({ status: 'error', code: 'E_BUDGET', message: expect.stringMatching(SPENT) });
     expect(await runCount()).toBe(before);
   });

@@ -79,7 +79,7 @@ afterAll(async () => {
 });
 
 describe('sign-in limits', () => {
-  it("failures from one address lock the account there only: the user signs in from elsewhere, and there once the window ends", async () => {
+  it('failures from one address lock the account there only: the user signs in from elsewhere, and there once the window ends', async () => {
     await fail('admin', '203.0.113.66', 10);
     expect(await signIn('admin', PASSWORD, '203.0.113.66')).toEqual(LOCKED);
     expect(await signIn('admin', PASSWORD, '198.51.100.7')).toEqual(IN);
@@ -96,7 +96,7 @@ describe('sign-in limits', () => {
     expect(await signIn('admin', PASSWORD, '192.0.2.10')).toEqual(IN);
   }, 60_000);
 
-  it('IPv6 addresses count by their /64: walking through one\'s own block buys no new allowance', async () => {
+  it("IPv6 addresses count by their /64: walking through one's own block buys no new allowance", async () => {
     for (let i = 1; i <= 10; i++) expect(await signIn('admin', 'not the password at all', `2001:db8:1:2::${i.toString(16)}`)).toEqual(WRONG);
     expect(await signIn('admin', PASSWORD, '2001:db8:1:2:ffff:ffff:ffff:fffe')).toEqual(LOCKED);
     expect(await signIn('admin', PASSWORD, '2001:db8:1:3::1')).toEqual(IN);

@@ -34,13 +34,21 @@ const startFromForm = async (): Promise<StartRunFormState | { redirect: string }
 };
 const startFromApi = async () => {
   const { POST } = await import('@/app/api/runs/route');
-  const res = await POST(new Request('http://localhost/api/runs', { method: 'POST', headers: { ...LOCAL_HEADERS, cookie, 'content-type': 'application/json' }, body: JSON.stringify({ flow: 'triage', input: JSON.parse(INPUT) }) }) as never);
+  const res = await POST(
+    new Request('http://localhost/api/runs', {
+      method: 'POST',
+      headers: { ...LOCAL_HEADERS, cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ flow: 'triage', input: JSON.parse(INPUT) }),
+    }) as never,
+  );
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { id?: string; error?: string } };
 };
 const runCount = async () => (await db.q.select({ id: db.t.runs.id }).from(db.t.runs)).length;
 
 beforeAll(async () => {
-  ({ session: { db } } = await dashboard.open());
+  ({
+    session: { db },
+  } = await dashboard.open());
   await createUser(db, { name: 'admin', role: 'admin', password: PASSWORD }, T0);
   await createUser(db, { name: 'ed', role: 'editor', password: PASSWORD }, T0);
   cookie = await sessionCookie(db, 'ed', PASSWORD);

@@ -26,7 +26,10 @@ afterAll(() => restoreEnv());
 
 /** The other dashboard: a child process answering one JSON line per command. */
 function otherDashboard(dir: string, env: NodeJS.ProcessEnv) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'test/fixtures/dashboard-child.ts', dir], { env, stdio: 'pipe' });
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'test/fixtures/dashboard-child.ts', dir], {
+    env,
+    stdio: 'pipe',
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
@@ -124,34 +127,40 @@ describe.each(DIALECTS)('two dashboard processes on %s', (dialect) => {
     const ran = await other.ask('run triage');
     expect(ran).toMatchObject({ status: 'succeeded', writerRetries: 2, projectHash: s.projectHash, snapshotId: s.snapshotId });
     const { runs } = s.db.t;
-    const [row] = await s.db.q.select().from(runs).where(eq(runs.id, ran.runId as string));
+    const [row] = await s.db.q
+      .select()
+      .from(runs)
+      .where(eq(runs.id, ran.runId as string));
     expect(row).toMatchObject({ startedBy: 'child', projectHash: s.projectHash });
     expect(await writerRetriesOf(s.db, ran.runId as string)).toBe(2);
   });
 
   // folder mode only: on PostgreSQL the project is the newest snapshot, which `aqven project push` checks first
-  (dialect === 'sqlite' ? it : undefined)?.('a folder edited by hand so that it fails check starts no run: 400 naming the file, nothing stored; fixed, runs start again', async () => {
-    const { startRun, serverSession } = await server();
-    const { reloadProject } = await import('@/lib/server/project-reload');
-    const s = await serverSession();
-    const count = async () => (await s.db.q.select({ id: s.db.t.runs.id }).from(s.db.t.runs)).length;
-    const before = await count();
-    const path = join(dir, 'agents/writer.yaml');
-    const good = await readFile(path, 'utf8');
-    await writeFile(path, 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "nope"\n');
-    const refused = await startRun('triage', { ticket: 'Hello' });
-    expect(refused).toMatchObject({ ok: false, status: 400 });
-    expect(!refused.ok && refused.error).toMatch(/^the project folder .* changed and now fails aqven check: agents\/writer\.yaml:3:8: E_MODEL /);
-    expect(await count()).toBe(before);
-    const reload = await reloadProject();
-    expect(reload.ok).toBe(false);
-    expect(!reload.ok && reload.diagnostics[0]).toMatchObject({ file: 'agents/writer.yaml', line: 3, col: 8, code: 'E_MODEL' });
+  (dialect === 'sqlite' ? it : undefined)?.(
+    'a folder edited by hand so that it fails check starts no run: 400 naming the file, nothing stored; fixed, runs start again',
+    async () => {
+      const { startRun, serverSession } = await server();
+      const { reloadProject } = await import('@/lib/server/project-reload');
+      const s = await serverSession();
+      const count = async () => (await s.db.q.select({ id: s.db.t.runs.id }).from(s.db.t.runs)).length;
+      const before = await count();
+      const path = join(dir, 'agents/writer.yaml');
+      const good = await readFile(path, 'utf8');
+      await writeFile(path, 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "nope"\n');
+      const refused = await startRun('triage', { ticket: 'Hello' });
+      expect(refused).toMatchObject({ ok: false, status: 400 });
+      expect(!refused.ok && refused.error).toMatch(/^the project folder .* changed and now fails aqven check: agents\/writer\.yaml:3:8: E_MODEL /);
+      expect(await count()).toBe(before);
+      const reload = await reloadProject();
+      expect(reload.ok).toBe(false);
+      expect(!reload.ok && reload.diagnostics[0]).toMatchObject({ file: 'agents/writer.yaml', line: 3, col: 8, code: 'E_MODEL' });
 
-    await writeFile(path, good);
-    const res = await startRun('triage', { ticket: 'Hello' }); // nobody named: the dashboard is open
-    if (!res.ok) throw new Error(res.error);
-    const [row] = await s.db.q.select().from(s.db.t.runs).where(eq(s.db.t.runs.id, res.id));
-    expect(row).toMatchObject({ startedBy: null, projectHash: await folderHash(dir) });
-    await writerRetriesOf(s.db, res.id);
-  });
+      await writeFile(path, good);
+      const res = await startRun('triage', { ticket: 'Hello' }); // nobody named: the dashboard is open
+      if (!res.ok) throw new Error(res.error);
+      const [row] = await s.db.q.select().from(s.db.t.runs).where(eq(s.db.t.runs.id, res.id));
+      expect(row).toMatchObject({ startedBy: null, projectHash: await folderHash(dir) });
+      await writerRetriesOf(s.db, res.id);
+    },
+  );
 });

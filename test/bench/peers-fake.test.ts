@@ -207,9 +207,32 @@ describe("W1's floor client (a bare client doing only AQVEN's rate-limit rule)",
 });
 
 describe('the verdicts and the README table', () => {
-  const w1f = (lastDoneMs: number, pauseViolations = 0) => ({ requests: 67, rateLimited: 17, duringWindow: 17, firstOkMs: 2010, lastRequestMs: lastDoneMs - 5, lastDoneMs, optimumMs: 2002, ratioToOptimum: lastDoneMs / 2002, failures: 0, pauseViolations });
+  const w1f = (lastDoneMs: number, pauseViolations = 0) => ({
+    requests: 67,
+    rateLimited: 17,
+    duringWindow: 17,
+    firstOkMs: 2010,
+    lastRequestMs: lastDoneMs - 5,
+    lastDoneMs,
+    optimumMs: 2002,
+    ratioToOptimum: lastDoneMs / 2002,
+    failures: 0,
+    pauseViolations,
+  });
   const w2f = (badAccepted: number) => ({ badAccepted, byKind: {}, badServed: 26, successes: 174, failures: 0, requests: 226 });
-  const w3f = (wallMs: number, pausedMs = 0) => ({ successes: 480, wallMs, requests: 600, requestsPerSuccess: 1.25, billedTokens: 100, visibleTokens: 100, visibleShare: 1, droppedAnswers: 0, usageUnknownAttempts: 0, waitsMs: {}, pausedMs });
+  const w3f = (wallMs: number, pausedMs = 0) => ({
+    successes: 480,
+    wallMs,
+    requests: 600,
+    requestsPerSuccess: 1.25,
+    billedTokens: 100,
+    visibleTokens: 100,
+    visibleShare: 1,
+    droppedAnswers: 0,
+    usageUnknownAttempts: 0,
+    waitsMs: {},
+    pausedMs,
+  });
   const w4f = (callsPerSec: number, cpuMsPerCall: number) => ({ callsPerSec, cpuMsPerCall });
   const result = (aqvenBad: number, aqvenViolations: number, aqvenPausedMs = 0): PeersResult => ({
     date: '2026-12-01T00:00:00.000Z',
@@ -222,12 +245,22 @@ describe('the verdicts and the README table', () => {
     w1: { 'ai-generateObject': [w1f(2300, 49)], 'ai-generateText': [w1f(2300, 49)], 'openai-parse': [w1f(2200, 49)], 'aqven-recorded': [w1f(2100, aqvenViolations)] },
     w2: { 'ai-generateObject': [w2f(20)], 'ai-generateText': [w2f(20)], 'openai-parse': [w2f(4)], 'aqven-recorded': [w2f(aqvenBad)] },
     w3: { 'ai-generateObject': [w3f(5000)], 'ai-generateText': [w3f(5000)], 'openai-parse': [w3f(2000)], 'aqven-recorded': [w3f(2100, aqvenPausedMs)] },
-    w4: { fetch: [w4f(1000, 0.5)], 'ai-generateObject': [w4f(500, 1)], 'ai-generateText': [w4f(500, 1)], 'openai-parse': [w4f(1000, 0.6)], aqven: [w4f(1199, 0.3)], 'aqven-recorded': [w4f(1100, 0.6)] },
+    w4: {
+      fetch: [w4f(1000, 0.5)],
+      'ai-generateObject': [w4f(500, 1)],
+      'ai-generateText': [w4f(500, 1)],
+      'openai-parse': [w4f(1000, 0.6)],
+      aqven: [w4f(1199, 0.3)],
+      'aqven-recorded': [w4f(1100, 0.6)],
+    },
     targets: [],
     durationS: 200,
     phasesS: { faults: 120, w4: 80 },
   });
-  const gatesBroken = (r: PeersResult) => evaluateTargets(r).filter((t) => t.gate && !t.met).map((t) => t.workload);
+  const gatesBroken = (r: PeersResult) =>
+    evaluateTargets(r)
+      .filter((t) => t.gate && !t.met)
+      .map((t) => t.workload);
 
   it('fails the run when AQVEN accepts a bad answer or sends more than one request per pause, and marks a near miss missed', () => {
     expect(gatesBroken(result(0, 0))).toEqual([]);
@@ -243,8 +276,8 @@ describe('the verdicts and the README table', () => {
   it("takes the seed page's 429 pauses out of W3's wall time, and nothing else", () => {
     const open = (pausedMs: number) => evaluateTargets(result(0, 0, pausedMs)).find((x) => x.target.startsWith('wall time outside'))!;
     // 2.1 s with no pause is 2.1 s of AQVEN's own: more than the best peer's 2.0 s
-    expect(open(0)).toMatchObject({ met: false, value: '2.10 s of 2.10 s: ×1.05 the best peer\'s wall time' });
-    expect(open(200)).toMatchObject({ met: true, value: '1.90 s of 2.10 s: ×0.95 the best peer\'s wall time' });
+    expect(open(0)).toMatchObject({ met: false, value: "2.10 s of 2.10 s: ×1.05 the best peer's wall time" });
+    expect(open(200)).toMatchObject({ met: true, value: "1.90 s of 2.10 s: ×0.95 the best peer's wall time" });
     // the raw comparison stays, as measured
     expect(evaluateTargets(result(0, 0, 200)).find((x) => x.target === "wall time ≤ the best peer's")!.met).toBe(false);
   });

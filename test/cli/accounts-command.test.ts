@@ -58,7 +58,12 @@ describe('aqven user and aqven token over the project database', { timeout: 60_0
     const list = cli(['user', 'list']);
     expect(list.code).toBe(0);
     expect(list.out.split('\n')[0]).toMatch(/^NAME +ROLE +CREATED +LAST SEEN +SPENT TODAY$/);
-    expect(list.out.split('\n').slice(1, 4).map((l) => l.split(/ +/).slice(0, 2))).toEqual([
+    expect(
+      list.out
+        .split('\n')
+        .slice(1, 4)
+        .map((l) => l.split(/ +/).slice(0, 2)),
+    ).toEqual([
       ['ana', 'admin'],
       ['bob', 'editor'],
       ['cy', 'viewer'],
@@ -91,7 +96,9 @@ describe('aqven user and aqven token over the project database', { timeout: 60_0
   it('user passwd sets a new password and says the sessions it signed out', async () => {
     const bobId = (await db.q.select({ id: db.t.users.id }).from(db.t.users).where(eq(db.t.users.name, 'bob')))[0]!.id;
     const at = new Date();
-    await db.q.insert(db.t.sessions).values({ id: 'bob-browser', token: 'bob-browser', userId: bobId, expiresAt: new Date(at.getTime() + 3_600_000), createdAt: at, updatedAt: at });
+    await db.q
+      .insert(db.t.sessions)
+      .values({ id: 'bob-browser', token: 'bob-browser', userId: bobId, expiresAt: new Date(at.getTime() + 3_600_000), createdAt: at, updatedAt: at });
     expect(JSON.parse(cli(['user', 'list', '--json']).out)[1]).toMatchObject({ name: 'bob', lastSeenAt: at.toISOString() });
 
     const viaStdin = cli(['user', 'passwd', 'bob', '--password-stdin'], 'another long password\r\n');
@@ -113,7 +120,10 @@ describe('aqven user and aqven token over the project database', { timeout: 60_0
     expect(cli(['user', 'remove', 'no way']).code).toBe(2);
     expect(cli(['user', 'remove', 'cy']).code).toBe(0);
     // never the only user: the dashboard would open again to whatever reaches it from this machine
-    expect(cli(['user', 'remove', 'ana'])).toMatchObject({ code: 1, err: 'aqven user remove: ana is the only user: without one the dashboard opens to this machine without sign-in; add another admin first\n' });
+    expect(cli(['user', 'remove', 'ana'])).toMatchObject({
+      code: 1,
+      err: 'aqven user remove: ana is the only user: without one the dashboard opens to this machine without sign-in; add another admin first\n',
+    });
     expect(JSON.parse(cli(['user', 'list', '--json']).out).map((u: { name: string }) => u.name)).toEqual(['ana']);
   });
 
@@ -148,7 +158,17 @@ describe('aqven user and aqven token over the project database', { timeout: 60_0
       ['ci', 'editor'],
       ['reader', 'viewer'],
     ]);
-    expect(Object.keys(JSON.parse(json.out)[0]).sort()).toEqual(['budgetUsdPerDay', 'createdAt', 'createdBy', 'expiresAt', 'lastUsedAt', 'name', 'revokedAt', 'role', 'spentTodayUsd']);
+    expect(Object.keys(JSON.parse(json.out)[0]).sort()).toEqual([
+      'budgetUsdPerDay',
+      'createdAt',
+      'createdBy',
+      'expiresAt',
+      'lastUsedAt',
+      'name',
+      'revokedAt',
+      'role',
+      'spentTodayUsd',
+    ]);
     // 90 days by default
     const expiresAt = Date.parse(JSON.parse(json.out)[0].expiresAt);
     expect(expiresAt - Date.parse(JSON.parse(json.out)[0].createdAt)).toBe(90 * 86_400_000);
@@ -189,10 +209,20 @@ describe('aqven user and aqven token over the project database', { timeout: 60_0
 
     // what the runs it started spent today shows against its budget
     await addSpend(db, db.q, 'token:nightly', 1.2, Date.now());
-    const row = cli(['token', 'list']).out.split('\n').find((l) => l.startsWith('nightly '));
+    const row = cli(['token', 'list'])
+      .out.split('\n')
+      .find((l) => l.startsWith('nightly '));
     expect(row).toMatch(/ \$1\.20 of \$5\.00\/day$/);
-    expect(cli(['token', 'list']).out.split('\n').find((l) => l.startsWith('forever '))).toMatch(/ never +- +\$0\.00$/);
-    expect(JSON.parse(cli(['token', 'list', '--json']).out).find((t: { name: string }) => t.name === 'nightly')).toMatchObject({ budgetUsdPerDay: 5, spentTodayUsd: 1.2, expiresAt: expect.stringMatching(/Z$/) });
+    expect(
+      cli(['token', 'list'])
+        .out.split('\n')
+        .find((l) => l.startsWith('forever ')),
+    ).toMatch(/ never +- +\$0\.00$/);
+    expect(JSON.parse(cli(['token', 'list', '--json']).out).find((t: { name: string }) => t.name === 'nightly')).toMatchObject({
+      budgetUsdPerDay: 5,
+      spentTodayUsd: 1.2,
+      expiresAt: expect.stringMatching(/Z$/),
+    });
     expect(cli(['token', 'budget', 'nightly', '$2.50/day'])).toMatchObject({ code: 0, out: 'token nightly: budget $2.50/day (spent today: $1.20 of $2.50/day)\n' });
     expect(cli(['token', 'budget', 'nightly', 'none'])).toMatchObject({ code: 0, out: 'token nightly: budget none (spent today: $1.20)\n' });
     expect(cli(['token', 'budget', 'nope', '1/day'])).toMatchObject({ code: 1, err: 'aqven token budget: no token named nope\n' });
@@ -200,13 +230,24 @@ describe('aqven user and aqven token over the project database', { timeout: 60_0
 
     await createUser(db, { name: 'fin', role: 'editor', password: 'a long enough password' }, Date.now());
     expect(cli(['user', 'budget', 'fin', '3/day'])).toMatchObject({ code: 0, out: 'user fin: budget $3.00/day (spent today: $0.00 of $3.00/day)\n' });
-    expect(cli(['user', 'list']).out.split('\n').find((l) => l.startsWith('fin '))).toMatch(/ \$0\.00 of \$3\.00\/day$/);
+    expect(
+      cli(['user', 'list'])
+        .out.split('\n')
+        .find((l) => l.startsWith('fin ')),
+    ).toMatch(/ \$0\.00 of \$3\.00\/day$/);
     expect(JSON.parse(cli(['user', 'list', '--json']).out).find((u: { name: string }) => u.name === 'fin')).toMatchObject({ budgetUsdPerDay: 3, spentTodayUsd: 0 });
     expect(cli(['user', 'budget', 'nobody', '3/day'])).toMatchObject({ code: 1, err: 'aqven user budget: no user named nobody\n' });
 
     // every change is in the audit trail, by whoever ran the command
     const kinds = (await listAudit(db, { limit: 500 })).rows.map((r) => [r.kind, r.target]);
-    expect(kinds).toEqual(expect.arrayContaining([['token.created', 'token:nightly'], ['token.revoked', 'token:ci'], ['user.budget-set', 'token:nightly'], ['user.budget-set', 'fin']]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ['token.created', 'token:nightly'],
+        ['token.revoked', 'token:ci'],
+        ['user.budget-set', 'token:nightly'],
+        ['user.budget-set', 'fin'],
+      ]),
+    );
   }, 120_000);
 
   it('a project failing check is bad usage (exit 2): it names the database', () => {
@@ -228,7 +269,9 @@ describe('aqven user over AQVEN_DATABASE_URL', { timeout: 60_000 }, () => {
   it('stores the users in PostgreSQL, no project needed; an unreachable database exits 3 without its password', () => {
     const env = { AQVEN_DATABASE_URL: t.target };
     expect(aqven(['user', 'add', 'ana', '--role', 'admin', '--password-stdin'], env, { input: 'a password for pg\n' })).toMatchObject({ code: 0, out: 'user ana added (admin)\n' });
-    expect(JSON.parse(aqven(['user', 'list', '--json'], env).out)).toEqual([{ name: 'ana', role: 'admin', createdAt: expect.any(String), lastSeenAt: null, budgetUsdPerDay: null, spentTodayUsd: 0 }]);
+    expect(JSON.parse(aqven(['user', 'list', '--json'], env).out)).toEqual([
+      { name: 'ana', role: 'admin', createdAt: expect.any(String), lastSeenAt: null, budgetUsdPerDay: null, spentTodayUsd: 0 },
+    ]);
     const down = aqven(['token', 'list'], { AQVEN_DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none' });
     expect(down.code).toBe(3);
     expect(down.err).toMatch(/^aqven token list: cannot connect to the PostgreSQL database postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: .*\n$/);

@@ -27,7 +27,25 @@ describe('the aqven command', () => {
     const record = JSON.parse(run.out);
     expect(run.code).toBe(record.status === 'succeeded' ? 0 : 1);
     expect(record).toMatchObject({ flow: 'triage', input: { ticket: 'I was charged twice' } });
-    expect(Object.keys(record)).toEqual(['id', 'flow', 'kind', 'replayOf', 'replayNode', 'status', 'input', 'output', 'error', 'usage', 'usageUnknown', 'startedAt', 'finishedAt', 'startedBy', 'projectHash', 'snapshotId', 'nodes']);
+    expect(Object.keys(record)).toEqual([
+      'id',
+      'flow',
+      'kind',
+      'replayOf',
+      'replayNode',
+      'status',
+      'input',
+      'output',
+      'error',
+      'usage',
+      'usageUnknown',
+      'startedAt',
+      'finishedAt',
+      'startedBy',
+      'projectHash',
+      'snapshotId',
+      'nodes',
+    ]);
     // who started it (the OS login) and the files it ran under
     expect(record).toMatchObject({ startedBy: cliAuthor(), projectHash: projectFilesHash(await readProjectFiles(dir)), snapshotId: null });
     expect(record.startedBy).toMatch(/^cli:./);
@@ -39,7 +57,7 @@ describe('the aqven command', () => {
     expect(JSON.parse(runs.out).map((r: { id: string }) => r.id)).toEqual([record.id]);
   });
 
-  it('runs takes the run list\'s filters as options (the dashboard\'s words), and says when none match', () => {
+  it("runs takes the run list's filters as options (the dashboard's words), and says when none match", () => {
     const dir = copyShowcase();
     const ran = (flow: string, input: string) => JSON.parse(aqven(['run', flow, '--simulate', '--json', '--project', dir, '--input', input]).out) as { id: string; status: string };
     const t1 = ran('triage', '{"ticket":"I was charged twice"}');
@@ -99,12 +117,7 @@ describe('the aqven command', () => {
     const dir = copyShowcase();
     const file = join(dir, 'providers', 'openrouter.yaml');
     // nothing listens on port 9: every try is refused at once, one try per attempt
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8')
-        .replace('https://openrouter.ai/api/v1', 'http://127.0.0.1:9/api/v1')
-        .replace('max_attempts: 3 ', 'max_attempts: 1 '),
-    );
+    writeFileSync(file, readFileSync(file, 'utf8').replace('https://openrouter.ai/api/v1', 'http://127.0.0.1:9/api/v1').replace('max_attempts: 3 ', 'max_attempts: 1 '));
     const res = aqven(['run', 'triage', '--project', dir, '--input', '{"ticket":"x"}'], { OPENROUTER_API_KEY: undefined });
     expect(res.err).toContain('warning W_API_KEY OPENROUTER_API_KEY is not set');
     expect(res.code).toBe(1);

@@ -74,7 +74,9 @@ describe('AQVEN_DATABASE_URL', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'aqven-cwd-'));
     const res = aqven(['run', 'triage', '--simulate', '--project', dir, '--input', '{"ticket":"x"}'], { AQVEN_DATABASE_URL: 'mysql://user:pw-123@db/aqven' }, { cwd });
     expect(res.code).toBe(2);
-    expect(res.err.trim()).toMatch(/^aqven run: AQVEN_DATABASE_URL is a mysql:\/\/ URL; it must be a PostgreSQL URL \(postgres:\/\/user:password@host:5432\/database, or postgresql:\/\/…\) or the path of a SQLite file$/);
+    expect(res.err.trim()).toMatch(
+      /^aqven run: AQVEN_DATABASE_URL is a mysql:\/\/ URL; it must be a PostgreSQL URL \(postgres:\/\/user:password@host:5432\/database, or postgresql:\/\/…\) or the path of a SQLite file$/,
+    );
     expect(res.err).not.toContain('pw-123');
     expect(readdirSync(cwd)).toEqual([]); // no ./mysql:/user:pw-123@db folder
     expect(existsSync(join(dir, '.aqven'))).toBe(false);
@@ -106,7 +108,15 @@ describe('--project', () => {
   it('naming a file is one line and exit 2 for every command, never a stack', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'aqven-file-')), 'notes.txt');
     writeFileSync(file, 'not a project\n');
-    for (const args of [['run', 'triage', '--input', '{}'], ['replay', '0123abcd', 'classify'], ['limits', 'openrouter:x'], ['runs', 'reconcile'], ['runs'], ['check'], ['db', 'status']]) {
+    for (const args of [
+      ['run', 'triage', '--input', '{}'],
+      ['replay', '0123abcd', 'classify'],
+      ['limits', 'openrouter:x'],
+      ['runs', 'reconcile'],
+      ['runs'],
+      ['check'],
+      ['db', 'status'],
+    ]) {
       const res = aqven([...args, '--project', file]);
       const what = `aqven ${args.join(' ')}: ${res.err}`;
       expect(res.code, what).toBe(2);
@@ -163,7 +173,11 @@ describe('text from a provider', () => {
       const id = /^run (\S+)/.exec(run.out)![1]!;
       const show = await aqvenAsync(['show', id, '--project', dir], env);
       const search = await aqvenAsync(['search', 'pwned', '--project', dir], env);
-      for (const [what, text] of [['run', run.out], ['show', show.out], ['search', search.out]] as const) {
+      for (const [what, text] of [
+        ['run', run.out],
+        ['show', show.out],
+        ['search', search.out],
+      ] as const) {
         expect(text, what).toContain('\\u{001B}[31mRED\\u{001B}]0;');
         expect(text, what).toContain('\\u{0007} \\u{202E}gnp.exe');
         expect(text, what).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
@@ -182,6 +196,8 @@ describe('--input-file', () => {
   it('is read to one byte past the input cap at most: /dev/zero is refused as the cap refuses an input', () => {
     const res = aqven(['run', 'triage', '--simulate', '--project', copyShowcase(), '--input-file', '/dev/zero'], { AQVEN_MAX_INPUT_BYTES: '4096' });
     expect(res.code).toBe(2);
-    expect(res.err.trim()).toBe('aqven run: --input-file /dev/zero is more than 4,096 bytes; a run input may be at most 4,096 bytes (4 KiB, AQVEN_MAX_INPUT_BYTES) — nothing was stored');
+    expect(res.err.trim()).toBe(
+      'aqven run: --input-file /dev/zero is more than 4,096 bytes; a run input may be at most 4,096 bytes (4 KiB, AQVEN_MAX_INPUT_BYTES) — nothing was stored',
+    );
   });
 });

@@ -78,9 +78,7 @@ describe('aqven start-up', () => {
     expect(await refused(port)).toBe(false);
     // the simulator runs in the bin's own process, not in a child it would orphan
     if (process.platform === 'linux') expect(childrenOf(child.pid!)).toEqual([]);
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
-    );
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null }); // its own handler closed the server
     expect(await refused(port)).toBe(true);

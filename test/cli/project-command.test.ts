@@ -155,7 +155,9 @@ describe('aqven project', () => {
     await writeFile(join(out, 'agents', 'local.yaml'), 'kept');
     const io = captureIo();
     expect(await runProjectPull(out, { env }, io)).toBe(1);
-    expect(io.stderr).toMatch(/^ {2}agents\/writer\.yaml differs from snapshot \d+\naqven project pull: 1 file in .* differ from snapshot \d+; nothing was written \(--force overwrites them\)\n$/);
+    expect(io.stderr).toMatch(
+      /^ {2}agents\/writer\.yaml differs from snapshot \d+\naqven project pull: 1 file in .* differ from snapshot \d+; nothing was written \(--force overwrites them\)\n$/,
+    );
     expect(await readFile(mine, 'utf8')).toBe(`${original}# my edit\n`);
 
     const program = new Command('aqven').exitOverride();
@@ -179,7 +181,9 @@ describe('aqven project', () => {
     const { projectSnapshots } = t.db.t;
     // a row written by hand, not by aqven: a path with .. and an absolute one
     for (const evil of ['../escaped.yaml', 'agents/../../escaped.yaml', '/tmp/aqven-escaped.yaml']) {
-      await t.db.q.insert(projectSnapshots).values({ files: { 'aqven.yaml': 'apiVersion: "aqven/v1"\n', [evil]: 'pwned' }, hash: `crafted ${evil}`, author: 'mallory', note: 'crafted', createdAt: Date.now() });
+      await t.db.q
+        .insert(projectSnapshots)
+        .values({ files: { 'aqven.yaml': 'apiVersion: "aqven/v1"\n', [evil]: 'pwned' }, hash: `crafted ${evil}`, author: 'mallory', note: 'crafted', createdAt: Date.now() });
       const root = await temp();
       const out = join(root, 'checkout');
       const io = captureIo();

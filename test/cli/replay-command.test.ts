@@ -16,7 +16,9 @@ const NO_KEY = { OPENROUTER_API_KEY: undefined };
 describe('aqven replay RUN NODE', () => {
   it('takes the short id or a prefix of the run, and its record, shown or listed, says it is a replay of that run', () => {
     const dir = copyShowcase();
-    const original = JSON.parse(aqven(['run', 'triage', '--simulate', '--json', '--project', dir, '--input', '{"ticket":"replay me by my short id"}'], NO_KEY).out) as { id: string };
+    const original = JSON.parse(aqven(['run', 'triage', '--simulate', '--json', '--project', dir, '--input', '{"ticket":"replay me by my short id"}'], NO_KEY).out) as {
+      id: string;
+    };
     const short = shortRunId(original.id);
 
     const byShort = aqven(['replay', short, 'classify', '--simulate', '--json', '--project', dir], NO_KEY);

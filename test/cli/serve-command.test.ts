@@ -113,7 +113,10 @@ describe('aqven serve refuses before listening (no build needed)', () => {
   });
 
   it('a bad port or public URL is bad usage', () => {
-    expect(aqven(['serve', '--port', 'eighty', '--project', dir], ENV)).toMatchObject({ code: 2, err: 'aqven serve: --port must be a whole number from 0 to 65535, got "eighty"\n' });
+    expect(aqven(['serve', '--port', 'eighty', '--project', dir], ENV)).toMatchObject({
+      code: 2,
+      err: 'aqven serve: --port must be a whole number from 0 to 65535, got "eighty"\n',
+    });
     expect(aqven(['serve', '--port', '70000', '--project', dir], ENV).code).toBe(2);
     const ftp = aqven(['serve', '--host', '0.0.0.0', '--public-url', 'ftp://files.example', '--project', dir], ENV);
     expect(ftp).toMatchObject({ code: 2, err: 'aqven serve: the public URL must be an http(s) URL such as http://aqven.example.com:3000, got "ftp://files.example"\n' });
@@ -124,41 +127,45 @@ const built = existsSync(join(ROOT, '.next', 'BUILD_ID'));
 
 describe('aqven serve serves', () => {
   // Only with a build of the dashboard in this checkout (`npm run build`): tests never build it.
-  it.skipIf(!built)('the built dashboard on loopback, answering its routes and the request checks; SIGTERM stops it (143) [needs `npm run build`]', async () => {
-    const dir = copyShowcase();
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--simulate', '--project', dir], {
-      env: { ...process.env, ...ENV, AQVEN_SIMULATE: undefined, AQVEN_PROJECT: undefined },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    try {
-      const deadline = Date.now() + 60_000;
-      // Next.js says a word of its own on stdout while it starts; the URL line comes once it listens
-      const urlLine = () => out.split('\n').find((l) => l.startsWith('AQVEN dashboard: '));
-      while (!urlLine() && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(urlLine(), err).toMatch(/^AQVEN dashboard: http:\/\/127\.0\.0\.1:\d+\/runs {2}\(project .*, simulated providers\)$/);
-      expect(urlLine()).toContain(`(project ${dir}, `);
-      const port = Number(/:(\d+)\/runs/.exec(urlLine()!)![1]);
+  it.skipIf(!built)(
+    'the built dashboard on loopback, answering its routes and the request checks; SIGTERM stops it (143) [needs `npm run build`]',
+    async () => {
+      const dir = copyShowcase();
+      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--simulate', '--project', dir], {
+        env: { ...process.env, ...ENV, AQVEN_SIMULATE: undefined, AQVEN_PROJECT: undefined },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        const deadline = Date.now() + 60_000;
+        // Next.js says a word of its own on stdout while it starts; the URL line comes once it listens
+        const urlLine = () => out.split('\n').find((l) => l.startsWith('AQVEN dashboard: '));
+        while (!urlLine() && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(urlLine(), err).toMatch(/^AQVEN dashboard: http:\/\/127\.0\.0\.1:\d+\/runs {2}\(project .*, simulated providers\)$/);
+        expect(urlLine()).toContain(`(project ${dir}, `);
+        const port = Number(/:(\d+)\/runs/.exec(urlLine()!)![1]);
 
-      const runs = await get(port, '/api/runs');
-      expect(runs.status).toBe(200);
-      expect(JSON.parse(runs.body)).toMatchObject({ items: [], nextCursor: null });
-      expect(runs.headers['x-frame-options']).toBe('DENY');
-      const page = await get(port, '/runs');
-      expect(page.status).toBe(200);
-      expect(page.body).toContain('sim-badge');
-      // the proxy runs under this server too: a foreign Host is refused
-      expect((await get(port, '/runs', { host: 'rebind.example' })).status).toBe(421);
+        const runs = await get(port, '/api/runs');
+        expect(runs.status).toBe(200);
+        expect(JSON.parse(runs.body)).toMatchObject({ items: [], nextCursor: null });
+        expect(runs.headers['x-frame-options']).toBe('DENY');
+        const page = await get(port, '/runs');
+        expect(page.status).toBe(200);
+        expect(page.body).toContain('sim-badge');
+        // the proxy runs under this server too: a foreign Host is refused
+        expect((await get(port, '/runs', { host: 'rebind.example' })).status).toBe(421);
 
-      child.kill('SIGTERM');
-      expect(await exited).toBe(143);
-      expect(err).toContain('aqven serve: SIGTERM: the dashboard stops');
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-  }, 90_000);
+        child.kill('SIGTERM');
+        expect(await exited).toBe(143);
+        expect(err).toContain('aqven serve: SIGTERM: the dashboard stops');
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    },
+    90_000,
+  );
 });

@@ -36,9 +36,7 @@ const RUN = (dir: string) => ['run', 'triage', '--json', '--project', dir, '--in
 
 /** Runs the bin (through `bash -c` first when `shell` is given) and collects its output. */
 function start(args: string[], shell?: string) {
-  const child = shell
-    ? spawn('bash', ['-c', `${shell}; exec "$0" "$@"`, process.execPath, BIN, ...args], { env: ENV })
-    : spawn(process.execPath, [BIN, ...args], { env: ENV });
+  const child = shell ? spawn('bash', ['-c', `${shell}; exec "$0" "$@"`, process.execPath, BIN, ...args], { env: ENV }) : spawn(process.execPath, [BIN, ...args], { env: ENV });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -108,7 +108,10 @@ describe.each(DIALECTS)('the backfill of an older history, on %s', (dialect) => 
   beforeAll(async () => {
     w = await worldOn(dialect, {});
     const scripts = [
-      { [FLASH_LITE]: [{ kind: 'invalid' as const, mode: 'wrong_enum' as const }, { kind: 'ok' as const }], [GPT_OSS]: [{ kind: 'ok' as const, text: 'Your refund is on its way.' }] },
+      {
+        [FLASH_LITE]: [{ kind: 'invalid' as const, mode: 'wrong_enum' as const }, { kind: 'ok' as const }],
+        [GPT_OSS]: [{ kind: 'ok' as const, text: 'Your refund is on its way.' }],
+      },
       { [FLASH_LITE]: [{ kind: 'refusal' as const }], [GPT_OSS]: [{ kind: 'ok' as const }] },
       { [FLASH_LITE]: [{ kind: 'ok' as const }], [GPT_OSS]: [{ kind: 'provider_error' as const, message: 'upstream overloaded (request req_91ka7b2c)' }] },
       { [FLASH_LITE]: [{ kind: 'invalid' as const, mode: 'not_json' as const }], [GPT_OSS]: [{ kind: 'truncated' as const }] },

@@ -47,15 +47,39 @@ async function writeHistory(path: string): Promise<void> {
   ]);
   await q.insert(schema.runs).values([
     {
-      id: 'run-ok', project: 'p', flow: 'triage', status: 'succeeded', snapshotId: 1, queuedAt: T0 - 5,
-      input: { ticket: TEXT, nested: { list: [1, 2.5, null, true], empty: {} } }, output: { queue: 'billing', confidence: 0.93 },
-      turns: 2, inputTokens: 3_000_000_000, outputTokens: 12, costUsd: 0.000123456789, pid: 4242, owner: null, fence: 3,
-      heartbeatAt: T0 + 10, leaseExpiresAt: T0 + 20_010, startedAt: T0, finishedAt: T0 + 999,
+      id: 'run-ok',
+      project: 'p',
+      flow: 'triage',
+      status: 'succeeded',
+      snapshotId: 1,
+      queuedAt: T0 - 5,
+      input: { ticket: TEXT, nested: { list: [1, 2.5, null, true], empty: {} } },
+      output: { queue: 'billing', confidence: 0.93 },
+      turns: 2,
+      inputTokens: 3_000_000_000,
+      outputTokens: 12,
+      costUsd: 0.000123456789,
+      pid: 4242,
+      owner: null,
+      fence: 3,
+      heartbeatAt: T0 + 10,
+      leaseExpiresAt: T0 + 20_010,
+      startedAt: T0,
+      finishedAt: T0 + 999,
     },
     {
-      id: 'run-failed', project: 'p', flow: 'triage', status: 'failed', input: ['a', TEXT], output: null,
-      errorCode: 'refusal', errorNode: 'classify', errorMessage: `refused: ${TEXT}`, errorHint: 'Set output.on_refusal',
-      startedAt: T0 + 1, finishedAt: T0 + 2,
+      id: 'run-failed',
+      project: 'p',
+      flow: 'triage',
+      status: 'failed',
+      input: ['a', TEXT],
+      output: null,
+      errorCode: 'refusal',
+      errorNode: 'classify',
+      errorMessage: `refused: ${TEXT}`,
+      errorHint: 'Set output.on_refusal',
+      startedAt: T0 + 1,
+      finishedAt: T0 + 2,
     },
     // a run still running in the source: copied as it is
     { id: 'run-live', project: 'p', flow: 'triage', status: 'running', input: {}, owner: 'owner-1', fence: 1, heartbeatAt: T0 + 3, leaseExpiresAt: T0 + 20_003, startedAt: T0 + 3 },
@@ -63,32 +87,93 @@ async function writeHistory(path: string): Promise<void> {
   ]);
   await q.insert(schema.nodeRuns).values([
     {
-      id: 'n-ok', runId: 'run-ok', nodeId: 'classify', agent: 'classifier', turn: 1, ord: 0, status: 'succeeded', output: { queue: 'billing' },
-      policy: { chain: ['openrouter:a', 'openrouter:b'], retries: 1, on_error: 'fallback' }, inputTokens: 3_000_000_000, outputTokens: 12,
-      costUsd: 0.5, startedAt: T0, finishedAt: T0 + 500,
+      id: 'n-ok',
+      runId: 'run-ok',
+      nodeId: 'classify',
+      agent: 'classifier',
+      turn: 1,
+      ord: 0,
+      status: 'succeeded',
+      output: { queue: 'billing' },
+      policy: { chain: ['openrouter:a', 'openrouter:b'], retries: 1, on_error: 'fallback' },
+      inputTokens: 3_000_000_000,
+      outputTokens: 12,
+      costUsd: 0.5,
+      startedAt: T0,
+      finishedAt: T0 + 500,
     },
     { id: 'n-text', runId: 'run-ok', nodeId: 'reply', agent: 'writer', turn: 1, ord: 1, status: 'succeeded', output: TEXT, startedAt: T0 + 500, finishedAt: T0 + 999 },
     {
-      id: 'n-failed', runId: 'run-failed', nodeId: 'classify', agent: 'classifier', turn: 1, status: 'failed', output: null,
-      errorCode: 'refusal', errorMessage: TEXT, hint: 'hint', policy: null, startedAt: T0 + 1, finishedAt: T0 + 2,
+      id: 'n-failed',
+      runId: 'run-failed',
+      nodeId: 'classify',
+      agent: 'classifier',
+      turn: 1,
+      status: 'failed',
+      output: null,
+      errorCode: 'refusal',
+      errorMessage: TEXT,
+      hint: 'hint',
+      policy: null,
+      startedAt: T0 + 1,
+      finishedAt: T0 + 2,
     },
     { id: 'n-live', runId: 'run-live', nodeId: 'classify', agent: 'classifier', turn: 1, status: 'running', startedAt: T0 + 3 },
     { id: 'n-pending', runId: 'run-live', nodeId: 'reply', agent: 'writer', turn: 1, ord: 1, status: 'pending' },
   ]);
   await q.insert(schema.attempts).values([
     {
-      id: 'a-ok', nodeRunId: 'n-ok', runId: 'run-ok', seq: 1, model: 'openrouter:a', chainIndex: 0, answerNo: 1, outcome: 'ok',
-      finishReason: 'stop', nativeFinishReason: 'STOP', finishNote: null, cause: null, action: 'none',
-      request: [{ role: 'system', content: 'Sort it' }, { role: 'user', content: TEXT }], responseText: '{"queue":"billing"}',
-      validationErrors: [], discarded: false, streamedText: TEXT, inputTokens: 3_000_000_000, outputTokens: 12, costUsd: 0.25,
-      usageUnknown: false, startedAt: T0, finishedAt: T0 + 400,
+      id: 'a-ok',
+      nodeRunId: 'n-ok',
+      runId: 'run-ok',
+      seq: 1,
+      model: 'openrouter:a',
+      chainIndex: 0,
+      answerNo: 1,
+      outcome: 'ok',
+      finishReason: 'stop',
+      nativeFinishReason: 'STOP',
+      finishNote: null,
+      cause: null,
+      action: 'none',
+      request: [
+        { role: 'system', content: 'Sort it' },
+        { role: 'user', content: TEXT },
+      ],
+      responseText: '{"queue":"billing"}',
+      validationErrors: [],
+      discarded: false,
+      streamedText: TEXT,
+      inputTokens: 3_000_000_000,
+      outputTokens: 12,
+      costUsd: 0.25,
+      usageUnknown: false,
+      startedAt: T0,
+      finishedAt: T0 + 400,
     },
     {
-      id: 'a-bad', nodeRunId: 'n-failed', runId: 'run-failed', seq: 1, model: 'openrouter:b', chainIndex: 1, answerNo: 2, outcome: 'refusal',
-      finishReason: 'content_filter', finishNote: 'unrecognised finish reason `eos`', cause: 'refusal', action: 'fallback',
-      request: { messages: [] }, errorKind: 'refusal', errorMessage: TEXT, errorDetail: '<EMAIL> said no',
-      validationErrors: [{ path: '/queue', message: 'must be one of' }], discarded: true, streamedText: null, usageUnknown: true,
-      startedAt: T0 + 1, finishedAt: T0 + 2,
+      id: 'a-bad',
+      nodeRunId: 'n-failed',
+      runId: 'run-failed',
+      seq: 1,
+      model: 'openrouter:b',
+      chainIndex: 1,
+      answerNo: 2,
+      outcome: 'refusal',
+      finishReason: 'content_filter',
+      finishNote: 'unrecognised finish reason `eos`',
+      cause: 'refusal',
+      action: 'fallback',
+      request: { messages: [] },
+      errorKind: 'refusal',
+      errorMessage: TEXT,
+      errorDetail: '<EMAIL> said no',
+      validationErrors: [{ path: '/queue', message: 'must be one of' }],
+      discarded: true,
+      streamedText: null,
+      usageUnknown: true,
+      startedAt: T0 + 1,
+      finishedAt: T0 + 2,
     },
     // in flight: no outcome, no end, its streamed text still in chunks
     { id: 'a-live', nodeRunId: 'n-live', runId: 'run-live', seq: 1, model: 'openrouter:a', chainIndex: 0, answerNo: 1, outcome: null, request: null, startedAt: T0 + 3 },
@@ -98,14 +183,33 @@ async function writeHistory(path: string): Promise<void> {
     { id: 2, attemptId: 'a-ok', tryNo: 2, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: T0 + 2, finishedAt: T0 + 400 },
   ]);
   // a long history of tries: ids with a gap, 5000 past the others
-  const many = Array.from({ length: TRIES }, (_, i) => ({ id: 5000 + i, attemptId: 'a-bad', tryNo: i + 1, status: i % 2 ? 503 : null, error: i % 2 ? 'server_error' : 'timeout', waitedMs: i * 1000, startedAt: T0 + i, finishedAt: T0 + i + 1 }));
+  const many = Array.from({ length: TRIES }, (_, i) => ({
+    id: 5000 + i,
+    attemptId: 'a-bad',
+    tryNo: i + 1,
+    status: i % 2 ? 503 : null,
+    error: i % 2 ? 'server_error' : 'timeout',
+    waitedMs: i * 1000,
+    startedAt: T0 + i,
+    finishedAt: T0 + i + 1,
+  }));
   for (let i = 0; i < many.length; i += 200) await q.insert(schema.transportTries).values(many.slice(i, i + 200));
   await q.insert(schema.streamChunks).values([
     { attemptId: 'a-live', seq: 1, text: 'Grüße ' },
     { attemptId: 'a-live', seq: 2, text: '🚀' },
   ]);
   await q.insert(schema.rateLimitPauses).values([
-    { model: 'openrouter:a', pausedUntil: T0 + 60_000, reason: 'retry-after', setAt: T0, serverWait: 'Fri, 31 Dec 9999 23:59:59 GMT', askedMs: BIG, maxWaitMs: 3_600_000, probeOwner: 'owner-1', probeUntil: T0 + 61_000 },
+    {
+      model: 'openrouter:a',
+      pausedUntil: T0 + 60_000,
+      reason: 'retry-after',
+      setAt: T0,
+      serverWait: 'Fri, 31 Dec 9999 23:59:59 GMT',
+      askedMs: BIG,
+      maxWaitMs: 3_600_000,
+      probeOwner: 'owner-1',
+      probeUntil: T0 + 61_000,
+    },
     { model: 'gemini:ß', pausedUntil: T0, reason: 'backoff' }, // a pause from before its origin was kept: nulls
   ]);
   await q.insert(schema.policyRevisions).values([
@@ -122,22 +226,84 @@ async function writeHistory(path: string): Promise<void> {
   ]);
   await q.insert(schema.searchDocs).values([{ id: 3, runId: 'run-ok', field: 'input', body: TEXT, at: T0 }]);
   await q.insert(schema.agentDaily).values([
-    { agent: 'classifier', day: 1_700_006_400_000, model: 'openrouter:a', outcome: 'ok', cause: '', action: 'none', attempts: 3, inputTokens: 3_000_000_000, outputTokens: 12, costUsd: 0.25, durationMs: 400 },
+    {
+      agent: 'classifier',
+      day: 1_700_006_400_000,
+      model: 'openrouter:a',
+      outcome: 'ok',
+      cause: '',
+      action: 'none',
+      attempts: 3,
+      inputTokens: 3_000_000_000,
+      outputTokens: 12,
+      costUsd: 0.25,
+      durationMs: 400,
+    },
   ]);
   await q.insert(schema.nodeDaily).values([{ agent: 'classifier', day: 1_700_006_400_000, status: 'succeeded', nodes: 2, lastStartedAt: T0 }]);
   await q.insert(schema.failureDaily).values([
-    { sig: '0123456789abcdef', day: 1_700_006_400_000, level: 'attempt', agent: 'classifier', model: 'openrouter:a', code: 'invalid_output', message: 'does not match "…"', failures: 2, costUsd: 0.5, firstAt: T0, lastAt: T0 + 9 },
+    {
+      sig: '0123456789abcdef',
+      day: 1_700_006_400_000,
+      level: 'attempt',
+      agent: 'classifier',
+      model: 'openrouter:a',
+      code: 'invalid_output',
+      message: 'does not match "…"',
+      failures: 2,
+      costUsd: 0.5,
+      firstAt: T0,
+      lastAt: T0 + 9,
+    },
   ]);
   await q.insert(schema.modelLimits).values([
     {
-      id: 4, model: 'openrouter:a', dimension: 'depth', settingsKey: 'k1', settings: { trials: 5, threshold: 0.9, strict: false }, measuredOn: '2023-11-15',
-      status: 'partial', lastHeld: 4, firstFailed: null, levels: [{ level: 4, trials: 5, firstTryValid: 5, afterRepairValid: 5, truncated: 0, calls: 5 }],
-      calls: 5, inputTokens: 3_000_000_000, outputTokens: 7, costUsd: 0.125, runId: 'run-ok', startedAt: T0, updatedAt: T0 + 1,
+      id: 4,
+      model: 'openrouter:a',
+      dimension: 'depth',
+      settingsKey: 'k1',
+      settings: { trials: 5, threshold: 0.9, strict: false },
+      measuredOn: '2023-11-15',
+      status: 'partial',
+      lastHeld: 4,
+      firstFailed: null,
+      levels: [{ level: 4, trials: 5, firstTryValid: 5, afterRepairValid: 5, truncated: 0, calls: 5 }],
+      calls: 5,
+      inputTokens: 3_000_000_000,
+      outputTokens: 7,
+      costUsd: 0.125,
+      runId: 'run-ok',
+      startedAt: T0,
+      updatedAt: T0 + 1,
     },
   ]);
-  const progress = { total: 1, concurrency: 2, capUsd: 0.5, spentUsd: 0.01, counts: { waiting: 0, running: 0, succeeded: 1, failed: 0, refused: 0, not_started: 0 }, peakRunning: 1, done: true, stopped: null, items: [{ runId: 'run-ok', nodeId: 'classify', state: 'succeeded', replayRunId: 'run-ok', reason: null, estimateUsd: 0.01, costUsd: 0.01 }] };
+  const progress = {
+    total: 1,
+    concurrency: 2,
+    capUsd: 0.5,
+    spentUsd: 0.01,
+    counts: { waiting: 0, running: 0, succeeded: 1, failed: 0, refused: 0, not_started: 0 },
+    peakRunning: 1,
+    done: true,
+    stopped: null,
+    items: [{ runId: 'run-ok', nodeId: 'classify', state: 'succeeded', replayRunId: 'run-ok', reason: null, estimateUsd: 0.01, costUsd: 0.01 }],
+  };
   await q.insert(schema.replayBatches).values([
-    { id: 'batch-1', label: '0123456789abcdef', startedBy: 'zoë', startedAt: T0, updatedAt: T0 + 5, finishedAt: T0 + 5, owner: 'p1', total: 1, succeeded: 1, spentUsd: 0.01, capUsd: 0.5, stopped: null, progress },
+    {
+      id: 'batch-1',
+      label: '0123456789abcdef',
+      startedBy: 'zoë',
+      startedAt: T0,
+      updatedAt: T0 + 5,
+      finishedAt: T0 + 5,
+      owner: 'p1',
+      total: 1,
+      succeeded: 1,
+      spentUsd: 0.01,
+      capUsd: 0.5,
+      stopped: null,
+      progress,
+    },
   ]);
   await closeDb(path); // checkpointed: the file alone holds the history
 }
@@ -208,7 +374,12 @@ describe('aqven db copy', () => {
       ['replay_batches', 1, 1, 0],
     ]);
     // batches of 500 rows
-    expect(progress.filter((p) => p.startsWith('transport_tries'))).toEqual(['transport_tries 0/1102', 'transport_tries 500/1102', 'transport_tries 1000/1102', 'transport_tries 1102/1102']);
+    expect(progress.filter((p) => p.startsWith('transport_tries'))).toEqual([
+      'transport_tries 0/1102',
+      'transport_tries 500/1102',
+      'transport_tries 1000/1102',
+      'transport_tries 1102/1102',
+    ]);
 
     const src = openSqliteReadOnly(sourcePath);
     try {
@@ -365,7 +536,9 @@ describe('aqven db copy', () => {
     const before = await pgDb.q.select().from(pgDb.t.runs);
     const io = captureIo();
     expect(await runDbCopy({ from: otherPath, env: { AQVEN_DATABASE_URL: cliUrl() } }, io)).toBe(2);
-    expect(io.stderr).toMatch(/^aqven db copy: postgres:\/\/\S+ already holds 4 runs that \S+other\.db does not \(e\.g\. run-\S+\): copying into it would drop rows of the file whose numbered ids and daily sums meet that history's; copy into a fresh database/);
+    expect(io.stderr).toMatch(
+      /^aqven db copy: postgres:\/\/\S+ already holds 4 runs that \S+other\.db does not \(e\.g\. run-\S+\): copying into it would drop rows of the file whose numbered ids and daily sums meet that history's; copy into a fresh database/,
+    );
     expect(await pgDb.q.select().from(pgDb.t.runs)).toEqual(before);
   });
 });

@@ -43,9 +43,7 @@ async function rows<T>(text: string, values: unknown[] = []): Promise<T[]> {
 
 describe('drizzle/pg migrations on a real PostgreSQL', () => {
   it('create every table of db/schema-pg.ts and no other', async () => {
-    const found = await rows<{ table_name: string }>(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
-    );
+    const found = await rows<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
     expect(found.map((r) => r.table_name).sort()).toEqual(tables.map((t) => t.name).sort());
   });
 
@@ -88,9 +86,7 @@ describe('drizzle/pg migrations on a real PostgreSQL', () => {
     for (const ix of handWritten) expect(indexes.map((i) => i.name)).toContain(ix);
     const secondary = indexes.filter((i) => !i.primary && !handWritten.includes(i.name)).sort((a, b) => a.name.localeCompare(b.name));
     const expected = [...table.indexes].sort((a, b) => a.name.localeCompare(b.name));
-    expect(secondary.map((i) => [i.name, i.columns, i.unique, i.where !== null])).toEqual(
-      expected.map((i) => [i.name, i.columns, i.unique, i.where !== null]),
-    );
+    expect(secondary.map((i) => [i.name, i.columns, i.unique, i.where !== null])).toEqual(expected.map((i) => [i.name, i.columns, i.unique, i.where !== null]));
     // the partial conditions mention their column (PostgreSQL rewrites the text: `action = ANY (ARRAY[…])`)
     for (const ix of expected.filter((i) => i.where)) {
       expect(secondary.find((i) => i.name === ix.name)!.where).toContain(ix.columns[0]);
@@ -122,7 +118,10 @@ describe('drizzle/pg migrations on a real PostgreSQL', () => {
 
   it('round trip: a run, a node, an attempt and a try go in and come back with the app’s types', async () => {
     const startedAt = Date.UTC(2030, 0, 2, 3, 4, 5, 678); // past 2^31: bigint read as a number
-    const request = [{ role: 'user', content: 'Answer: ‘é’ 🚀' }, { z: 1, a: 2 }];
+    const request = [
+      { role: 'user', content: 'Answer: ‘é’ 🚀' },
+      { z: 1, a: 2 },
+    ];
     await db.insert(schema.runs).values({
       id: 'run_1',
       project: 'p',
@@ -154,7 +153,17 @@ describe('drizzle/pg migrations on a real PostgreSQL', () => {
     expect(typeof tryRow.id).toBe('number');
 
     const run = await db.query.runs.findFirst({ where: eq(schema.runs.id, 'run_1') });
-    expect(run).toMatchObject({ id: 'run_1', status: 'running', input: { ticket: 'charged twice' }, startedAt, leaseExpiresAt: startedAt + 20_000, turns: 0, costUsd: 0, fence: 0, finishedAt: null });
+    expect(run).toMatchObject({
+      id: 'run_1',
+      status: 'running',
+      input: { ticket: 'charged twice' },
+      startedAt,
+      leaseExpiresAt: startedAt + 20_000,
+      turns: 0,
+      costUsd: 0,
+      fence: 0,
+      finishedAt: null,
+    });
     expect(typeof run!.startedAt).toBe('number');
 
     const [attempt] = await db.select().from(schema.attempts).where(eq(schema.attempts.id, 'att_1'));
@@ -181,8 +190,13 @@ describe('a pooled connection the server ends while it is checked out', () => {
     process.on('uncaughtException', onUncaught);
     try {
       const client = await db.pool.connect();
-      const { rows: [{ pid }] } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      const sleeping = client.query('SELECT pg_sleep(5)').then(() => null, (err: Error) => err);
+      const {
+        rows: [{ pid }],
+      } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const sleeping = client.query('SELECT pg_sleep(5)').then(
+        () => null,
+        (err: Error) => err,
+      );
       await pool.query('SELECT pg_terminate_backend($1)', [pid]);
       const failure = await sleeping;
       expect((failure as { code?: string } | null)?.code).toBe('57P01');

@@ -53,9 +53,9 @@ describe.each(DIALECTS)('aqven db status on %s', (dialect) => {
     t = await openTestDb(dialect);
     const { runs, workers } = t.db.t;
     const statuses: RunStatus[] = ['succeeded', 'succeeded', 'succeeded', 'failed', 'running', 'queued', 'interrupted'];
-    await t.db.q.insert(runs).values(
-      statuses.map((status, i) => ({ id: `r${i}`, project: 'p', flow: 'f', status, input: {}, startedAt: NOW - 1000 + i, leaseExpiresAt: NOW + 60_000 })),
-    );
+    await t.db.q
+      .insert(runs)
+      .values(statuses.map((status, i) => ({ id: `r${i}`, project: 'p', flow: 'f', status, input: {}, startedAt: NOW - 1000 + i, leaseExpiresAt: NOW + 60_000 })));
     await t.db.q.insert(workers).values([
       { id: 'w-recent', host: 'höst-a', pid: 101, concurrency: 4, running: 3, startedAt: NOW - 600_000, seenAt: NOW - 5_000 },
       { id: 'w-now', host: 'host-b', pid: 102, concurrency: 2, running: 0, startedAt: NOW - 10_000, seenAt: NOW },
@@ -100,7 +100,10 @@ describe.each(DIALECTS)('aqven db status on %s', (dialect) => {
     expect(await runDbStatus({ env: { AQVEN_DATABASE_URL: t.target }, now: NOW, json: true }, json)).toBe(0);
     const parsed = JSON.parse(json.stdout) as { dialect: string; schema: { state: string; behind: number }; runs: { total: number }; workers: { id: string; seenAgoMs: number }[] };
     expect(parsed).toMatchObject({ dialect, schema: { state: 'up to date', behind: 0 }, runs: { total: 7 } });
-    expect(parsed.workers.map((w) => [w.id, w.seenAgoMs])).toEqual([['w-now', 0], ['w-recent', 5_000]]);
+    expect(parsed.workers.map((w) => [w.id, w.seenAgoMs])).toEqual([
+      ['w-now', 0],
+      ['w-recent', 5_000],
+    ]);
   });
 
   if (dialect === 'pg') {
@@ -114,7 +117,15 @@ describe.each(DIALECTS)('aqven db status on %s', (dialect) => {
         const live = newRecordId();
         const done = newRecordId();
         const dead = newRecordId();
-        const row = (id: string, status: RunStatus, leaseExpiresAt: number | null) => ({ id, project: 'p', flow: 'triage', status, input: {}, startedAt: NOW - 60_000, leaseExpiresAt });
+        const row = (id: string, status: RunStatus, leaseExpiresAt: number | null) => ({
+          id,
+          project: 'p',
+          flow: 'triage',
+          status,
+          input: {},
+          startedAt: NOW - 60_000,
+          leaseExpiresAt,
+        });
         await t.db.q.insert(t.db.t.runs).values([row(live, 'running', NOW + 10_000), row(done, 'succeeded', null), row(dead, 'running', NOW - 1)]);
         const keyed = await Promise.all([live, done, dead].map((id) => utils.addJob('run', { runId: id }, { jobKey: id })));
         const c = new pg.Client({ connectionString: t.target });
@@ -142,7 +153,9 @@ describe('aqven db migrate', () => {
     const env = { AQVEN_DATABASE_URL: path };
     const before = captureIo();
     expect(await runDbStatus({ env, now: NOW }, before)).toBe(0);
-    expect(before.stdout).toBe(`database  ${path} (SQLite)\nschema    no database yet: the first run or \`aqven db migrate\` creates it (${known('sqlite')} migrations to apply)\n`);
+    expect(before.stdout).toBe(
+      `database  ${path} (SQLite)\nschema    no database yet: the first run or \`aqven db migrate\` creates it (${known('sqlite')} migrations to apply)\n`,
+    );
 
     const io = captureIo();
     expect(await runDbMigrate({ env }, io)).toBe(0);

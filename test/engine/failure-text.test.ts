@@ -61,7 +61,11 @@ describe('streamed deltas', () => {
     h.script({ [OPENAI.modelId]: [{ kind: 'ok', text }] });
     const res = await h.run(node([OPENAI.model], { stream: true }));
     expect(res.output).toBe(text);
-    expect(deltas(h.events).map((d) => d.stored).join('')).toBe('');
+    expect(
+      deltas(h.events)
+        .map((d) => d.stored)
+        .join(''),
+    ).toBe('');
     // an answer that becomes the node's output is stored raw, as the output is
     expect(res.attempts[0]!.streamedText).toBe(text);
   });
@@ -78,7 +82,12 @@ const BAD = JSON.stringify({ scores: { 'anna@example.com': 'high' }, 'DE89 3704 
 
 describe('validation errors quoting what the model wrote', () => {
   it('are stored redacted — the issues, the message, the stored repair request — and sent to the model as they are', async () => {
-    h.script({ [OPENAI.modelId]: [{ kind: 'ok', text: BAD }, { kind: 'ok', json: { scores: { anna: 1 } } }] });
+    h.script({
+      [OPENAI.modelId]: [
+        { kind: 'ok', text: BAD },
+        { kind: 'ok', json: { scores: { anna: 1 } } },
+      ],
+    });
     const res = await h.run(node([OPENAI.model], { outputSchema: SCORES }));
     expect(res.status).toBe('succeeded');
     const [first, second] = res.attempts;

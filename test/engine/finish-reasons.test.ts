@@ -46,7 +46,7 @@ describe.each([false, true])('stream: %s', (stream) => {
 describe('the values the issue names, by name', () => {
   it.each([
     ['Mistral model_length', OPENAI, 'model_length', 'truncated'],
-    ["vLLM abort: the server gave up, an error, not an unknown", OPENAI, 'abort', 'error'],
+    ['vLLM abort: the server gave up, an error, not an unknown', OPENAI, 'abort', 'error'],
     ['DeepSeek insufficient_system_resource: the server gave up for want of resources, an error', OPENAI, 'insufficient_system_resource', 'error'],
     ['Gemini LANGUAGE: the provider declined', GEMINI, 'LANGUAGE', 'refusal'],
     ['Vertex MODEL_ARMOR: the provider declined', GEMINI, 'MODEL_ARMOR', 'refusal'],
@@ -64,7 +64,12 @@ describe('the values the issue names, by name', () => {
   });
 
   it('OpenRouter native MALFORMED_FUNCTION_CALL decides error even when finish_reason is stop', async () => {
-    h.script({ [OPENROUTER.modelId]: [{ kind: 'ok', text: 'x', finish_reason: 'stop', native_finish_reason: 'MALFORMED_FUNCTION_CALL' }, { kind: 'ok', text: 'y' }] });
+    h.script({
+      [OPENROUTER.modelId]: [
+        { kind: 'ok', text: 'x', finish_reason: 'stop', native_finish_reason: 'MALFORMED_FUNCTION_CALL' },
+        { kind: 'ok', text: 'y' },
+      ],
+    });
     const res = await h.run(node([OPENROUTER.model]));
     expect(res.attempts.map((a) => [a.outcome, a.action])).toEqual([
       ['error', 'retry'],

@@ -46,7 +46,12 @@ export function simProviders(sim: SimServer, over: ProviderOverrides = {}): Reco
     transport: { maxAttempts: 3, budgetMs: 60_000, timeoutMs: 120_000, idleTimeoutMs: 120_000, tryDeadlineMs: 1_800_000, maxResponseBytes: 8 * 1024 * 1024, ...over.transport },
     onRateLimit: { maxAttempts: 5, defaultWaitMs: 1000, maxWaitMs: 60_000, ...over.onRateLimit },
     maxConcurrency: over.maxConcurrency ?? 16,
-    models: Object.fromEntries(DIALECTS.filter((d) => d.provider === c.provider).flatMap((d) => [[d.modelId, PRICE], [other(d).modelId, PRICE]])),
+    models: Object.fromEntries(
+      DIALECTS.filter((d) => d.provider === c.provider).flatMap((d) => [
+        [d.modelId, PRICE],
+        [other(d).modelId, PRICE],
+      ]),
+    ),
   });
   return Object.fromEntries(DIALECTS.map((c) => [c.provider, make(c)]));
 }

@@ -37,15 +37,36 @@ describe('the words say what came back', () => {
 // objects in the same place (Anthropic `{"type": "error", "error": {"type"}}`, Gemini
 // `{"error": {"code", "status"}}`) are read by the same rule
 const BODY_ERROR: Record<string, (code: 429 | 502) => unknown> = {
-  openai: (code) => ({ error: { message: code === 429 ? 'Rate limit reached for requests' : 'Bad gateway', type: code === 429 ? 'requests' : 'server_error', param: null, code: code === 429 ? 'rate_limit_exceeded' : null } }),
+  openai: (code) => ({
+    error: {
+      message: code === 429 ? 'Rate limit reached for requests' : 'Bad gateway',
+      type: code === 429 ? 'requests' : 'server_error',
+      param: null,
+      code: code === 429 ? 'rate_limit_exceeded' : null,
+    },
+  }),
   openrouter: (code) => ({ error: { code, message: code === 429 ? 'Rate limit exceeded' : 'Provider returned error', metadata: { provider_name: 'OpenAI' } } }),
-  anthropic: (code) => ({ type: 'error', error: { type: code === 429 ? 'rate_limit_error' : 'api_error', message: code === 429 ? 'Number of requests has exceeded your rate limit' : 'Internal server error' } }),
-  gemini: (code) => ({ error: { code: code === 429 ? 429 : 503, message: code === 429 ? 'Resource has been exhausted (e.g. check quota).' : 'The model is overloaded. Please try again later.', status: code === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE' } }),
+  anthropic: (code) => ({
+    type: 'error',
+    error: { type: code === 429 ? 'rate_limit_error' : 'api_error', message: code === 429 ? 'Number of requests has exceeded your rate limit' : 'Internal server error' },
+  }),
+  gemini: (code) => ({
+    error: {
+      code: code === 429 ? 429 : 503,
+      message: code === 429 ? 'Resource has been exhausted (e.g. check quota).' : 'The model is overloaded. Please try again later.',
+      status: code === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE',
+    },
+  }),
 };
 
 describe('an error object inside a 200 body is a transport failure, like its streamed twin', () => {
   it.each(DIALECTS)('$dialect: a rate limit in the body waits its own wait, pauses the model, and spends no output.retries answer', async (c) => {
-    h.script({ [c.modelId]: [{ kind: 'status', status: 200, headers: { 'retry-after': '2' }, body: BODY_ERROR[c.dialect]!(429) }, { kind: 'ok', text: 'fine' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 200, headers: { 'retry-after': '2' }, body: BODY_ERROR[c.dialect]!(429) },
+        { kind: 'ok', text: 'fine' },
+      ],
+    });
     const t0 = h.clock.now();
     const res = await h.run(node([c.model], { policy: { retries: 0 } }));
     expect(res.status).toBe('succeeded');
@@ -60,7 +81,12 @@ describe('an error object inside a 200 body is a transport failure, like its str
   });
 
   it.each(DIALECTS)('$dialect: a server error in the body is retried by the transport, no pause', async (c) => {
-    h.script({ [c.modelId]: [{ kind: 'status', status: 200, body: BODY_ERROR[c.dialect]!(502) }, { kind: 'ok', text: 'fine' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 200, body: BODY_ERROR[c.dialect]!(502) },
+        { kind: 'ok', text: 'fine' },
+      ],
+    });
     const res = await h.run(node([c.model], { policy: { retries: 0 } }));
     expect(res.status).toBe('succeeded');
     expect(res.attempts).toHaveLength(1);
@@ -128,8 +154,25 @@ describe('a spent quota is not a rate limit: never resent to the same model, nev
     ['Gemini per-day QuotaFailure with a RetryInfo', GEMINI, false, { kind: 'status', status: 429, body: GEMINI_DAILY }],
     ['Gemini per-day QuotaFailure inside a stream', GEMINI, true, { kind: 'status', status: 200, headers: SSE, body: `data: ${JSON.stringify(GEMINI_DAILY)}\n\n` }],
     ['OpenRouter free-models-per-day', OPENROUTER, false, { kind: 'status', status: 429, headers: { 'retry-after': '30' }, body: OPENROUTER_FREE_DAY }],
-    ['OpenRouter free-models-per-day inside a stream', OPENROUTER, true, { kind: 'status', status: 200, headers: SSE, body: `data: ${JSON.stringify({ id: 'gen-1', object: 'chat.completion.chunk', ...OPENROUTER_FREE_DAY })}\n\n` }],
-    ['Anthropic spend limit', ANTHROPIC, false, { kind: 'status', status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'You have reached your specified workspace API usage limits.', details: { error_code: 'enforced_spend_limit_reached' } } } }],
+    [
+      'OpenRouter free-models-per-day inside a stream',
+      OPENROUTER,
+      true,
+      { kind: 'status', status: 200, headers: SSE, body: `data: ${JSON.stringify({ id: 'gen-1', object: 'chat.completion.chunk', ...OPENROUTER_FREE_DAY })}\n\n` },
+    ],
+    [
+      'Anthropic spend limit',
+      ANTHROPIC,
+      false,
+      {
+        kind: 'status',
+        status: 429,
+        body: {
+          type: 'error',
+          error: { type: 'rate_limit_error', message: 'You have reached your specified workspace API usage limits.', details: { error_code: 'enforced_spend_limit_reached' } },
+        },
+      },
+    ],
   ] as const;
 
   it.each(QUOTAS)('%s: one request, no pause, the node fails with code quota and a hint to raise the quota or add a fallback model', async (_n, c, stream, step) => {
@@ -160,7 +203,12 @@ describe('a spent quota is not a rate limit: never resent to the same model, nev
   it('a per-minute Gemini QuotaFailure with a RetryInfo stays a rate limit: waited out, retried', async () => {
     const perMinute = structuredClone(GEMINI_DAILY) as { error: { details: { violations?: { quotaId: string }[] }[] } };
     perMinute.error.details[0]!.violations![0]!.quotaId = 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier';
-    h.script({ [GEMINI.modelId]: [{ kind: 'status', status: 429, body: perMinute }, { kind: 'ok', text: 'fine' }] });
+    h.script({
+      [GEMINI.modelId]: [
+        { kind: 'status', status: 429, body: perMinute },
+        { kind: 'ok', text: 'fine' },
+      ],
+    });
     const res = await h.run(node([GEMINI.model]));
     expect(res.status).toBe('succeeded');
     expect(res.attempts[0]!.tries.map((t) => [t.status, t.retryAfterMs])).toEqual([
@@ -217,7 +265,12 @@ describe('a refusal sent as an HTTP error is a refusal, following on_refusal', (
   ] as const;
 
   it.each(REFUSALS)('%s: outcome refusal, not retried, the node fails with code refusal and a hint naming on_refusal', async (_n, c, status, body) => {
-    h.script({ [c.modelId]: [{ kind: 'status', status, body }, { kind: 'ok', text: 'fine' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status, body },
+        { kind: 'ok', text: 'fine' },
+      ],
+    });
     const res = await h.run(node([c.model]));
     expect(h.requests(c.modelId)).toHaveLength(1);
     expect(res.attempts[0]).toMatchObject({ outcome: 'refusal', cause: 'refusal', action: 'none' });
@@ -253,7 +306,12 @@ describe('a refusal sent as an HTTP error is a refusal, following on_refusal', (
 
 describe('a retry-after beyond on_rate_limit.max_wait is not undercut by the policy', () => {
   it.each(DIALECTS)('$dialect: on_error retry does not send again after the capped pause; the node fails at once naming on_rate_limit.max_wait', async (c) => {
-    h.script({ [c.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': '120' } }, { kind: 'ok', text: 'too soon' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 429, headers: { 'retry-after': '120' } },
+        { kind: 'ok', text: 'too soon' },
+      ],
+    });
     const t0 = h.clock.now();
     const res = await h.run(node([c.model], { policy: { onError: 'retry', retries: 2 } }));
     expect(h.requests(c.modelId)).toHaveLength(1);

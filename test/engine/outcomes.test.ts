@@ -36,7 +36,12 @@ describe.each(DIALECTS)('$dialect', (c) => {
     });
 
     it('the provider ending the response with an error → error → retried by default', async () => {
-      h.script({ [c.modelId]: [{ kind: 'provider_error', message: 'boom' }, { kind: 'ok', text: 'fine' }] });
+      h.script({
+        [c.modelId]: [
+          { kind: 'provider_error', message: 'boom' },
+          { kind: 'ok', text: 'fine' },
+        ],
+      });
       const res = await h.run(node([c.model], { stream }));
       expect(res.status).toBe('succeeded');
       expect(res.attempts.map((a) => [a.outcome, a.cause, a.action])).toEqual([
@@ -74,7 +79,12 @@ describe.each(DIALECTS)('$dialect', (c) => {
   });
 
   it('a stream that ends without any finish reason did not complete: a transport failure, retried like a dropped connection', async () => {
-    h.script({ [c.modelId]: [{ kind: 'ok', text: 'partial ', finish_reason: null }, { kind: 'ok', text: 'whole' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'ok', text: 'partial ', finish_reason: null },
+        { kind: 'ok', text: 'whole' },
+      ],
+    });
     const res = await h.run(node([c.model], { stream: true }));
     expect(res.status).toBe('succeeded');
     expect(res.output).toBe('whole');
@@ -95,11 +105,18 @@ describe.each(DIALECTS)('$dialect', (c) => {
     expect(res.attempts[0]!.error).toMatchObject({ kind: 'transport' });
     const message = res.attempts[0]!.error!.message;
     expect(message.startsWith(`${c.model} did not complete the response: `)).toBe(true);
-    expect(message).toMatch(/the stream ended without a (finish_reason|stop_reason|finishReason): the response did not complete; gave up after 2 tries \(transport\.max_attempts: 2\)$/);
+    expect(message).toMatch(
+      /the stream ended without a (finish_reason|stop_reason|finishReason): the response did not complete; gave up after 2 tries \(transport\.max_attempts: 2\)$/,
+    );
   });
 
   it('a mid-stream overload event is the call never completing: the transport retries it inside the attempt', async () => {
-    h.script({ [c.modelId]: [{ kind: 'stream_error', text: 'partial ' }, { kind: 'ok', text: 'whole' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'stream_error', text: 'partial ' },
+        { kind: 'ok', text: 'whole' },
+      ],
+    });
     const res = await h.run(node([c.model], { stream: true }));
     expect(h.requests(c.modelId)).toHaveLength(2);
     expect(res.status).toBe('succeeded');
@@ -114,7 +131,12 @@ describe.each(DIALECTS)('$dialect', (c) => {
   });
 
   it('a mid-stream rate-limit event pauses the model like a 429, and the transport retries after the wait', async () => {
-    h.script({ [c.modelId]: [{ kind: 'stream_error', variant: 'rate_limit', text: 'partial ' }, { kind: 'ok', text: 'whole' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'stream_error', variant: 'rate_limit', text: 'partial ' },
+        { kind: 'ok', text: 'whole' },
+      ],
+    });
     const res = await h.run(node([c.model], { stream: true }));
     expect(res.status).toBe('succeeded');
     const a = res.attempts[0]!;
@@ -126,7 +148,12 @@ describe.each(DIALECTS)('$dialect', (c) => {
   });
 
   it('a mid-stream error event that reports a broken answer (a malformed call) stays outcome error → default retry', async () => {
-    h.script({ [c.modelId]: [{ kind: 'stream_error', variant: 'malformed_call', text: 'partial ' }, { kind: 'ok', text: 'whole' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'stream_error', variant: 'malformed_call', text: 'partial ' },
+        { kind: 'ok', text: 'whole' },
+      ],
+    });
     const res = await h.run(node([c.model], { stream: true }));
     expect(res.status).toBe('succeeded');
     expect(res.attempts.map((a) => [a.outcome, a.cause, a.action])).toEqual([

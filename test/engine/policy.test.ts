@@ -17,7 +17,12 @@ describe.each(DIALECTS)('policy over $dialect', (c) => {
   const fb = other(c);
 
   it('schema mismatch then a valid answer: 2 answers, the second request carries the validation errors, node ok', async () => {
-    h.script({ [c.modelId]: [{ kind: 'invalid', mode: 'wrong_enum' }, { kind: 'ok', json: VALID }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'invalid', mode: 'wrong_enum' },
+        { kind: 'ok', json: VALID },
+      ],
+    });
     const res = await h.run(node([c.model], { outputSchema: SCHEMA }));
     expect(res.status).toBe('succeeded');
     expect(res.output).toEqual(VALID);
@@ -131,7 +136,10 @@ describe.each(DIALECTS)('policy over $dialect', (c) => {
     expect(res.usage.outputTokens).toBe(60);
     const perAttempt = res.attempts.map((a) => a.usage.costUsd);
     expect(perAttempt.every((x) => x > 0)).toBe(true);
-    expect(res.usage.costUsd).toBeCloseTo(perAttempt.reduce((s, x) => s + x, 0), 12);
+    expect(res.usage.costUsd).toBeCloseTo(
+      perAttempt.reduce((s, x) => s + x, 0),
+      12,
+    );
     if (c.dialect === 'openrouter') {
       // OpenRouter sends usage.cost: the simulator prices at 0.5 / 1.5 per Mtok, not our catalogue
       expect(res.attempts[0]!.usage.costUsd).toBeCloseTo((100 * 0.5 + 10 * 1.5) / 1e6, 12);

@@ -52,7 +52,12 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'a repair, then a valid answer',
     call: (c) => node([c.model], { outputSchema: SCHEMA }),
-    scripts: (c) => ({ [c.modelId]: [{ kind: 'invalid', mode: 'wrong_enum' }, { kind: 'ok', json: VALID }] }),
+    scripts: (c) => ({
+      [c.modelId]: [
+        { kind: 'invalid', mode: 'wrong_enum' },
+        { kind: 'ok', json: VALID },
+      ],
+    }),
   },
   {
     name: 'a refusal under on_refusal: fail',
@@ -91,7 +96,7 @@ describe.each(DIALECTS)('a restarted node over $dialect', (c) => {
     }
   });
 
-  it("a model that gave its retries + 1 answers is not asked again: the node falls back, or fails, at once", async () => {
+  it('a model that gave its retries + 1 answers is not asked again: the node falls back, or fails, at once', async () => {
     const fb = other(c);
     const errors = { model: c.model, outcome: 'error' as const, error: { kind: 'provider_error' as const, message: 'x', detail: null }, responseText: null, tries: [] };
     h.script({ [fb.modelId]: [{ kind: 'ok', json: VALID }] });

@@ -21,7 +21,15 @@ describe.each(DIALECTS)('rate-limit gate over $dialect', (c) => {
   let gate: RateGate;
   let events: EngineEvent[];
   const run = (model: string, nodeId: string, shared?: SharedPauses) =>
-    callNode(node([model], { nodeId }), { providers: simProviders(h.sim), adapters: builtinAdapters, clock, gate, env: {}, sharedPauses: shared, onEvent: (e) => void events.push(e) });
+    callNode(node([model], { nodeId }), {
+      providers: simProviders(h.sim),
+      adapters: builtinAdapters,
+      clock,
+      gate,
+      env: {},
+      sharedPauses: shared,
+      onEvent: (e) => void events.push(e),
+    });
 
   beforeEach(() => {
     clock = createManualClock(Date.UTC(2026, 0, 1));
@@ -31,7 +39,13 @@ describe.each(DIALECTS)('rate-limit gate over $dialect', (c) => {
 
   it('a 429 on one node pauses a concurrent node of the same model, not a node of another model', async () => {
     const b = other(c);
-    h.script({ [c.modelId]: [{ kind: 'status', status: 429, headers: { 'retry-after': '2' } }, { kind: 'ok', text: 'A' }], [b.modelId]: [{ kind: 'ok', text: 'B' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 429, headers: { 'retry-after': '2' } },
+        { kind: 'ok', text: 'A' },
+      ],
+      [b.modelId]: [{ kind: 'ok', text: 'B' }],
+    });
 
     const first = run(c.model, 'first');
     await until(() => events.some((e) => e.type === 'rate_limit_pause'));
@@ -79,7 +93,7 @@ describe.each(DIALECTS)('rate-limit gate over $dialect', (c) => {
     expect(h.requests(c.modelId)).toHaveLength(4);
   });
 
-  it("the calls waiting behind a streamed probe go as soon as its headers are in, not when its stream ends", async () => {
+  it('the calls waiting behind a streamed probe go as soon as its headers are in, not when its stream ends', async () => {
     h.script({
       [c.modelId]: [
         { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
@@ -88,7 +102,8 @@ describe.each(DIALECTS)('rate-limit gate over $dialect', (c) => {
         { kind: 'ok', text: 'quick' },
       ],
     });
-    const streamed = (nodeId: string) => callNode(node([c.model], { nodeId, stream: true }), { providers: simProviders(h.sim), adapters: builtinAdapters, clock, gate, env: {}, onEvent: (e) => void events.push(e) });
+    const streamed = (nodeId: string) =>
+      callNode(node([c.model], { nodeId, stream: true }), { providers: simProviders(h.sim), adapters: builtinAdapters, clock, gate, env: {}, onEvent: (e) => void events.push(e) });
     const first = streamed('first');
     let probeEnded = false;
     void first.then(() => (probeEnded = true));
@@ -201,7 +216,10 @@ describe('a call the rate-limit gate refuses without sending is no answer (DESIG
 
   it('a pause it outlasts by the transport.budget names transport.budget', async () => {
     h.script({ [c.modelId]: [{ kind: 'ok' }] });
-    const res = await h.run(node([c.model]), { sharedPauses: pausedElsewhere(h.clock.now()), providerOverrides: { onRateLimit: { maxWaitMs: 3_600_000 }, transport: { budgetMs: 30_000 } } });
+    const res = await h.run(node([c.model]), {
+      sharedPauses: pausedElsewhere(h.clock.now()),
+      providerOverrides: { onRateLimit: { maxWaitMs: 3_600_000 }, transport: { budgetMs: 30_000 } },
+    });
     expect(res.attempts).toHaveLength(1);
     expect(res.error!.hint).toMatch(/^Raise transport\.budget \(now 30 s\) in providers\//);
   });

@@ -31,7 +31,12 @@ describe.each(DIALECTS)('streaming over $dialect', (c) => {
   });
 
   it('a stream dropped mid-way is retried at transport level; the dropped text is discarded, the new text starts fresh', async () => {
-    h.script({ [c.modelId]: [{ kind: 'drop', when: 'mid_stream', text: LONG }, { kind: 'ok', text: 'Second time lucky.' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'drop', when: 'mid_stream', text: LONG },
+        { kind: 'ok', text: 'Second time lucky.' },
+      ],
+    });
     const res = await h.run(node([c.model], { stream: true }));
     expect(res.status).toBe('succeeded');
     expect(h.requests(c.modelId)).toHaveLength(2);
@@ -43,13 +48,28 @@ describe.each(DIALECTS)('streaming over $dialect', (c) => {
     expect(t2).toMatchObject({ tryNo: 2, error: null });
     expect(t2!.discardedText).toBeUndefined();
     const ds = deltas(h.events);
-    expect(ds.filter((d) => d.tryNo === 1).map((d) => d.text).join('')).toBe(t1!.discardedText);
-    expect(ds.filter((d) => d.tryNo === 2).map((d) => d.text).join('')).toBe('Second time lucky.');
+    expect(
+      ds
+        .filter((d) => d.tryNo === 1)
+        .map((d) => d.text)
+        .join(''),
+    ).toBe(t1!.discardedText);
+    expect(
+      ds
+        .filter((d) => d.tryNo === 2)
+        .map((d) => d.text)
+        .join(''),
+    ).toBe('Second time lucky.');
     expect(res.attempts[0]!.streamedText).toBe('Second time lucky.');
   });
 
   it('an attempt dropped by the policy has its streamed text marked discarded', async () => {
-    h.script({ [c.modelId]: [{ kind: 'truncated', text: 'Cut off mid' }, { kind: 'ok', text: 'Whole answer.' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'truncated', text: 'Cut off mid' },
+        { kind: 'ok', text: 'Whole answer.' },
+      ],
+    });
     const res = await h.run(node([c.model], { stream: true, policy: { onTruncated: 'retry' } }));
     expect(res.attempts.map((a) => [a.action, a.discarded, a.streamedText])).toEqual([
       ['retry', true, 'Cut off mid'],
@@ -79,7 +99,12 @@ describe.each(DIALECTS)('streaming over $dialect', (c) => {
   });
 
   it('a repair quotes the failed answer to the model, but stores it redacted', async () => {
-    h.script({ [c.modelId]: [{ kind: 'ok', text: 'mail anna@example.com' }, { kind: 'ok', json: { queue: 'tech', confidence: 1 } }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'ok', text: 'mail anna@example.com' },
+        { kind: 'ok', json: { queue: 'tech', confidence: 1 } },
+      ],
+    });
     const res = await h.run(node([c.model], { outputSchema: SCHEMA }));
     expect(res.status).toBe('succeeded');
     expect(JSON.stringify(h.requests(c.modelId)[1]!.body)).toContain('anna@example.com'); // the model sees its own answer
@@ -106,6 +131,10 @@ describe('full redaction (opt-in)', () => {
     expect(sent).not.toContain('ORDER-99');
     expect(res.output).toBe('Reply to <EMAIL> about <REDACTED>.');
     expect(res.attempts[0]!.request.at(-1)!.content).toBe('Ticket <REDACTED> from <EMAIL>');
-    expect(deltas(h.events).map((d) => d.text).join('')).toBe('Reply to <EMAIL> about <REDACTED>.');
+    expect(
+      deltas(h.events)
+        .map((d) => d.text)
+        .join(''),
+    ).toBe('Reply to <EMAIL> about <REDACTED>.');
   });
 });

@@ -236,7 +236,12 @@ describe('response size', () => {
   });
 
   it('a huge gzip error body is read only up to 64 KiB: the status decides, the try is retried as usual', async () => {
-    h.script({ [OPENAI.modelId]: [{ kind: 'status', status: 503, gzip: true, pad_bytes: 64 * MiB }, { kind: 'ok', text: 'back' }] });
+    h.script({
+      [OPENAI.modelId]: [
+        { kind: 'status', status: 503, gzip: true, pad_bytes: 64 * MiB },
+        { kind: 'ok', text: 'back' },
+      ],
+    });
     const res = await h.run(node([OPENAI.model]));
     expect(res.status).toBe('succeeded');
     expect(res.attempts[0]!.tries.map((t) => [t.status, t.error])).toEqual([

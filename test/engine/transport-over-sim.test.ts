@@ -51,7 +51,12 @@ describe.each(DIALECTS)('transport over $dialect', (c) => {
   });
 
   it('a 503 is retried within the attempt', async () => {
-    h.script({ [c.modelId]: [{ kind: 'status', status: 503 }, { kind: 'ok', text: 'fine' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 503 },
+        { kind: 'ok', text: 'fine' },
+      ],
+    });
     const res = await h.run(node([c.model]));
     expect(res.status).toBe('succeeded');
     expect(h.requests(c.modelId)).toHaveLength(2);
@@ -63,7 +68,12 @@ describe.each(DIALECTS)('transport over $dialect', (c) => {
   });
 
   it.each(['before', 'during_body'] as const)('a dropped connection (%s) is retried', async (when) => {
-    h.script({ [c.modelId]: [{ kind: 'drop', when }, { kind: 'ok', text: 'back' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'drop', when },
+        { kind: 'ok', text: 'back' },
+      ],
+    });
     const res = await h.run(node([c.model]));
     expect(res.status).toBe('succeeded');
     expect(res.output).toBe('back');
@@ -80,7 +90,12 @@ describe.each(DIALECTS)('transport over $dialect', (c) => {
   });
 
   it('x-should-retry: true makes a 400 worth another try', async () => {
-    h.script({ [c.modelId]: [{ kind: 'status', status: 400, headers: { 'x-should-retry': 'true' } }, { kind: 'ok', text: 'ok' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 400, headers: { 'x-should-retry': 'true' } },
+        { kind: 'ok', text: 'ok' },
+      ],
+    });
     const res = await h.run(node([c.model]));
     expect(res.status).toBe('succeeded');
     expect(h.requests(c.modelId)).toHaveLength(2);
@@ -123,7 +138,12 @@ describe.each(DIALECTS)('transport over $dialect', (c) => {
   });
 
   it('a wait the server gave is waited exactly: no jitter, no backoff on top', async () => {
-    h.script({ [c.modelId]: [{ kind: 'status', status: 503, headers: { 'retry-after': '1.5' } }, { kind: 'ok', text: 'on time' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 503, headers: { 'retry-after': '1.5' } },
+        { kind: 'ok', text: 'on time' },
+      ],
+    });
     const res = await h.run(node([c.model]), { providerOverrides: { transport: { backoff: { baseMs: 4000, factor: 2, capMs: 8000, jitter: 1 } } } });
     expect(res.output).toBe('on time');
     expect(h.clock.sleeps).toEqual([1500]);
@@ -132,7 +152,12 @@ describe.each(DIALECTS)('transport over $dialect', (c) => {
   });
 
   it('a 429 without a wait still backs off from on_rate_limit.default_wait, at the gate', async () => {
-    h.script({ [c.modelId]: [{ kind: 'status', status: 429 }, { kind: 'ok', text: 'after the pause' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 429 },
+        { kind: 'ok', text: 'after the pause' },
+      ],
+    });
     const res = await h.run(node([c.model]), { providerOverrides: { transport: { backoff: { baseMs: 100, factor: 2, capMs: 100, jitter: 0 } } } });
     expect(res.output).toBe('after the pause');
     const [first, second] = res.attempts[0]!.tries;
@@ -147,7 +172,14 @@ describe.each(DIALECTS)('transport over $dialect', (c) => {
   });
 
   it('a transport-exhausted attempt is outcome error and follows on_error (retry)', async () => {
-    h.script({ [c.modelId]: [{ kind: 'status', status: 503 }, { kind: 'status', status: 503 }, { kind: 'status', status: 503 }, { kind: 'ok', text: 'x' }] });
+    h.script({
+      [c.modelId]: [
+        { kind: 'status', status: 503 },
+        { kind: 'status', status: 503 },
+        { kind: 'status', status: 503 },
+        { kind: 'ok', text: 'x' },
+      ],
+    });
     const res = await h.run(node([c.model]));
     expect(res.status).toBe('succeeded');
     expect(res.attempts.map((a) => [a.outcome, a.error?.kind ?? null, a.cause, a.action])).toEqual([
@@ -183,7 +215,12 @@ describe('quota 429s are never retried', () => {
 
 describe('server-given waits', () => {
   it('Gemini RetryInfo.retryDelay in the error body is honoured', async () => {
-    h.script({ [GEMINI.modelId]: [{ kind: 'status', status: 429, variant: 'retry_info', retryDelay: '3.5s' }, { kind: 'ok', text: 'y' }] });
+    h.script({
+      [GEMINI.modelId]: [
+        { kind: 'status', status: 429, variant: 'retry_info', retryDelay: '3.5s' },
+        { kind: 'ok', text: 'y' },
+      ],
+    });
     const res = await h.run(node([GEMINI.model]));
     expect(res.status).toBe('succeeded');
     const [t1, t2] = res.attempts[0]!.tries;

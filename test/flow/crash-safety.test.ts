@@ -30,9 +30,7 @@ describe('crash safety', () => {
       }
     };
     // three finished answers, and the fourth request in flight (the stall)
-    await until(`3 finished attempts and a 4th in flight (child stderr: ${stderr})`, () =>
-      count('WHERE outcome IS NOT NULL') === 3 && count('') === 4 ? true : undefined,
-    );
+    await until(`3 finished attempts and a 4th in flight (child stderr: ${stderr})`, () => (count('WHERE outcome IS NOT NULL') === 3 && count('') === 4 ? true : undefined));
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     reader.close();
@@ -50,7 +48,9 @@ describe('crash safety', () => {
     expect(runId.status).toBe('running');
     // the last time the dead process was seen alive: its heartbeat, or a later fact it recorded
     const { latest } = raw
-      .prepare(`SELECT max(t) AS latest FROM (SELECT started_at AS t FROM node_runs UNION ALL SELECT started_at FROM attempts UNION ALL SELECT finished_at FROM attempts UNION ALL SELECT finished_at FROM transport_tries)`)
+      .prepare(
+        `SELECT max(t) AS latest FROM (SELECT started_at AS t FROM node_runs UNION ALL SELECT started_at FROM attempts UNION ALL SELECT finished_at FROM attempts UNION ALL SELECT finished_at FROM transport_tries)`,
+      )
       .get() as { latest: number };
     const lastSeen = Math.max(runId.heartbeat, latest);
     raw.close();
@@ -70,7 +70,9 @@ describe('crash safety', () => {
     // dated when the dead process was last seen alive, not when the sweep found it — never before
     // each one's own start
     expect(new Date(rec.finishedAt!).getTime()).toBe(lastSeen);
-    const ends = db.$client.prepare(`SELECT 'node' AS what, started_at AS s, finished_at AS f FROM node_runs UNION ALL SELECT 'attempt', started_at, finished_at FROM attempts WHERE seq = 4`).all() as { what: string; s: number; f: number }[];
+    const ends = db.$client
+      .prepare(`SELECT 'node' AS what, started_at AS s, finished_at AS f FROM node_runs UNION ALL SELECT 'attempt', started_at, finished_at FROM attempts WHERE seq = 4`)
+      .all() as { what: string; s: number; f: number }[];
     expect(ends.map((e) => e.what).sort()).toEqual(['attempt', 'node']);
     for (const e of ends) expect(e.f).toBe(Math.max(lastSeen, e.s));
     expect(rec.nodes[0]!.attempts[3]!.latencyMs).toBeLessThan(60_000);

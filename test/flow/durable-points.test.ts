@@ -40,7 +40,7 @@ function watchCommits(db: SqliteDb, inside: () => void) {
 }
 
 describe('durable points of a run', () => {
-  it('triage: classify\'s attempt is committed before draft\'s request; draft\'s attempt, its node and the run end in one commit', async () => {
+  it("triage: classify's attempt is committed before draft's request; draft's attempt, its node and the run end in one commit", async () => {
     w = await world({ [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'ok' }] });
     const { project, sim } = w;
     const db = w.db as SqliteDb;

@@ -18,7 +18,17 @@ const BROKEN_WRITER = 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "nope"\n';
 /** A run of `triage` through session `s`, as the dashboard starts one: refreshed first, recorded with the session's hash. */
 async function startTriage(s: Session) {
   await refreshSession(s);
-  return beginRun({ project: s.project, flow: 'triage', input: TICKET, providers: s.providers, env: s.env, db: s.db, snapshotId: s.snapshotId, projectHash: s.projectHash, startedBy: 'test' });
+  return beginRun({
+    project: s.project,
+    flow: 'triage',
+    input: TICKET,
+    providers: s.providers,
+    env: s.env,
+    db: s.db,
+    snapshotId: s.snapshotId,
+    projectHash: s.projectHash,
+    startedBy: 'test',
+  });
 }
 
 /** The writer's retries as the run recorded them (each node run keeps its agent's policy as it ran). */
@@ -59,7 +69,7 @@ describe('a session over a project folder', () => {
     expect(folderStats(a)).toEqual({ checks: before.checks + 2, reads: before.reads + 1, loads: 0 });
   });
 
-  it("runs what the other session saved, and a run started before the save keeps its own files and hash", async () => {
+  it('runs what the other session saved, and a run started before the save keeps its own files and hash', async () => {
     const h1 = a.projectHash;
     const first = await startTriage(b); // started before the save; still going or done, it keeps its project
     expect(b.project.agents.writer!.output.retries).toBe(1);
@@ -75,10 +85,12 @@ describe('a session over a project folder', () => {
     await Promise.all([first.done, second.done]);
     const { runs } = b.db.t;
     const rows = await b.db.q.select({ id: runs.id, projectHash: runs.projectHash, startedBy: runs.startedBy }).from(runs);
-    expect(rows).toEqual(expect.arrayContaining([
-      { id: first.runId, projectHash: h1, startedBy: 'test' },
-      { id: second.runId, projectHash: h2, startedBy: 'test' },
-    ]));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { id: first.runId, projectHash: h1, startedBy: 'test' },
+        { id: second.runId, projectHash: h2, startedBy: 'test' },
+      ]),
+    );
     expect(await writerRetries(b, first.runId)).toBe(1);
     expect(await writerRetries(b, second.runId)).toBe(3);
 

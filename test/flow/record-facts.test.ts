@@ -53,7 +53,10 @@ describe('the run record carries what the dashboard shows', () => {
     const dropped = 'First try, cut off. anna@example.com wrote in.';
     w = await world({
       [FLASH_LITE]: [{ kind: 'ok' }],
-      [GPT_OSS]: [{ kind: 'stream_error', text: dropped }, { kind: 'ok', text: 'Second try, complete.' }],
+      [GPT_OSS]: [
+        { kind: 'stream_error', text: dropped },
+        { kind: 'ok', text: 'Second try, complete.' },
+      ],
     });
     const rec = await w.run('triage', { ticket: 'The export button crashes.' }, virtual());
     expect(rec.status).toBe('succeeded');
@@ -67,7 +70,9 @@ describe('the run record carries what the dashboard shows', () => {
       expect.objectContaining({ try: 2, status: 200, error: null, discardedText: null }),
     ]);
     // as stored: never un-redacted
-    const row = w.db.$client.prepare(`SELECT t.discarded_text AS d FROM transport_tries t JOIN attempts a ON a.id = t.attempt_id WHERE a.run_id = ? AND t.try_no = 1 AND t.discarded_text IS NOT NULL`).get(rec.id) as { d: string };
+    const row = w.db.$client
+      .prepare(`SELECT t.discarded_text AS d FROM transport_tries t JOIN attempts a ON a.id = t.attempt_id WHERE a.run_id = ? AND t.try_no = 1 AND t.discarded_text IS NOT NULL`)
+      .get(rec.id) as { d: string };
     expect(a!.transport[0]!.discardedText).toBe(row.d);
 
     const text = formatRun(stored);
@@ -98,7 +103,9 @@ describe('the run record carries what the dashboard shows', () => {
     expect(first!.request.map((m) => m.role)).toEqual(['system', 'user']);
     expect(first!.request[1]!.content).toContain('Refund my order, please.');
     expect(repair!.request.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
-    const rows = w.db.$client.prepare(`SELECT a.request AS r FROM attempts a JOIN node_runs n ON n.id = a.node_run_id WHERE a.run_id = ? AND n.node_id = 'classify' ORDER BY a.seq`).all(rec.id) as { r: string }[];
+    const rows = w.db.$client
+      .prepare(`SELECT a.request AS r FROM attempts a JOIN node_runs n ON n.id = a.node_run_id WHERE a.run_id = ? AND n.node_id = 'classify' ORDER BY a.seq`)
+      .all(rec.id) as { r: string }[];
     expect(classify.attempts.map((a) => a.request)).toEqual(rows.map((x) => JSON.parse(x.r)));
 
     const text = lines(formatRun(stored));

@@ -22,10 +22,7 @@ const RAW = [EMAIL, CARD, IP, KEY];
 
 // each value several times, so the stream's chunks (12 characters on this wire) cut them
 // everywhere, and some copy lies within one database page whatever the layout
-const STREAMED = Array.from(
-  { length: 20 },
-  (_, i) => `Paragraph ${i}: write to ${EMAIL} about card ${CARD}, seen from ${IP}; the key ${KEY} was in the log. `,
-).join('');
+const STREAMED = Array.from({ length: 20 }, (_, i) => `Paragraph ${i}: write to ${EMAIL} about card ${CARD}, seen from ${IP}; the key ${KEY} was in the log. `).join('');
 
 describe('streamed text at rest', () => {
   it('a streamed answer quoting an email, a card, an IP and the API key: no raw value in aqven.db or aqven.db-wal, while it runs and after', async () => {

@@ -23,7 +23,15 @@ function fresh(n: number): BatchProgress {
     peakRunning: 0,
     done: false,
     stopped: null,
-    items: Array.from({ length: n }, (_, i) => ({ runId: `orig-${i}`, nodeId: 'draft', state: 'waiting' as const, replayRunId: null, reason: null, estimateUsd: 0.01, costUsd: 0 })),
+    items: Array.from({ length: n }, (_, i) => ({
+      runId: `orig-${i}`,
+      nodeId: 'draft',
+      state: 'waiting' as const,
+      replayRunId: null,
+      reason: null,
+      estimateUsd: 0.01,
+      costUsd: 0,
+    })),
   };
 }
 
@@ -58,7 +66,15 @@ describe.each(DIALECTS)('a replay batch’s progress through the database on %s'
     const rec = new BatchRecorder(t.db, m, p, { now, owner: 'proc-1' });
     await rec.start();
     // the id is answered only now: the other process finds the batch at once
-    expect(await storedBatchView(other.db, m.id, clock)).toMatchObject({ id: m.id, label: 'sig-a', startedBy: 'ana', startedAt: T0, total: 3, done: false, counts: { waiting: 3 } });
+    expect(await storedBatchView(other.db, m.id, clock)).toMatchObject({
+      id: m.id,
+      label: 'sig-a',
+      startedBy: 'ana',
+      startedAt: T0,
+      total: 3,
+      done: false,
+      counts: { waiting: 3 },
+    });
 
     // many changes within BATCH_WRITE_MS: not one write each
     p = moved(p, 0, 'running', 'replay-0');

@@ -36,7 +36,9 @@ const OK = { kind: 'ok', usage: { input: 1000, output: 1000 } } as const; // $0.
 function addFallback(dir: string): void {
   const file = join(dir, 'agents', 'writer.yaml');
   const text = readFileSync(file, 'utf8');
-  const next = text.replace('model: "openrouter:openai/gpt-oss-20b"\n', `model: "openrouter:openai/gpt-oss-20b"\nfallback_models:\n- "openrouter:${FLASH_LITE}"\n`).replace('on_error: "retry"', 'on_error: "fallback"');
+  const next = text
+    .replace('model: "openrouter:openai/gpt-oss-20b"\n', `model: "openrouter:openai/gpt-oss-20b"\nfallback_models:\n- "openrouter:${FLASH_LITE}"\n`)
+    .replace('on_error: "retry"', 'on_error: "fallback"');
   expect(next).not.toBe(text);
   writeFileSync(file, next);
 }
@@ -187,13 +189,27 @@ describe.each(DIALECTS)('a replay taken over from a dead process, on %s', (diale
     await runStore(dying.db).flush();
     leaseKeeper(dying.db).drop(first.runId);
 
-    const started = (await takeOverRun({ db, runId: first.runId, fence: 1, project: deps.project, providers: deps.providers, env: deps.env, now: Date.now() + LEASE_TTL_MS + 1, owner: 'worker-2' }))!;
+    const started = (await takeOverRun({
+      db,
+      runId: first.runId,
+      fence: 1,
+      project: deps.project,
+      providers: deps.providers,
+      env: deps.env,
+      now: Date.now() + LEASE_TTL_MS + 1,
+      owner: 'worker-2',
+    }))!;
     const record = await started.done;
     expect(record.status).toBe('succeeded');
     expect(record.nodes.map((n) => n.id)).toEqual(['draft']);
     expect(await replayLink(db, first.runId)).toEqual({ kind: 'replay', replayOf: original.id, replayNode: 'draft' });
     // the restarted node sent the replay's request again: classify's stored output, not a new one
-    expect(sim.requests().slice(sent).every((r) => !JSON.stringify(r).includes('Sort this ticket'))).toBe(true);
+    expect(
+      sim
+        .requests()
+        .slice(sent)
+        .every((r) => !JSON.stringify(r).includes('Sort this ticket')),
+    ).toBe(true);
   });
 });
 

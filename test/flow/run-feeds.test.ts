@@ -66,7 +66,10 @@ describe.each(DIALECTS)('what a recorded run feeds, on %s', (dialect) => {
     const { sigs } = await scanned(w.db);
     expect((await stored(w.db)).sigs).toEqual(sigs);
     const { attempts } = w.db.t;
-    const stamped = await w.db.q.select({ sig: attempts.failureSig }).from(attempts).where(and(eq(attempts.runId, failed.id), isNotNull(attempts.failureSig)));
+    const stamped = await w.db.q
+      .select({ sig: attempts.failureSig })
+      .from(attempts)
+      .where(and(eq(attempts.runId, failed.id), isNotNull(attempts.failureSig)));
     // the same error twice, its request id aside: one signature
     expect(stamped).toHaveLength(2);
     expect(stamped[0]!.sig).toBe(stamped[1]!.sig);

@@ -60,7 +60,17 @@ describe.each(DIALECTS)('who started a run and its project, on %s', (dialect) =>
     // a worker (its own connection) starts the run, then dies after the second request
     const dying = otherProcess({ db, target: targetOf(db), close: async () => undefined });
     const ac = new AbortController();
-    const first = await beginRun({ project, flow: 'long-answer', input: { question: 'Why?' }, providers, env, db: dying.db, signal: ac.signal, projectHash: HASH, startedBy: 'token:ci' });
+    const first = await beginRun({
+      project,
+      flow: 'long-answer',
+      input: { question: 'Why?' },
+      providers,
+      env,
+      db: dying.db,
+      signal: ac.signal,
+      projectHash: HASH,
+      startedBy: 'token:ci',
+    });
     const ended = first.done.catch(() => null);
     cleanups.push(async () => {
       ac.abort(new RunInterruptedError('killed'));
@@ -104,9 +114,9 @@ describe('a queued run (PostgreSQL mode)', () => {
     expect(await rowOf(db, id)).toEqual({ status: 'queued', startedBy: 'alice', projectHash: HASH, snapshotId: 3 });
     expect(await getRunRecord(db, id)).toMatchObject({ status: 'queued', startedBy: 'alice', projectHash: HASH, snapshotId: 3 });
 
-    await expect(enqueueRun({ db, project: w.project, snapshotId: 3, projectHash: HASH, startedBy: 'alice', flow: 'triage', input: ticketOf(DEFAULT_MAX_INPUT_BYTES + 1) })).rejects.toThrow(
-      /^input is 262,145 bytes as JSON; a run input may be at most 262,144 bytes/,
-    );
+    await expect(
+      enqueueRun({ db, project: w.project, snapshotId: 3, projectHash: HASH, startedBy: 'alice', flow: 'triage', input: ticketOf(DEFAULT_MAX_INPUT_BYTES + 1) }),
+    ).rejects.toThrow(/^input is 262,145 bytes as JSON; a run input may be at most 262,144 bytes/);
     expect(await countRows(db)).toBe(1);
     const jobs = await db.pool.query('select count(*)::int as n from graphile_worker._private_jobs');
     expect(jobs.rows[0].n).toBe(1);

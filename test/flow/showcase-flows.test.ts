@@ -77,7 +77,12 @@ describe.each(DIALECTS)('showcase flows over the simulator, recorded on %s', (di
     expect(draft.attempts[0]).toMatchObject({ outcome: 'truncated', cause: 'truncated', action: 'none' });
     // truncated JSON is never validated
     expect(draft.attempts[0]!.error!.validationErrors).toEqual([]);
-    expect(rec.nodes.filter((n) => n.status === 'skipped').map((n) => n.id).sort()).toEqual(['critique', 'final', 'revise']);
+    expect(
+      rec.nodes
+        .filter((n) => n.status === 'skipped')
+        .map((n) => n.id)
+        .sort(),
+    ).toEqual(['critique', 'final', 'revise']);
     const stored = (await listRuns(w.db)).items[0]!;
     expect(stored).toMatchObject({ id: rec.id, status: 'failed', errorCode: 'truncated', errorNode: 'draft' });
   });

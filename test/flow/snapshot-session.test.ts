@@ -51,7 +51,9 @@ describe('a session in PostgreSQL mode', () => {
     expect(cliAuthor()).toMatch(/^cli:./);
     expect(session.snapshotId).toBe(first!.id);
     // a push like any other in the audit trail
-    expect((await listAudit(t.db, { kind: 'project.pushed' })).rows.map((r) => [r.actor, r.target, r.detail])).toEqual([[cliAuthor(), `snapshot ${first!.id}`, { created: true, note: 'first push' }]]);
+    expect((await listAudit(t.db, { kind: 'project.pushed' })).rows.map((r) => [r.actor, r.target, r.detail])).toEqual([
+      [cliAuthor(), `snapshot ${first!.id}`, { created: true, note: 'first push' }],
+    ]);
     expect(session.target).toBe(t.target);
     expect(session.db).toBe(t.db);
     expect(session.project.dir.startsWith(cacheDir)).toBe(true);
@@ -64,7 +66,15 @@ describe('a session in PostgreSQL mode', () => {
 
   it('records the snapshot a run ran under', async () => {
     const s = session!;
-    const rec = await runFlow({ project: s.project, flow: 'triage', input: { ticket: 'I was charged twice' }, providers: s.providers, env: s.env, db: s.db, snapshotId: s.snapshotId });
+    const rec = await runFlow({
+      project: s.project,
+      flow: 'triage',
+      input: { ticket: 'I was charged twice' },
+      providers: s.providers,
+      env: s.env,
+      db: s.db,
+      snapshotId: s.snapshotId,
+    });
     const { runs } = t.db.t;
     const [row] = await t.db.q.select({ snapshotId: runs.snapshotId }).from(runs).where(eq(runs.id, rec.id));
     expect(row!.snapshotId).toBe(s.snapshotId);

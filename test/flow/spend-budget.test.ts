@@ -101,7 +101,10 @@ describe.each(DIALECTS)('spend budgets on %s', (dialect) => {
     // a caller without a budget counts its spend, and runs on
     const free = await w.run('triage', TICKET, { startedBy: 'bob', ...at(T) });
     expect(free.status).toBe('succeeded');
-    const [bob] = await db.q.select().from(db.t.callerSpend).where(and(eq(db.t.callerSpend.caller, 'bob'), eq(db.t.callerSpend.day, '2026-03-01')));
+    const [bob] = await db.q
+      .select()
+      .from(db.t.callerSpend)
+      .where(and(eq(db.t.callerSpend.caller, 'bob'), eq(db.t.callerSpend.day, '2026-03-01')));
     expect(bob!.usd).toBeCloseTo(free.usage.costUsd, 9);
   });
 });

@@ -64,9 +64,7 @@ describe('stopped runs', () => {
     const stored = (await getRunRecord(db, runId))!;
     const draft = stored.nodes.find((n) => n.id === 'draft')!;
     expect(draft).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
-    expect(draft.attempts).toEqual([
-      expect.objectContaining({ outcome: null, usageUnknown: false, usage: { inputTokens: 1200, outputTokens: 40, costUsd: simCost(1200, 40) } }),
-    ]);
+    expect(draft.attempts).toEqual([expect.objectContaining({ outcome: null, usageUnknown: false, usage: { inputTokens: 1200, outputTokens: 40, costUsd: simCost(1200, 40) } })]);
     expect(draft.usage).toEqual({ inputTokens: 1200, outputTokens: 40, costUsd: simCost(1200, 40) });
     const classify = stored.nodes.find((n) => n.id === 'classify')!;
     expect(stored.usage.inputTokens).toBe(classify.usage.inputTokens + 1200);

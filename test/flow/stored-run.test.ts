@@ -11,9 +11,23 @@ const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
 
 function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
   return {
-    seq, model: 'openrouter:a', chainIndex: 0, answerNo: seq, outcome: 'ok', finishReason: 'stop', cause: null, action: 'none',
-    request: [{ role: 'user', content: 'hi' }], responseText: '{}', error: null, validationErrors: [], discarded: false,
-    streamedText: null, usage, startedAt: 1000 + seq, finishedAt: 1010 + seq,
+    seq,
+    model: 'openrouter:a',
+    chainIndex: 0,
+    answerNo: seq,
+    outcome: 'ok',
+    finishReason: 'stop',
+    cause: null,
+    action: 'none',
+    request: [{ role: 'user', content: 'hi' }],
+    responseText: '{}',
+    error: null,
+    validationErrors: [],
+    discarded: false,
+    streamedText: null,
+    usage,
+    startedAt: 1000 + seq,
+    finishedAt: 1010 + seq,
     tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: 1000 + seq, finishedAt: 1010 + seq }],
     ...over,
   };
@@ -28,7 +42,17 @@ describe('a stored run as its run record', () => {
     s.insertNode({ id: 'r-n', runId: 'r', nodeId: 'classify', agent: 'classifier', turn: 1, ord: 0, status: 'running', policy: null, startedAt: 5000 });
     const atts = [attempt(1, { outcome: 'truncated', cause: 'truncated', action: 'retry', discarded: true }), attempt(2)];
     atts.forEach((a, i) => {
-      s.startAttempt({ id: `r-a${i}`, nodeRunId: 'r-n', runId: 'r', seq: a.seq, model: a.model, chainIndex: a.chainIndex, answerNo: a.answerNo, request: a.request, startedAt: a.startedAt });
+      s.startAttempt({
+        id: `r-a${i}`,
+        nodeRunId: 'r-n',
+        runId: 'r',
+        seq: a.seq,
+        model: a.model,
+        chainIndex: a.chainIndex,
+        answerNo: a.answerNo,
+        request: a.request,
+        startedAt: a.startedAt,
+      });
       void s.finishAttempt(`r-a${i}`, a);
     });
     s.finishNode({ id: 'r-n', status: 'succeeded', output: { ok: true }, error: null, usage, finishedAt: 5005 });

@@ -16,7 +16,10 @@ describe.each(DIALECTS)('streamed text in the run history on %s', (dialect) => {
   it('a stream dropped mid-way keeps its text on the broken try, and the attempt text starts afresh', async () => {
     w = await worldOn(dialect, {
       [FLASH_LITE]: [{ kind: 'ok' }],
-      [GPT_OSS]: [{ kind: 'drop', when: 'mid_stream', text: 'First try, cut off before the end. anna@example.com wrote in.' }, { kind: 'ok', text: 'Second try, complete.' }],
+      [GPT_OSS]: [
+        { kind: 'drop', when: 'mid_stream', text: 'First try, cut off before the end. anna@example.com wrote in.' },
+        { kind: 'ok', text: 'Second try, complete.' },
+      ],
     });
     const rec = await w.run('triage', { ticket: 'The export button crashes.' });
     expect(rec.status).toBe('succeeded');

@@ -32,7 +32,10 @@ const targetOf = (db: Db) => (db.dialect === 'pg' ? db.url : db.name);
 
 /** The messages of a request at the simulator, and its last user message. */
 const messagesOf = (r: SimRequestLog) => (r.body as { messages: { role: string; content: string }[] }).messages;
-const lastUser = (r: SimRequestLog) => messagesOf(r).filter((m) => m.role === 'user').at(-1)!.content;
+const lastUser = (r: SimRequestLog) =>
+  messagesOf(r)
+    .filter((m) => m.role === 'user')
+    .at(-1)!.content;
 
 async function open(dialect: Dialect, scripts: ScriptMap) {
   w = await worldOn(dialect, scripts);
@@ -87,7 +90,7 @@ const nodeRowsOf = async (db: Db, runId: string) => {
 const later = () => Date.now() + LEASE_TTL_MS + 1;
 
 describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
-  it('a dead worker\'s run is resumed: the finished node is kept and not re-run, the cut-off attempt closed, every node run once; the dead worker\'s late writes are refused', async () => {
+  it("a dead worker's run is resumed: the finished node is kept and not re-run, the cut-off attempt closed, every node run once; the dead worker's late writes are refused", async () => {
     const { project, providers, env, sim, db } = await open(dialect, { [GPT_OSS]: [{ kind: 'ok' }, { kind: 'stall' }, { kind: 'ok' }] });
     const dead = await dyingRun('long-answer', { question: 'What happens on a crash?' }, 2);
     const { runId } = dead;
@@ -140,7 +143,15 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
     expect(error).toBeInstanceOf(RunNotRecordedError);
     expect((error as RunNotRecordedError).reason).toBeInstanceOf(LeaseLostError);
     await expect(
-      runStore(dead.dyingDb).finishRun({ id: runId, status: 'failed', output: null, error: null, turns: 9, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, finishedAt: now }),
+      runStore(dead.dyingDb).finishRun({
+        id: runId,
+        status: 'failed',
+        output: null,
+        error: null,
+        turns: 9,
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        finishedAt: now,
+      }),
     ).rejects.toBeInstanceOf(LeaseLostError);
     expect(await runRow(db, runId)).toMatchObject({ status: 'succeeded', owner: 'worker-2', fence: 2, turns: 4 });
     expect(await getRunRecord(db, runId)).toEqual(stored);
@@ -244,14 +255,24 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
     const ac = new AbortController();
     const probe = runLimitsProbe(
       { project, db: dying.db, providers, env },
-      { model: `openrouter:${FLASH_LITE}`, dimensions: ['depth'], trials: 2, threshold: 0.9, maxCalls: 10, maxCostUsd: 1, maxTokens: 1024, startedBy: 'cli:test', signal: ac.signal },
+      {
+        model: `openrouter:${FLASH_LITE}`,
+        dimensions: ['depth'],
+        trials: 2,
+        threshold: 0.9,
+        maxCalls: 10,
+        maxCostUsd: 1,
+        maxTokens: 1024,
+        startedBy: 'cli:test',
+        signal: ac.signal,
+      },
     ).catch(() => null);
     cleanups.push(async () => {
       ac.abort(new Error('killed'));
       await probe;
       await dying.close();
     });
-    await until('the first level\'s 2 trials at the simulator', () => sim.requests().length === 2);
+    await until("the first level's 2 trials at the simulator", () => sim.requests().length === 2);
     const limitsRow = async () => (await db.q.select({ status: db.t.modelLimits.status, runId: db.t.modelLimits.runId }).from(db.t.modelLimits))[0]!;
     const { runId } = await limitsRow();
     await runStore(dying.db).flush();

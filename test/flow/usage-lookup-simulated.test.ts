@@ -28,10 +28,16 @@ describe.each(DIALECTS)('the lookups of a simulated run end with its command, on
 
   /** the project's providers on a fresh simulator, and a run on it whose first reply is dropped mid-body after its headers */
   async function cutRun(generations: SimGenerationOptions | undefined, label: string) {
-    const sim = await startSimulator({ generations, scripts: { [MODEL]: [{ kind: 'drop', when: 'during_body', usage: { input: 120, output: 30, thoughts: 0 } }, { kind: 'ok' }] } });
+    const sim = await startSimulator({
+      generations,
+      scripts: { [MODEL]: [{ kind: 'drop', when: 'during_body', usage: { input: 120, output: 30, thoughts: 0 } }, { kind: 'ok' }] },
+    });
     sims.push(sim);
     const base = project.providers.openrouter!;
-    const providers = { ...project.providers, openrouter: { ...base, baseUrl: sim.baseUrl('openrouter'), transport: { ...base.transport, backoff: { baseMs: 1, factor: 1, capMs: 1, jitter: 0 } } } };
+    const providers = {
+      ...project.providers,
+      openrouter: { ...base, baseUrl: sim.baseUrl('openrouter'), transport: { ...base.transport, backoff: { baseMs: 1, factor: 1, capMs: 1, jitter: 0 } } },
+    };
     const env = { OPENROUTER_API_KEY: KEY };
     const r = await runFlow({ project, flow: 'one', input: { ticket: label }, providers, env, db: t.db });
     return { runId: r.id, providers, env };
@@ -39,7 +45,9 @@ describe.each(DIALECTS)('the lookups of a simulated run end with its command, on
   const lookups = async (db: Db, runId: string) => {
     const { attempts, transportTries } = db.t;
     const ids = (await db.q.select({ id: attempts.id }).from(attempts).where(eq(attempts.runId, runId))).map((a) => a.id);
-    return (await db.q.select({ state: transportTries.usageLookup }).from(transportTries).where(inArray(transportTries.attemptId, ids)).orderBy(asc(transportTries.id))).map((x) => x.state).filter((s) => s !== null);
+    return (await db.q.select({ state: transportTries.usageLookup }).from(transportTries).where(inArray(transportTries.attemptId, ids)).orderBy(asc(transportTries.id)))
+      .map((x) => x.state)
+      .filter((s) => s !== null);
   };
 
   beforeAll(async () => {
@@ -74,7 +82,7 @@ describe.each(DIALECTS)('the lookups of a simulated run end with its command, on
     expect([later.looked, later.pending, asked]).toEqual([0, 0, 0]);
   });
 
-  it('a simulated process asks its simulator about its own generations only: another simulator\'s is given up at once, a real provider\'s left pending', async () => {
+  it("a simulated process asks its simulator about its own generations only: another simulator's is given up at once, a real provider's left pending", async () => {
     const earlier = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'an earlier simulator');
     const real = await cutRun({ readyAfterMs: 24 * 3_600_000 }, 'a real provider');
     // as a real provider would name it (OpenRouter's ids are no simulator's)

@@ -26,9 +26,17 @@ const KEPT = { input: 50, output: 10, thoughts: 0 };
 
 /** a run whose first reply is dropped mid-body after its headers, and whose second is ok */
 async function cutRun(db: Db, project: Project, sim: SimServer, label: string): Promise<string> {
-  sim.loadScripts({ [MODEL]: [{ kind: 'drop', when: 'during_body', usage: DROPPED }, { kind: 'ok', usage: KEPT }] });
+  sim.loadScripts({
+    [MODEL]: [
+      { kind: 'drop', when: 'during_body', usage: DROPPED },
+      { kind: 'ok', usage: KEPT },
+    ],
+  });
   const base = project.providers.openrouter!;
-  const providers = { ...project.providers, openrouter: { ...base, baseUrl: sim.baseUrl('openrouter'), transport: { ...base.transport, backoff: { baseMs: 1, factor: 1, capMs: 1, jitter: 0 } } } };
+  const providers = {
+    ...project.providers,
+    openrouter: { ...base, baseUrl: sim.baseUrl('openrouter'), transport: { ...base.transport, backoff: { baseMs: 1, factor: 1, capMs: 1, jitter: 0 } } },
+  };
   const r = await runFlow({ project, flow: 'one', input: { ticket: label }, providers, env: { OPENROUTER_API_KEY: KEY }, db });
   expect(r.status).toBe('succeeded');
   return r.id;
@@ -75,7 +83,13 @@ describe.each(DIALECTS)('usage of cut-off answers looked up later, on %s', (dial
       .select()
       .from(agentDaily)
       .where(and(eq(agentDaily.agent, 'sorter'), eq(agentDaily.model, `openrouter:${MODEL}`), eq(agentDaily.outcome, 'ok')));
-    return { att: att!, node: node!, run: run!, tries, daily: daily.reduce((s, d) => ({ input: s.input + d.inputTokens, output: s.output + d.outputTokens, cost: s.cost + d.costUsd }), { input: 0, output: 0, cost: 0 }) };
+    return {
+      att: att!,
+      node: node!,
+      run: run!,
+      tries,
+      daily: daily.reduce((s, d) => ({ input: s.input + d.inputTokens, output: s.output + d.outputTokens, cost: s.cost + d.costUsd }), { input: 0, output: 0, cost: 0 }),
+    };
   };
 
   it('a dropped answer is usage unknown with a pending try; one pass adds exactly its usage everywhere, once', async () => {
@@ -96,7 +110,11 @@ describe.each(DIALECTS)('usage of cut-off answers looked up later, on %s', (dial
     expect(pass).toMatchObject({ looked: 1, found: 1, gaveUp: 0, pending: 0, usage: { inputTokens: DROPPED.input, outputTokens: DROPPED.output } });
     const after = await sums(runId);
     const cost = simCost(DROPPED.input, DROPPED.output);
-    for (const [b, a] of [[before.att, after.att], [before.node, after.node], [before.run, after.run]] as const) {
+    for (const [b, a] of [
+      [before.att, after.att],
+      [before.node, after.node],
+      [before.run, after.run],
+    ] as const) {
       expect(a.inputTokens - b.inputTokens).toBe(DROPPED.input);
       expect(a.outputTokens - b.outputTokens).toBe(DROPPED.output);
       expect(a.costUsd - b.costUsd).toBeCloseTo(cost, 12);

@@ -15,7 +15,10 @@ describe('usage unknown', () => {
   it('a 9 MiB gzip stream past the default 8 MiB limit: the attempt is stored usage_unknown, and shown as "usage unknown"', async () => {
     w = await world({
       [FLASH_LITE]: [{ kind: 'ok' }],
-      [GPT_OSS]: [{ kind: 'ok', gzip: true, pad_bytes: 9 * 1024 * 1024 }, { kind: 'ok', text: 'A short reply.' }],
+      [GPT_OSS]: [
+        { kind: 'ok', gzip: true, pad_bytes: 9 * 1024 * 1024 },
+        { kind: 'ok', text: 'A short reply.' },
+      ],
     });
     const rec = await w.run('triage', { ticket: 'The export button crashes.' });
     const row = w.db.$client.prepare(`SELECT usage_unknown AS u, error_kind AS k FROM attempts WHERE model = ? ORDER BY seq`).all(`openrouter:${GPT_OSS}`);

@@ -177,9 +177,7 @@ describe('the listener', () => {
     const g = createClusterGate(other.db, { owner: 'D', pollMs: 60_000 });
     extra.push(g);
     await g.listening();
-    const pids = await db.pool.query<{ pid: number }>(
-      "SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity WHERE query = 'LISTEN aqven_pause' AND pid <> pg_backend_pid()",
-    );
+    const pids = await db.pool.query<{ pid: number }>("SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity WHERE query = 'LISTEN aqven_pause' AND pid <> pg_backend_pid()");
     expect(pids.rowCount).toBeGreaterThan(0);
     await until('the listeners back', async () => {
       const r = await db.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN aqven_pause'");

@@ -25,17 +25,37 @@ async function facts(db: Db) {
   const { attempts, nodeRuns, runs } = db.t;
   const atts = await db.q
     .select({
-      id: attempts.id, agent: nodeRuns.agent, kind: runs.kind, model: attempts.model, outcome: attempts.outcome, cause: attempts.cause, action: attempts.action,
-      errorMessage: attempts.errorMessage, inputTokens: attempts.inputTokens, outputTokens: attempts.outputTokens, costUsd: attempts.costUsd,
-      startedAt: attempts.startedAt, finishedAt: attempts.finishedAt, failureSig: attempts.failureSig,
+      id: attempts.id,
+      agent: nodeRuns.agent,
+      kind: runs.kind,
+      model: attempts.model,
+      outcome: attempts.outcome,
+      cause: attempts.cause,
+      action: attempts.action,
+      errorMessage: attempts.errorMessage,
+      inputTokens: attempts.inputTokens,
+      outputTokens: attempts.outputTokens,
+      costUsd: attempts.costUsd,
+      startedAt: attempts.startedAt,
+      finishedAt: attempts.finishedAt,
+      failureSig: attempts.failureSig,
     })
     .from(attempts)
     .innerJoin(nodeRuns, eq(nodeRuns.id, attempts.nodeRunId))
     .innerJoin(runs, eq(runs.id, attempts.runId));
   const nodes = await db.q
     .select({
-      id: nodeRuns.id, agent: nodeRuns.agent, kind: runs.kind, status: nodeRuns.status, code: nodeRuns.errorCode, message: nodeRuns.errorMessage, costUsd: nodeRuns.costUsd,
-      startedAt: nodeRuns.startedAt, finishedAt: nodeRuns.finishedAt, runStartedAt: runs.startedAt, failureSig: nodeRuns.failureSig,
+      id: nodeRuns.id,
+      agent: nodeRuns.agent,
+      kind: runs.kind,
+      status: nodeRuns.status,
+      code: nodeRuns.errorCode,
+      message: nodeRuns.errorMessage,
+      costUsd: nodeRuns.costUsd,
+      startedAt: nodeRuns.startedAt,
+      finishedAt: nodeRuns.finishedAt,
+      runStartedAt: runs.startedAt,
+      failureSig: nodeRuns.failureSig,
     })
     .from(nodeRuns)
     .innerJoin(runs, eq(runs.id, nodeRuns.runId));
@@ -55,20 +75,54 @@ export async function scanned(db: Db) {
     sigs[a.id] = sig?.sig ?? null;
     if (a.kind !== 'flow' || a.outcome === null) continue;
     const day = dayOf(a.startedAt);
-    add(agent, [a.agent, day, a.model, a.outcome, a.cause ?? '', a.action ?? 'none'], () => ({ agent: a.agent, day, model: a.model, outcome: a.outcome, cause: a.cause ?? '', action: a.action ?? 'none', attempts: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, durationMs: 0 }), (r) => {
-      (r.attempts as number)++;
-      r.inputTokens = (r.inputTokens as number) + a.inputTokens;
-      r.outputTokens = (r.outputTokens as number) + a.outputTokens;
-      r.costUsd = (r.costUsd as number) + a.costUsd;
-      r.durationMs = (r.durationMs as number) + ((a.finishedAt ?? a.startedAt) - a.startedAt);
-    });
-    if (sig) {
-      add(failure, [sig.sig, day], () => ({ sig: sig.sig, day, level: 'attempt', agent: a.agent, model: a.model, code: a.cause, message: sig.normalised, failures: 0, costUsd: 0, firstAt: a.startedAt, lastAt: a.startedAt }), (r) => {
-        (r.failures as number)++;
+    add(
+      agent,
+      [a.agent, day, a.model, a.outcome, a.cause ?? '', a.action ?? 'none'],
+      () => ({
+        agent: a.agent,
+        day,
+        model: a.model,
+        outcome: a.outcome,
+        cause: a.cause ?? '',
+        action: a.action ?? 'none',
+        attempts: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+        durationMs: 0,
+      }),
+      (r) => {
+        (r.attempts as number)++;
+        r.inputTokens = (r.inputTokens as number) + a.inputTokens;
+        r.outputTokens = (r.outputTokens as number) + a.outputTokens;
         r.costUsd = (r.costUsd as number) + a.costUsd;
-        r.firstAt = Math.min(r.firstAt as number, a.startedAt);
-        r.lastAt = Math.max(r.lastAt as number, a.startedAt);
-      });
+        r.durationMs = (r.durationMs as number) + ((a.finishedAt ?? a.startedAt) - a.startedAt);
+      },
+    );
+    if (sig) {
+      add(
+        failure,
+        [sig.sig, day],
+        () => ({
+          sig: sig.sig,
+          day,
+          level: 'attempt',
+          agent: a.agent,
+          model: a.model,
+          code: a.cause,
+          message: sig.normalised,
+          failures: 0,
+          costUsd: 0,
+          firstAt: a.startedAt,
+          lastAt: a.startedAt,
+        }),
+        (r) => {
+          (r.failures as number)++;
+          r.costUsd = (r.costUsd as number) + a.costUsd;
+          r.firstAt = Math.min(r.firstAt as number, a.startedAt);
+          r.lastAt = Math.max(r.lastAt as number, a.startedAt);
+        },
+      );
     }
   }
   for (const n of nodes) {
@@ -77,17 +131,27 @@ export async function scanned(db: Db) {
     if (n.kind !== 'flow' || !['succeeded', 'failed', 'skipped'].includes(n.status)) continue;
     const at = n.startedAt ?? n.finishedAt ?? n.runStartedAt;
     const day = dayOf(at);
-    add(node, [n.agent, day, n.status], () => ({ agent: n.agent, day, status: n.status, nodes: 0, lastStartedAt: null }), (r) => {
-      (r.nodes as number)++;
-      if (n.startedAt !== null) r.lastStartedAt = Math.max((r.lastStartedAt as number | null) ?? -Infinity, n.startedAt);
-    });
+    add(
+      node,
+      [n.agent, day, n.status],
+      () => ({ agent: n.agent, day, status: n.status, nodes: 0, lastStartedAt: null }),
+      (r) => {
+        (r.nodes as number)++;
+        if (n.startedAt !== null) r.lastStartedAt = Math.max((r.lastStartedAt as number | null) ?? -Infinity, n.startedAt);
+      },
+    );
     if (sig) {
-      add(failure, [sig.sig, day], () => ({ sig: sig.sig, day, level: 'node', agent: n.agent, model: '', code: n.code ?? '', message: sig.normalised, failures: 0, costUsd: 0, firstAt: at, lastAt: at }), (r) => {
-        (r.failures as number)++;
-        r.costUsd = (r.costUsd as number) + n.costUsd;
-        r.firstAt = Math.min(r.firstAt as number, at);
-        r.lastAt = Math.max(r.lastAt as number, at);
-      });
+      add(
+        failure,
+        [sig.sig, day],
+        () => ({ sig: sig.sig, day, level: 'node', agent: n.agent, model: '', code: n.code ?? '', message: sig.normalised, failures: 0, costUsd: 0, firstAt: at, lastAt: at }),
+        (r) => {
+          (r.failures as number)++;
+          r.costUsd = (r.costUsd as number) + n.costUsd;
+          r.firstAt = Math.min(r.firstAt as number, at);
+          r.lastAt = Math.max(r.lastAt as number, at);
+        },
+      );
     }
   }
   const costs = (rows: Row[]) => rows.map((r) => ('costUsd' in r ? { ...r, costUsd: cost(r.costUsd as number) } : r));

@@ -120,8 +120,7 @@ export async function startPgCluster(): Promise<PgCluster> {
   const log = join(root, 'server.log');
   if (owner) await chown(root, owner.uid, owner.gid);
   /** argv of a PostgreSQL command, through runuser when root */
-  const as = (cmd: string, args: string[]): [string, string[]] =>
-    asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]] : [join(bin, cmd), args];
+  const as = (cmd: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]] : [join(bin, cmd), args]);
   const env = { ...process.env, LC_ALL: 'C', LANG: 'C', TZ: 'UTC' };
 
   let stopped = false;

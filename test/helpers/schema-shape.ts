@@ -56,7 +56,11 @@ function whereText(where: SQL | undefined, dialect: Dialect): string | null {
 
 /** An indexed column's name, or an expression's text as PostgreSQL prints it back: `substr(id, 25)`. */
 function columnName(c: unknown, dialect: Dialect): string {
-  if (is(c, SQL)) return (dialect === 'pg' ? pgDialect : sqliteDialect).sqlToQuery(c).sql.replace(/"\w+"\./g, '').replaceAll('"', '');
+  if (is(c, SQL))
+    return (dialect === 'pg' ? pgDialect : sqliteDialect)
+      .sqlToQuery(c)
+      .sql.replace(/"\w+"\./g, '')
+      .replaceAll('"', '');
   if (c && typeof c === 'object' && 'name' in c && typeof c.name === 'string') return c.name;
   throw new Error('an index on something other than a column or an expression: describe it here before using one');
 }

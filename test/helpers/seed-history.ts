@@ -46,8 +46,15 @@ export async function seedRuns(db: Db, list: SeedRun[]): Promise<void> {
     const kind = r.kind ?? 'flow';
     const runCost = r.nodes.reduce((s, n) => s + (n.costUsd ?? (n.attempts ?? []).reduce((c, a) => c + (a.costUsd ?? 0), 0)), 0);
     await db.q.insert(runs).values({
-      id: r.id, project: 'p', flow: r.flow ?? 'triage', status: r.status, startedAt: r.startedAt, kind, replayOf: r.replayOf ?? null,
-      finishedAt: r.status === 'running' ? null : r.startedAt + 1000, costUsd: runCost,
+      id: r.id,
+      project: 'p',
+      flow: r.flow ?? 'triage',
+      status: r.status,
+      startedAt: r.startedAt,
+      kind,
+      replayOf: r.replayOf ?? null,
+      finishedAt: r.status === 'running' ? null : r.startedAt + 1000,
+      costUsd: runCost,
       errorCode: r.status === 'failed' ? (r.nodes.find((n) => n.status === 'failed')?.error?.code ?? null) : null,
     });
     for (const [i, n] of r.nodes.entries()) {
@@ -56,8 +63,19 @@ export async function seedRuns(db: Db, list: SeedRun[]): Promise<void> {
       const nodeCost = n.costUsd ?? atts.reduce((c, a) => c + (a.costUsd ?? 0), 0);
       const nodeSig = n.status === 'failed' && n.error ? nodeSignature(n.agent, n.error) : null;
       await db.q.insert(nodeRuns).values({
-        id: nodeRunId, runId: r.id, nodeId: n.nodeId, agent: n.agent, turn: 1, ord: i, status: n.status, startedAt: n.startedAt,
-        finishedAt: n.startedAt + 500, errorCode: n.error?.code ?? null, errorMessage: n.error?.message ?? null, costUsd: nodeCost, failureSig: nodeSig?.sig ?? null,
+        id: nodeRunId,
+        runId: r.id,
+        nodeId: n.nodeId,
+        agent: n.agent,
+        turn: 1,
+        ord: i,
+        status: n.status,
+        startedAt: n.startedAt,
+        finishedAt: n.startedAt + 500,
+        errorCode: n.error?.code ?? null,
+        errorMessage: n.error?.message ?? null,
+        costUsd: nodeCost,
+        failureSig: nodeSig?.sig ?? null,
       });
       for (const [j, a] of atts.entries()) {
         const cause = a.cause ?? null;
@@ -66,12 +84,36 @@ export async function seedRuns(db: Db, list: SeedRun[]): Promise<void> {
         const failed = isFailedAttempt({ outcome, cause });
         const sig = failed ? attemptSignature(n.agent, { model, cause, errorMessage: a.message ?? null }) : null;
         await db.q.insert(attempts).values({
-          id: `${nodeRunId}-${j + 1}`, nodeRunId, runId: r.id, seq: j + 1, model, chainIndex: 0, answerNo: j + 1, outcome, cause,
-          action: failed ? 'retry' : 'none', errorKind: failed ? cause : null, errorMessage: a.message ?? null, discarded: failed,
-          costUsd: a.costUsd ?? 0, startedAt: a.startedAt, finishedAt: a.startedAt + 100, failureSig: sig?.sig ?? null,
+          id: `${nodeRunId}-${j + 1}`,
+          nodeRunId,
+          runId: r.id,
+          seq: j + 1,
+          model,
+          chainIndex: 0,
+          answerNo: j + 1,
+          outcome,
+          cause,
+          action: failed ? 'retry' : 'none',
+          errorKind: failed ? cause : null,
+          errorMessage: a.message ?? null,
+          discarded: failed,
+          costUsd: a.costUsd ?? 0,
+          startedAt: a.startedAt,
+          finishedAt: a.startedAt + 100,
+          failureSig: sig?.sig ?? null,
         });
         if (kind !== 'flow') continue;
-        sums.attempt(n.agent, { model, outcome, cause, action: failed ? 'retry' : 'none', inputTokens: 0, outputTokens: 0, costUsd: a.costUsd ?? 0, startedAt: a.startedAt, finishedAt: a.startedAt + 100 });
+        sums.attempt(n.agent, {
+          model,
+          outcome,
+          cause,
+          action: failed ? 'retry' : 'none',
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: a.costUsd ?? 0,
+          startedAt: a.startedAt,
+          finishedAt: a.startedAt + 100,
+        });
         if (sig) sums.failure({ sig, level: 'attempt', agent: n.agent, model, code: cause ?? '', costUsd: a.costUsd ?? 0, at: a.startedAt });
       }
       if (kind !== 'flow') continue;

@@ -173,7 +173,9 @@ describe('the limits probe against the simulator with declared limits', () => {
     const first = await runLimitsProbe(w.session, options({ dimensions: ['depth'], onProgress: (p) => (p.measured ? startSecond() : undefined) }));
     const refused = await second!;
     expect(refused.stopped).toMatchObject({ reason: 'error' });
-    expect(refused.stopped!.message).toMatch(/another aqven limits run is measuring openrouter:google\/gemini-2\.5-flash-lite depth with the same settings today \(run \w{8}, its last level written 12 s ago\)/);
+    expect(refused.stopped!.message).toMatch(
+      /another aqven limits run is measuring openrouter:google\/gemini-2\.5-flash-lite depth with the same settings today \(run \w{8}, its last level written 12 s ago\)/,
+    );
     expect(refused.calls).toBe(0);
     const [run] = await w.db.q.select({ status: w.db.t.runs.status, message: w.db.t.runs.errorMessage }).from(w.db.t.runs).where(eq(w.db.t.runs.id, refused.runId));
     expect(run).toMatchObject({ status: 'failed', message: refused.stopped!.message });
@@ -185,7 +187,11 @@ describe('the limits probe against the simulator with declared limits', () => {
     const w = await limitsWorld();
     // scripts come before the limits: a rate limit, an answer that is no JSON (quoting an address), then ok
     w.sim.loadScripts({
-      'google/gemini-2.5-flash-lite': [{ kind: 'status', status: 429, headers: { 'retry-after': '1' } }, { kind: 'ok', text: 'Sure! Write to jane.doe@example.com' }, { kind: 'ok' }],
+      'google/gemini-2.5-flash-lite': [
+        { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
+        { kind: 'ok', text: 'Sure! Write to jane.doe@example.com' },
+        { kind: 'ok' },
+      ],
     });
     const clock = createVirtualClock(T0);
     const report = await runLimitsProbe(w.session, options({ dimensions: ['depth'], trials: 1, maxCalls: 3, clock, gate: createRateGate() }));
@@ -227,7 +233,8 @@ describe('the limits probe against the simulator with declared limits', () => {
     const err = await runLimitsProbe(w.session, options({ model: 'openrouter:nope/model' })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnknownModelError);
     expect((err as Error).message).toBe(
-      'openrouter:nope/model is not a model of this project; its agents use ' + [...new Set(Object.values(w.session.project.agents).flatMap((a) => [a.model, ...a.fallbackModels]))].join(', '),
+      'openrouter:nope/model is not a model of this project; its agents use ' +
+        [...new Set(Object.values(w.session.project.agents).flatMap((a) => [a.model, ...a.fallbackModels]))].join(', '),
     );
     expect(await w.db.q.select().from(w.db.t.runs)).toEqual([]);
   });
@@ -236,7 +243,14 @@ describe('the limits probe against the simulator with declared limits', () => {
 describe.each(DIALECTS)('limits runs and the statistics, on %s', (dialect) => {
   it('stay out of agent statistics and failure groups, though their trials fail', async () => {
     const w = await limitsWorld(dialect);
-    const flow = await runFlow({ project: w.session.project, flow: 'triage', input: { ticket: 'I was charged twice' }, providers: w.session.providers, env: w.session.env, db: w.db });
+    const flow = await runFlow({
+      project: w.session.project,
+      flow: 'triage',
+      input: { ticket: 'I was charged twice' },
+      providers: w.session.providers,
+      env: w.session.env,
+      db: w.db,
+    });
     expect(flow.status).toBe('succeeded');
     const before = await agentStats(w.db);
 

@@ -91,7 +91,14 @@ describe('[big] a cluster of workers', () => {
       expect(rows.filter((r) => r.fence !== 1)).toEqual([]);
 
       // one line per run across the workers, each run once, by the worker that owns it
-      const lines = workers.flatMap((w) => w.out().trim().split('\n').filter(Boolean).map((l) => ({ w: w.id, l })));
+      const lines = workers.flatMap((w) =>
+        w
+          .out()
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => ({ w: w.id, l })),
+      );
       const seen = new Map<string, string>();
       for (const { w, l } of lines) {
         const m = /^run (\S+) triage (succeeded|failed) \d+ attempts? /.exec(l);
@@ -140,14 +147,22 @@ describe('[big] a cluster of workers', () => {
       const { runs } = c.db.t;
       // wait until the victim is in the middle of runs: some with a node finished, some in flight
       const heldBefore = await eventually('the victim to be running runs', async () => {
-        const rows = await c.db.q.select({ id: runs.id }).from(runs).where(and(eq(runs.owner, victim.id), eq(runs.status, 'running')));
+        const rows = await c.db.q
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(eq(runs.owner, victim.id), eq(runs.status, 'running')));
         return rows.length >= 2 ? rows.map((r) => r.id) : null;
       });
       const t0 = Date.now();
       victim.child.kill('SIGKILL');
       await victim.exited;
       // what it held when it died: a run it finished between that read and the kill is its own, rightly
-      const held = (await c.db.q.select({ id: runs.id }).from(runs).where(and(eq(runs.owner, victim.id), eq(runs.status, 'running')))).map((r) => r.id);
+      const held = (
+        await c.db.q
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(eq(runs.owner, victim.id), eq(runs.status, 'running')))
+      ).map((r) => r.id);
       expect(held.length, `the victim held ${heldBefore.length} runs a moment before it died`).toBeGreaterThan(0);
       await eventually('every run to finish', async () => (await unfinished(c.db)) === 0, 110_000, 250);
       const recoveredMs = Date.now() - t0;
@@ -169,7 +184,12 @@ describe('[big] a cluster of workers', () => {
       expect(exits.map((e) => e.code)).toEqual([0, 0]);
       const trouble = workers.flatMap((w) => lockTrouble(w.out() + w.err()));
       expect(trouble).toEqual([]);
-      const takenLines = workers.slice(1).flatMap((w) => w.out().split('\n').filter((l) => / taken over/.test(l)));
+      const takenLines = workers.slice(1).flatMap((w) =>
+        w
+          .out()
+          .split('\n')
+          .filter((l) => / taken over/.test(l)),
+      );
       console.log(`[big] killed a worker holding ${held.length} runs: all ${ids.length} finished ${(recoveredMs / 1000).toFixed(1)} s later; ${takenLines.length} taken over`);
     }, 150_000);
   });

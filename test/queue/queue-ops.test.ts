@@ -114,7 +114,7 @@ describe('runs as jobs on PostgreSQL', () => {
     }
   });
 
-  it('a claim finds a dead owner\'s run expired, a finished run over, and refuses a run its project cannot run', async () => {
+  it("a claim finds a dead owner's run expired, a finished run over, and refuses a run its project cannot run", async () => {
     const id = await enqueue('triage', TICKET);
     const claimed = await claimRun(db, id, { project, snapshotId: null, owner: 'dead' });
     expect(claimed.kind).toBe('claimed');
@@ -158,7 +158,10 @@ describe('runs as jobs on PostgreSQL', () => {
     // a worker took the job and died before claiming the run: the job stays locked
     await db.pool.query(`update graphile_worker._private_jobs set locked_at = now() - interval '1 minute', locked_by = 'dead-worker' where key = $1`, [stuck]);
     const queuedLongAgo = Date.now() - STUCK_JOB_MS - 1000;
-    await db.q.update(db.t.runs).set({ queuedAt: queuedLongAgo }).where(and(eq(db.t.runs.status, 'queued')));
+    await db.q
+      .update(db.t.runs)
+      .set({ queuedAt: queuedLongAgo })
+      .where(and(eq(db.t.runs.status, 'queued')));
     const [waitingJob] = await jobs(waiting);
 
     expect(await redeliverStuckRuns(db)).toEqual([stuck]);

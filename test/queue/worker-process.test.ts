@@ -98,7 +98,10 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
       const a = await startWorker({ url: tdb.url, simUrl: slow.url, project: dir, concurrency: 3, drainTimeout: 0.2 });
       const { runs, attempts } = db.t;
       await eventually('worker A to run the three runs', async () => {
-        const held = await db.q.select({ id: runs.id }).from(runs).where(and(eq(runs.owner, a.id), eq(runs.status, 'running')));
+        const held = await db.q
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(eq(runs.owner, a.id), eq(runs.status, 'running')));
         return held.length === 3;
       });
       a.child.kill('SIGTERM');
@@ -110,7 +113,12 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
       const left = await db.q.select().from(runs).where(inArray(runs.id, ids));
       for (const r of left) expect(r.status).toBe('running');
       for (const r of left) expect(r.leaseExpiresAt!).toBeLessThan(Date.now());
-      expect(await db.q.select({ id: attempts.id }).from(attempts).where(and(inArray(attempts.runId, ids), isNull(attempts.finishedAt)))).toEqual([]);
+      expect(
+        await db.q
+          .select({ id: attempts.id })
+          .from(attempts)
+          .where(and(inArray(attempts.runId, ids), isNull(attempts.finishedAt))),
+      ).toEqual([]);
 
       const b = await startWorker({ url: tdb.url, simUrl: slow.url, project: dir, concurrency: 3 });
       await eventually('worker B to finish them', async () => (await unfinished(db)) === 0, 60_000);
@@ -122,7 +130,11 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
       b.child.kill('SIGTERM');
       expect((await b.exited).code).toBe(0);
       // each says how long it took B, then how long since the run started (what its page shows: A's part too)
-      const taken = b.out().trim().split('\n').filter((l) => / taken over/.test(l));
+      const taken = b
+        .out()
+        .trim()
+        .split('\n')
+        .filter((l) => / taken over/.test(l));
       expect(taken).toHaveLength(3);
       for (const l of taken) expect(l).toMatch(/ attempts? \S+ \S+ taken over \(\S+( \S+)* since the run started\)/);
       expect(lockTrouble(a.err() + b.err())).toEqual([]);

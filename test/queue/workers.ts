@@ -59,7 +59,12 @@ export async function eventually<T>(what: string, f: () => Promise<T | null | un
 /** How many runs are not over yet (queued or running). */
 export async function unfinished(db: Db): Promise<number> {
   const { runs } = db.t;
-  return (await db.q.select({ id: runs.id }).from(runs).where(inArray(runs.status, ['queued', 'running']))).length;
+  return (
+    await db.q
+      .select({ id: runs.id })
+      .from(runs)
+      .where(inArray(runs.status, ['queued', 'running']))
+  ).length;
 }
 
 /** The lines a worker printed that say a lock or serialization went wrong. */

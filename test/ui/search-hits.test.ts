@@ -11,8 +11,20 @@ import type { SearchHit } from '@/db/search-queries';
 const ID = '3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
 const T = Date.UTC(2026, 0, 1, 9);
 const hit = (over: Partial<SearchHit>): SearchHit => ({
-  runId: ID, flow: 'triage', status: 'failed', kind: 'flow', startedAt: T, field: 'input', nodeId: null, attemptSeq: null, at: T,
-  snippet: [{ text: 'a ', hit: false }, { text: 'refund', hit: true }], ...over,
+  runId: ID,
+  flow: 'triage',
+  status: 'failed',
+  kind: 'flow',
+  startedAt: T,
+  field: 'input',
+  nodeId: null,
+  attemptSeq: null,
+  at: T,
+  snippet: [
+    { text: 'a ', hit: false },
+    { text: 'refund', hit: true },
+  ],
+  ...over,
 });
 
 describe('a search hit', () => {
@@ -27,7 +39,15 @@ describe('a search hit', () => {
     const html = renderToStaticMarkup(
       createElement(SearchHits, {
         hits: [
-          hit({ field: 'error', nodeId: 'classify', attemptSeq: 2, snippet: [{ text: '<img src=x onerror="alert(1)"> ', hit: false }, { text: 'overloaded', hit: true }] }),
+          hit({
+            field: 'error',
+            nodeId: 'classify',
+            attemptSeq: 2,
+            snippet: [
+              { text: '<img src=x onerror="alert(1)"> ', hit: false },
+              { text: 'overloaded', hit: true },
+            ],
+          }),
           hit({ runId: 'b'.repeat(36), field: 'output', nodeId: 'draft', kind: 'replay', status: 'succeeded' }),
         ],
       }),

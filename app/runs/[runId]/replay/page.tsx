@@ -31,12 +31,14 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
       <Link href={runHref(runId, node ? { node } : undefined)}>← Run {shortId(runId)}</Link>
     </nav>
   );
-  if (!s.ok) return <section>{back}<ProjectProblem {...s} /></section>;
-  const heading = (
-    <h1>
-      Replay {node ? <span className="mono">{node}</span> : 'a node'} with the current policy
-    </h1>
-  );
+  if (!s.ok)
+    return (
+      <section>
+        {back}
+        <ProjectProblem {...s} />
+      </section>
+    );
+  const heading = <h1>Replay {node ? <span className="mono">{node}</span> : 'a node'} with the current policy</h1>;
   if (!node) {
     return (
       <section>
@@ -70,8 +72,8 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
       {back}
       {heading}
       <p className="description">
-        Runs node <span className="mono">{p.nodeId}</span> of flow <span className="mono">{p.flow}</span> again, as a new run linked to the original: the same run input and
-        the stored outputs of the nodes it needs, sent through the agent and flow files as they are now, to{' '}
+        Runs node <span className="mono">{p.nodeId}</span> of flow <span className="mono">{p.flow}</span> again, as a new run linked to the original: the same run input and the
+        stored outputs of the nodes it needs, sent through the agent and flow files as they are now, to{' '}
         {p.simulated ? 'the simulated providers (AQVEN_SIMULATE)' : 'the configured providers'}. Nothing else of the flow runs.
       </p>
 
@@ -136,12 +138,16 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
       <section className="panel replay-estimate" aria-label="Cost estimate" data-testid="replay-estimate">
         <div className="section-label">Cost</div>
         <p>
-          Estimated <strong className="mono" data-testid="replay-estimate-cost">{fmtCost(e.costUsd)}</strong>: {p.basis}. Today’s policy allows up to {e.maxAnswers} answer
+          Estimated{' '}
+          <strong className="mono" data-testid="replay-estimate-cost">
+            {fmtCost(e.costUsd)}
+          </strong>
+          : {p.basis}. Today’s policy allows up to {e.maxAnswers} answer
           {e.maxAnswers === 1 ? '' : 's'} for this node.
         </p>
         <p className="small muted">
-          A replay whose estimate is over the cap does not start; one that reaches the cap while it runs makes no further attempt and ends interrupted. It counts
-          against your run starts per minute, and is not counted in the agent’s statistics.
+          A replay whose estimate is over the cap does not start; one that reaches the cap while it runs makes no further attempt and ends interrupted. It counts against your run
+          starts per minute, and is not counted in the agent’s statistics.
         </p>
         <ReplayStartForm runId={p.runId} nodeId={p.nodeId} suggestedCap={cap} />
       </section>
