@@ -8,6 +8,7 @@ const LAYERS = [
   ['lib/engine'], // the pure core: outcome, policy, transport, rate gate, call-node
   ['lib/providers', 'lib/project', 'lib/sim'], // wire adapters; project files; the provider simulator
   ['db'], // storage
+  ['lib/contracts'], // one module per boundary request: its schema, limits and refusal words; the caller's limits
   ['lib/flow'], // the run loop, the recorder, the run record
   ['lib/dashboard', 'lib/forms', 'lib/queue', 'lib/limits'], // view models and form schemas; runs as jobs, the worker; the structural-limits probe
   ['lib/actions', 'lib/server', 'lib/cli'], // server actions, the dashboard's server glue, the command

@@ -10,6 +10,7 @@ import nextTs from 'eslint-config-next/typescript';
 const SERVER_ONLY = [
   { group: ['@/db', '@/db/*', '../db/*', '../../db/*'], message: 'db/ is server-only: read through a server component or /api and pass the data as props.' },
   { group: ['@/lib/server/*', '../lib/server/*', '../../lib/server/*'], message: 'lib/server is server-only.' },
+  { group: ['@/lib/contracts/caller-limits'], message: "the caller's limits read the database: server-only." },
   { group: ['better-sqlite3', 'node:*', 'fs', 'path', 'child_process'], message: 'Node built-ins and the SQLite driver are server-only.' },
 ];
 

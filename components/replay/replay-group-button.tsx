@@ -9,7 +9,8 @@ import Link from 'next/link';
 import { useActionState, useState } from 'react';
 import { replayGroupAction } from '@/lib/actions/replay-group';
 import type { BatchResponse } from '@/lib/dashboard/replay-types';
-import { BATCH_MAX_NODES, type ReplayFormState } from '@/lib/forms/replay';
+import { BATCH_MAX_NODES } from '@/lib/contracts/replay';
+import type { ReplayFormState } from '@/lib/forms/replay';
 import { fmtCost, shortId } from '@/components/ui/format';
 import { runHref } from '@/lib/dashboard/run-anchors';
 

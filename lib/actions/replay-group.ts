@@ -1,10 +1,13 @@
 'use server';
 // Replays a whole failure group (DESIGN: The dashboard, "Replay with the current policy"): the
-// editor check first, the form parsed with its zod schema, then the group's newest nodes (at most
+// editor check first, the form parsed by the replay-a-group
+// contract (lib/contracts/replay.ts), then the group's newest nodes (at most
 // BATCH_MAX_NODES) replayed in the background, BATCH_CONCURRENCY at a time under the batch's cost
 // cap. Answers the batch id; its progress is GET /api/replays/:batchId.
 import { failureGroupNodes } from '@/db/failure-queries';
-import { BATCH_MAX_NODES, replayFormError, replayGroupFormSchema, type ReplayFormState } from '@/lib/forms/replay';
+import { BATCH_MAX_NODES, REPLAY_GROUP_FIELDS, replayGroupSchema } from '@/lib/contracts/replay';
+import { formFields } from '@/lib/forms/form-fields';
+import { replayFormError, type ReplayFormState } from '@/lib/forms/replay';
 import { actionCaller } from '@/lib/server/access';
 import { auditRequest } from '@/lib/server/audit';
 import { replayBatchNow } from '@/lib/server/replay';
@@ -13,7 +16,7 @@ import { serverSession } from '@/lib/server/session';
 export async function replayGroupAction(_prev: ReplayFormState, fd: FormData): Promise<ReplayFormState> {
   const who = await actionCaller('editor');
   if (!who.ok) return { status: 'error', field: 'form', code: 'E_FORBIDDEN', message: who.error };
-  const parsed = replayGroupFormSchema.safeParse({ sig: fd.get('sig') ?? undefined, since: fd.get('since') ?? undefined, cap: fd.get('cap') ?? undefined });
+  const parsed = replayGroupSchema.safeParse(formFields(fd, REPLAY_GROUP_FIELDS));
   if (!parsed.success) return replayFormError(parsed.error);
   const { sig, since, cap } = parsed.data;
   const { db } = await serverSession();

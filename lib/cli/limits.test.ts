@@ -81,8 +81,12 @@ describe('aqven limits', () => {
       /aqven limits: openrouter:nope\/x is not a model of this project; its agents use openrouter:google\/gemini-2\.5-flash-lite, openrouter:openai\/gpt-oss-20b\n$/,
     );
     for (const [args, message] of [
-      [{ trials: '0' }, '--trials must be a whole number from 1 to 100, got "0"'],
-      [{ maxCalls: '1' }, '--max-calls must be a whole number from 2 to 1,000,000, got "1"'],
+      [{ trials: '0' }, '--trials must be a whole number from 1 to 50, got "0"'],
+      [{ maxCalls: '1' }, '--max-calls must be a whole number from 2 to 5,000, got "1"'],
+      // the dashboard form's bounds hold here too (lib/contracts/limits-probe.ts)
+      [{ trials: '51' }, '--trials must be a whole number from 1 to 50, got "51"'],
+      [{ maxCalls: '5001' }, '--max-calls must be a whole number from 2 to 5,000, got "5001"'],
+      [{ maxCost: '100.01' }, '--max-cost must be at most $100, got "100.01"'],
       [{ maxCost: 'lots' }, '--max-cost must be an amount in USD above 0, got "lots"'],
       [{ threshold: '1.5' }, '--threshold must be a rate above 0 and at most 1, e.g. 0.9, got "1.5"'],
       [{ dimension: 'width' }, '--dimension must be depth, list, enum or all, got "width"'],

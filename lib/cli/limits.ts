@@ -24,7 +24,9 @@ import { openSession, ProjectInvalidError, type Session } from '@/lib/flow/sessi
 import { simulateRequested } from '@/lib/flow/simulate';
 import { formatDiagnostic } from '@/lib/project';
 import { fmtCost } from '@/lib/shared/cost-text';
-import { LIMIT_DEFAULTS, LIMIT_DIMENSIONS, type LimitDimension } from '@/lib/shared/limits-types';
+import { LIMIT_DEFAULTS } from '@/lib/shared/limits-types';
+import { START_LIMITS_PROBE_FIELDS, startLimitsProbeSchema, type StartLimitsProbeField, type StartLimitsProbeInput } from '@/lib/contracts/limits-probe';
+import { firstIssue, type Labels } from '@/lib/contracts/refusal';
 import { lookUpCutOff } from './cut-off-lookup';
 import { processIo, type CliIo } from './io';
 import { resolveProjectDir } from './project-dir';
@@ -51,41 +53,28 @@ export interface LimitsCliDeps {
   env?: Record<string, string | undefined>;
 }
 
-class BadOption extends Error {}
+/** each option as the command names it, in a refusal's words */
+const FLAGS: Labels<StartLimitsProbeField> = {
+  model: 'the model',
+  dimension: '--dimension',
+  trials: '--trials',
+  maxCalls: '--max-calls',
+  maxCost: '--max-cost',
+  threshold: '--threshold',
+  maxTokens: '--max-tokens',
+};
 
-function whole(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max)
-    throw new BadOption(`${flag} must be a whole number from ${min} to ${max.toLocaleString('en-US')}, got "${raw}"`);
-  return n;
-}
-
-interface Parsed {
-  dimensions: LimitDimension[];
-  trials: number;
-  maxCalls: number;
-  maxCostUsd: number;
-  threshold: number;
-  maxTokens: number;
-}
-
-function parseOptions(o: LimitsCliOptions): Parsed {
-  const d = o.dimension ?? 'all';
-  if (d !== 'all' && !(LIMIT_DIMENSIONS as readonly string[]).includes(d)) throw new BadOption(`--dimension must be depth, list, enum or all, got "${d}"`);
-  const maxCostUsd = o.maxCost === undefined ? LIMIT_DEFAULTS.maxCostUsd : Number(o.maxCost);
-  if (!(Number.isFinite(maxCostUsd) && maxCostUsd > 0) || o.maxCost?.trim() === '') throw new BadOption(`--max-cost must be an amount in USD above 0, got "${o.maxCost}"`);
-  const threshold = o.threshold === undefined ? LIMIT_DEFAULTS.threshold : Number(o.threshold);
-  if (!(Number.isFinite(threshold) && threshold > 0 && threshold <= 1) || o.threshold?.trim() === '')
-    throw new BadOption(`--threshold must be a rate above 0 and at most 1, e.g. 0.9, got "${o.threshold}"`);
+/** The flags as the start-a-limits-probe contract's input: a flag left out is its default. */
+function probeInput(model: string, o: LimitsCliOptions): StartLimitsProbeInput {
+  const d = LIMIT_DEFAULTS;
   return {
-    dimensions: d === 'all' ? [...LIMIT_DIMENSIONS] : [d as LimitDimension],
-    trials: whole('--trials', o.trials, LIMIT_DEFAULTS.trials, 1, 100),
-    // a trial may take two calls (its answer and one repair): fewer could not measure anything
-    maxCalls: whole('--max-calls', o.maxCalls, LIMIT_DEFAULTS.maxCalls, 2, 1_000_000),
-    maxCostUsd,
-    threshold,
-    maxTokens: whole('--max-tokens', o.maxTokens, LIMIT_DEFAULTS.maxTokens, 16, 1_000_000),
+    model,
+    dimension: o.dimension ?? 'all',
+    trials: o.trials ?? String(d.trials),
+    maxCalls: o.maxCalls ?? String(d.maxCalls),
+    maxCost: o.maxCost ?? String(d.maxCostUsd),
+    threshold: o.threshold,
+    maxTokens: o.maxTokens,
   };
 }
 
@@ -159,26 +148,21 @@ function progressLine(p: LimitsProgress): string {
 /** `aqven limits MODEL …`; returns the exit status. */
 export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo = processIo, deps: LimitsCliDeps = {}): Promise<number> {
   const say = (t: string) => io.err(`aqven limits: ${t}\n`);
-  let parsed: Parsed;
-  try {
-    parsed = parseOptions(opts);
-  } catch (err) {
-    if (err instanceof BadOption) {
-      say(err.message);
-      return 2;
-    }
-    throw err;
+  const parsed = startLimitsProbeSchema.safeParse(probeInput(model, opts));
+  if (!parsed.success) {
+    say(firstIssue(parsed.error, START_LIMITS_PROBE_FIELDS, FLAGS).message);
+    return 2;
   }
   const env = deps.env ?? process.env;
   let session: Session | undefined;
   try {
     session = await openSession(resolveProjectDir(opts.project, env), { simulate: simulateRequested(opts.simulate), env });
-    checkModel(session.project, model);
+    checkModel(session.project, parsed.data.model);
     // a missing API key, said before the first call (as `aqven run` does)
     for (const d of session.warnings) io.err(`${formatDiagnostic(d)}\n`);
-    const p = parsed;
+    const p = parsed.data;
     say(
-      `probing ${model}${session.simulated ? ' (simulated providers)' : ''}: ${p.dimensions.join(', ')}; ${p.trials} trials per level, threshold ${p.threshold}, max_tokens at least ${p.maxTokens}, strict: false, one repair\n` +
+      `probing ${p.model}${session.simulated ? ' (simulated providers)' : ''}: ${p.dimensions.join(', ')}; ${p.trials} trials per level, threshold ${p.threshold}, max_tokens at least ${p.maxTokens}, strict: false, one repair\n` +
         `               budget: at most ${p.maxCalls} calls and ${fmtCost(p.maxCostUsd)} (--max-calls, --max-cost); Ctrl-C stops and keeps what was measured`,
     );
     const progress = deps.progress;
@@ -192,7 +176,7 @@ export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo
         projectHash: session.projectHash,
         simulated: session.simulated,
       },
-      { model, ...p, startedBy: cliAuthor(), signal: deps.signal, clock: deps.clock, onProgress: progress && ((e) => progress(progressLine(e))) },
+      { ...p, startedBy: cliAuthor(), signal: deps.signal, clock: deps.clock, onProgress: progress && ((e) => progress(progressLine(e))) },
     );
     const report = await started.done;
     progress?.('\r\x1b[K');

@@ -18,6 +18,9 @@ import { formatAmbiguous } from './find-runs';
 import { formatRun } from './format-run';
 import { resolveProjectDir } from './project-dir';
 import { printable } from './printable';
+import { processIo, type CliIo } from './io';
+import { firstIssue, type Labels } from '@/lib/contracts/refusal';
+import { REPLAY_NODE_FIELDS, replayNodeSchema, type ReplayNodeField } from '@/lib/contracts/replay';
 
 interface ReplayOptions {
   project?: string;
@@ -26,25 +29,32 @@ interface ReplayOptions {
   json?: boolean;
 }
 
-async function replayCommand(runId: string, node: string, opts: ReplayOptions): Promise<void> {
-  const cap = opts.cap === undefined ? null : Number(opts.cap);
-  if (cap !== null && !(Number.isFinite(cap) && cap > 0)) {
-    console.error(`aqven replay: --cap is an amount in USD above 0, got "${opts.cap}"`);
-    process.exitCode = 2;
-    return;
+/** the arguments as the command names them, in a refusal's words */
+const ARGS: Labels<ReplayNodeField> = { runId: 'the run id', node: 'the node id', cap: '--cap' };
+
+/** the contract's, with --cap left out allowed */
+const REPLAY_ARGS = replayNodeSchema.extend({ cap: replayNodeSchema.shape.cap.optional() });
+
+/** `aqven replay RUN NODE …`; returns the exit status. Without --cap the replay has no cap (a shell on the server). */
+export async function runReplay(runId: string, node: string, opts: ReplayOptions, io: CliIo = processIo): Promise<number> {
+  const parsed = REPLAY_ARGS.safeParse({ runId, node, cap: opts.cap });
+  if (!parsed.success) {
+    io.err(`aqven replay: ${firstIssue(parsed.error, REPLAY_NODE_FIELDS, ARGS).message}\n`);
+    return 2;
   }
+  const cap = parsed.data.cap ?? null;
   let session: Session | undefined;
   const ac = new AbortController();
   const onSigint = () => ac.abort(new RunInterruptedError('stopped by SIGINT'));
+  const say = (line: string) => io.err(`${line}\n`);
   try {
     session = await openSession(resolveProjectDir(opts.project), { simulate: simulateRequested(opts.simulate) });
     const s = session;
     // a missing key fails every call only after the transport's tries: said before the replay, as `aqven run` does
-    for (const d of s.warnings) console.error(formatDiagnostic(d));
+    for (const d of s.warnings) say(formatDiagnostic(d));
     const plan = await planReplay(s.db, s.project, runId, node);
     const diff = promptDiff(plan);
     const estimate = await estimateReplay(s.db, plan);
-    const say = (line: string) => process.stderr.write(`${line}\n`);
     say(`replay of node ${node} of run ${plan.runId} (${plan.original.status}) under the current files${s.simulated ? ', simulated providers' : ''}`);
     for (const change of policyChanges(plan.policyBefore, plan.policyNow)) say(`  policy ${change}`);
     say(diff.changed ? 'request, original ⇒ now:' : 'request: the same as the original’s');
@@ -58,21 +68,24 @@ async function replayCommand(runId: string, node: string, opts: ReplayOptions): 
     );
     const result = await started.done;
     const shown = ac.signal.aborted ? result.record : await recordAfterLookup('replay', s, result.record);
-    process.stdout.write(opts.json ? `${JSON.stringify(shown, null, 2)}\n` : `${formatRun(shown)}\n`);
-    process.exitCode = ac.signal.aborted && !result.capped ? 130 : result.status === 'succeeded' ? 0 : 1;
+    io.out(opts.json ? `${JSON.stringify(shown, null, 2)}\n` : `${formatRun(shown)}\n`);
+    return ac.signal.aborted && !result.capped ? 130 : result.status === 'succeeded' ? 0 : 1;
   } catch (err) {
     if (err instanceof ReplayRefusedError) {
       // an ambiguous short id: the runs it names, listed as `aqven show` lists them
-      console.error(err.ambiguous ? formatAmbiguous('replay', runId, err.ambiguous.matches, err.ambiguous.more) : `aqven replay: ${err.code} ${err.message}`);
-      process.exitCode = 2;
-    } else if (err instanceof ProjectInvalidError) {
-      for (const d of err.diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
-      console.error(`aqven replay: ${err.message}`);
-      process.exitCode = 2;
-    } else if (err instanceof StorageError) {
-      console.error(`aqven replay: ${err.message}; no provider was called`);
-      process.exitCode = 3;
-    } else throw err;
+      say(err.ambiguous ? formatAmbiguous('replay', runId, err.ambiguous.matches, err.ambiguous.more) : `aqven replay: ${err.code} ${err.message}`);
+      return 2;
+    }
+    if (err instanceof ProjectInvalidError) {
+      for (const d of err.diagnostics) if (d.severity === 'error') say(formatDiagnostic(d));
+      say(`aqven replay: ${err.message}`);
+      return 2;
+    }
+    if (err instanceof StorageError) {
+      say(`aqven replay: ${err.message}; no provider was called`);
+      return 3;
+    }
+    throw err;
   } finally {
     process.off('SIGINT', onSigint);
     await session?.close();
@@ -90,5 +103,5 @@ export function registerReplay(program: Command): void {
     .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')
     .option('--cap <usd>', 'refuse when the estimate is over this many USD; stop before the next attempt once spent')
     .option('--json', 'print the replay run record as JSON')
-    .action(replayCommand);
+    .action(async (runId: string, node: string, opts: ReplayOptions) => processIo.exit(await runReplay(runId, node, opts)));
 }

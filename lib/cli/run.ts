@@ -14,12 +14,11 @@ import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import { cliAuthor } from '@/db/snapshot-queries';
 import { DatabaseUrlError, StorageError } from '@/db/storage-error';
 import { interruptAllNow } from '@/lib/flow/active-runs';
-import { maxInputBytes, RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
+import { RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
 import { openSession, ProjectInvalidError } from '@/lib/flow/session';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { formatDiagnostic, loadProject } from '@/lib/project';
-import { formatBytes } from '@/lib/project/limits';
 import { parseRunFilters, RUN_RANGES } from '@/lib/dashboard/run-filters';
 import { RUN_STATUSES } from '@/lib/dashboard/run-status';
 import { ATTEMPT_CAUSES, RUN_KINDS } from '@/lib/shared/run-list-values';
@@ -28,6 +27,7 @@ import { cliRunId, formatSearchPage } from './find-runs';
 import { recordAfterLookup } from './cut-off-lookup';
 import { UsageError } from './exit';
 import { resolveProjectDir } from './project-dir';
+import { inputFileTooLarge, maxInputBytes } from '@/lib/contracts/input-size';
 
 /** Exit status 3: the run database cannot be written (DESIGN: CLI). */
 export const EXIT_CANNOT_RECORD = 3;
@@ -94,9 +94,7 @@ function readFileOrThrow(path: string, limit: number = maxInputBytes()): string 
     let size = 0;
     for (let n; size < buf.length && (n = readSync(fd, buf, size, buf.length - size, null)) > 0;) size += n;
     if (size > limit) {
-      throw new UsageError(
-        `--input-file ${path} is more than ${limit.toLocaleString('en-US')} bytes; a run input may be at most ${limit.toLocaleString('en-US')} bytes (${formatBytes(limit)}, AQVEN_MAX_INPUT_BYTES) — nothing was stored`,
-      );
+      throw new UsageError(inputFileTooLarge(path, limit));
     }
     return buf.toString('utf8', 0, size);
   } catch (err) {

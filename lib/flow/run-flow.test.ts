@@ -2,7 +2,8 @@
 // before it is stored"): its size as JSON, then the flow's input schema.
 import { describe, expect, it } from 'vitest';
 import type { FlowDef } from '@/lib/project';
-import { DEFAULT_MAX_INPUT_BYTES, maxInputBytes, RunInputError, validateRunInput } from './run-flow';
+import { DEFAULT_MAX_INPUT_BYTES, maxInputBytes } from '@/lib/contracts/input-size';
+import { RunInputError, validateRunInput } from './run-flow';
 
 const flow: FlowDef = {
   name: 'ask',

@@ -13,6 +13,7 @@ import { runStore, type RunStore } from '@/db/run-store';
 import { StorageError } from '@/db/storage-error';
 import type { RunLink, RunOrigin } from '@/db/queries';
 import { checkBudget } from '@/db/spend-queries';
+import { inputSizeRefusal, maxInputBytes } from '@/lib/contracts/input-size';
 import type { AttemptFacts, Db, NodeFacts, RunError, RunFacts } from '@/db/types';
 import { callNode } from '@/lib/engine/call-node';
 import { endsNode } from '@/lib/engine/policy';
@@ -21,7 +22,6 @@ import type { AttemptRefusal, Clock, EngineEvent, NodeResult, PriorAnswers, Reso
 import { sumUsage, sumUsageRounded } from '@/lib/engine/usage';
 import { compileSchema } from '@/lib/engine/validate';
 import { agentPolicy, renderTemplate, type FlowDef, type Project } from '@/lib/project';
-import { formatBytes } from '@/lib/project/limits';
 import { builtinAdapters } from '@/lib/providers';
 import { capFailureText, redact } from '@/lib/redact';
 import { own } from '@/lib/shared/own';
@@ -152,17 +152,6 @@ export interface StartedRun {
   handBack(reason: string): Promise<void>;
 }
 
-/** The largest run input stored, as JSON text in UTF-8, unless AQVEN_MAX_INPUT_BYTES says otherwise (DESIGN: Storage, "A run's input is bounded before it is stored"). */
-export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024;
-
-/** AQVEN_MAX_INPUT_BYTES: a positive whole number of bytes; anything else (unset, "1mb", 0) keeps the default. */
-export function maxInputBytes(env: Readonly<Record<string, string | undefined>> = process.env): number {
-  const raw = env.AQVEN_MAX_INPUT_BYTES?.trim();
-  if (!raw || !/^\d+$/.test(raw)) return DEFAULT_MAX_INPUT_BYTES;
-  const n = Number(raw);
-  return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_MAX_INPUT_BYTES;
-}
-
 export interface InputCheckOptions {
   /**
    * the size bound in bytes (default maxInputBytes()); Infinity for an input stored already (a
@@ -177,16 +166,8 @@ export interface InputCheckOptions {
  * it matches the flow's input schema (RunInputError naming the field).
  */
 export function validateRunInput(flow: FlowDef, input: unknown, opts: InputCheckOptions = {}): void {
-  const limit = opts.maxBytes ?? maxInputBytes();
-  if (Number.isFinite(limit)) {
-    const bytes = Buffer.byteLength(JSON.stringify(input) ?? '', 'utf8');
-    if (bytes > limit) {
-      throw new RunInputError(
-        `input is ${bytes.toLocaleString('en-US')} bytes as JSON; a run input may be at most ${limit.toLocaleString('en-US')} bytes (${formatBytes(limit)}, AQVEN_MAX_INPUT_BYTES) — nothing was stored`,
-        'input',
-      );
-    }
-  }
+  const tooLarge = inputSizeRefusal(input, opts.maxBytes ?? maxInputBytes());
+  if (tooLarge) throw new RunInputError(tooLarge, 'input');
   if (!flow.inputSchema) return;
   // the engine's validators: one Ajv, each schema compiled once
   const validate = compileSchema(flow.inputSchema);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { replayFormError, replayGroupFormSchema, replayNodeFormSchema, suggestedCap } from './replay';
+import { replayGroupSchema as replayGroupFormSchema, replayNodeSchema as replayNodeFormSchema } from '@/lib/contracts/replay';
+import { replayFormError, suggestedCap } from './replay';
 
 describe('the replay forms', () => {
   it('take a cost cap in USD above 0 and at most $1000, a leading $ allowed', () => {

@@ -1,31 +1,10 @@
 // The replay forms (DESIGN: The dashboard, "Replay with the current policy"): one node from its
-// preview page, or a whole failure group from the failures page. One zod schema each, shared by
-// the browser and the server action, and the states the actions answer with.
-import { z } from 'zod';
-import { usdCapField } from './usd-amount';
-
-/** the highest cap a form accepts, in USD: a typo of a few zeros should not be a blank cheque */
-export const MAX_CAP_USD = 1000;
-/** replays a batch runs at once */
-export const BATCH_CONCURRENCY = 4;
-/** the most nodes one batch replays (the newest of the group) */
-export const BATCH_MAX_NODES = 50;
-
-const capField = usdCapField(MAX_CAP_USD, '0.05');
-
-const idField = (what: string) =>
-  z
-    .string({ error: `which ${what}? the form sent none` })
-    .min(1, `which ${what}? the form sent an empty one`)
-    .max(200, `a ${what} is at most 200 characters`);
-
-export const replayNodeFormSchema = z.object({ runId: idField('run'), node: idField('node'), cap: capField });
-
-export const replayGroupFormSchema = z.object({
-  sig: idField('failure group'),
-  since: z.coerce.number({ error: 'since is a time in milliseconds' }).int().nonnegative(),
-  cap: capField,
-});
+// preview page, or a whole failure group from the failures page. What they post is read into the
+// replay contracts (lib/contracts/replay.ts, the rules `aqven replay` keeps too); here are the
+// fields' names as the forms say them, the states the actions answer with, and the cap proposed.
+import type { z } from 'zod';
+import { firstIssue, type Labels } from '@/lib/contracts/refusal';
+import { REPLAY_GROUP_FIELDS, REPLAY_NODE_FIELDS, type ReplayGroupField, type ReplayNodeField } from '@/lib/contracts/replay';
 
 export type ReplayFormState =
   | { status: 'idle' }
@@ -34,10 +13,12 @@ export type ReplayFormState =
   /** field `cap` for a bad cap (or an estimate over it), `form` for the rest; `code` as the refusal says */
   | { status: 'error'; field: 'cap' | 'form'; code: string; message: string };
 
+const LABELS: Labels<ReplayNodeField | ReplayGroupField> = { runId: 'the run id', node: 'the node id', sig: 'the failure group', since: 'since', cap: 'the cost cap' };
+
 /** The first issue of a failed parse, on its field. */
 export function replayFormError(error: z.ZodError): ReplayFormState {
-  const issue = error.issues[0]!;
-  return { status: 'error', field: issue.path[0] === 'cap' ? 'cap' : 'form', code: 'E_FORM', message: issue.message };
+  const r = firstIssue(error, [...REPLAY_NODE_FIELDS, ...REPLAY_GROUP_FIELDS], LABELS);
+  return { status: 'error', field: r.field === 'cap' ? 'cap' : 'form', code: r.code, message: r.message };
 }
 
 /** A cap the preview page proposes: three times the estimate rounded up to two significant digits, at least $0.01. */

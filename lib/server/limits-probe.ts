@@ -17,7 +17,7 @@ import { budgetCaller } from '@/lib/shared/spend-budget';
 import { StorageError } from '@/db/storage-error';
 import { beginLimitsProbe, checkModel, UnknownModelError, type LimitsProgress } from '@/lib/limits/probe';
 import { LIMIT_DEFAULTS } from '@/lib/shared/limits-types';
-import type { LimitDimension } from '@/lib/shared/limits-types';
+import type { StartLimitsProbe } from '@/lib/contracts/limits-probe';
 import type { Caller } from './access';
 import { runStartLimit } from './limits';
 import { serverSession } from './session';
@@ -26,14 +26,6 @@ const g = globalThis as { __aqvenLimitProbes?: Map<string, ProbeView> };
 const probes = (g.__aqvenLimitProbes ??= new Map());
 /** finished probes are kept this long, so a page that polls sees how they ended */
 const KEEP_DONE_MS = 10 * 60_000;
-
-export interface StartProbe {
-  model: string;
-  dimensions: LimitDimension[];
-  trials: number;
-  maxCalls: number;
-  maxCostUsd: number;
-}
 
 export type StartProbeResult = { ok: true; probeId: string } | { ok: false; code: string; error: string };
 
@@ -53,7 +45,7 @@ export function probesOf(models: readonly string[]): ProbeView[] {
  * the model is not the project's, is being measured here already, the caller started too many runs,
  * or their daily spend budget is spent (E_BUDGET).
  */
-export async function startLimitsProbe(caller: Caller, o: StartProbe): Promise<StartProbeResult> {
+export async function startLimitsProbe(caller: Caller, o: StartLimitsProbe): Promise<StartProbeResult> {
   const s = await serverSession();
   if ([...probes.values()].some((p) => p.model === o.model && !p.done)) return { ok: false, code: 'E_BUSY', error: `${o.model} is being measured already: watch that probe` };
   try {
@@ -98,8 +90,8 @@ export async function startLimitsProbe(caller: Caller, o: StartProbe): Promise<S
         model: o.model,
         dimensions: o.dimensions,
         trials: o.trials,
-        threshold: LIMIT_DEFAULTS.threshold,
-        maxTokens: LIMIT_DEFAULTS.maxTokens,
+        threshold: o.threshold,
+        maxTokens: o.maxTokens,
         maxCalls: o.maxCalls,
         maxCostUsd: o.maxCostUsd,
         startedBy: caller.author,

@@ -32,7 +32,7 @@ import { BatchRecorder, recentBatches, storedBatchView, type BatchSummary, type 
 import { ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
 import { newRecordId } from '@/lib/shared/record-id';
 import { budgetCaller } from '@/lib/shared/spend-budget';
-import { BATCH_CONCURRENCY } from '@/lib/forms/replay';
+import { BATCH_CONCURRENCY } from '@/lib/contracts/replay';
 import type { Caller } from './access';
 import { runStartLimit } from './limits';
 import { serverSession } from './session';
