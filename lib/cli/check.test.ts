@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync } from 'node:fs';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { saveEnv } from '@/test/helpers/saved-env';
 import { registerCheck, runCheck } from './check';
 import { captureIo } from './io';
 import { resolveProjectDir } from './project-dir';
@@ -86,26 +86,28 @@ describe('aqven check', () => {
     expect(JSON.parse(io.stdout)).toEqual([]);
   });
 
-  it('sets the exit status of the process (1 on errors)', async () => {
+  it('sets the exit status of the command (1 on errors) through its io', async () => {
     const dir = await brokenShowcase();
-    const script = [
-      "import { Command } from 'commander';",
-      "import { registerCheck } from './lib/cli/check.ts';",
-      "const p = new Command('aqven'); registerCheck(p);",
-      'await p.parseAsync(process.argv.slice(1), { from: "user" });',
-    ].join('\n');
-    const run = (project: string) =>
-      spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, 'check', '--project', project], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        env: { ...process.env, OPENROUTER_API_KEY: 'sk-test' },
-      });
-    const bad = run(dir);
+    // the command as registered, in this process: its io hears the lines and the status (the real process: test/cli/aqven-command.test.ts)
+    const run = async (project: string) => {
+      const io = captureIo();
+      const restore = saveEnv(['OPENROUTER_API_KEY']);
+      process.env.OPENROUTER_API_KEY = 'sk-test';
+      try {
+        const program = new Command('aqven');
+        registerCheck(program, io);
+        await program.parseAsync(['check', '--project', project], { from: 'user' });
+      } finally {
+        restore();
+      }
+      return io;
+    };
+    const bad = await run(dir);
     expect(bad.stdout).toContain('agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK');
-    expect(bad.status).toBe(1);
-    const good = run(SHOWCASE);
+    expect(bad.code).toBe(1);
+    const good = await run(SHOWCASE);
     expect(good.stdout).toContain('✓ showcase: 4 agents, 3 flows, 0 errors, 0 warnings');
-    expect(good.status).toBe(0);
+    expect(good.code).toBe(0);
   });
 });
 

@@ -421,7 +421,7 @@ describe('aqven check codes', () => {
 
   it('covers every check code', async () => {
     const { CHECK_CODES } = await import('./index');
-    // W_SCHEMA_LIMIT needs measured limits in a database: lib/cli/check-limits.test.ts
+    // W_SCHEMA_LIMIT needs measured limits in a database: test/cli/check-limits.test.ts
     expect(new Set([...rows.map((r) => r.code), 'W_SCHEMA_LIMIT'])).toEqual(new Set(CHECK_CODES));
   });
 });

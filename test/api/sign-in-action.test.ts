@@ -3,7 +3,7 @@
 // address that signed in to the account before passes it; IPv6 addresses count by /64; a malformed
 // name is refused before anything is counted; all failures together are held to a rate per
 // database. The clock is virtual (Date only); the password checks are real (better-auth's scrypt,
-// 0.1-0.2 s each, so the counting in detail is lib/server/limits.test.ts's).
+// 0.1-0.2 s each, so the counting in detail is test/server/limits.test.ts's).
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createUser } from '@/db/account-queries';
 import type { Db } from '@/db/types';

@@ -331,7 +331,7 @@ async function everyTableButStamps(db: Db): Promise<Record<string, Record<string
 }
 
 beforeAll(async () => {
-  database = await testDatabase();
+  database = await testDatabase({ migrated: true });
   pgDb = (await openDatabase(database.url)) as PgDb;
   dir = mkdtempSync(join(tmpdir(), 'aqven-copy-test-'));
   sourcePath = join(dir, 'history.db');

@@ -1,7 +1,7 @@
 // Both dialects of the data layer for a test file (DESIGN: Storage, "One data layer, two
 // dialects"): `describe.each(DIALECTS)` and, in beforeAll, `openTestDb(dialect)` — an in-memory
 // SQLite database (or a file, when the test needs one), or a fresh database in the throwaway
-// PostgreSQL cluster (test/helpers/pg-cluster.ts).
+// PostgreSQL cluster (test/helpers/pg-cluster.ts), copied from the run's migrated template.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +41,7 @@ export async function openTestDb(dialect: Dialect): Promise<TestDb> {
       },
     };
   }
-  const pg = await testDatabase();
+  const pg = await testDatabase({ migrated: true });
   const db = await openDatabase(pg.url);
   return {
     db,

@@ -5,7 +5,10 @@
 // every PostgreSQL command runs through `runuser -u postgres --`.
 //
 // Use `testDatabase()` in a file's beforeAll: a fresh database in the cluster AQVEN_TEST_DATABASE_URL
-// names, or else in a private cluster started for the file.
+// names, or else in a private cluster started for the file. `testDatabase({ migrated: true })`
+// copies the template database the global setup migrated once for the run
+// (AQVEN_TEST_TEMPLATE_DB, `CREATE DATABASE x TEMPLATE t`): a copy takes milliseconds, migrating
+// each database took a second or more per file.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
@@ -83,7 +86,8 @@ function passwdEntry(user: string): { uid: number; gid: number } | null {
 
 /** A temp base the `postgres` user can reach (every ancestor searchable by others), else /tmp. */
 function tempBase(asOther: boolean): string {
-  const base = tmpdir();
+  // the system's, not the test run's own folder (tmp-global-setup.ts), which is removed before the cluster stops
+  const base = process.env.AQVEN_SYSTEM_TMPDIR || tmpdir();
   if (!asOther) return base;
   let dir = base;
   for (;;) {
@@ -188,8 +192,39 @@ export async function startPgCluster(): Promise<PgCluster> {
   }
 }
 
+/** The name of the run's template database: migrated once, copied by testDatabase({ migrated: true }). */
+export const TEMPLATE_DB_ENV = 'AQVEN_TEST_TEMPLATE_DB';
+
+/** The URL of database `name` on the server of `adminUrl`. */
+function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function asAdmin(adminUrl: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * A database of the server of `adminUrl`, migrated by `migrate` (given its URL) and then left
+ * without connections, as a template must be. Returns its name and a function dropping it.
+ */
+export async function createTemplateDatabase(adminUrl: string, migrate: (url: string) => Promise<void>): Promise<{ name: string; drop(): Promise<void> }> {
+  const name = `aqven_template_${randomBytes(6).toString('hex')}`;
+  await asAdmin(adminUrl, `CREATE DATABASE ${name}`);
+  await migrate(databaseUrl(adminUrl, name));
+  return { name, drop: () => asAdmin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 export interface TestDatabase {
-  /** a database of its own, empty */
+  /** a database of its own: empty, or migrated when asked */
   url: string;
   /** the private cluster's start-up, or null when AQVEN_TEST_DATABASE_URL was given */
   startupMs: number | null;
@@ -198,35 +233,24 @@ export interface TestDatabase {
 }
 
 /**
- * A fresh empty database for one test file: in the server AQVEN_TEST_DATABASE_URL names (a
- * `postgres://` URL of a user allowed to create databases), else in a private cluster.
+ * A fresh database for one test file: in the server AQVEN_TEST_DATABASE_URL names (a `postgres://`
+ * URL of a user allowed to create databases), else in a private cluster. Empty, or with `migrated`
+ * a copy of the run's migrated template (when the global setup made one; else empty, and the
+ * first open migrates it).
  */
-export async function testDatabase(): Promise<TestDatabase> {
+export async function testDatabase(opts: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const given = process.env.AQVEN_TEST_DATABASE_URL;
   const cluster = given ? null : await startPgCluster();
   const adminUrl = given ?? cluster!.url;
   const name = `aqven_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const template = given && opts.migrated ? process.env[TEMPLATE_DB_ENV] : undefined;
+  await asAdmin(adminUrl, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   return {
-    url: url.toString(),
+    url: databaseUrl(adminUrl, name),
     startupMs: cluster?.startupMs ?? null,
     async stop() {
       if (cluster) return cluster.stop();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
+      await asAdmin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }

@@ -1,18 +1,28 @@
 // Vitest's global setup (DESIGN: Storage, "The PostgreSQL test cluster"): one throwaway PostgreSQL
-// cluster for the whole test run, unless AQVEN_TEST_DATABASE_URL names a server already; every
-// test file then makes its own database in it (testDatabase()). Without PostgreSQL installed the
-// run stops here with one line saying what to install.
-import { startPgCluster, type PgCluster } from './pg-cluster';
+// cluster for the whole test run, unless AQVEN_TEST_DATABASE_URL names a server already; and in it
+// one template database migrated once, which every test file copies into a database of its own
+// (testDatabase({ migrated: true }), openTestDb('pg')). Without PostgreSQL installed the run stops
+// here with one line saying what to install.
+import { migratePg } from '../../db/pg';
+import { createTemplateDatabase, startPgCluster, TEMPLATE_DB_ENV, type PgCluster } from './pg-cluster';
 
 let cluster: PgCluster | null = null;
+let dropTemplate: (() => Promise<void>) | null = null;
 
 export async function setup(): Promise<void> {
-  if (process.env.AQVEN_TEST_DATABASE_URL) return;
-  cluster = await startPgCluster();
-  process.env.AQVEN_TEST_DATABASE_URL = cluster.url;
-  console.log(`PostgreSQL test cluster on 127.0.0.1:${cluster.port}, started in ${cluster.startupMs} ms`);
+  if (!process.env.AQVEN_TEST_DATABASE_URL) {
+    cluster = await startPgCluster();
+    process.env.AQVEN_TEST_DATABASE_URL = cluster.url;
+    console.log(`PostgreSQL test cluster on 127.0.0.1:${cluster.port}, started in ${cluster.startupMs} ms`);
+  }
+  const template = await createTemplateDatabase(process.env.AQVEN_TEST_DATABASE_URL, migratePg);
+  process.env[TEMPLATE_DB_ENV] = template.name;
+  dropTemplate = template.drop;
 }
 
 export async function teardown(): Promise<void> {
-  await cluster?.stop();
+  // a given server keeps no template behind; a throwaway cluster goes whole
+  if (cluster) await cluster.stop();
+  else await dropTemplate?.();
+  delete process.env[TEMPLATE_DB_ENV];
 }

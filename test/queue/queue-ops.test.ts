@@ -36,7 +36,7 @@ describe('runs as jobs on PostgreSQL', () => {
   const TICKET = { ticket: 'My invoice is wrong' };
 
   beforeAll(async () => {
-    tdb = await testDatabase();
+    tdb = await testDatabase({ migrated: true });
     const opened = await openDatabase(tdb.url);
     if (opened.dialect !== 'pg') throw new Error('expected PostgreSQL');
     db = opened;

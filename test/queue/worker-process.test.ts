@@ -20,7 +20,7 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
 
   beforeAll(async () => {
     ensureCliBuilt();
-    tdb = await testDatabase();
+    tdb = await testDatabase({ migrated: true });
     db = await openDatabase(tdb.url);
     sim = await startSimulator({});
     dir = copyShowcase();

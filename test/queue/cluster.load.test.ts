@@ -21,7 +21,7 @@ const CONCURRENCY = 8;
 
 /** A fresh database with the showcase pushed, a simulator playing `sim`'s options, and a session to enqueue with. */
 async function cluster(simOptions: Parameters<typeof startSimulator>[0]) {
-  const tdb = await testDatabase();
+  const tdb = await testDatabase({ migrated: true });
   const dir = copyShowcase();
   const session = await openSession(dir, { env: { AQVEN_DATABASE_URL: tdb.url } });
   const db = session.db as PgDb;

@@ -10,7 +10,7 @@ import { createUser, hashToken, loginEmail, removeUser, setPassword } from '@/db
 import type { Db } from '@/db/types';
 import { DIALECTS, otherProcess, withTestDb, type TestDb } from '@/test/helpers/dialects';
 import { saveEnv } from '@/test/helpers/saved-env';
-import { authFor, SESSION_COOKIE, SESSION_TTL_S, sessionUser } from './auth';
+import { authFor, SESSION_COOKIE, SESSION_TTL_S, sessionUser } from '@/lib/server/auth';
 
 vi.mock('server-only', () => ({}));
 

@@ -8,12 +8,12 @@ import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '@/db/client';
 import type { Db } from '@/db/types';
-import { testDatabase, type TestDatabase } from '../../test/helpers/pg-cluster';
-import { seedRuns, type SeedRun } from '../../test/helpers/seed-history';
-import { copyShowcase } from '../../test/helpers/showcase';
-import { captureIo } from './io';
-import { registerRun } from './run';
-import { registerRunsPurge, runRunsPurge } from './runs-purge';
+import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
+import { seedRuns, type SeedRun } from '../helpers/seed-history';
+import { copyShowcase } from '../helpers/showcase';
+import { captureIo } from '@/lib/cli/io';
+import { registerRun } from '@/lib/cli/run';
+import { registerRunsPurge, runRunsPurge } from '@/lib/cli/runs-purge';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 15, 12);
@@ -145,7 +145,7 @@ describe('aqven runs purge on PostgreSQL', () => {
   let pg: TestDatabase;
   let dir: string;
   beforeAll(async () => {
-    pg = await testDatabase();
+    pg = await testDatabase({ migrated: true });
     dir = copyShowcase();
     await seeded(pg.url);
   }, 90_000);

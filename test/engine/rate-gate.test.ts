@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, harness, node, until } from '@/test/engine/helpers';
-import { createRateGate, pauseFor429, type AcquireOptions, type GateLease } from './rate-gate';
-import type { ClusterPauses, PauseOrigin, ProbeOutcome, SharedPauses } from './types';
-import { createManualClock, createVirtualClock } from './virtual-clock';
+import { createRateGate, pauseFor429, type AcquireOptions, type GateLease } from '@/lib/engine/rate-gate';
+import type { ClusterPauses, PauseOrigin, ProbeOutcome, SharedPauses } from '@/lib/engine/types';
+import { createManualClock, createVirtualClock } from '@/lib/engine/virtual-clock';
 
 const flush = () => new Promise((r) => setImmediate(r));
 

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { MEMO_MS } from '@/db/request-limits';
 import type { Db } from '@/db/types';
 import { DIALECTS, otherProcess, withTestDb, type TestDb } from '@/test/helpers/dialects';
-import { addressKey, signInFailuresPerMinute, signInLimit, signInSucceeded, signInUnchecked, type SignInAttempt } from './limits';
+import { addressKey, signInFailuresPerMinute, signInLimit, signInSucceeded, signInUnchecked, type SignInAttempt } from '@/lib/server/limits';
 
 vi.mock('server-only', () => ({}));
 

@@ -13,8 +13,8 @@ import type { LimitDimension } from '@/lib/shared/limits-types';
 import { openTestDb, type TestDb } from '@/test/helpers/dialects';
 import { copyShowcase } from '@/test/helpers/showcase';
 import { positionOf } from '@/test/helpers/fixture-project';
-import { runCheck } from './check';
-import { captureIo } from './io';
+import { runCheck } from '@/lib/cli/check';
+import { captureIo } from '@/lib/cli/io';
 
 const FLASH_LITE = 'openrouter:google/gemini-2.5-flash-lite';
 const GPT_OSS = 'openrouter:openai/gpt-oss-20b';

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@/lib/engine/clock';
 import type { LimitsReport } from '@/lib/limits/probe';
-import { copyShowcase } from '../../test/helpers/showcase';
-import { captureIo } from './io';
-import { runLimits } from './limits';
+import { copyShowcase } from '../helpers/showcase';
+import { captureIo } from '@/lib/cli/io';
+import { runLimits } from '@/lib/cli/limits';
 
 const FLASH_LITE = 'openrouter:google/gemini-2.5-flash-lite';
 const clock = { ...systemClock, now: () => Date.UTC(2026, 5, 15, 9) };

@@ -12,8 +12,8 @@ import { loadProject } from '@/lib/project';
 import { simCost, startSimulator } from '@/lib/sim';
 import type { SimGenerationOptions, SimServer } from '@/lib/sim/types';
 import { oneNodeProject } from '../../bench/one-node-project';
-import { captureIo } from './io';
-import { runRunsReconcile } from './runs-reconcile';
+import { captureIo } from '@/lib/cli/io';
+import { runRunsReconcile } from '@/lib/cli/runs-reconcile';
 
 const MODEL = 'openai/gpt-oss-20b';
 const KEY = 'sk-or-v1-reconcile-secret-7777';
