@@ -1,4 +1,4 @@
-// A model's measured structural limits (DESIGN: Storage, "Structural limits"): one row per model,
+// A model's measured structural limits (DESIGN: Structural limits, "Storage"): one row per model,
 // dimension, call settings and UTC date, written level by level by the probe (lib/limits/probe.ts)
 // and read by `aqven check`, the agent page and the providers page. Pure reads and writes over `Db`:
 // no 'server-only', so the CLI uses them too.

@@ -1,4 +1,4 @@
-// The bounds of a run's notes on both dialects (DESIGN: Team debugging, "Notes"): they are read a
+// The bounds of a run's notes on both dialects (DESIGN: Storage, "Notes, search and daily statistics"): they are read a
 // page at a time, the newest first, each page oldest first and ending at a cursor that names the
 // next older page exactly (notes written in the same millisecond are told apart by id); and a run
 // keeps at most NOTES_PER_RUN_MAX notes.

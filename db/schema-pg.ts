@@ -573,7 +573,7 @@ export const failureDaily = pgTable(
 );
 export type FailureDailyRow = typeof failureDaily.$inferSelect;
 
-// ── Structural limits (DESIGN: Storage, "Structural limits") ───────────────────────────────────
+// ── Structural limits (DESIGN: Structural limits, "Storage") ───────────────────────────────────
 
 /**
  * A model's measured structural limit on one dimension (depth, list, enum) under one set of call

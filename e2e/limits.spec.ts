@@ -1,4 +1,4 @@
-// Structural limits on the dashboard (DESIGN: The dashboard, "Structural limits"): what `aqven
+// Structural limits on the dashboard (DESIGN: Structural limits, "On the dashboard"): what `aqven
 // limits` measured shows on the agent page (its model and its fallback) and on /providers, and an
 // editor can start a probe from the agent page and watch it to its end. The served project is a
 // showcase copy with simulated providers; measurements of earlier specs or runs may be there too,

@@ -1,5 +1,5 @@
 'use client';
-// The measured structural limits of some models (DESIGN: The dashboard, "Structural limits"), for
+// The measured structural limits of some models (DESIGN: Structural limits, "On the dashboard"), for
 // the agent page (its model and fallback models) and the providers page (every model in use): per
 // dimension the last level that held, the first that failed and when it was measured; each level's
 // first-try rate with its interval as it completes. Editors can start a probe (server action

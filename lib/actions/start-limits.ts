@@ -1,6 +1,6 @@
 'use server';
-// Starts a limits probe from the agent or providers page (DESIGN: The dashboard, "Structural
-// limits"): the editor check first, the form parsed by the start-a-limits-probe contract
+// Starts a limits probe from the agent or providers page (DESIGN: Structural limits,
+// "On the dashboard"): the editor check first, the form parsed by the start-a-limits-probe contract
 // (lib/contracts/limits-probe.ts, as `aqven limits` parses its flags), then the probe started in the
 // background (lib/server/limits-probe.ts) once the caller's limits allow it. Answers the probe's id;
 // the page watches it through GET /api/limits?model=….

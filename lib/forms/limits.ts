@@ -1,5 +1,5 @@
-// The "Measure limits" form of the agent and providers pages (DESIGN: The dashboard, "Structural
-// limits"): what it posts, read into the start-a-limits-probe contract (lib/contracts/limits-probe.ts,
+// The "Measure limits" form of the agent and providers pages (DESIGN: Structural limits,
+// "On the dashboard"): what it posts, read into the start-a-limits-probe contract (lib/contracts/limits-probe.ts,
 // the rules `aqven limits` keeps too), each field's name as the form says it, and the states the
 // server action (lib/actions/start-limits.ts) answers with.
 import type { StartLimitsProbeField, StartLimitsProbeInput } from '@/lib/contracts/limits-probe';

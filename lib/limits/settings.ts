@@ -1,5 +1,5 @@
-// The call settings a measurement is taken under, and their key (DESIGN: Storage, "Structural
-// limits"): one model_limits row per model, dimension, settings key and UTC date, so a run with the
+// The call settings a measurement is taken under, and their key (DESIGN: Structural limits,
+// "Storage"): one model_limits row per model, dimension, settings key and UTC date, so a run with the
 // same settings on the same day resumes the stored levels and a run with others starts apart.
 import { createHash } from 'node:crypto';
 import type { LimitSettings } from '@/lib/shared/limits-types';

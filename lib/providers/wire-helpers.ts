@@ -37,8 +37,8 @@ function googleDetail(err: unknown, type: string): Record<string, unknown> | und
 }
 
 /**
- * The one rule saying "this is a spent quota" (DESIGN: Transport retry and rate limits, "A quota is
- * not a rate limit"): waiting will not clear it, so it is never retried on the same model and never
+ * The one rule saying "this is a spent quota" (DESIGN: Transport retry and rate limits, "A spent quota
+ * is not a rate limit"): waiting will not clear it, so it is never retried on the same model and never
  * pauses the model. Used for every protocol, on an error status, a 2xx body and a stream event.
  * `err`: the parsed error body or event (`{error: …}` or the error object itself); `rawText` its text.
  * - OpenAI `insufficient_quota`, Anthropic `enforced_spend_limit_reached`, OpenRouter `free-models-per-day`;

@@ -1,4 +1,4 @@
-// Limits probes started from the dashboard (DESIGN: The dashboard, "Structural limits"): the probe
+// Limits probes started from the dashboard (DESIGN: Structural limits, "On the dashboard"): the probe
 // of lib/limits runs in this process, under the session's project, database and providers (the
 // configured ones, or the simulator under AQVEN_SIMULATE), one at a time per model. Its progress
 // lives in memory here, keyed by its id, for GET /api/limits; what it measured is in model_limits

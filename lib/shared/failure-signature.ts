@@ -1,4 +1,4 @@
-// What makes two failures "the same" (DESIGN: Storage, "Failure groups"): the agent, the model, the
+// What makes two failures "the same" (DESIGN: Storage, "Notes, search and daily statistics"): the agent, the model, the
 // cause (or the node's error code) and the failure text with its particulars — ids, numbers, quoted
 // values, byte counts — replaced by placeholders. The run store stamps each failed attempt and node
 // with it; /failures groups by it. Pure, so the write path and the pages share one rule.

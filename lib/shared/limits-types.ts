@@ -1,4 +1,4 @@
-// The shapes of a model's measured structural limits (DESIGN: Storage, "Structural limits"), shared
+// The shapes of a model's measured structural limits (DESIGN: Structural limits, "Storage"), shared
 // by db/limits-queries.ts, the probe (lib/limits/) and the pages, which must not import db/.
 
 export type LimitDimension = 'depth' | 'list' | 'enum';

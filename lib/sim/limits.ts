@@ -1,4 +1,4 @@
-// Structural limits the simulator plays (DESIGN: The provider simulator, "Structural limits"): a
+// Structural limits the simulator plays (DESIGN: Structural limits, "In the simulator"): a
 // model may be declared to hold up to a nesting depth, a list length and an enum size. A request
 // whose JSON Schema asks for more — in the provider's schema field (strict: true) or in the prompt
 // (strict: false), so in every dialect — gets an answer that breaks the schema with a probability

@@ -1,4 +1,4 @@
-// Structural limits from the dashboard (DESIGN: The dashboard, "Structural limits"): an editor
+// Structural limits from the dashboard (DESIGN: Structural limits, "On the dashboard"): an editor
 // starts a probe of a model of the showcase (its simulator plays the declared limits), GET
 // /api/limits shows it running and then the levels it measured, any role may read them, only
 // editors may start one, a model can be probed once at a time, and bad form values are refused

@@ -1,4 +1,4 @@
-// The bounds on notes as callers meet them (DESIGN: Team debugging, "Notes"): a caller adds at
+// The bounds on notes as callers meet them (DESIGN: Storage, "Notes, search and daily statistics"): a caller adds at
 // most 30 notes a minute (E_LIMIT, saying when to come back), a run keeps at most 500 notes
 // (E_FULL), and GET /api/runs/:id/notes answers a page at a time (`?limit=&before=`), the newest
 // first, with the cursor of the older ones. The clock is virtual (Date only).

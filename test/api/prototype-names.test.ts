@@ -1,5 +1,5 @@
-// Names that are members of Object.prototype, through the dashboard's server (DESIGN: Limits,
-// "Hardening"): `POST /api/runs {"flow": "constructor"}` used to answer 202 and leave a run
+// Names that are members of Object.prototype, through the dashboard's server (DESIGN: Project files,
+// own entries): `POST /api/runs {"flow": "constructor"}` used to answer 202 and leave a run
 // "running" forever, and saving the policy of agent "constructor" ended in an HTTP 500. A name
 // the project does not have is now unknown (404, nothing stored); a project file that is named
 // "constructor" or "toString" works like any other.
