@@ -69,8 +69,10 @@ export default defineConfig([
     // db/ writes its queries with drizzle over db/schema.ts, so a renamed or removed column is a type
     // error (DESIGN: Storage, "Typed statements"): no hand-kept SQL naming columns. PRAGMAs,
     // checkpoints and transaction control name none and stay allowed; tests read the file raw on purpose.
+    // db/queue-jobs.ts calls graphile-worker's own SQL functions and reads its private jobs table,
+    // which are graphile-worker's schema, not ours: drizzle has no columns to check them against.
     files: ['db/**/*.ts'],
-    ignores: ['db/**/*.test.ts'],
+    ignores: ['db/**/*.test.ts', 'db/queue-jobs.ts'],
     rules: {
       'no-restricted-syntax': ['error', ...HAND_KEPT_SQL],
     },

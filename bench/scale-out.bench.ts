@@ -20,7 +20,7 @@ import { runFlow } from '@/lib/flow/run-flow';
 import { openSession } from '@/lib/flow/session';
 import { routeToSimulator } from '@/lib/flow/simulate';
 import { loadProject } from '@/lib/project';
-import { enqueueRun } from '@/lib/queue/enqueue';
+import { enqueueRun } from '@/lib/flow/enqueue';
 import { startSimulator } from '@/lib/sim';
 import { startPgCluster } from '../test/helpers/pg-cluster';
 import { oneNodeProject } from './one-node-project';

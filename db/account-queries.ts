@@ -285,37 +285,6 @@ export async function setPassword(db: Db, name: string, plain: string, now: numb
 
 // ---- The key that signs session cookies ---------------------------------------------------------
 
-/** the shortest AQVEN_AUTH_SECRET accepted (`openssl rand -hex 32` makes 64 characters) */
-export const AUTH_SECRET_MIN = 32;
-
-/** AQVEN_AUTH_SECRET is unset where it is required (PostgreSQL mode), or too short: bad configuration. */
-export class AuthSecretError extends Error {
-  readonly code = 'E_AUTH_SECRET';
-  constructor(message: string) {
-    super(message);
-    this.name = 'AuthSecretError';
-  }
-}
-
-/**
- * The key that signs the dashboard's session cookies as the environment gives it (DESIGN: The
- * dashboard, Sessions): AQVEN_AUTH_SECRET, trimmed; null when it is unset on SQLite, whose file
- * lives on the serving machine and may keep a generated key. PostgreSQL mode requires it: a
- * database that workers, backups and copies read must hold nothing that forges a cookie.
- */
-export function authSecretFromEnv(dialect: Db['dialect'], env: Readonly<Record<string, string | undefined>>): string | null {
-  const secret = env.AQVEN_AUTH_SECRET?.trim();
-  const make = 'make one with `openssl rand -hex 32`';
-  if (!secret) {
-    if (dialect === 'sqlite') return null;
-    throw new AuthSecretError(
-      `AQVEN_AUTH_SECRET is required with a PostgreSQL database (AQVEN_DATABASE_URL): it signs the dashboard's session cookies and is never kept in the database; ${make} and give every dashboard process the same value`,
-    );
-  }
-  if (secret.length < AUTH_SECRET_MIN) throw new AuthSecretError(`AQVEN_AUTH_SECRET must be at least ${AUTH_SECRET_MIN} characters; ${make}`);
-  return secret;
-}
-
 // ---- API tokens -----------------------------------------------------------------------------
 
 /** sha256 (hex) of a presented token — an API token, or a session's from its cookie: what is stored and looked up. */

@@ -20,7 +20,7 @@ import * as schema from './schema';
 import { DatabaseUrlError, guardStorage } from './storage-error';
 import { endHeldModelLimits } from './limits-queries';
 import { transaction } from './tx';
-import type { Db, SqliteDb } from './types';
+import type { Db, PgDb, SqliteDb } from './types';
 
 export type { Db, SqliteDb };
 
@@ -125,6 +125,21 @@ export function databaseUrl(env: Record<string, string | undefined> = process.en
   const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
   if (scheme) throw new DatabaseUrlError(`is a ${scheme.toLowerCase()}:// URL`);
   return value;
+}
+
+/**
+ * AQVEN_DATABASE_URL when it names a database several processes share — PostgreSQL, where runs
+ * are queued for workers and the project lives in the database — else null (no URL, or a SQLite
+ * file). The run mode (lib/flow/run-mode.ts) is decided from this, once.
+ */
+export function sharedDatabaseUrl(env: Record<string, string | undefined> = process.env): string | null {
+  const url = databaseUrl(env);
+  return url !== null && isPostgresUrl(url) ? url : null;
+}
+
+/** `db` as a database runs can be queued in (PostgreSQL), or null (SQLite: a run runs in the process that starts it). */
+export function queueDatabase(db: Db): PgDb | null {
+  return db.dialect === 'pg' ? db : null;
 }
 
 /**

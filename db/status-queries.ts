@@ -45,7 +45,7 @@ function queueTables(name: string) {
   return {
     jobs: s.table('_private_jobs', {
       id: bigint('id', { mode: 'number' }),
-      /** a run's job is keyed by the run's id (lib/queue/jobs.ts) */
+      /** a run's job is keyed by the run's id (db/queue-jobs.ts) */
       key: pgText('key'),
       runAt: timestamp('run_at', { withTimezone: true }),
       attempts: pgInteger('attempts'),

@@ -6,7 +6,7 @@
 import { revalidatePath } from 'next/cache';
 import { cancelRunFormSchema, type CancelRunState } from '@/lib/forms/cancel-run';
 import { editorRefusal } from '@/lib/server/access';
-import { cancelRun } from '@/lib/server/session';
+import { cancelRun, NOTHING_QUEUED } from '@/lib/server/session';
 
 export async function cancelRunAction(_prev: CancelRunState, fd: FormData): Promise<CancelRunState> {
   const refusal = await editorRefusal();
@@ -25,7 +25,7 @@ export async function cancelRunAction(_prev: CancelRunState, fd: FormData): Prom
     revalidatePath('/runs');
     return { status: 'cancelled', runId };
   }
-  if ('sqlite' in res) return { status: 'error', code: 'E_NOT_QUEUED', message: 'nothing is queued in SQLite mode: a run runs in the process that starts it' };
+  if ('inProcess' in res) return { status: 'error', code: 'E_NOT_QUEUED', message: NOTHING_QUEUED };
   if (res.status === null) return { status: 'error', code: 'E_RUN', message: `no run with id ${runId}` };
   return { status: 'error', code: 'E_NOT_QUEUED', message: `the run is ${res.status}, not queued: not cancelled` };
 }

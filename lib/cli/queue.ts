@@ -7,14 +7,14 @@
 // cancel: 0 cancelled, 1 not cancelled (not queued, no such run, or SQLite mode), 2 bad usage, 3.
 import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
-import { isConnectionLoss, isPostgresUrl, pgReason, queryErrorText } from '@/db/pg';
+import { isConnectionLoss, pgReason, queryErrorText } from '@/db/pg';
 import { reachPg } from '@/db/status-queries';
 import { fmtDuration } from '@/lib/engine/duration-text';
 import { interruptAllNow } from '@/lib/flow/active-runs';
 import { NoSnapshotError, openSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
 import { sharedSimulatorUrl, simulateRequested, SimUrlError } from '@/lib/flow/simulate';
 import { formatDiagnostic } from '@/lib/project';
-import { cancelQueuedRun } from '@/lib/queue/cancel';
+import { NOTHING_QUEUED, runModeFor, runModeKind } from '@/lib/flow/run-mode';
 import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
 import { type CliIo, processIo } from './io';
 import { cliRunId } from './find-runs';
@@ -33,12 +33,6 @@ const HAND_BACK_EXIT_MS = 10_000;
 
 type Env = Record<string, string | undefined>;
 export { EXIT_CANNOT_OPEN, EXIT_USAGE };
-
-/** AQVEN_DATABASE_URL as a postgres:// URL, or null (SQLite mode). */
-function queueUrl(env: Env): string | null {
-  const target = databaseTarget('', env);
-  return isPostgresUrl(target) ? target : null;
-}
 
 function positiveInt(name: string, raw: string, max: number): number {
   const n = Number(raw);
@@ -98,13 +92,13 @@ export async function runWorkerCommand(opts: WorkerCommandOptions, env: Env = pr
   const say = (text: string) => io.err(`aqven worker: ${text}\n`);
   let session: Session | undefined;
   try {
-    const url = queueUrl(env);
-    if (!url) throw new UsageError('needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode (in SQLite mode a run runs in the process that starts it)');
+    if (runModeKind(env) !== 'queue')
+      throw new UsageError('needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode (in SQLite mode a run runs in the process that starts it)');
     const concurrency = positiveInt('--concurrency', opts.concurrency ?? String(DEFAULT_CONCURRENCY), 1000);
     const drainMs = seconds('--drain-timeout', opts.drainTimeout ?? String(DEFAULT_DRAIN_TIMEOUT_S)) * 1000;
     const simulate = simulateRequested(opts.simulate);
     const simUrl = simulate ? sharedSimulatorUrl(env) : null;
-    await reachPg(url);
+    await reachPg(databaseTarget('', env));
     session = await openSession(resolveProjectDir(opts.project, env), { simulate, env });
     return await serve(session, { concurrency, drainMs, simUrl }, io);
   } catch (err) {
@@ -200,15 +194,15 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
 /** `aqven cancel RUN_ID`: a queued run is cancelled and its job removed; anything else is said and left alone. */
 export async function runCancelCommand(runId: string, env: Env = process.env, io: CliIo = processIo): Promise<number> {
   const say = (text: string) => io.err(`aqven cancel: ${text}\n`);
-  const url = queueUrl(env);
-  if (!url) {
-    say('nothing is queued in SQLite mode: a run runs in the process that starts it (set AQVEN_DATABASE_URL=postgres://… to queue runs)');
+  if (runModeKind(env) !== 'queue') {
+    say(`${NOTHING_QUEUED} (set AQVEN_DATABASE_URL=postgres://… to queue runs)`);
     return EXIT_NOT_CANCELLED;
   }
   try {
+    const url = databaseTarget('', env);
     await reachPg(url);
     const db = await openDatabase(url);
-    if (db.dialect !== 'pg') throw new UsageError('AQVEN_DATABASE_URL is not a postgres:// URL');
+    const mode = runModeFor(db);
     try {
       // a short id or a unique prefix names the run; an ambiguous one lists the runs it names
       const named = await cliRunId(db, 'cancel', runId);
@@ -217,7 +211,7 @@ export async function runCancelCommand(runId: string, env: Env = process.env, io
         return named.exitCode === 2 ? EXIT_USAGE : EXIT_NOT_CANCELLED;
       }
       const id = named.id;
-      const res = await cancelQueuedRun(db, id);
+      const res = await mode.cancel(id);
       if (res.cancelled) {
         io.out(`run ${id} cancelled\n`);
         return 0;

@@ -9,12 +9,12 @@ import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
 import type { Db } from '@/db/types';
 import { listRuns } from '@/db/queries';
 import { searchHistory } from '@/db/search-queries';
-import { isPostgresUrl } from '@/db/pg';
 import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import { cliAuthor } from '@/db/snapshot-queries';
 import { DatabaseUrlError, StorageError } from '@/db/storage-error';
 import { interruptAllNow } from '@/lib/flow/active-runs';
 import { RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
+import { runModeKind } from '@/lib/flow/run-mode';
 import { openSession, ProjectInvalidError } from '@/lib/flow/session';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { getRunRecord } from '@/lib/flow/stored-run';
@@ -112,15 +112,16 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
     const input = parseInput(opts);
     if (opts.queue) {
       // PostgreSQL mode: the run becomes a job for `aqven worker`; its id is printed at once (DESIGN: CLI)
-      const url = databaseTarget('');
-      if (!isPostgresUrl(url)) throw new UsageError('--queue needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode');
-      await reachPg(url);
+      if (runModeKind() !== 'queue') throw new UsageError('--queue needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode');
+      await reachPg(databaseTarget(''));
       session = await openSession(dir, {});
-      const { enqueueRun } = await import('@/lib/queue/enqueue');
-      if (session.db.dialect !== 'pg') throw new UsageError('--queue needs AQVEN_DATABASE_URL=postgres://…');
-      const { db, project, snapshotId, projectHash } = session;
-      const id = await enqueueRun({ db, project, snapshotId, projectHash, startedBy: cliAuthor(), flow, input });
-      process.stdout.write(opts.json ? `${JSON.stringify({ id, status: 'queued' })}\n` : `run ${id} queued\n`);
+      const started = await session.mode.start(session, { flow, input, startedBy: cliAuthor() });
+      if (!started.ok) {
+        console.error(`aqven run: ${started.error}; nothing was queued`);
+        process.exitCode = EXIT_CANNOT_RECORD;
+        return;
+      }
+      process.stdout.write(opts.json ? `${JSON.stringify({ id: started.id, status: 'queued' })}\n` : `run ${started.id} queued\n`);
       process.exitCode = 0;
       return;
     }

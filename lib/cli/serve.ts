@@ -13,8 +13,8 @@ import { isIPv4 } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { anyUser, AuthSecretError, authSecretFromEnv } from '@/db/account-queries';
-import { isPostgresUrl } from '@/db/pg';
+import { anyUser } from '@/db/account-queries';
+import { AuthSecretError, authSecretForEnv } from '@/db/auth-secret';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp, stampFacts } from '@/lib/shared/peer';
 import { type CliIo, processIo } from './io';
@@ -192,9 +192,8 @@ function stopOnSignals(server: Server, io: CliIo): void {
  * built or bound, as the dashboard would refuse every sign-in (DESIGN: The dashboard, Sessions).
  */
 function refusalWithoutAuthSecret(env: Env, io: CliIo): number {
-  const target = env.AQVEN_DATABASE_URL?.trim() ?? '';
   try {
-    authSecretFromEnv(isPostgresUrl(target) ? 'pg' : 'sqlite', env);
+    authSecretForEnv(env);
     return 0;
   } catch (err) {
     if (!(err instanceof AuthSecretError)) throw err;

@@ -11,13 +11,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordAuditOrWarn } from '@/db/audit-queries';
-import { databaseTarget, openDatabase, type Db } from '@/db/client';
-import { isPostgresUrl } from '@/db/pg';
+import { databaseTarget, openDatabase, sharedDatabaseUrl, type Db } from '@/db/client';
 import { countRuns } from '@/db/queries';
 import { cliAuthor, getSnapshot, latestSnapshot, latestSnapshotId, pushSnapshot, type Snapshot } from '@/db/snapshot-queries';
 import type { ResolvedProvider } from '@/lib/engine/types';
 import { loadProject, materializeProject, PROJECT_FILE, readProjectFiles, type Diagnostic, type Project } from '@/lib/project';
 import { folderUnchanged, projectFilesHash, ProjectFilesError, projectFolderFingerprint, type FolderFingerprint } from '@/lib/project/project-files';
+import { runModeFor, type RunMode } from './run-mode';
 import { routeToSimulator, simulateProject, type SimulatedProviders } from './simulate';
 
 type Env = Record<string, string | undefined>;
@@ -74,6 +74,8 @@ export interface Session {
   providers: Record<string, ResolvedProvider>;
   env: Record<string, string | undefined>;
   simulated: SimulatedProviders | null;
+  /** how runs run over this session's database (lib/flow/run-mode.ts): in-process on SQLite, queued for workers on PostgreSQL */
+  mode: RunMode;
   /** `aqven check` warnings (e.g. W_API_KEY); empty when simulated, where keys are not needed */
   warnings: Diagnostic[];
   close(): Promise<void>;
@@ -168,8 +170,8 @@ async function loadFolder(dir: string, env: Env, stats: FolderStats | null, know
 export async function openSession(dir: string | null, opts: SessionOptions = {}): Promise<Session> {
   const env = opts.env ?? process.env;
   // the URL is known before any project is loaded: in PostgreSQL mode the project comes from it
-  const url = databaseTarget('', env);
-  if (isPostgresUrl(url)) return openSnapshotSession(url, dir, opts, env);
+  const url = sharedDatabaseUrl(env);
+  if (url !== null) return openSnapshotSession(url, dir, opts, env);
   if (dir === null) throw new Error('no project folder given (and AQVEN_DATABASE_URL is not a postgres:// URL)');
   const loaded = await loadFolder(dir, env, null);
   if (!loaded.project) throw new ProjectInvalidError(loaded.diagnostics);
@@ -234,6 +236,7 @@ async function assemble(p: {
     providers: simulated?.providers ?? project.providers,
     env: simulated?.env ?? p.env,
     simulated,
+    mode: runModeFor(db),
     warnings: simulated ? [] : p.diagnostics.filter((d) => d.severity === 'warning'),
     close: async () => {
       await simulated?.close();

@@ -14,7 +14,7 @@ import type { RunRecord } from '@/lib/flow/run-record';
 import { currentSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
 import { startUsageLookups } from '@/lib/flow/usage-lookup';
 import { claimRun, failClaimedRun } from './claim';
-import { ensureQueueSchema, queueLogger, redeliverStuckRuns, RUN_TASK, runIdOf } from './jobs';
+import { ensureQueueSchema, queueLogger, redeliverStuckRuns, RUN_TASK, runIdOf } from '@/db/queue-jobs';
 import { beatWorker, registerWorker, stopWorkerRow } from './worker-row';
 import { queryErrorText } from '@/db/pg';
 
@@ -142,8 +142,9 @@ export class QueueWorker {
 
   /** Registers the worker, installs the queue's schema if need be, and starts taking jobs. */
   static async start(o: WorkerOptions): Promise<QueueWorker> {
-    const db = o.session.db;
-    if (db.dialect !== 'pg') throw new Error('aqven worker needs AQVEN_DATABASE_URL=postgres://…: in SQLite mode a run runs in the process that starts it');
+    const mode = o.session.mode;
+    if (mode.kind !== 'queue') throw new Error('aqven worker needs AQVEN_DATABASE_URL=postgres://…: in SQLite mode a run runs in the process that starts it');
+    const db = mode.db;
     const w = new QueueWorker(db, o);
     await ensureQueueSchema(db);
     await registerWorker(db, { id: w.id, concurrency: o.concurrency });

@@ -5,12 +5,11 @@
 // the ones written here. Users and tokens are made by `aqven user` / `aqven token`
 // (db/account-queries.ts), never by sign-up.
 import 'server-only';
-import { randomBytes } from 'node:crypto';
 import { betterAuth } from 'better-auth';
 import { drizzleAdapter } from 'better-auth/adapters/drizzle';
 import { nextCookies } from 'better-auth/next-js';
-import { eq } from 'drizzle-orm';
-import { authSecretFromEnv, hashToken } from '@/db/account-queries';
+import { hashToken } from '@/db/account-queries';
+import { sessionSigningKey } from '@/db/auth-secret';
 import type { Db } from '@/db/types';
 import { isRole, type Role } from '@/lib/shared/roles';
 
@@ -155,38 +154,13 @@ function buildAuth(db: Db, secret: string, env: Readonly<Record<string, string |
 
 export type Auth = ReturnType<typeof buildAuth>;
 
-/**
- * The key that signs session cookies (DESIGN: Sessions). PostgreSQL mode: AQVEN_AUTH_SECRET, required
- * (authSecretFromEnv refuses without it); a key an older version kept in `settings` is deleted, as
- * anyone who read it could forge a cookie. SQLite mode: AQVEN_AUTH_SECRET when set, else one
- * generated the first time it is needed and kept in `settings` (the file is on the serving machine),
- * so every server process over one database signs alike and a restart keeps everyone signed in.
- */
-async function authSecret(db: Db, env: Readonly<Record<string, string | undefined>>): Promise<string> {
-  const fromEnv = authSecretFromEnv(db.dialect, env);
-  if (db.dialect === 'pg') {
-    await db.q.delete(db.t.settings).where(eq(db.t.settings.key, 'auth_secret'));
-    return fromEnv!;
-  }
-  if (fromEnv) return fromEnv;
-  const read = async () => (await db.q.select().from(db.t.settings).where(eq(db.t.settings.key, 'auth_secret')))[0]?.value;
-  const stored = await read();
-  if (stored) return stored;
-  // two processes racing here: the first insert wins, both read the winner
-  await db.q
-    .insert(db.t.settings)
-    .values({ key: 'auth_secret', value: randomBytes(32).toString('hex') })
-    .onConflictDoNothing();
-  return (await read())!;
-}
-
 const cache = new WeakMap<Db, Promise<Auth>>();
 
 /** better-auth over `db` (one per database per process). */
 export function authFor(db: Db, env: Readonly<Record<string, string | undefined>> = process.env): Promise<Auth> {
   let auth = cache.get(db);
   if (!auth) {
-    auth = authSecret(db, env).then((secret) => buildAuth(db, secret, env));
+    auth = sessionSigningKey(db, env).then((secret) => buildAuth(db, secret, env));
     auth.catch(() => cache.delete(db));
     cache.set(db, auth);
   }

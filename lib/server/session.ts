@@ -9,37 +9,23 @@
 // "The project folder in a long-lived process"). The usage of answers cut off mid-body is looked up
 // from the provider in the background.
 import 'server-only';
-import { sweepBeforeRead, sweepExpiredRuns } from '@/db/client';
-import { LEASE_SWEEP_MS } from '@/db/run-lease';
+import { sweepBeforeRead } from '@/db/client';
 import { checkBudget } from '@/db/spend-queries';
-import { StorageError } from '@/db/storage-error';
 import { interruptAll, interruptAllNow } from '@/lib/flow/active-runs';
-import { beginRun, RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
+import { RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
+import { NOTHING_QUEUED, type CancelRunResult } from '@/lib/flow/run-mode';
 import { openSession, ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
 import { startUsageLookups } from '@/lib/flow/usage-lookup';
-import { cancelQueuedRun, type CancelResult } from '@/lib/queue/cancel';
-import { enqueueRun } from '@/lib/queue/enqueue';
 import { own } from '@/lib/shared/own';
-import { newRecordId } from '@/lib/shared/record-id';
 import { budgetCaller } from '@/lib/shared/spend-budget';
 import { dashboardContext } from './context';
 
-const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenSweeper?: NodeJS.Timeout; __aqvenSignals?: boolean; __aqvenLookups?: () => void };
+const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenBackground?: () => void; __aqvenSignals?: boolean; __aqvenLookups?: () => void };
 
-/**
- * The background sweep (SQLite mode): a dead run is marked interrupted within LEASE_TTL_MS +
- * LEASE_SWEEP_MS, even with nobody looking. Not on PostgreSQL: there a worker takes a dead run over
- * and resumes it, and marking it interrupted would race that.
- */
-function startSweeper(s: Session): void {
-  if (g.__aqvenSweeper) clearInterval(g.__aqvenSweeper);
-  if (s.db.dialect !== 'sqlite') return;
-  g.__aqvenSweeper = setInterval(() => {
-    sweepExpiredRuns(s.db).catch((err: unknown) => {
-      console.error(`aqven: the sweep of dead runs failed: ${err instanceof Error ? err.message : String(err)}`);
-    });
-  }, LEASE_SWEEP_MS);
-  g.__aqvenSweeper.unref();
+/** The run mode's background duty (lib/flow/run-mode.ts): SQLite sweeps the runs of dead processes; on PostgreSQL the workers take them over. */
+function startBackground(s: Session): void {
+  g.__aqvenBackground?.();
+  g.__aqvenBackground = s.mode.background();
 }
 
 /**
@@ -77,7 +63,7 @@ function session(): Promise<Session> {
     g.__aqvenSession = openSession(ctx.projectDir, { simulate: ctx.simulate });
     g.__aqvenSession.then(
       (s) => {
-        startSweeper(s);
+        startBackground(s);
         startLookups(s);
         handleStopSignals();
       },
@@ -145,25 +131,11 @@ export async function startRun(flowName: string, input: unknown, startedBy: stri
   }
   const spent = await checkBudget(db, budgetCaller(startedBy), Date.now());
   if (spent) return { ok: false, status: 429, code: spent.code, error: spent.message, retryAfterS: spent.retryAfterS };
-  if (db.dialect === 'pg') {
-    try {
-      return { ok: true, id: await enqueueRun({ db, project, snapshotId, projectHash, startedBy, flow: flowName, input }) };
-    } catch (err) {
-      return { ok: false, status: 503, error: `the run could not be queued: ${err instanceof Error ? err.message : String(err)}` };
-    }
-  }
-  const id = newRecordId();
-  try {
-    const { done } = await beginRun({ project, flow: flowName, input, providers, env, db, runId: id, snapshotId, projectHash, startedBy });
-    void done.catch((err) => console.error(`aqven: run ${id} stopped: ${err instanceof Error ? err.message : String(err)}`));
-  } catch (err) {
-    if (err instanceof StorageError) return { ok: false, status: 503, error: err.message };
-    throw err;
-  }
-  return { ok: true, id };
+  const started = await s.mode.start({ project, providers, env, snapshotId, projectHash }, { flow: flowName, input, startedBy });
+  return started.ok ? started : { ok: false, status: 503, error: started.error };
 }
 
-export type CancelRunResult = CancelResult | { cancelled: false; status: null; sqlite: true };
+export { NOTHING_QUEUED, type CancelRunResult };
 
 /**
  * Cancels a queued run (PostgreSQL mode): its row `queued` → `cancelled` and its job removed, in
@@ -171,7 +143,5 @@ export type CancelRunResult = CancelResult | { cancelled: false; status: null; s
  * answered. SQLite mode queues nothing.
  */
 export async function cancelRun(runId: string): Promise<CancelRunResult> {
-  const s = await serverSession();
-  if (s.db.dialect !== 'pg') return { cancelled: false, status: null, sqlite: true };
-  return cancelQueuedRun(s.db, runId);
+  return (await serverSession()).mode.cancel(runId);
 }

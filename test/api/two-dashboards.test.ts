@@ -55,10 +55,10 @@ const server = () => import('@/lib/server/session');
 
 /** The server session is one per process (a global): the next block opens its own. */
 async function dropServerSession(): Promise<void> {
-  const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenSweeper?: NodeJS.Timeout };
+  const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenBackground?: () => void };
   const s = await g.__aqvenSession?.catch(() => undefined);
   await s?.close();
-  clearInterval(g.__aqvenSweeper);
+  g.__aqvenBackground?.();
   delete g.__aqvenSession;
   if (s) await closeDb(s.target);
 }

@@ -110,7 +110,7 @@ describe('a queued run (PostgreSQL mode)', () => {
     w = await worldOn('pg', {});
     const db = w.db;
     if (db.dialect !== 'pg') throw new Error('pg');
-    const { enqueueRun } = await import('@/lib/queue/enqueue');
+    const { enqueueRun } = await import('@/lib/flow/enqueue');
     const id = await enqueueRun({ db, project: w.project, snapshotId: 3, projectHash: HASH, startedBy: 'alice', flow: 'triage', input: { ticket: 'Hi' } });
     expect(await rowOf(db, id)).toEqual({ status: 'queued', startedBy: 'alice', projectHash: HASH, snapshotId: 3 });
     expect(await getRunRecord(db, id)).toMatchObject({ status: 'queued', startedBy: 'alice', projectHash: HASH, snapshotId: 3 });

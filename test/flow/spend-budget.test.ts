@@ -115,7 +115,7 @@ describe('a queued run (PostgreSQL mode)', () => {
     const { db, project, sim } = w;
     if (db.dialect !== 'pg') throw new Error('pg');
     await createToken(db, { name: 'ci', role: 'editor', createdBy: null, expiresAt: null, budgetUsdPerDay: 0.1 }, T - 1000);
-    const { enqueueRun } = await import('@/lib/queue/enqueue');
+    const { enqueueRun } = await import('@/lib/flow/enqueue');
     const { claimRun } = await import('@/lib/queue/claim');
     const runId = await enqueueRun({ db, project, snapshotId: null, projectHash: null, startedBy: 'token:ci', flow: 'triage', input: TICKET });
     const claim = await claimRun(db, runId, { project, snapshotId: null, now: T });

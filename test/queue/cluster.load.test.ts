@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb } from '@/db/client';
 import type { PgDb } from '@/db/types';
 import { openSession, type Session } from '@/lib/flow/session';
-import { enqueueRun } from '@/lib/queue/enqueue';
+import { enqueueRun } from '@/lib/flow/enqueue';
 import { startSimulator } from '@/lib/sim';
 import { ensureCliBuilt } from '../cli/aqven-process';
 import { testDatabase } from '../helpers/pg-cluster';

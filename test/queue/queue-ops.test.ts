@@ -10,10 +10,10 @@ import { LEASE_TTL_MS } from '@/db/run-lease';
 import type { Db, PgDb } from '@/db/types';
 import { RunInputError, UnknownFlowError } from '@/lib/flow/run-flow';
 import { loadProject, type Project } from '@/lib/project';
-import { cancelQueuedRun } from '@/lib/queue/cancel';
+import { cancelQueuedRun } from '@/lib/flow/cancel-queued';
 import { claimRun } from '@/lib/queue/claim';
-import { enqueueRun } from '@/lib/queue/enqueue';
-import { ensureQueueSchema, redeliverStuckRuns, STUCK_JOB_MS } from '@/lib/queue/jobs';
+import { enqueueRun } from '@/lib/flow/enqueue';
+import { ensureQueueSchema, redeliverStuckRuns, STUCK_JOB_MS } from '@/db/queue-jobs';
 import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
 import { copyShowcase } from '../helpers/showcase';
 

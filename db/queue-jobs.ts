@@ -5,9 +5,9 @@
 // of the row (claim.ts), not the job's lock, says who runs it.
 import { and, asc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import { Logger, runMigrations, type LogLevel } from 'graphile-worker';
-import { LEASE_TTL_MS } from '@/db/run-lease';
-import { queueSchemaName } from '@/db/status-queries';
-import type { Orm, PgDb } from '@/db/types';
+import { LEASE_TTL_MS } from './run-lease';
+import { queueSchemaName } from './status-queries';
+import type { Orm, PgDb } from './types';
 
 /** the task name of a run's job */
 export const RUN_TASK = 'aqven_run';

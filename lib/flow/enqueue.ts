@@ -3,11 +3,11 @@
 // (status `queued`, fence 0, no owner) and its graphile-worker job are committed in one transaction.
 import { transaction } from '@/db/tx';
 import type { PgDb } from '@/db/types';
-import { UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
+import { UnknownFlowError, validateRunInput } from './run-flow';
 import type { Project } from '@/lib/project';
 import { own } from '@/lib/shared/own';
 import { newRecordId } from '@/lib/shared/record-id';
-import { addRunJob, ensureQueueSchema } from './jobs';
+import { addRunJob, ensureQueueSchema } from '@/db/queue-jobs';
 
 export interface EnqueueOptions {
   db: PgDb;

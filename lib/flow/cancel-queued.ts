@@ -5,7 +5,7 @@
 import { and, eq } from 'drizzle-orm';
 import { transaction } from '@/db/tx';
 import type { Db, PgDb, RunStatus } from '@/db/types';
-import { removeRunJob } from './jobs';
+import { removeRunJob } from '@/db/queue-jobs';
 
 export type CancelResult =
   | { cancelled: true }
