@@ -7,8 +7,16 @@
 // `defaultRateGate`; tests make their own. Over a cluster store (`SharedPauses.cluster`,
 // PostgreSQL) the stored pause is the truth and the probe is claimed cluster-wide: one probe per
 // model across every process, not one per process (DESIGN: "One gate across the cluster").
-import { MAX_TIMER_MS } from './clock';
-import type { Clock, ClusterPauses, PauseOrigin, ProbeClaim, SharedPauses } from './types';
+//
+// Each concern is a policy of its own, with its own state and tests: the pause (gate-pause.ts),
+// the probe after it (gate-probe.ts), the slots (gate-slots.ts) and the cluster's share
+// (gate-cluster-sync.ts). A call passes them as a chain of steps (`wrap`, after cockatiel's
+// `wrap(retry, breaker, bulkhead)`): each says go on, look again from the top, or refuse.
+import { abortReason } from './abort-link';
+import { claimClusterProbe, syncShared, type ClusterClaim } from './gate-cluster-sync';
+import { ModelGate } from './gate-model';
+import { untilAborted } from './gate-waits';
+import type { Clock, ClusterPauses, PauseOrigin, SharedPauses } from './types';
 
 export interface AcquireOptions {
   clock: Clock;
@@ -97,389 +105,183 @@ export function pauseFor429(a: { now: number; askedMs: number; maxWaitMs: number
   return { pausedUntil: a.now + ms, origin: { setAt: a.now, serverWait: a.serverWait, askedMs: a.askedMs, maxWaitMs: a.maxWaitMs } };
 }
 
-interface ModelState {
-  pausedUntil: number;
-  reason: string;
-  origin: PauseOrigin | null;
-  /** set by a pause; cleared when a probe comes back without a 429 */
-  probeNeeded: boolean;
-  probeInFlight: boolean;
-  probeDone: Promise<void> | null;
-  resolveProbe: (() => void) | null;
-  active: number;
-  slotQueue: (() => void)[];
-  waiting: number;
-  /** the sleeps of calls waiting out the pause, woken early when it is cleared */
-  sleepers: Set<AbortController>;
-  /** the pause the shared store gave at the last look (cluster: a pause it no longer has was cleared) */
-  sharedUntil: number | null;
+/** What one step of the gate says: go on to the next, look again from the top, or refuse the call. */
+export type StepResult = 'go' | 'again' | { limit: 'max_wait' | 'budget'; waitingFor: GateWait };
+
+/** One call's passage through the gate: what the steps read and leave for the lease. */
+export interface Passage {
+  model: string;
+  g: ModelGate;
+  opts: AcquireOptions;
+  cluster: ClusterPauses | undefined;
+  /** the clock at the top of this look */
+  now: number;
+  /** this call's own retry time after its 429; an editor's clear forgets it with the pause */
+  notBefore: number;
+  /** this call goes as the probe */
+  probe: boolean;
+  /** what the cluster's probe claim said (null: no claim was made) */
+  claimed: ClusterClaim | null;
 }
 
-/** abort reasons of the gate's own waits */
-const CLEARED = Symbol('pause cleared');
-const CHANGED = Symbol('the stored pause changed');
-const DEADLINE = Symbol('transport budget spent');
-/** a wait's deadline timer no longer needed: a reason of our own (an abort without one builds a DOMException and its stack) */
-const WAIT_OVER = Symbol('the wait is over');
-/** a call that lost the cluster's probe claim asks again no sooner than this (a guard against a busy loop) */
-const MIN_CLAIM_RETRY_MS = 10;
+/** A step answers at once when it need not wait, so a free gate costs no extra turn of the event loop. */
+export type GateStep = (p: Passage) => StepResult | Promise<StepResult>;
 
-function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+/** Runs the steps in order; the first that does not say `go` answers for all of them. */
+export function wrap(...steps: GateStep[]): GateStep {
+  const from =
+    (first: number): GateStep =>
+    (p) => {
+      for (let i = first; i < steps.length; i++) {
+        const r = steps[i]!(p);
+        if (r instanceof Promise) return r.then((done) => (done === 'go' ? from(i + 1)(p) : done));
+        if (r !== 'go') return r;
+      }
+      return 'go';
+    };
+  return from(0);
 }
 
-/** Resolves when `p` does, or rejects when the signal aborts. */
-function untilAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
+const bound = (p: Passage) => ({ clock: p.opts.clock, deadline: p.opts.deadline, signal: p.opts.signal });
+
+/** Sleeps `ms` of the pause out; an editor's clear also forgets this call's own retry time. */
+const sleepOut = async (p: Passage, ms: number): Promise<StepResult> => {
+  const watch = p.cluster && ((onChange: () => void) => p.cluster!.watch(p.model, onChange));
+  if ((await p.g.pause.sleepOut(ms, p.opts.clock, p.opts.signal, watch)).cleared) p.notBefore = 0;
+  return 'again';
+};
+
+/** The model's pause is waited out, unless it is longer than max_wait or the budget (don't sleep into certain failure). */
+const pauseStep: GateStep = (p) => {
+  syncShared(p.model, p.g, p.opts.shared);
+  p.now = p.opts.clock.now();
+  const until = p.g.pause.until;
+  if (until <= p.now) return 'go';
+  if (until - p.now > p.opts.maxWaitMs) return { limit: 'max_wait', waitingFor: 'pause' };
+  if (until > p.opts.deadline) return { limit: 'budget', waitingFor: 'pause' };
+  return sleepOut(p, until - p.now);
+};
+
+/** This call's own retry time after its 429: it goes no sooner, whenever the model's pause ends. */
+const notBeforeStep: GateStep = (p) => {
+  if (p.notBefore <= p.now) return 'go';
+  if (p.notBefore > p.opts.deadline) return { limit: 'budget', waitingFor: 'pause' };
+  return sleepOut(p, p.notBefore - p.now);
+};
+
+/** The others wait while the probe after a pause is out. */
+const probeWaitStep: GateStep = (p) => {
+  if (!p.g.probe.busy) return 'go';
+  return p.g.probe.wait(bound(p)).then((ok) => (ok ? 'again' : { limit: 'budget', waitingFor: 'probe' }));
+};
+
+/** A free slot is taken at once; else the call queues for one (max_concurrency). */
+const slotStep: GateStep = (p) => {
+  const taken = p.g.slots.take(p.opts.maxConcurrency, bound(p));
+  const answer = (ok: boolean): StepResult => (ok ? 'go' : { limit: 'budget', waitingFor: 'slot' });
+  return taken instanceof Promise ? taken.then(answer) : answer(taken);
+};
+
+/** The world may have changed while the call queued for its slot: then it hands the slot back and looks again. */
+const recheckStep: GateStep = (p) => {
+  const { g } = p;
+  if (g.pause.until <= p.opts.clock.now() && !g.probe.busy) return 'go';
+  g.slots.release();
+  return 'again';
+};
+
+/** The first call after a pause goes as the probe; over a cluster store it must win the cluster's claim first. */
+const probeStep: GateStep = (p) => {
+  const { g } = p;
+  p.probe = g.probe.needed;
+  p.claimed = null;
+  if (!p.probe) return 'go';
+  g.probe.begin();
+  if (!p.cluster) return 'go';
+  return claimClusterProbe(p.model, g, p.opts.shared as SharedPauses & { cluster: ClusterPauses }, bound(p)).then((claimed): StepResult => {
+    p.claimed = claimed;
+    if (claimed === 'again') return 'again';
+    if (claimed === 'budget') return { limit: 'budget', waitingFor: 'probe' };
+    if (claimed === 'none') p.probe = false;
+    return 'go';
   });
-}
+};
 
-/** A controller of one wait: its signal aborts too when the caller's does. */
-function linked(outer: AbortSignal | undefined) {
-  const ac = new AbortController();
-  const onOuter = () => ac.abort(abortError(outer!));
-  if (outer?.aborted) onOuter();
-  else outer?.addEventListener('abort', onOuter, { once: true });
-  return { ac, unlink: () => outer?.removeEventListener('abort', onOuter) };
-}
+/** The gate's steps, in the order a call passes them. */
+const passGate = wrap(pauseStep, notBeforeStep, probeWaitStep, slotStep, recheckStep, probeStep);
 
-/**
- * A signal for one wait for the probe or a slot: aborts with the caller's signal, or with
- * DEADLINE when the deadline passes. Started only when the call must wait, so a free gate arms
- * no timer.
- */
-function deadlineSignal(clock: Clock, deadline: number, outer: AbortSignal | undefined) {
-  const { ac, unlink } = linked(outer);
-  const timer = new AbortController();
-  const left = deadline - clock.now();
-  if (left <= 0) ac.abort(DEADLINE);
-  // a deadline further off than a timer can hold is no bound in practice
-  else if (left <= MAX_TIMER_MS)
-    clock.sleep(left, timer.signal).then(
-      () => ac.abort(DEADLINE),
-      () => {},
-    );
+/** The lease of a call that passed: it holds a slot, and as the probe, lets the others through once. */
+function leaseOf(p: Passage, waitedMs: number): GateLease {
+  const { g, cluster, model, claimed } = p;
+  let released = false;
+  let probing = p.probe;
+  // the probe's answer lets the others through once: at its accepted headers, or at its end
+  const settle = (rateLimited: boolean) => {
+    if (!probing) return;
+    probing = false;
+    if (claimed === 'won') cluster!.probeDone(model, rateLimited ? 'rate_limited' : 'ok');
+    g.probe.end(rateLimited);
+  };
   return {
-    signal: ac.signal,
-    passed: () => ac.signal.reason === DEADLINE,
-    dispose: () => {
-      timer.abort(WAIT_OVER);
-      unlink();
+    waitedMs,
+    probe: p.probe,
+    accepted: () => settle(false),
+    release: ({ rateLimited }) => {
+      if (released) return;
+      released = true;
+      g.slots.release();
+      settle(rateLimited);
     },
   };
+}
+
+async function acquireAt(model: string, g: ModelGate, opts: AcquireOptions): Promise<Acquired> {
+  const { clock, signal } = opts;
+  const cluster = opts.shared?.cluster;
+  const start = clock.now();
+  const p: Passage = { model, g, opts, cluster, now: start, notBefore: opts.notBefore ?? 0, probe: false, claimed: null };
+  g.waiting++;
+  try {
+    // a process that starts mid-pause knows of it before its first call goes
+    if (cluster) await untilAborted(cluster.ready(), signal);
+    for (;;) {
+      if (signal?.aborted) throw abortReason(signal);
+      let r = passGate(p);
+      if (r instanceof Promise) r = await r;
+      if (r === 'again') continue;
+      if (r === 'go') return { ok: true, lease: leaseOf(p, clock.now() - start) };
+      return { ok: false, ...r, pausedUntil: r.waitingFor === 'pause' ? g.pause.until : null, waitedMs: clock.now() - start };
+    }
+  } finally {
+    g.waiting--;
+  }
 }
 
 export function createRateGate(): RateGate {
-  const models = new Map<string, ModelState>();
-
-  const stateOf = (model: string): ModelState => {
-    let s = models.get(model);
-    if (!s) {
-      s = {
-        pausedUntil: 0,
-        reason: '',
-        origin: null,
-        probeNeeded: false,
-        probeInFlight: false,
-        probeDone: null,
-        resolveProbe: null,
-        active: 0,
-        slotQueue: [],
-        waiting: 0,
-        sleepers: new Set(),
-        sharedUntil: null,
-      };
-      models.set(model, s);
-    }
-    return s;
+  const models = new Map<string, ModelGate>();
+  const gateOf = (model: string): ModelGate => {
+    let g = models.get(model);
+    if (!g) models.set(model, (g = new ModelGate()));
+    return g;
   };
-
-  const pause = (model: string, until: number, reason: string, origin?: PauseOrigin, sentAt?: number): boolean => {
-    const s = stateOf(model);
-    s.probeNeeded = true;
-    if (until <= s.pausedUntil) return false;
-    const began = s.origin;
-    if (sentAt !== undefined && origin && began && sentAt <= began.setAt && origin.setAt < s.pausedUntil && origin.askedMs <= began.askedMs) return false;
-    s.pausedUntil = until;
-    s.reason = reason;
-    s.origin = origin ?? null;
-    return true;
-  };
-
-  /** Sets the pause to `until` (0: none) whatever it was, and wakes the calls sleeping it out. */
-  const forget = (s: ModelState, until: number) => {
-    s.pausedUntil = until;
-    if (until === 0) {
-      s.reason = '';
-      s.origin = null;
-    }
-    // probeNeeded stays: as when a pause runs out, one call goes first
-    for (const sleeper of s.sleepers) sleeper.abort(CLEARED);
-  };
-
-  const clear = (model: string): boolean => {
-    const s = models.get(model);
-    if (!s || s.pausedUntil === 0) return false;
-    forget(s, 0);
-    return true;
-  };
-
-  /**
-   * A pause another process wrote is a pause here too. Over a cluster store the stored pause is
-   * the truth: one this process had from the store and the store no longer has (cleared on
-   * /providers, lifted by another process's probe, replaced by a shorter one) is gone here too.
-   */
-  const syncShared = (model: string, s: ModelState, shared?: SharedPauses) => {
-    const until = shared?.get(model) ?? null;
-    if (until !== null && until > s.pausedUntil) pause(model, until, 'rate limited in another process');
-    else if (shared?.cluster && s.sharedUntil !== null && s.sharedUntil >= s.pausedUntil && (until ?? 0) < s.pausedUntil) forget(s, until ?? 0);
-    s.sharedUntil = until;
-  };
-
-  /**
-   * Sleeps out (part of) a pause; returns early when the pause is cleared or the cluster's stored
-   * pause changes (the caller looks again: a longer pause from another process is waited out too),
-   * rejects on abort.
-   */
-  const sleepOutPause = async (model: string, s: ModelState, ms: number, clock: Clock, signal?: AbortSignal, cluster?: ClusterPauses): Promise<{ cleared: boolean }> => {
-    const { ac, unlink } = linked(signal);
-    s.sleepers.add(ac);
-    const unwatch = cluster?.watch(model, () => ac.abort(CHANGED));
-    try {
-      await clock.sleep(Math.min(ms, MAX_TIMER_MS), ac.signal);
-      return { cleared: false };
-    } catch (err) {
-      if (ac.signal.reason !== CLEARED && ac.signal.reason !== CHANGED) throw err;
-      return { cleared: ac.signal.reason === CLEARED };
-    } finally {
-      unwatch?.();
-      s.sleepers.delete(ac);
-      unlink();
-    }
-  };
-
-  /** The probe of this process is over: the waiters behind it go on (first probing again when it got a 429). */
-  const endProbe = (s: ModelState, rateLimited: boolean) => {
-    s.probeInFlight = false;
-    // a 429 has already set a new pause (and left probeNeeded on): the next waiter probes again
-    if (!rateLimited) s.probeNeeded = false;
-    const done = s.resolveProbe;
-    s.resolveProbe = null;
-    s.probeDone = null;
-    done?.();
-  };
-
-  const releaseSlot = (s: ModelState) => {
-    const next = s.slotQueue.shift();
-    if (next)
-      next(); // hand the slot over: `active` stays the same
-    else s.active--;
-  };
-
-  /** Takes a slot, queueing for one when all are in flight; false when the deadline passes first. */
-  const takeSlot = async (s: ModelState, opts: AcquireOptions): Promise<boolean> => {
-    if (s.active < Math.max(1, opts.maxConcurrency)) {
-      s.active++;
-      return true;
-    }
-    let resolveSlot!: () => void;
-    const granted = new Promise<void>((r) => (resolveSlot = r));
-    s.slotQueue.push(resolveSlot);
-    const wait = deadlineSignal(opts.clock, opts.deadline, opts.signal);
-    try {
-      await untilAborted(granted, wait.signal);
-      return true;
-    } catch (err) {
-      const i = s.slotQueue.indexOf(resolveSlot);
-      if (i >= 0) s.slotQueue.splice(i, 1);
-      else releaseSlot(s); // granted just as we gave up: pass it on
-      if (wait.passed()) return false;
-      throw err;
-    } finally {
-      wait.dispose();
-    }
-  };
-
-  /** Waits for the probe in flight; false when the deadline passes first. */
-  const awaitProbe = async (s: ModelState, opts: AcquireOptions): Promise<boolean> => {
-    const wait = deadlineSignal(opts.clock, opts.deadline, opts.signal);
-    try {
-      await untilAborted(s.probeDone!, wait.signal);
-      return true;
-    } catch (err) {
-      if (wait.passed()) return false;
-      throw err;
-    } finally {
-      wait.dispose();
-    }
-  };
-
-  /**
-   * Waits while another process probes: until the model's stored pause or claim changes (the probe
-   * came back, a new pause began), the claim lapses (`retryAt`: its owner died) or the deadline;
-   * false when the deadline passed.
-   */
-  const awaitClusterProbe = async (model: string, cluster: ClusterPauses, retryAt: number, opts: AcquireOptions): Promise<boolean> => {
-    const { clock } = opts;
-    const { ac, unlink } = linked(opts.signal);
-    const unwatch = cluster.watch(model, () => ac.abort(CHANGED));
-    try {
-      const now = clock.now();
-      const ms = Math.min(Math.max(retryAt, now + MIN_CLAIM_RETRY_MS), opts.deadline) - now;
-      if (ms > 0) await clock.sleep(Math.min(ms, MAX_TIMER_MS), ac.signal);
-    } catch (err) {
-      if (ac.signal.reason !== CHANGED) throw err;
-    } finally {
-      unwatch();
-      unlink();
-    }
-    return clock.now() < opts.deadline;
-  };
-
-  /**
-   * Over a cluster store this process's probe must first win the cluster's claim: `won` — it goes
-   * as the probe; `none` — nothing is paused in the cluster, it goes as an ordinary call and so do
-   * the others; `again` — another process probes (or a new pause began): the slot and the local
-   * probe were handed back after a wait, look again; `budget` — the deadline passed meanwhile.
-   * Holds the slot and the local probe (probeInFlight) on entry.
-   */
-  const claimClusterProbe = async (model: string, s: ModelState, cluster: ClusterPauses, opts: AcquireOptions): Promise<'won' | 'none' | 'again' | 'budget'> => {
-    let claim: ProbeClaim;
-    try {
-      claim = await cluster.claimProbe(model, opts.clock.now());
-    } catch {
-      claim = { kind: 'won' }; // the store could not be asked: the probe stays one per process
-    }
-    if (opts.signal?.aborted) {
-      if (claim.kind === 'won') cluster.probeDone(model, 'not_sent');
-      releaseSlot(s);
-      endProbe(s, true);
-      throw abortError(opts.signal);
-    }
-    if (claim.kind === 'won') return 'won';
-    if (claim.kind === 'none') {
-      endProbe(s, false);
-      return 'none';
-    }
-    releaseSlot(s);
-    try {
-      // a new pause the claim read is waited out at the top of the loop
-      syncShared(model, s, opts.shared);
-      if (s.pausedUntil > opts.clock.now()) return 'again';
-      return (await awaitClusterProbe(model, cluster, claim.retryAt, opts)) ? 'again' : 'budget';
-    } finally {
-      endProbe(s, true); // hand the local probe over: the next waiter of this process claims
-    }
-  };
-
-  const acquire = async (model: string, opts: AcquireOptions): Promise<Acquired> => {
-    const { clock, signal } = opts;
-    const cluster = opts.shared?.cluster;
-    const s = stateOf(model);
-    const start = clock.now();
-    const refuse = (limit: 'max_wait' | 'budget', waitingFor: GateWait): Acquired => ({
-      ok: false,
-      limit,
-      waitingFor,
-      pausedUntil: waitingFor === 'pause' ? s.pausedUntil : null,
-      waitedMs: clock.now() - start,
-    });
-    // this call's own retry time after its 429; an editor's clear forgets it with the pause
-    let notBefore = opts.notBefore ?? 0;
-    s.waiting++;
-    try {
-      // a process that starts mid-pause knows of it before its first call goes
-      if (cluster) await untilAborted(cluster.ready(), signal);
-      for (;;) {
-        if (signal?.aborted) throw abortError(signal);
-        syncShared(model, s, opts.shared);
-        const now = clock.now();
-        if (s.pausedUntil > now) {
-          // don't sleep into certain failure (DESIGN: Transport retry and rate limits)
-          const left = s.pausedUntil - now;
-          if (left > opts.maxWaitMs) return refuse('max_wait', 'pause');
-          if (s.pausedUntil > opts.deadline) return refuse('budget', 'pause');
-          if ((await sleepOutPause(model, s, left, clock, signal, cluster)).cleared) notBefore = 0;
-          continue;
-        }
-        if (notBefore > now) {
-          if (notBefore > opts.deadline) return refuse('budget', 'pause');
-          if ((await sleepOutPause(model, s, notBefore - now, clock, signal, cluster)).cleared) notBefore = 0;
-          continue;
-        }
-        if (s.probeNeeded && s.probeInFlight) {
-          if (!(await awaitProbe(s, opts))) return refuse('budget', 'probe');
-          continue;
-        }
-        if (!(await takeSlot(s, opts))) return refuse('budget', 'slot');
-        // the world may have changed while we queued for the slot
-        if (s.pausedUntil > clock.now() || (s.probeNeeded && s.probeInFlight)) {
-          releaseSlot(s);
-          continue;
-        }
-        let probe = s.probeNeeded;
-        if (probe) {
-          s.probeInFlight = true;
-          s.probeDone = new Promise<void>((r) => (s.resolveProbe = r));
-        }
-        // one probe per model across the cluster, not one per process
-        const claimed = probe && cluster ? await claimClusterProbe(model, s, cluster, opts) : null;
-        if (claimed === 'again') continue;
-        if (claimed === 'budget') return refuse('budget', 'probe');
-        if (claimed === 'none') probe = false;
-        let released = false;
-        let probing = probe;
-        // the probe's answer lets the others through once: at its accepted headers, or at its end
-        const settle = (rateLimited: boolean) => {
-          if (!probing) return;
-          probing = false;
-          if (claimed === 'won') cluster!.probeDone(model, rateLimited ? 'rate_limited' : 'ok');
-          endProbe(s, rateLimited);
-        };
-        const lease: GateLease = {
-          waitedMs: clock.now() - start,
-          probe,
-          accepted: () => settle(false),
-          release: ({ rateLimited }) => {
-            if (released) return;
-            released = true;
-            releaseSlot(s);
-            settle(rateLimited);
-          },
-        };
-        return { ok: true, lease };
-      }
-    } finally {
-      s.waiting--;
-    }
-  };
-
   return {
-    acquire,
-    pause,
-    clear,
+    acquire: (model, opts) => acquireAt(model, gateOf(model), opts),
+    pause: (model, until, reason, origin, sentAt) => gateOf(model).paused(until, reason, origin, sentAt),
+    clear: (model) => {
+      const g = models.get(model);
+      if (!g || g.pause.until === 0) return false;
+      // the probe stays needed: as when a pause runs out, one call goes first
+      g.pause.forget(0);
+      return true;
+    },
     pausedUntil: (model) => {
-      const s = models.get(model);
-      return s && s.pausedUntil > 0 ? s.pausedUntil : null;
+      const until = models.get(model)?.pause.until ?? 0;
+      return until > 0 ? until : null;
     },
     snapshot: (now) =>
       [...models.entries()]
-        .filter(([, s]) => s.pausedUntil > now || s.active > 0 || s.waiting > 0)
-        .map(([model, s]) => ({ model, pausedUntil: s.pausedUntil, reason: s.reason, origin: s.origin, inFlight: s.active, waiting: s.waiting })),
+        .filter(([, g]) => g.pause.until > now || g.slots.active > 0 || g.waiting > 0)
+        .map(([model, g]) => ({ model, pausedUntil: g.pause.until, reason: g.pause.reason, origin: g.pause.origin, inFlight: g.slots.active, waiting: g.waiting })),
   };
 }
 
