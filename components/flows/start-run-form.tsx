@@ -3,7 +3,8 @@
 // server action checks it against the flow's input schema and answers with the field's error.
 import { useActionState, useState } from 'react';
 import { startRunAction } from '@/lib/actions/start-run';
-import { startRunFieldErrors, startRunFormSchema, type StartRunFormState } from '@/lib/forms/start-run';
+import { startRunTextSchema } from '@/lib/contracts/start-run';
+import { startRunFieldErrors, type StartRunFormState } from '@/lib/forms/start-run';
 
 export function StartRunForm({ flow, example }: { flow: string; example: string }) {
   const [state, formAction, pending] = useActionState(startRunAction, {} as StartRunFormState);
@@ -20,7 +21,7 @@ export function StartRunForm({ flow, example }: { flow: string; example: string 
       data-testid="start-run-form"
       data-flow={flow}
       onSubmit={(e) => {
-        const r = startRunFormSchema.safeParse({ flow, input });
+        const r = startRunTextSchema.safeParse({ flow, input });
         if (!r.success) {
           e.preventDefault();
           setLocal(startRunFieldErrors(r.error));

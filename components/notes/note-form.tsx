@@ -5,7 +5,8 @@
 import { useActionState, useEffect, useRef, useState } from 'react';
 import { addNoteAction } from '@/lib/actions/add-note';
 import { editNoteAction } from '@/lib/actions/edit-note';
-import { NOTE_MAX_CHARS, noteLength, type NoteFormState } from '@/lib/forms/notes';
+import { NOTE_MAX_CHARS, noteLength } from '@/lib/contracts/add-note';
+import type { NoteFormState } from '@/lib/forms/notes';
 import { useNotes } from './notes-context';
 
 const IDLE: NoteFormState = { status: 'idle' };

@@ -1,18 +1,20 @@
 'use server';
 // Cancels a queued run from its page (DESIGN: The dashboard; Storage, "Workers and the queue"): the
-// editor check runs, the run id is validated with zod, and the server cancels the run only if it
+// editor check runs, the run id is parsed by the cancel-a-run contract, and the server cancels the run only if it
 // is still queued — re-checked there, in the compare-and-set that cancels it and removes its job,
 // whatever the page showed. A run a worker has started, or one already over, is left alone.
 import { revalidatePath } from 'next/cache';
-import { cancelRunFormSchema, type CancelRunState } from '@/lib/forms/cancel-run';
+import { cancelRunSchema, RUN_CODE } from '@/lib/contracts/cancel-run';
+import { firstIssue } from '@/lib/contracts/refusal';
+import type { CancelRunState } from '@/lib/forms/cancel-run';
 import { editorRefusal } from '@/lib/server/access';
 import { cancelRun, NOTHING_QUEUED } from '@/lib/server/session';
 
 export async function cancelRunAction(_prev: CancelRunState, fd: FormData): Promise<CancelRunState> {
   const refusal = await editorRefusal();
   if (refusal) return { status: 'error', code: 'E_FORBIDDEN', message: refusal };
-  const parsed = cancelRunFormSchema.safeParse({ runId: fd.get('runId') ?? undefined });
-  if (!parsed.success) return { status: 'error', code: 'E_RUN', message: parsed.error.issues[0]?.message ?? 'invalid run id' };
+  const parsed = cancelRunSchema.safeParse({ runId: fd.get('runId') ?? undefined });
+  if (!parsed.success) return { status: 'error', code: RUN_CODE, message: firstIssue(parsed.error, ['runId'], { runId: 'the run id' }).message };
   const { runId } = parsed.data;
   let res;
   try {

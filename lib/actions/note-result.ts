@@ -3,7 +3,8 @@
 import 'server-only';
 import type { z } from 'zod';
 import { NOTES_PER_RUN_MAX, type NoteRefusal } from '@/db/note-queries';
-import { noteAuthor, type NoteFormState } from '@/lib/forms/notes';
+import { noteAuthor } from '@/lib/contracts/add-note';
+import type { NoteFormState } from '@/lib/forms/notes';
 import { actionCaller } from '@/lib/server/access';
 
 /** The author the caller writes notes as, or the refusal (nobody signed in). */

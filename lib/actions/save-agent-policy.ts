@@ -7,6 +7,8 @@
 // saved as a new project snapshot (DESIGN: Storage, "The project in the database"), which the
 // revision names.
 import { revalidatePath } from 'next/cache';
+import { AGENT_CODE, CONFLICT_CODE, savePolicyTargetSchema } from '@/lib/contracts/save-policy';
+import { firstIssue } from '@/lib/contracts/refusal';
 import { recordPolicyRevision } from '@/db/policy-queries';
 import { unifiedDiff } from '@/lib/dashboard/line-diff';
 import { agentPolicyFormSchema, diagnosticErrors, policyErrors, policyInput, type AgentPolicyForm, type SaveAgentPolicyState } from '@/lib/forms/agent-policy';
@@ -19,7 +21,7 @@ import { serverSession } from '@/lib/server/session';
 
 const formError = (code: string, message: string): SaveAgentPolicyState => ({ ok: false, errors: { form: [{ code, message }] } });
 /** the file is not the one the form was opened on: `what` says how ("was changed on disk") */
-const conflict = (file: string, what: string) => formError('E_CONFLICT', `${file} ${what} after this form was opened; reload the page to edit the file as it is now`);
+const conflict = (file: string, what: string) => formError(CONFLICT_CODE, `${file} ${what} after this form was opened; reload the page to edit the file as it is now`);
 
 /** who saves through the dashboard (there are no user accounts yet) */
 /** the author of a save while the dashboard is open (no account exists yet) */
@@ -47,14 +49,15 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
   const who = await actionCaller('editor');
   if (!who.ok) return formError('E_FORBIDDEN', who.error);
   const author = who.caller.author ?? OPEN_AUTHOR;
-  const name = String(fd.get('agent') ?? '');
+  const target = savePolicyTargetSchema.safeParse({ agent: fd.get('agent') ?? undefined, base: fd.get('base') ?? '' });
+  if (!target.success) return formError(AGENT_CODE, firstIssue(target.error, ['agent', 'base'], { agent: 'the agent' }).message);
+  const { agent: name, base } = target.data;
   const parsed = agentPolicyFormSchema.safeParse(policyInput(fd));
   if (!parsed.success) return { ok: false, errors: policyErrors(parsed.error) };
 
   const s = await serverSession();
   const file = await readAgentFile(s.project, name);
-  if (!file) return formError('E_AGENT', `the project has no agent "${name}"`);
-  const base = String(fd.get('base') ?? '');
+  if (!file) return formError(AGENT_CODE, `the project has no agent "${name}"`);
   if (base && base !== file.hash) return conflict(file.file, s.snapshotId === null ? 'was changed on disk' : 'was changed in the project');
 
   let after: string;

@@ -26,6 +26,7 @@ import { formatDiagnostic } from '@/lib/project';
 import { fmtCost } from '@/lib/shared/cost-text';
 import { LIMIT_DEFAULTS } from '@/lib/shared/limits-types';
 import { START_LIMITS_PROBE_FIELDS, startLimitsProbeSchema, type StartLimitsProbeField, type StartLimitsProbeInput } from '@/lib/contracts/limits-probe';
+import { callerLimits } from '@/lib/contracts/caller-limits';
 import { firstIssue, type Labels } from '@/lib/contracts/refusal';
 import { lookUpCutOff } from './cut-off-lookup';
 import { processIo, type CliIo } from './io';
@@ -158,6 +159,13 @@ export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo
   try {
     session = await openSession(resolveProjectDir(opts.project, env), { simulate: simulateRequested(opts.simulate), env });
     checkModel(session.project, parsed.data.model);
+    // a shell on the server (cli:<login>): callerLimits holds it to no run limit and no budget
+    const author = cliAuthor();
+    const refused = await callerLimits(session.db, author, 'run-start', { env });
+    if (refused) {
+      say(refused.message);
+      return 2;
+    }
     // a missing API key, said before the first call (as `aqven run` does)
     for (const d of session.warnings) io.err(`${formatDiagnostic(d)}\n`);
     const p = parsed.data;
@@ -176,7 +184,7 @@ export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo
         projectHash: session.projectHash,
         simulated: session.simulated,
       },
-      { ...p, startedBy: cliAuthor(), signal: deps.signal, clock: deps.clock, onProgress: progress && ((e) => progress(progressLine(e))) },
+      { ...p, startedBy: author, signal: deps.signal, clock: deps.clock, onProgress: progress && ((e) => progress(progressLine(e))) },
     );
     const report = await started.done;
     progress?.('\r\x1b[K');

@@ -15,6 +15,8 @@ import { NoSnapshotError, openSession, ProjectInvalidError, type Session } from 
 import { sharedSimulatorUrl, simulateRequested, SimUrlError } from '@/lib/flow/simulate';
 import { formatDiagnostic } from '@/lib/project';
 import { NOTHING_QUEUED, runModeFor, runModeKind } from '@/lib/flow/run-mode';
+import { cancelRunSchema } from '@/lib/contracts/cancel-run';
+import { firstIssue } from '@/lib/contracts/refusal';
 import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
 import { type CliIo, processIo } from './io';
 import { cliRunId } from './find-runs';
@@ -194,6 +196,11 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
 /** `aqven cancel RUN_ID`: a queued run is cancelled and its job removed; anything else is said and left alone. */
 export async function runCancelCommand(runId: string, env: Env = process.env, io: CliIo = processIo): Promise<number> {
   const say = (text: string) => io.err(`aqven cancel: ${text}\n`);
+  const parsed = cancelRunSchema.safeParse({ runId });
+  if (!parsed.success) {
+    say(firstIssue(parsed.error, ['runId'], { runId: 'the run id' }).message);
+    return EXIT_USAGE;
+  }
   if (runModeKind(env) !== 'queue') {
     say(`${NOTHING_QUEUED} (set AQVEN_DATABASE_URL=postgres://… to queue runs)`);
     return EXIT_NOT_CANCELLED;

@@ -19,6 +19,7 @@ import { formatRun } from './format-run';
 import { resolveProjectDir } from './project-dir';
 import { printable } from './printable';
 import { processIo, type CliIo } from './io';
+import { callerLimits } from '@/lib/contracts/caller-limits';
 import { firstIssue, type Labels } from '@/lib/contracts/refusal';
 import { REPLAY_NODE_FIELDS, replayNodeSchema, type ReplayNodeField } from '@/lib/contracts/replay';
 
@@ -50,6 +51,13 @@ export async function runReplay(runId: string, node: string, opts: ReplayOptions
   try {
     session = await openSession(resolveProjectDir(opts.project), { simulate: simulateRequested(opts.simulate) });
     const s = session;
+    // a shell on the server (cli:<login>): callerLimits holds it to no run limit and no budget
+    const author = cliAuthor();
+    const refused = await callerLimits(s.db, author, 'run-start');
+    if (refused) {
+      say(`aqven replay: ${refused.code} ${refused.message}`);
+      return 2;
+    }
     // a missing key fails every call only after the transport's tries: said before the replay, as `aqven run` does
     for (const d of s.warnings) say(formatDiagnostic(d));
     const plan = await planReplay(s.db, s.project, runId, node);
@@ -63,7 +71,7 @@ export async function runReplay(runId: string, node: string, opts: ReplayOptions
     process.on('SIGINT', onSigint);
     const started = await startReplay(
       plan,
-      { project: s.project, providers: s.providers, env: s.env, db: s.db, snapshotId: s.snapshotId, projectHash: s.projectHash, startedBy: cliAuthor() },
+      { project: s.project, providers: s.providers, env: s.env, db: s.db, snapshotId: s.snapshotId, projectHash: s.projectHash, startedBy: author },
       { capUsd: cap, estimateUsd: estimate.costUsd, signal: ac.signal },
     );
     const result = await started.done;

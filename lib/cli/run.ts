@@ -28,6 +28,7 @@ import { recordAfterLookup } from './cut-off-lookup';
 import { UsageError } from './exit';
 import { resolveProjectDir } from './project-dir';
 import { inputFileTooLarge, maxInputBytes } from '@/lib/contracts/input-size';
+import { startRunRefusal, startRunTextSchema } from '@/lib/contracts/start-run';
 
 /** Exit status 3: the run database cannot be written (DESIGN: CLI). */
 export const EXIT_CANNOT_RECORD = 3;
@@ -72,14 +73,13 @@ async function underStopSignals<T>(ac: AbortController, f: () => Promise<T>): Pr
   }
 }
 
-function parseInput(opts: { input?: string; inputFile?: string }): unknown {
+/** The flow and the input as the start-a-run contract parses them: the input from --input or the file as JSON text, `{}` without either. */
+function parseInput(flow: string, opts: { input?: string; inputFile?: string }): unknown {
   if (opts.input && opts.inputFile) throw new UsageError('give --input or --input-file, not both');
   const [text, where] = opts.inputFile ? [readFileOrThrow(opts.inputFile), opts.inputFile] : [opts.input ?? '{}', '--input'];
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${where} is not valid JSON: ${(err as Error).message}`);
-  }
+  const parsed = startRunTextSchema.safeParse({ flow, input: text });
+  if (!parsed.success) throw new UsageError(startRunRefusal(parsed.error, { flow: 'the flow', input: where }).message);
+  return parsed.data.input;
 }
 
 /**
@@ -109,7 +109,7 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
   let session;
   try {
     const dir = resolveProjectDir(opts.project);
-    const input = parseInput(opts);
+    const input = parseInput(flow, opts);
     if (opts.queue) {
       // PostgreSQL mode: the run becomes a job for `aqven worker`; its id is printed at once (DESIGN: CLI)
       if (runModeKind() !== 'queue') throw new UsageError('--queue needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode');

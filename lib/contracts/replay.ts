@@ -4,6 +4,7 @@
 // (lib/cli/replay.ts) parse the same values with these schemas.
 import { z } from 'zod';
 import { FIELD } from './refusal';
+import { recordId } from './record-id';
 import { usdAmount } from './usd-amount';
 
 /** the highest cap accepted, in USD: a typo of a few zeros should not be a blank cheque */
@@ -12,22 +13,14 @@ export const MAX_CAP_USD = 1000;
 export const BATCH_CONCURRENCY = 4;
 /** the most nodes one batch replays (the newest of the group) */
 export const BATCH_MAX_NODES = 50;
-/** a run id, node id or group signature's length */
-export const MAX_ID_CHARS = 200;
-
-const id = z
-  .string({ error: `${FIELD} is missing` })
-  .min(1, `${FIELD} is empty`)
-  .max(MAX_ID_CHARS, `${FIELD} is at most ${MAX_ID_CHARS} characters`);
-
 const cap = usdAmount(MAX_CAP_USD);
 
 /** Replay one node of a finished run: its id, short id or a unique prefix, the node, the cap. */
-export const replayNodeSchema = z.object({ runId: id, node: id, cap });
+export const replayNodeSchema = z.object({ runId: recordId, node: recordId, cap });
 
 /** Replay the newest failed nodes of a failure group since a time (ms), under one cap for the batch. */
 export const replayGroupSchema = z.object({
-  sig: id,
+  sig: recordId,
   since: z.coerce
     .number({ error: `${FIELD} is a time in milliseconds` })
     .int(`${FIELD} is a time in milliseconds`)

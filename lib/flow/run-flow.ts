@@ -12,7 +12,7 @@ import { LeaseLostError, type Lease } from '@/db/run-lease';
 import { runStore, type RunStore } from '@/db/run-store';
 import { StorageError } from '@/db/storage-error';
 import type { RunLink, RunOrigin } from '@/db/queries';
-import { checkBudget } from '@/db/spend-queries';
+import { callerLimits } from '@/lib/contracts/caller-limits';
 import { inputSizeRefusal, maxInputBytes } from '@/lib/contracts/input-size';
 import type { AttemptFacts, Db, NodeFacts, RunError, RunFacts } from '@/db/types';
 import { callNode } from '@/lib/engine/call-node';
@@ -360,8 +360,8 @@ class FlowRun {
           ...link,
         };
     if (opts.resume) this.restore(opts.resume);
-    const caller = budgetCaller(this.facts.startedBy);
-    this.admit = db && caller ? () => checkBudget(db, caller, this.now()) : undefined;
+    const caller = this.facts.startedBy ?? null;
+    this.admit = db && budgetCaller(caller) ? () => callerLimits(db, caller, 'attempt', { now: this.now() }) : undefined;
   }
 
   /**

@@ -1,12 +1,12 @@
 // The agent policy form of /agents/NAME (DESIGN: The dashboard): the values it posts, how they
-// become the input of lib/project's `agentPolicyFormSchema` (the same rules as `aqven check`,
-// including E_OUTCOME_FALLBACK), and the errors it shows per field, placed by the field path of
-// each issue or diagnostic. Shared by the browser and the action.
+// become the input of the save-a-policy contract (lib/contracts/save-policy.ts: lib/project's
+// `agentPolicyFormSchema`, the same rules as `aqven check`, including E_OUTCOME_FALLBACK), and the
+// errors it shows per field, placed by the field path of each issue or diagnostic. Shared by the
+// browser and the action.
 import type { z } from 'zod';
 import type { OutcomePolicy } from '@/lib/engine/types';
 import type { Diagnostic } from '@/lib/project/diagnostics';
-// the schema module itself, not the lib/project index: the index also loads files (node:fs)
-import { agentPolicyFormSchema, type AgentPolicyForm } from '@/lib/project/schema';
+import { savePolicySchema as agentPolicyFormSchema, type SavePolicy as AgentPolicyForm } from '@/lib/contracts/save-policy';
 
 export { agentPolicyFormSchema, type AgentPolicyForm };
 

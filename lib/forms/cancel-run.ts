@@ -1,10 +1,5 @@
-// The run page's "Cancel run" button (DESIGN: The dashboard): its one zod schema (the run id) and
-// the state the server action answers with.
-import { z } from 'zod';
-
-export const cancelRunFormSchema = z.object({
-  runId: z.string({ error: 'which run? the form sent no run id' }).min(1, 'which run? the form sent an empty run id').max(200, 'a run id is at most 200 characters'),
-});
+// The run page's "Cancel run" button (DESIGN: The dashboard): the state the server action answers
+// with; the run id it posts is parsed by the cancel-a-run contract (lib/contracts/cancel-run.ts).
 
 export type CancelRunState =
   | { status: 'idle' }

@@ -1,22 +1,13 @@
-// The start-run form of /flows: its one zod schema, shared by the browser (a JSON check before
-// sending) and the server action (which also validates the input against the flow's schema).
-import { z } from 'zod';
-
-export const startRunFormSchema = z.object({
-  flow: z.string().min(1, 'choose a flow'),
-  input: z.string().transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `not valid JSON: ${err instanceof Error ? err.message : String(err)}` });
-      return z.NEVER;
-    }
-  }),
-});
+// The start-run form of /flows: what it posts (the flow, the input as JSON text), parsed by the
+// start-a-run contract (lib/contracts/start-run.ts) in the browser before sending and again by the
+// server action, which also checks the input against the flow's schema; the state it answers with.
+import type { z } from 'zod';
+import type { Labels } from '@/lib/contracts/refusal';
+import { startRunRefusal, type StartRunField } from '@/lib/contracts/start-run';
 
 export interface StartRunFormState {
   /** message per form field ("input", "flow"), shown next to it */
-  fieldErrors?: Partial<Record<'flow' | 'input', string>>;
+  fieldErrors?: Partial<Record<StartRunField, string>>;
   /** the input field the flow's schema rejected, e.g. "input.ticket" */
   inputField?: string;
   /** the caller started too many runs this minute (AQVEN_RUNS_PER_MINUTE): when to try again */
@@ -25,11 +16,10 @@ export interface StartRunFormState {
   budget?: string;
 }
 
+/** each field as the form says it */
+export const START_RUN_FORM_LABELS: Labels<StartRunField> = { flow: 'the flow', input: 'the input' };
+
 export function startRunFieldErrors(error: z.ZodError): StartRunFormState['fieldErrors'] {
-  const out: NonNullable<StartRunFormState['fieldErrors']> = {};
-  for (const issue of error.issues) {
-    const key = issue.path[0] === 'flow' ? 'flow' : 'input';
-    out[key] ??= issue.message;
-  }
-  return out;
+  const r = startRunRefusal(error, START_RUN_FORM_LABELS);
+  return { [r.field]: r.message };
 }

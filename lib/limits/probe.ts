@@ -8,7 +8,7 @@
 // run with the same settings on the same UTC day resumes it.
 import { openModelLimit, saveModelLimit, type StoredModelLimit } from '@/db/limits-queries';
 import { runStore, type RunStore } from '@/db/run-store';
-import { checkBudget } from '@/db/spend-queries';
+import { callerLimits } from '@/lib/contracts/caller-limits';
 import type { Db, RunError } from '@/db/types';
 import { wilson } from '@/lib/shared/wilson';
 import { callNode } from '@/lib/engine/call-node';
@@ -276,8 +276,8 @@ class Probe {
     const store = this.store;
     this.sharedPauses = { get: (m) => store.getPause(m), set: (m, until, reason, origin) => store.setPause(m, until, reason, origin) };
     if (store.clusterPauses) this.sharedPauses.cluster = store.clusterPauses;
-    const caller = budgetCaller(o.startedBy);
-    this.admit = caller ? () => checkBudget(s.db, caller, this.clock.now()) : undefined;
+    const caller = o.startedBy ?? null;
+    this.admit = budgetCaller(caller) ? () => callerLimits(s.db, caller, 'attempt', { now: this.clock.now() }) : undefined;
     const outer = o.signal;
     if (outer) {
       if (outer.aborted) this.abort('stopped');

@@ -6,20 +6,18 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { latestModelLimits } from '@/db/limits-queries';
-import { checkBudget } from '@/db/spend-queries';
 import type { Db } from '@/db/types';
 import { modelLimitsViews, type LimitsResponse, type LimitWarningView, type ProbeView } from '@/lib/dashboard/limits-view';
 import type { Project } from '@/lib/project';
 import { readProjectText } from '@/lib/project/read-text';
 import { schemaLimitDiagnostics } from '@/lib/project/schema-limits';
 import { own } from '@/lib/shared/own';
-import { budgetCaller } from '@/lib/shared/spend-budget';
+import { callerLimits } from '@/lib/contracts/caller-limits';
 import { StorageError } from '@/db/storage-error';
 import { beginLimitsProbe, checkModel, UnknownModelError, type LimitsProgress } from '@/lib/limits/probe';
 import { LIMIT_DEFAULTS } from '@/lib/shared/limits-types';
 import type { StartLimitsProbe } from '@/lib/contracts/limits-probe';
 import type { Caller } from './access';
-import { runStartLimit } from './limits';
 import { serverSession } from './session';
 
 const g = globalThis as { __aqvenLimitProbes?: Map<string, ProbeView> };
@@ -54,12 +52,10 @@ export async function startLimitsProbe(caller: Caller, o: StartLimitsProbe): Pro
     if (err instanceof UnknownModelError) return { ok: false, code: 'E_MODEL', error: err.message };
     throw err;
   }
-  // a probe is a run (kind limits): it counts against the caller's run starts
-  const refused = await runStartLimit(caller);
-  if (refused) return { ok: false, code: 'E_RATE', error: refused.error };
-  // and against their daily spend budget, at the start and before each of its calls (lib/limits/probe.ts)
-  const spent = await checkBudget(s.db, budgetCaller(caller.author), Date.now());
-  if (spent) return { ok: false, code: spent.code, error: spent.message };
+  // a probe is a run (kind limits): it counts against the caller's run starts and their daily spend
+  // budget, at the start and before each of its calls (lib/limits/probe.ts)
+  const refused = await callerLimits(s.db, caller.author, 'run-start');
+  if (refused) return { ok: false, code: refused.code, error: refused.message };
   const view: ProbeView = {
     id: randomUUID(),
     model: o.model,

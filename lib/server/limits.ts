@@ -1,12 +1,12 @@
-// How often a caller may start runs and fail to sign in (DESIGN: The dashboard, "Request limits"):
-// fixed windows counted in the database (db/request-limits.ts), so every server process over one
-// database shares them. A refusal says when to come back; `POST /api/runs` sends it as Retry-After.
+// How often sign-ins may fail (DESIGN: The dashboard, "Request limits"): fixed windows counted in
+// the database (db/request-limits.ts), so every server process over one database shares them. A
+// refusal says when to come back. The limits of a known caller (runs and notes per minute, the
+// spend budget) are lib/contracts/caller-limits.ts's.
 import 'server-only';
 import { isIPv4, isIPv6 } from 'node:net';
 import { hitLimit, refundLimit, remember, remembered } from '@/db/request-limits';
 import type { Db } from '@/db/types';
-import type { Caller } from './access';
-import { serverSession } from './session';
+import { retryWait } from '@/lib/contracts/caller-limits';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -22,47 +22,10 @@ export const SIGN_IN_WINDOW_MS = 15 * MINUTE_MS;
  * in from before are not held to it (signInLimit), so a flood keeps only newcomers waiting.
  */
 export const DEFAULT_SIGN_IN_FAILURES_PER_MINUTE = 120;
-export const DEFAULT_RUNS_PER_MINUTE = 60;
-/** notes one caller may add per minute (a person writes a few; a loop writing thousands is held back) */
-export const NOTES_PER_MINUTE = 30;
 
 export interface Refusal {
   error: string;
   retryAfterS: number;
-}
-
-/** AQVEN_RUNS_PER_MINUTE: runs one caller may start per minute (default 60; 0 turns the limit off). */
-export function runsPerMinute(env: Env = process.env): number {
-  const raw = env.AQVEN_RUNS_PER_MINUTE?.trim();
-  if (!raw) return DEFAULT_RUNS_PER_MINUTE;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`AQVEN_RUNS_PER_MINUTE must be a whole number ≥ 0 (0 = no limit), got "${raw}"`);
-  return n;
-}
-
-function wait(ms: number): { retryAfterS: number; words: string } {
-  const s = Math.max(1, Math.ceil(ms / 1000));
-  return { retryAfterS: s, words: s < 90 ? `${s} s` : `${Math.ceil(s / 60)} min` };
-}
-
-/** Counts one run start of `caller`; a refusal once they pass runsPerMinute(). */
-export async function runStartLimit(caller: Caller, now = Date.now()): Promise<Refusal | null> {
-  const limit = runsPerMinute();
-  if (limit === 0) return null;
-  const { db } = await serverSession();
-  const key = caller.kind === 'open' ? 'runs:open' : `runs:${caller.kind}:${caller.name}`;
-  const r = await hitLimit(db, key, { limit, windowMs: MINUTE_MS }, now);
-  if (r.ok) return null;
-  const w = wait(r.retryAfterMs);
-  return { error: `too many runs started: at most ${limit} a minute (AQVEN_RUNS_PER_MINUTE); try again in ${w.words}`, retryAfterS: w.retryAfterS };
-}
-
-/** Counts one note added by `author` (the name its notes are written under); a refusal past NOTES_PER_MINUTE. */
-export async function noteAddLimit(db: Db, author: string, now = Date.now()): Promise<Refusal | null> {
-  const r = await hitLimit(db, `notes:${author}`, { limit: NOTES_PER_MINUTE, windowMs: MINUTE_MS }, now);
-  if (r.ok) return null;
-  const w = wait(r.retryAfterMs);
-  return { error: `too many notes: at most ${NOTES_PER_MINUTE} a minute; try again in ${w.words}`, retryAfterS: w.retryAfterS };
 }
 
 /** AQVEN_SIGN_IN_FAILURES_PER_MINUTE: failed sign-ins allowed per minute over the database (default 120). */
@@ -156,7 +119,7 @@ export async function signInLimit(db: Db, name: string, peer: string | null, now
     const r = await hitLimit(db, key, { limit, windowMs }, now);
     if (!r.ok) {
       for (const k of counted) await refundLimit(db, k, now);
-      const w = wait(r.retryAfterMs);
+      const w = retryWait(r.retryAfterMs);
       return { error: `too many failed sign-ins ${where}; try again in ${w.words}`, retryAfterS: w.retryAfterS };
     }
     counted.push(key);

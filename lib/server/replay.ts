@@ -3,13 +3,12 @@
 // snapshot), against the session's providers — the configured ones, or the simulator under
 // AQVEN_SIMULATE. Replays run in this process in both modes (PostgreSQL too: a replay is one node,
 // started by a person looking at the page; the queue's workers run whole flows), each counted
-// against the caller's run starts (runStartLimit). A batch's progress is stored in replay_batches as
+// against the caller's run starts and spend budget (callerLimits). A batch's progress is stored in replay_batches as
 // it goes (any dashboard process reads it) and cached in memory here while this process runs it;
 // its replays are runs of kind `replay` with their replay_of.
 import 'server-only';
 import { replayLink, replaysOf, type ReplaySummary } from '@/db/replay-queries';
 import { getRunFacts } from '@/db/queries';
-import { checkBudget } from '@/db/spend-queries';
 import type { RunIdMatch } from '@/db/run-id-queries';
 import { StorageError } from '@/db/storage-error';
 import type { NodeFacts, RunFacts } from '@/db/types';
@@ -31,10 +30,9 @@ import {
 import { BatchRecorder, recentBatches, storedBatchView, type BatchSummary, type BatchView } from '@/lib/flow/replay-batch-store';
 import { ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
 import { newRecordId } from '@/lib/shared/record-id';
-import { budgetCaller } from '@/lib/shared/spend-budget';
+import { callerLimits } from '@/lib/contracts/caller-limits';
 import { BATCH_CONCURRENCY } from '@/lib/contracts/replay';
 import type { Caller } from './access';
-import { runStartLimit } from './limits';
 import { serverSession } from './session';
 
 /** `ambiguous`: the short id or prefix names several runs (E_RUN_AMBIGUOUS), listed to pick from */
@@ -120,12 +118,10 @@ export async function replayPreview(runId: string, nodeId: string): Promise<Repl
  * goes on in this process (its attempts checked against the budget too: lib/flow/run-flow.ts).
  */
 export async function replayNodeNow(caller: Caller, runId: string, nodeId: string, capUsd: number): Promise<{ ok: true; id: string } | ReplayRefusal> {
-  const limited = await runStartLimit(caller);
-  if (limited) return { ok: false, code: 'E_LIMIT', error: limited.error };
+  const refused = await callerLimits((await serverSession()).db, caller.author, 'run-start');
+  if (refused) return { ok: false, code: refused.code, error: refused.message };
   const cur = await currentSession();
   if (!cur.ok) return cur;
-  const spent = await checkBudget(cur.s.db, budgetCaller(caller.author), Date.now());
-  if (spent) return { ok: false, code: spent.code, error: spent.message };
   const deps = depsOf(cur.s, caller.author);
   try {
     const plan = await planReplay(deps.db, deps.project, runId, nodeId);
@@ -221,7 +217,7 @@ export async function replayBatchNow(caller: Caller, label: string, items: Batch
     concurrency: BATCH_CONCURRENCY,
     capUsd,
     // each replay counts as a run start, and none starts once the caller's budget is spent
-    admit: async () => (await runStartLimit(caller))?.error ?? (await checkBudget(db, budgetCaller(caller.author), Date.now()))?.message ?? null,
+    admit: async () => (await callerLimits(db, caller.author, 'run-start'))?.message ?? null,
     deps: async () => {
       const cur = await currentSession();
       if (!cur.ok) throw new Error(cur.error);

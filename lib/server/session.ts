@@ -10,14 +10,12 @@
 // from the provider in the background.
 import 'server-only';
 import { sweepBeforeRead } from '@/db/client';
-import { checkBudget } from '@/db/spend-queries';
 import { interruptAll, interruptAllNow } from '@/lib/flow/active-runs';
 import { RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
 import { NOTHING_QUEUED, type CancelRunResult } from '@/lib/flow/run-mode';
 import { openSession, ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
 import { startUsageLookups } from '@/lib/flow/usage-lookup';
 import { own } from '@/lib/shared/own';
-import { budgetCaller } from '@/lib/shared/spend-budget';
 import { dashboardContext } from './context';
 
 const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenBackground?: () => void; __aqvenSignals?: boolean; __aqvenLookups?: () => void };
@@ -82,11 +80,7 @@ export async function serverSession(): Promise<Session> {
   return s;
 }
 
-export type StartRunResult =
-  | { ok: true; id: string }
-  | { ok: false; status: 400 | 404 | 503; error: string; field?: string }
-  /** the caller's daily spend budget is spent (DESIGN: The dashboard, "Spend budgets"): nothing stored or queued until it resets */
-  | { ok: false; status: 429; code: 'E_BUDGET'; error: string; retryAfterS: number };
+export type StartRunResult = { ok: true; id: string } | { ok: false; status: 400 | 404 | 503; error: string; field?: string };
 
 /**
  * The session with the project as it is now (refreshSession). SQLite mode: the folder's files
@@ -112,15 +106,15 @@ async function upToDate(s: Session): Promise<{ ok: true } | { ok: false; status:
  * this process after the response is sent; its row is committed first, and a run that cannot be
  * recorded is refused (503) before any provider is called. PostgreSQL mode: the run and its job
  * are committed, queued for `aqven worker`, checked against the newest snapshot (the one the
- * workers run). Bad input is refused (400, naming the field), never queued; so is a run of a caller
- * whose daily spend budget is spent (429 E_BUDGET, until 00:00 UTC).
+ * workers run). Bad input is refused (400, naming the field), never queued. The caller's limits
+ * (runs per minute, the spend budget) are checked before, by the door (callerLimits).
  */
 export async function startRun(flowName: string, input: unknown, startedBy: string | null = null): Promise<StartRunResult> {
   const s = await serverSession();
   const fresh = await upToDate(s);
   if (!fresh.ok) return fresh;
   // one consistent view of the session for this run: a refresh for another request may swap it meanwhile
-  const { project, providers, env, db, snapshotId, projectHash } = s;
+  const { project, providers, env, snapshotId, projectHash } = s;
   const flow = own(project.flows, flowName); // never a member of Object.prototype ("constructor")
   if (!flow) return { ok: false, status: 404, error: new UnknownFlowError(flowName, Object.keys(project.flows)).message };
   try {
@@ -129,8 +123,6 @@ export async function startRun(flowName: string, input: unknown, startedBy: stri
     if (err instanceof RunInputError) return { ok: false, status: 400, error: err.message, field: err.field };
     throw err;
   }
-  const spent = await checkBudget(db, budgetCaller(startedBy), Date.now());
-  if (spent) return { ok: false, status: 429, code: spent.code, error: spent.message, retryAfterS: spent.retryAfterS };
   const started = await s.mode.start({ project, providers, env, snapshotId, projectHash }, { flow: flowName, input, startedBy });
   return started.ok ? started : { ok: false, status: 503, error: started.error };
 }

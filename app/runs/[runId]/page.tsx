@@ -15,7 +15,7 @@ import { pageSession } from '@/lib/server/page-session';
 import { runPageExtras } from '@/lib/server/run-page';
 import { replayContext } from '@/lib/server/replay';
 import { roleAllows } from '@/lib/shared/roles';
-import { noteAuthor } from '@/lib/forms/notes';
+import { noteAuthor } from '@/lib/contracts/add-note';
 import '@/app/styles/notes.css';
 import '@/app/styles/replay.css';
 import '@/app/styles/run-page.css';
