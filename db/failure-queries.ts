@@ -82,21 +82,15 @@ export function windowDays(since: number, until?: number): { full: { from: numbe
   return { full, partial: partial.filter((p) => p.from < p.to) };
 }
 
-/**
- * The failure groups of `flow` runs in the window [since, until), largest first (then the newest):
- * at most `limit` (default 50), each with up to `examples` (default 3) example nodes.
- */
-export async function failureGroups(
-  db: Db,
-  opts: { since: number; until?: number; agent?: string; limit?: number; examples?: number } = { since: Date.now() - DAY_MS },
-): Promise<FailureGroup[]> {
-  const { failureDaily } = db.t;
-  const limit = Math.max(1, Math.min(opts.limit ?? 50, MAX_GROUPS));
-  const perGroup = Math.max(0, Math.min(opts.examples ?? 3, 20));
-  const { full, partial } = windowDays(opts.since, opts.until);
-  const byAgent = opts.agent ? eq(failureDaily.agent, opts.agent) : undefined;
+type Window = ReturnType<typeof windowDays>;
 
-  const described = new Map<string, Describe>();
+/**
+ * Each signature's failures in the window: the whole days from the daily sums as they are, grouped
+ * by signature alone (short sort keys), the partial days counted exactly. `described` learns the
+ * partial days' signatures (the others are described from their history, for the groups kept).
+ */
+async function windowTotals(db: Db, { full, partial }: Window, byAgent: SQL | undefined, described: Map<string, Describe>): Promise<Map<string, Totals>> {
+  const { failureDaily } = db.t;
   const totals = new Map<string, Totals>();
   const add = (sig: string, t: Totals) => {
     const s = totals.get(sig);
@@ -106,9 +100,7 @@ export async function failureGroups(
     s.firstAt = Math.min(s.firstAt, t.firstAt);
     s.lastAt = Math.max(s.lastAt, t.lastAt);
   };
-
-  // the whole days: the daily sums as they are, grouped by signature alone (short sort keys; the
-  // signature's description is read for the groups kept). PostgreSQL answers sums over bigint as strings.
+  // PostgreSQL answers sums over bigint as strings
   if (full) {
     const rows = await db.q
       .select({
@@ -123,7 +115,6 @@ export async function failureGroups(
       .groupBy(failureDaily.sig);
     for (const r of rows) add(r.sig, r);
   }
-
   // a partial day: its signatures from the daily sums, their failures inside the window counted exactly
   for (const p of partial) {
     const rows = await db.q
@@ -141,18 +132,16 @@ export async function failureGroups(
     );
     for (const [sig, t] of exact) add(sig, t);
   }
+  return totals;
+}
 
-  const ranked = [...totals]
-    .filter(([, t]) => t.failures > 0)
-    .sort(([sa, a], [sb, b]) => b.failures - a.failures || b.lastAt - a.lastAt || sa.localeCompare(sb))
-    .slice(0, limit);
-  if (ranked.length === 0) return [];
-  const sigs = ranked.map(([sig]) => sig);
-
-  // the trend's days, then first seen: the earliest day of each signature (the sums' primary key
-  // (sig, day) finds it without reading older rows), and that row's first failure
-  const trendTo = utcDay(opts.until === undefined ? Math.max(Date.now(), opts.since) : opts.until - 1);
-  const trendFrom = Math.min(utcDay(opts.since), trendTo - (TREND_MIN_DAYS - 1) * DAY_MS);
+/**
+ * The history of signatures `sigs`: their failures per day from `trendFrom` on (each signature
+ * described by `described` if it was not yet), and first seen — the earliest day of each signature
+ * (the sums' primary key (sig, day) finds it without reading older rows), and that row's first failure.
+ */
+async function signatureHistory(db: Db, sigs: string[], trendFrom: number, described: Map<string, Describe>) {
+  const { failureDaily } = db.t;
   const [days, earliest] = await Promise.all([
     db.q
       .select({
@@ -190,7 +179,38 @@ export async function failureGroups(
     h.lastAt = Math.max(h.lastAt, Number(d.lastAt));
     h.perDay.set(Number(d.day), Number(d.failures));
   }
+  return { firstSeen, history };
+}
 
+/**
+ * The failure groups of `flow` runs in the window [since, until), largest first (then the newest):
+ * at most `limit` (default 50), each with up to `examples` (default 3) example nodes.
+ */
+export async function failureGroups(
+  db: Db,
+  opts: { since: number; until?: number; agent?: string; limit?: number; examples?: number } = { since: Date.now() - DAY_MS },
+): Promise<FailureGroup[]> {
+  const limit = Math.max(1, Math.min(opts.limit ?? 50, MAX_GROUPS));
+  const perGroup = Math.max(0, Math.min(opts.examples ?? 3, 20));
+  const window = windowDays(opts.since, opts.until);
+  const { full, partial } = window;
+  const described = new Map<string, Describe>();
+  const totals = await windowTotals(db, window, opts.agent ? eq(db.t.failureDaily.agent, opts.agent) : undefined, described);
+  const ranked = [...totals]
+    .filter(([, t]) => t.failures > 0)
+    .sort(([sa, a], [sb, b]) => b.failures - a.failures || b.lastAt - a.lastAt || sa.localeCompare(sb))
+    .slice(0, limit);
+  if (ranked.length === 0) return [];
+
+  // the trend's days, then first seen
+  const trendTo = utcDay(opts.until === undefined ? Math.max(Date.now(), opts.since) : opts.until - 1);
+  const trendFrom = Math.min(utcDay(opts.since), trendTo - (TREND_MIN_DAYS - 1) * DAY_MS);
+  const { firstSeen, history } = await signatureHistory(
+    db,
+    ranked.map(([sig]) => sig),
+    trendFrom,
+    described,
+  );
   const shares = await shareDenominators(db, [...new Set(ranked.map(([sig]) => described.get(sig)!.agent))], full, partial);
   const windowDaysOf = (day: number) => (full !== null && day >= full.from && (full.to === null || day < full.to)) || partial.some((p) => p.day === day);
 

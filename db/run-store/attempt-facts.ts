@@ -1,0 +1,161 @@
+// An attempt's facts (DESIGN: Storage): its start, its transport tries and its streamed text are
+// written behind; its end (finished, or interrupted) is a durable point. An attempt whose start is
+// still queued when it finishes is written once, whole: one row insert instead of an insert and an
+// update (`open` tracks what of each attempt is written). A failed attempt is signed
+// (failure_sig), its text made searchable and, in a `flow` run, counted in the daily sums; every
+// attempt's cost counts against its run's caller's budget.
+import type { AttemptRecord, TryRecord } from '@/lib/engine/types';
+import { attemptErrorText, attemptSignature, isFailedAttempt } from '../run-aggregates';
+import type { StoreContext } from './context';
+import type { NodeInfo, RunInfo } from './feeds';
+import type { Statements, ValuesOf } from './statements';
+import type { RunStore } from './types';
+
+type StartArgs = Parameters<RunStore['startAttempt']>[0];
+/** what of an attempt is written: chunks, the stream_chunks rows queued for it (their seq); chunked, some were written */
+type Open = { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean };
+type Interrupt = Parameters<RunStore['interruptAttempt']>[1];
+
+/** an attempt's end as its row takes it (`failureSig`: its signature when it failed) */
+function attemptResult(a: AttemptRecord, failureSig: string | null): Omit<ValuesOf<Statements['finishAttempt']>, 'id' | 'request'> {
+  const { error: e, usage: u } = a;
+  return {
+    outcome: a.outcome,
+    finishReason: a.finishReason,
+    nativeFinishReason: a.nativeFinishReason ?? null,
+    finishNote: a.finishNote ?? null,
+    cause: a.cause,
+    action: a.action,
+    responseText: a.responseText,
+    errorKind: e?.kind ?? null,
+    errorMessage: e?.message ?? null,
+    errorDetail: e?.detail ?? null,
+    validationErrors: a.validationErrors,
+    discarded: a.discarded,
+    streamedText: a.streamedText,
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    costUsd: u.costUsd,
+    usageUnknown: a.usageUnknown ?? false,
+    reasoningTokens: a.reasoningTokens ?? null,
+    costSource: a.costSource ?? null,
+    finishedAt: a.finishedAt,
+    failureSig,
+  };
+}
+
+/** a try's row: a cut-off answer with a generation id has its usage looked up later (lib/flow/usage-lookup.ts), due at once */
+const tryRow = (attemptId: string, t: TryRecord): ValuesOf<Statements['insertTry']> => ({
+  attemptId,
+  tryNo: t.tryNo,
+  status: t.status,
+  error: t.error,
+  retryAfterMs: t.retryAfterMs,
+  waitedMs: t.waitedMs,
+  discardedText: t.discardedText ?? null,
+  startedAt: t.startedAt,
+  finishedAt: t.finishedAt,
+  generationId: t.generationId ?? null,
+  usageLookup: t.generationId ? 'pending' : null,
+  lookupAfter: t.generationId ? t.finishedAt : null,
+});
+
+/** the two durable ends of an attempt: finished, interrupted */
+function attemptEnds({ s, feeds, queue }: StoreContext) {
+  const { sums, spent } = feeds;
+  const finishAttempt = queue.durable<[Open, AttemptRecord, boolean, NodeInfo | undefined, RunInfo | undefined]>(
+    (st) => st.start.runId,
+    (st, a, requestChanged, node, run) => {
+      const id = st.start.id;
+      const failed = isFailedAttempt(a);
+      const agent = node?.agent ?? null;
+      const sig = failed && agent !== null ? attemptSignature(agent, { model: a.model, cause: a.cause, errorMessage: a.error?.message ?? null }) : null;
+      const result = attemptResult(a, sig?.sig ?? null);
+      if (st.written) s.finishAttempt.run({ ...result, request: requestChanged ? a.request : undefined, id });
+      else s.insertAttempt.run({ ...st.start, request: a.request, ...result });
+      for (const t of a.tries.slice(st.written ? st.tries : 0)) s.insertTry.run(tryRow(id, t));
+      // the whole text is in streamed_text now (redacted when discarded)
+      if (st.chunked) s.dropChunks.run({ attemptId: id });
+      if (failed) {
+        const body = attemptErrorText(a.error?.message, a.validationErrors);
+        if (body) s.searchDoc.run({ runId: st.start.runId, nodeRunId: st.start.nodeRunId, attemptId: id, field: 'error', body, at: a.finishedAt });
+      }
+      const u = a.usage;
+      spent(run, u.costUsd, a.finishedAt);
+      if (agent === null || node!.run.kind !== 'flow') return;
+      const { model, outcome, cause, action, startedAt, finishedAt } = a;
+      sums.attempt(agent, { model, outcome, cause, action, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: u.costUsd, startedAt, finishedAt });
+      if (sig) sums.failure({ sig, level: 'attempt', agent, model, code: cause ?? '', costUsd: u.costUsd, at: startedAt });
+    },
+  );
+  const interruptAttempt = queue.durable<[Open, Interrupt, RunInfo | undefined]>(
+    (st) => st.start.runId,
+    (st, a, run) => {
+      if (!st.written) s.startAttempt.run(st.start); // its queued start was lost with a failed commit
+      st.written = true;
+      const { usage: u } = a;
+      const cut = { errorMessage: a.message, streamedText: a.streamedText, usageUnknown: a.usageUnknown, finishedAt: a.finishedAt };
+      s.interruptAttempt.run({ ...cut, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: u.costUsd, id: st.start.id });
+      spent(run, u.costUsd, a.finishedAt);
+      if (st.chunked) s.dropChunks.run({ attemptId: st.start.id }); // its text is in streamed_text now
+      st.done = true;
+    },
+  );
+  return { finishAttempt, interruptAttempt };
+}
+
+type AttemptMethods = 'startAttempt' | 'appendStreamed' | 'resetStreamed' | 'insertTry' | 'finishAttempt' | 'interruptAttempt';
+
+export function attemptFacts(ctx: StoreContext): Pick<RunStore, AttemptMethods> {
+  const { s, feeds, queue } = ctx;
+  const { later } = queue;
+  const open = new Map<string, Open>();
+  const ends = attemptEnds(ctx);
+  return {
+    startAttempt: (a) => {
+      const st = { start: a, written: false, tries: 0, done: false, chunks: 0, chunked: false };
+      open.set(a.id, st);
+      later(a.runId, () => {
+        if (st.done) return;
+        s.startAttempt.run(a);
+        st.written = true;
+      });
+    },
+    appendStreamed: (id, text) => {
+      const st = open.get(id);
+      if (!st) return;
+      const seq = st.chunks++;
+      later(st.start.runId, () => {
+        if (st.done) return;
+        s.appendStreamed.run({ attemptId: id, seq, text });
+        st.chunked = true;
+      });
+    },
+    resetStreamed: (id) => {
+      const st = open.get(id);
+      later(st?.start.runId ?? null, () => st && !st.done && st.chunked && s.dropChunks.run({ attemptId: id }));
+    },
+    insertTry: (id, t) => {
+      const st = open.get(id);
+      later(st?.start.runId ?? null, () => {
+        if (!st || st.done) return;
+        s.insertTry.run(tryRow(id, t));
+        st.tries++;
+      });
+    },
+    finishAttempt: (id, a, requestChanged = true) => {
+      const st = open.get(id);
+      if (!st) return Promise.reject(new Error(`attempt ${id} was never started`));
+      // from here on the queued start, tries and text of this attempt are written by the finish
+      st.done = true;
+      open.delete(id);
+      return ends.finishAttempt(st, a, requestChanged, feeds.nodeInfo.get(st.start.nodeRunId), feeds.runInfo.get(st.start.runId));
+    },
+    interruptAttempt: (id, a) => {
+      const st = open.get(id);
+      if (!st) return Promise.resolve(); // it finished after all
+      open.delete(id);
+      return ends.interruptAttempt(st, a, feeds.runInfo.get(st.start.runId));
+    },
+  };
+}
