@@ -1,5 +1,5 @@
-// Add a note to a run, one of its nodes or one of its attempts, or change or delete one (DESIGN: The
-// dashboard, "Notes on runs, nodes and attempts"): the zod schemas of the note forms (the run page's
+// Add a note to a run, one of its nodes or one of its attempts, or change or delete one (DESIGN: Storage,
+// "Notes, search and daily statistics"): the zod schemas of the note forms (the run page's
 // actions, lib/actions/*-note.ts), the size cap the form's counter and the server count alike, and
 // who a note is written as. Notes per minute are the caller's limit (caller-limits.ts).
 import { z } from 'zod';
