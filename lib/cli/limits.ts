@@ -7,7 +7,6 @@
 // 2 bad usage (unknown model, bad numbers, a project failing check), 3 cannot record, 130 SIGINT.
 import type { Command } from 'commander';
 import { closeDatabase } from '@/db/client';
-import { cliAuthor } from '@/db/snapshot-queries';
 import { StorageError } from '@/db/storage-error';
 import type { Clock } from '@/lib/engine/types';
 import {
@@ -26,9 +25,9 @@ import { formatDiagnostic } from '@/lib/project';
 import { fmtCost } from '@/lib/shared/cost-text';
 import { LIMIT_DEFAULTS } from '@/lib/shared/limits-types';
 import { START_LIMITS_PROBE_FIELDS, startLimitsProbeSchema, type StartLimitsProbeField, type StartLimitsProbeInput } from '@/lib/contracts/limits-probe';
-import { callerLimits } from '@/lib/contracts/caller-limits';
 import { firstIssue, type Labels } from '@/lib/contracts/refusal';
 import { lookUpCutOff } from './cut-off-lookup';
+import { cliRunStart } from './cli-caller';
 import { processIo, type CliIo } from './io';
 import { resolveProjectDir } from './project-dir';
 import { printable } from './printable';
@@ -159,9 +158,7 @@ export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo
   try {
     session = await openSession(resolveProjectDir(opts.project, env), { simulate: simulateRequested(opts.simulate), env });
     checkModel(session.project, parsed.data.model);
-    // a shell on the server (cli:<login>): callerLimits holds it to no run limit and no budget
-    const author = cliAuthor();
-    const refused = await callerLimits(session.db, author, 'run-start', { env });
+    const { author, refused } = await cliRunStart(session.db, env);
     if (refused) {
       say(refused.message);
       return 2;

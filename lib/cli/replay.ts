@@ -5,7 +5,6 @@
 // such run or node, an input never produced, the estimate over --cap), 3 cannot record, 130 SIGINT.
 import type { Command } from 'commander';
 import { closeDatabase } from '@/db/client';
-import { cliAuthor } from '@/db/snapshot-queries';
 import { StorageError } from '@/db/storage-error';
 import { estimateBasis, estimateReplay, planReplay, policyChanges, promptDiff, ReplayRefusedError, startReplay } from '@/lib/flow/replay';
 import { RunInterruptedError } from '@/lib/flow/run-flow';
@@ -18,8 +17,8 @@ import { formatAmbiguous } from './find-runs';
 import { formatRun } from './format-run';
 import { resolveProjectDir } from './project-dir';
 import { printable } from './printable';
+import { cliRunStart } from './cli-caller';
 import { processIo, type CliIo } from './io';
-import { callerLimits } from '@/lib/contracts/caller-limits';
 import { firstIssue, type Labels } from '@/lib/contracts/refusal';
 import { REPLAY_NODE_FIELDS, replayNodeSchema, type ReplayNodeField } from '@/lib/contracts/replay';
 
@@ -51,9 +50,7 @@ export async function runReplay(runId: string, node: string, opts: ReplayOptions
   try {
     session = await openSession(resolveProjectDir(opts.project), { simulate: simulateRequested(opts.simulate) });
     const s = session;
-    // a shell on the server (cli:<login>): callerLimits holds it to no run limit and no budget
-    const author = cliAuthor();
-    const refused = await callerLimits(s.db, author, 'run-start');
+    const { author, refused } = await cliRunStart(s.db);
     if (refused) {
       say(`aqven replay: ${refused.code} ${refused.message}`);
       return 2;

@@ -10,7 +10,6 @@ import type { Db } from '@/db/types';
 import { listRuns } from '@/db/queries';
 import { searchHistory } from '@/db/search-queries';
 import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
-import { cliAuthor } from '@/db/snapshot-queries';
 import { DatabaseUrlError, StorageError } from '@/db/storage-error';
 import { interruptAllNow } from '@/lib/flow/active-runs';
 import { RunInputError, RunInterruptedError, RunNotRecordedError, runFlow, UnknownFlowError } from '@/lib/flow/run-flow';
@@ -26,6 +25,7 @@ import { formatRun, formatRunList, LiveProgress } from './format-run';
 import { cliRunId, formatSearchPage } from './find-runs';
 import { recordAfterLookup } from './cut-off-lookup';
 import { UsageError } from './exit';
+import { cliRunStart } from './cli-caller';
 import { resolveProjectDir } from './project-dir';
 import { inputFileTooLarge, maxInputBytes } from '@/lib/contracts/input-size';
 import { startRunRefusal, startRunTextSchema } from '@/lib/contracts/start-run';
@@ -105,6 +105,13 @@ function readFileOrThrow(path: string, limit: number = maxInputBytes()): string 
   }
 }
 
+/** The command's author, once the caller's limits allow it a run start (cli:<login>: always); a refusal is bad usage. */
+async function startAllowed(db: Db): Promise<string> {
+  const { author, refused } = await cliRunStart(db);
+  if (refused) throw new UsageError(`${refused.code} ${refused.message}`);
+  return author;
+}
+
 async function runCommand(flow: string, opts: { project?: string; input?: string; inputFile?: string; json?: boolean; simulate?: boolean; queue?: boolean }) {
   let session;
   try {
@@ -115,7 +122,8 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
       if (runModeKind() !== 'queue') throw new UsageError('--queue needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode');
       await reachPg(databaseTarget(''));
       session = await openSession(dir, {});
-      const started = await session.mode.start(session, { flow, input, startedBy: cliAuthor() });
+      const author = await startAllowed(session.db);
+      const started = await session.mode.start(session, { flow, input, startedBy: author });
       if (!started.ok) {
         console.error(`aqven run: ${started.error}; nothing was queued`);
         process.exitCode = EXIT_CANNOT_RECORD;
@@ -130,6 +138,7 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
     session = await openSession(dir, { simulate: simulateRequested(opts.simulate) });
     // a missing key fails every call only after the transport's tries: say so before the run
     for (const d of session.warnings) console.error(formatDiagnostic(d));
+    const author = await startAllowed(session.db);
     const live = !opts.json && process.stderr.isTTY ? new LiveProgress(process.stderr) : null;
     const ac = new AbortController();
     const s = session;
@@ -143,7 +152,7 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
         db: s.db,
         snapshotId: s.snapshotId,
         projectHash: s.projectHash,
-        startedBy: cliAuthor(),
+        startedBy: author,
         onProgress: live?.onProgress,
         signal: ac.signal,
       }),
