@@ -7,7 +7,7 @@
 import { insertReplayBatch, recentReplayBatches, replayBatch, runOutcomes, saveReplayBatch, type StoredReplayBatch } from '@/db/replay-batch-queries';
 import { PROCESS_OWNER } from '@/db/run-lease';
 import type { Db } from '@/db/types';
-import type { BatchItemProgress, BatchItemState, BatchProgress } from './replay';
+import type { BatchItemProgress, BatchItemState, BatchProgress } from './replay-batch';
 
 /** the shortest gap between two progress writes of one batch (a replay's end is written at once) */
 export const BATCH_WRITE_MS = 500;

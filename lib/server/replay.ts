@@ -19,14 +19,12 @@ import {
   policyChanges,
   promptDiff,
   ReplayRefusedError,
-  runReplayBatch,
   startReplay,
-  type BatchItem,
-  type BatchProgress,
   type DiffLine,
   type ReplayDeps,
   type ReplayEstimate,
 } from '@/lib/flow/replay';
+import { runReplayBatch, type BatchItem, type BatchProgress } from '@/lib/flow/replay-batch';
 import { BatchRecorder, recentBatches, storedBatchView, type BatchSummary, type BatchView } from '@/lib/flow/replay-batch-store';
 import { ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
 import { newRecordId } from '@/lib/shared/record-id';

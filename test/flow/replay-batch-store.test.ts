@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayBatch } from '@/db/replay-batch-queries';
 import type { Db } from '@/db/types';
-import type { BatchItemState, BatchProgress } from '@/lib/flow/replay';
+import type { BatchItemState, BatchProgress } from '@/lib/flow/replay-batch';
 import { BATCH_STALE_MS, BATCH_WRITE_MS, BatchRecorder, recentBatches, storedBatchView, type BatchMeta } from '@/lib/flow/replay-batch-store';
 import { DIALECTS, otherProcess, openTestDb, type TestDb } from '../helpers/dialects';
 

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FlowDef } from '@/lib/project';
 import { DEFAULT_MAX_INPUT_BYTES, maxInputBytes } from '@/lib/contracts/input-size';
-import { RunInputError, validateRunInput } from './run-flow';
+import { RunInputError } from './run-errors';
+import { validateRunInput } from './run-input';
 
 const flow: FlowDef = {
   name: 'ask',
