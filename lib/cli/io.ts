@@ -6,22 +6,29 @@ export interface CliIo {
   exit(code: number): void;
 }
 
+/** A text as the process writes it: ending in a newline. */
+const asLine = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+
 export const processIo: CliIo = {
-  out: (text) => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  out: (text) => void process.stdout.write(asLine(text)),
+  err: (text) => void process.stderr.write(asLine(text)),
   exit: (code) => {
     process.exitCode = code;
   },
 };
 
-/** An io that keeps what a command wrote and the status it exited with (for tests). */
-export function captureIo(): CliIo & { stdout: string; stderr: string; code: number | null } {
+/**
+ * An io that keeps what a command wrote and the status it exited with (for tests); `{ asProcess: true }`
+ * keeps the text as processIo writes it (each write ending in a newline).
+ */
+export function captureIo(o: { asProcess?: boolean } = {}): CliIo & { stdout: string; stderr: string; code: number | null } {
+  const text = o.asProcess ? asLine : (t: string) => t;
   const io = {
     stdout: '',
     stderr: '',
     code: null as number | null,
-    out: (t: string) => void (io.stdout += t),
-    err: (t: string) => void (io.stderr += t),
+    out: (t: string) => void (io.stdout += text(t)),
+    err: (t: string) => void (io.stderr += text(t)),
     exit: (c: number) => void (io.code = c),
   };
   return io;

@@ -22,6 +22,7 @@ import { parseRunFilters, RUN_RANGES } from '@/lib/dashboard/run-filters';
 import { RUN_STATUSES } from '@/lib/dashboard/run-status';
 import { ATTEMPT_CAUSES, RUN_KINDS } from '@/lib/shared/run-list-values';
 import { formatRun, formatRunList, LiveProgress } from './format-run';
+import { processIo, type CliIo } from './io';
 import { cliRunId, formatSearchPage } from './find-runs';
 import { recordAfterLookup } from './cut-off-lookup';
 import { UsageError } from './exit';
@@ -112,7 +113,7 @@ async function startAllowed(db: Db): Promise<string> {
   return author;
 }
 
-async function runCommand(flow: string, opts: { project?: string; input?: string; inputFile?: string; json?: boolean; simulate?: boolean; queue?: boolean }) {
+async function runCommand(flow: string, opts: { project?: string; input?: string; inputFile?: string; json?: boolean; simulate?: boolean; queue?: boolean }, io: CliIo) {
   let session;
   try {
     const dir = resolveProjectDir(opts.project);
@@ -125,19 +126,19 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
       const author = await startAllowed(session.db);
       const started = await session.mode.start(session, { flow, input, startedBy: author });
       if (!started.ok) {
-        console.error(`aqven run: ${started.error}; nothing was queued`);
-        process.exitCode = EXIT_CANNOT_RECORD;
+        io.err(`aqven run: ${started.error}; nothing was queued`);
+        io.exit(EXIT_CANNOT_RECORD);
         return;
       }
-      process.stdout.write(opts.json ? `${JSON.stringify({ id: started.id, status: 'queued' })}\n` : `run ${started.id} queued\n`);
-      process.exitCode = 0;
+      io.out(opts.json ? `${JSON.stringify({ id: started.id, status: 'queued' })}\n` : `run ${started.id} queued\n`);
+      io.exit(0);
       return;
     }
     // the session loads the folder (or the newest snapshot) now, and the run starts right after:
     // a command holds no session long enough to go stale, so it records the hash it loaded
     session = await openSession(dir, { simulate: simulateRequested(opts.simulate) });
     // a missing key fails every call only after the transport's tries: say so before the run
-    for (const d of session.warnings) console.error(formatDiagnostic(d));
+    for (const d of session.warnings) io.err(formatDiagnostic(d));
     const author = await startAllowed(session.db);
     const live = !opts.json && process.stderr.isTTY ? new LiveProgress(process.stderr) : null;
     const ac = new AbortController();
@@ -158,33 +159,33 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
       }),
     );
     const shown = signalExit === null ? await recordAfterLookup('run', s, record) : record;
-    process.stdout.write(opts.json ? `${JSON.stringify(shown, null, 2)}\n` : `${formatRun(shown)}\n`);
-    process.exitCode = signalExit ?? (record.status === 'succeeded' ? 0 : 1);
+    io.out(opts.json ? `${JSON.stringify(shown, null, 2)}\n` : `${formatRun(shown)}\n`);
+    io.exit(signalExit ?? (record.status === 'succeeded' ? 0 : 1));
   } catch (err) {
     if (err instanceof RunNotRecordedError) {
       // what happened is not lost: the run as this process saw it, and one line on why it is not stored
-      process.stdout.write(opts.json ? `${JSON.stringify(err.record, null, 2)}\n` : `${formatRun(err.record)}\n`);
-      console.error(`aqven run: ${err.message}`);
-      process.exitCode = EXIT_CANNOT_RECORD;
+      io.out(opts.json ? `${JSON.stringify(err.record, null, 2)}\n` : `${formatRun(err.record)}\n`);
+      io.err(`aqven run: ${err.message}`);
+      io.exit(EXIT_CANNOT_RECORD);
       return;
     }
     if (err instanceof StorageError) {
-      console.error(`aqven run: ${err.message}; no provider was called`);
-      process.exitCode = EXIT_CANNOT_RECORD;
+      io.err(`aqven run: ${err.message}; no provider was called`);
+      io.exit(EXIT_CANNOT_RECORD);
       return;
     }
     if (err instanceof DatabaseUnreachableError) {
-      console.error(`aqven run: ${err.message}; nothing was queued`);
-      process.exitCode = EXIT_CANNOT_RECORD;
+      io.err(`aqven run: ${err.message}; nothing was queued`);
+      io.exit(EXIT_CANNOT_RECORD);
       return;
     }
     if (err instanceof ProjectInvalidError) {
-      for (const d of err.diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
-      console.error(`aqven run: ${err.message}`);
+      for (const d of err.diagnostics) if (d.severity === 'error') io.err(formatDiagnostic(d));
+      io.err(`aqven run: ${err.message}`);
     } else if (err instanceof UsageError || err instanceof DatabaseUrlError || err instanceof RunInputError || err instanceof UnknownFlowError) {
-      console.error(`aqven run: ${err.message}`);
+      io.err(`aqven run: ${err.message}`);
     } else throw err;
-    process.exitCode = 2;
+    io.exit(2);
   } finally {
     await session?.close();
     // the WAL is checkpointed and truncated: a finished command leaves only the database file
@@ -193,10 +194,10 @@ async function runCommand(flow: string, opts: { project?: string; input?: string
 }
 
 /** Reads the project's run history with `read`, then closes the database (a PostgreSQL pool would keep the process alive). */
-async function withProjectDb<T>(dirOpt: string | undefined, read: (db: Db) => Promise<T>): Promise<T> {
+async function withProjectDb<T>(dirOpt: string | undefined, io: CliIo, read: (db: Db) => Promise<T>): Promise<T> {
   const { project, diagnostics } = await loadProject(resolveProjectDir(dirOpt));
   if (!project) {
-    for (const d of diagnostics) if (d.severity === 'error') console.error(formatDiagnostic(d));
+    for (const d of diagnostics) if (d.severity === 'error') io.err(formatDiagnostic(d));
     throw new UsageError('the project fails aqven check');
   }
   const db = await openDatabase(databaseTarget(project.databasePath));
@@ -216,12 +217,12 @@ type RunsOptions = Partial<Record<'status' | 'flow' | 'agent' | 'model' | 'cause
   json?: boolean;
 };
 
-function cannotRecord(command: string, err: StorageError): void {
-  console.error(`aqven ${command}: ${err.message}`);
-  process.exitCode = EXIT_CANNOT_RECORD;
+function cannotRecord(command: string, err: StorageError, io: CliIo): void {
+  io.err(`aqven ${command}: ${err.message}`);
+  io.exit(EXIT_CANNOT_RECORD);
 }
 
-export function registerRun(program: Command): void {
+export function registerRun(program: Command, io: CliIo = processIo): void {
   program
     .command('run')
     .description('run a flow, store every attempt and print the run')
@@ -232,7 +233,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'print the run record as JSON')
     .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')
     .option('--queue', 'PostgreSQL mode: queue the run for `aqven worker` and print its id at once')
-    .action(runCommand);
+    .action((flow: string, opts: Parameters<typeof runCommand>[1]) => runCommand(flow, opts, io));
 
   program
     .command('runs')
@@ -255,19 +256,19 @@ export function registerRun(program: Command): void {
       const { project, json, retried, fellBack, ...params } = opts;
       const parsed = parseRunFilters({ ...params, retried: retried ? '1' : undefined, fell_back: fellBack ? '1' : undefined });
       if (!parsed.ok) {
-        console.error(`aqven runs: --${parsed.param.replace('_', '-')} ${parsed.reason}`);
-        process.exitCode = 2;
+        io.err(`aqven runs: --${parsed.param.replace('_', '-')} ${parsed.reason}`);
+        io.exit(2);
         return;
       }
       const filtered = Object.values(parsed.filters).some((v) => v !== undefined);
       try {
-        const { items } = await withProjectDb(project, (db) => listRuns(db, { filters: parsed.filters, limit: parsed.limit }));
-        process.stdout.write(json ? `${JSON.stringify(items, null, 2)}\n` : `${items.length || !filtered ? formatRunList(items) : 'no runs match'}\n`);
+        const { items } = await withProjectDb(project, io, (db) => listRuns(db, { filters: parsed.filters, limit: parsed.limit }));
+        io.out(json ? `${JSON.stringify(items, null, 2)}\n` : `${items.length || !filtered ? formatRunList(items) : 'no runs match'}\n`);
       } catch (err) {
-        if (err instanceof StorageError) return cannotRecord('runs', err);
+        if (err instanceof StorageError) return cannotRecord('runs', err, io);
         if (!(err instanceof UsageError || err instanceof DatabaseUrlError)) throw err;
-        console.error(`aqven runs: ${err.message}`);
-        process.exitCode = 2;
+        io.err(`aqven runs: ${err.message}`);
+        io.exit(2);
       }
     });
 
@@ -283,18 +284,18 @@ export function registerRun(program: Command): void {
       const limit = Number(opts.limit);
       const before = opts.before === undefined ? null : Number(opts.before);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100 || (before !== null && !Number.isSafeInteger(before))) {
-        console.error('aqven search: --limit must be a whole number from 1 to 100, --before a whole number');
-        process.exitCode = 2;
+        io.err('aqven search: --limit must be a whole number from 1 to 100, --before a whole number');
+        io.exit(2);
         return;
       }
       try {
-        const page = await withProjectDb(opts.project, (db) => searchHistory(db, { q: words.join(' '), limit, before }));
-        process.stdout.write(opts.json ? `${JSON.stringify(page, null, 2)}\n` : `${formatSearchPage(page)}\n`);
+        const page = await withProjectDb(opts.project, io, (db) => searchHistory(db, { q: words.join(' '), limit, before }));
+        io.out(opts.json ? `${JSON.stringify(page, null, 2)}\n` : `${formatSearchPage(page)}\n`);
       } catch (err) {
-        if (err instanceof StorageError) return cannotRecord('search', err);
+        if (err instanceof StorageError) return cannotRecord('search', err, io);
         if (!(err instanceof UsageError || err instanceof DatabaseUrlError)) throw err;
-        console.error(`aqven search: ${err.message}`);
-        process.exitCode = 2;
+        io.err(`aqven search: ${err.message}`);
+        io.exit(2);
       }
     });
 
@@ -306,22 +307,22 @@ export function registerRun(program: Command): void {
     .option('--json', 'print the run record as JSON')
     .action(async (runId: string, opts: { project?: string; json?: boolean }) => {
       try {
-        const found = await withProjectDb(opts.project, async (db) => {
+        const found = await withProjectDb(opts.project, io, async (db) => {
           const named = await cliRunId(db, 'show', runId);
           return named.ok ? { named, record: await getRunRecord(db, named.id) } : { named, record: null };
         });
         if (!found.named.ok || !found.record) {
-          console.error(found.named.ok ? `aqven show: no run with id ${runId}` : found.named.message);
-          process.exitCode = found.named.ok ? 1 : found.named.exitCode;
+          io.err(found.named.ok ? `aqven show: no run with id ${runId}` : found.named.message);
+          io.exit(found.named.ok ? 1 : found.named.exitCode);
           return;
         }
         const record = found.record;
-        process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRun(record)}\n`);
+        io.out(opts.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRun(record)}\n`);
       } catch (err) {
-        if (err instanceof StorageError) return cannotRecord('show', err);
+        if (err instanceof StorageError) return cannotRecord('show', err, io);
         if (!(err instanceof UsageError || err instanceof DatabaseUrlError)) throw err;
-        console.error(`aqven show: ${err.message}`);
-        process.exitCode = 2;
+        io.err(`aqven show: ${err.message}`);
+        io.exit(2);
       }
     });
 }

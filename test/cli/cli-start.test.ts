@@ -62,7 +62,7 @@ describe('aqven start-up', () => {
     expect(aqven(['check', '--project', 'fresh'], {}, { cwd }).code).toBe(0);
     // and $AQVEN_PROJECT relative to the working directory
     expect(aqven(['check'], { AQVEN_PROJECT: 'fresh' }, { cwd }).out).toMatch(/^✓ fresh: /m);
-  });
+  }, 60_000); // six real processes: 20 s ran out on a busy machine
 
   it('SIGTERM to the bin process while `aqven sim` runs ends it and frees the port: no child process is left', async () => {
     const child = spawn(process.execPath, [BIN, 'sim', '--port', '0'], { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
