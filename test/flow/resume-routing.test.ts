@@ -1,5 +1,5 @@
 // A run taken over from its stored facts routes its failed nodes as the live run loop does (DESIGN:
-// Storage, "Leases": "the on_fail routes are set again as the run loop set them"): one rule,
+// Storage, "Take-over and resume": on_fail routes read off the stored facts by the same schedule): one rule,
 // lib/flow/schedule.ts. Until issue 29 the take-over restated it, and a failure in the turn its
 // route already ran in (another node's failure had taken it), or a replay's failed node, let the
 // run end `succeeded`. Facts only: every node has ended, so no provider is called.
