@@ -4,6 +4,7 @@
 // and a delete name their note alike. Notes per minute are the caller's limit (caller-limits.test.ts).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addNoteSchema, deleteNoteSchema, editNoteSchema, NOTE_MAX_CHARS } from '@/lib/contracts/add-note';
+import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 vi.mock('server-only', () => ({}));
@@ -11,11 +12,6 @@ vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 
 const dashboard = simulatedDashboard();
 const IDLE = { status: 'idle' } as const;
-const fields = (values: Record<string, string>) => {
-  const fd = new FormData();
-  for (const [k, v] of Object.entries(values)) fd.set(k, v);
-  return fd;
-};
 const words = (r: { success: boolean; error?: { issues: { message: string }[] } }) => r.error!.issues[0]!.message;
 
 beforeAll(async () => {
@@ -33,17 +29,17 @@ describe('notes: the contract’s refusal at the door', () => {
     ['no run', { runId: '', body: 'x' }, 'E_FORM'],
   ])('add: %s', async (_what, values, code) => {
     const { addNoteAction } = await import('@/lib/actions/add-note');
-    expect(await addNoteAction(IDLE, fields(values))).toEqual({ status: 'error', code, message: words(addNoteSchema.safeParse(values)) });
+    expect(await addNoteAction(IDLE, formData(values))).toEqual({ status: 'error', code, message: words(addNoteSchema.safeParse(values)) });
   });
 
   it('edit and delete: no note named, an empty text', async () => {
     const { editNoteAction } = await import('@/lib/actions/edit-note');
     const { deleteNoteAction } = await import('@/lib/actions/delete-note');
-    expect(await editNoteAction(IDLE, fields({ noteId: '1', body: '' }))).toEqual({
+    expect(await editNoteAction(IDLE, formData({ noteId: '1', body: '' }))).toEqual({
       status: 'error',
       code: 'E_BODY',
       message: words(editNoteSchema.safeParse({ noteId: '1', body: '' })),
     });
-    expect(await deleteNoteAction(IDLE, fields({ noteId: 'x' }))).toEqual({ status: 'error', code: 'E_FORM', message: words(deleteNoteSchema.safeParse({ noteId: 'x' })) });
+    expect(await deleteNoteAction(IDLE, formData({ noteId: 'x' }))).toEqual({ status: 'error', code: 'E_FORM', message: words(deleteNoteSchema.safeParse({ noteId: 'x' })) });
   });
 });

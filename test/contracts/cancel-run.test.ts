@@ -5,6 +5,7 @@
 // nothing is queued.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureIo } from '@/lib/cli/io';
+import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 vi.mock('server-only', () => ({}));
@@ -14,9 +15,7 @@ vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 const dashboard = simulatedDashboard();
 
 const form = async (runId: string) => {
-  const fd = new FormData();
-  fd.set('runId', runId);
-  return (await import('@/lib/actions/cancel-run')).cancelRunAction({ status: 'idle' }, fd);
+  return (await import('@/lib/actions/cancel-run')).cancelRunAction({ status: 'idle' }, formData({ runId }));
 };
 const cli = async (runId: string) => {
   const io = captureIo();

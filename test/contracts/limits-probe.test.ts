@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StartLimitsState } from '@/lib/forms/limits';
 import { captureIo } from '@/lib/cli/io';
 import { FLASH_LITE } from '../helpers/showcase';
+import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 vi.mock('server-only', () => ({}));
@@ -21,9 +22,7 @@ const GOOD = { model: MODEL, dimension: 'depth', trials: '4', maxCalls: '100', m
 type Values = Partial<typeof GOOD>;
 
 const form = async (values: Values): Promise<StartLimitsState> => {
-  const fd = new FormData();
-  for (const [k, v] of Object.entries({ ...GOOD, ...values })) fd.set(k, v);
-  return (await import('@/lib/actions/start-limits')).startLimitsAction({ status: 'idle' }, fd);
+  return (await import('@/lib/actions/start-limits')).startLimitsAction({ status: 'idle' }, formData({ ...GOOD, ...values }));
 };
 const cli = async (values: Values) => {
   const { model, ...flags } = { ...GOOD, ...values };

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureIo } from '@/lib/cli/io';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import { follow } from '../helpers/next-navigation';
+import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 vi.mock('server-only', () => ({}));
@@ -18,15 +19,10 @@ vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
 const dashboard = simulatedDashboard();
 let dir: string;
 
-const fields = (values: Record<string, string>) => {
-  const fd = new FormData();
-  for (const [k, v] of Object.entries(values)) fd.set(k, v);
-  return fd;
-};
 const nodeForm = async (runId: string, node: string, cap: string) =>
-  (await follow(async () => (await import('@/lib/actions/replay-node')).replayNodeAction({ status: 'idle' }, fields({ runId, node, cap })))) as ReplayFormState;
+  (await follow(async () => (await import('@/lib/actions/replay-node')).replayNodeAction({ status: 'idle' }, formData({ runId, node, cap })))) as ReplayFormState;
 const groupForm = async (sig: string, since: string, cap: string) =>
-  (await import('@/lib/actions/replay-group')).replayGroupAction({ status: 'idle' }, fields({ sig, since, cap }));
+  (await import('@/lib/actions/replay-group')).replayGroupAction({ status: 'idle' }, formData({ sig, since, cap }));
 const cli = async (runId: string, node: string, cap?: string) => {
   const io = captureIo();
   const code = await (await import('@/lib/cli/replay')).runReplay(runId, node, { project: dir, simulate: true, ...(cap !== undefined && { cap }) }, io);

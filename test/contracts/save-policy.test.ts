@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { savePolicySchema } from '@/lib/contracts/save-policy';
 import { policyErrors, policyInput } from '@/lib/forms/agent-policy';
+import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 vi.mock('server-only', () => ({}));
@@ -16,12 +17,7 @@ vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 const dashboard = simulatedDashboard();
 let dir: string;
 const POLICY = { model: 'openrouter:openai/gpt-oss-20b', retries: '1', on_error: 'retry', on_refusal: 'fail', on_truncated: 'fail' };
-const fields = (values: Record<string, string | string[]>) => {
-  const fd = new FormData();
-  for (const [k, v] of Object.entries(values)) for (const one of [v].flat()) fd.append(k, one);
-  return fd;
-};
-const save = async (values: Record<string, string | string[]>) => (await import('@/lib/actions/save-agent-policy')).saveAgentPolicy({}, fields(values));
+const save = async (values: Record<string, string | string[]>) => (await import('@/lib/actions/save-agent-policy')).saveAgentPolicy({}, formData(values));
 
 beforeAll(async () => {
   ({ dir } = await dashboard.open());
@@ -38,7 +34,7 @@ describe('save a policy: the contract’s refusal at the door', () => {
   ])('%s', async (_what, change) => {
     const before = readFileSync(join(dir, 'agents', 'writer.yaml'), 'utf8');
     const values = { agent: 'writer', ...POLICY, ...change };
-    const parsed = savePolicySchema.safeParse(policyInput(fields(values)));
+    const parsed = savePolicySchema.safeParse(policyInput(formData(values)));
     expect(parsed.success).toBe(false);
     expect(await save(values)).toEqual({ ok: false, errors: policyErrors(parsed.error!) });
     expect(readFileSync(join(dir, 'agents', 'writer.yaml'), 'utf8')).toBe(before);

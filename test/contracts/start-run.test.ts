@@ -9,6 +9,7 @@ import type { StartRunFormState } from '@/lib/forms/start-run';
 import { aqven, ensureCliBuilt } from '../cli/aqven-process';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 import { follow } from '../helpers/next-navigation';
+import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 vi.mock('server-only', () => ({}));
@@ -30,11 +31,8 @@ const api = async (body: unknown) => {
 };
 /** the /flows form, its input as typed */
 const form = async (flow: string, input: string): Promise<StartRunFormState | { redirect: string }> => {
-  const fd = new FormData();
-  fd.set('flow', flow);
-  fd.set('input', input);
   const { startRunAction } = await import('@/lib/actions/start-run');
-  return follow(() => startRunAction({}, fd));
+  return follow(() => startRunAction({}, formData({ flow, input })));
 };
 /** `aqven run FLOW --input TEXT` */
 const cli = (flow: string, input: string, env: Record<string, string> = {}) => aqven(['run', flow, '--project', dir, '--simulate', '--input', input], env);
