@@ -58,6 +58,22 @@ describe('nodeStates', () => {
     expect(s.get('manual_review')).toMatchObject({ state: 'succeeded' });
   });
 
+  it('does not call a failure routed when its route was already running in its turn (taken by an earlier failure): the run failed at it', () => {
+    const shared: FlowShape = {
+      name: 'shared',
+      nodes: [
+        { id: 'm', agent: 'a', needs: [], onFail: 'r' },
+        { id: 'p', agent: 'a', needs: [], onFail: null },
+        { id: 'n', agent: 'a', needs: ['p'], onFail: 'r' },
+        { id: 'r', agent: 'a', needs: [], onFail: null },
+      ],
+    };
+    const nodes = [row('m', 'failed', 1), row('p', 'succeeded', 1), row('n', 'failed', 2), row('r', 'succeeded', 2)];
+    const s = nodeStates({ status: 'failed', error: { code: 'invalid_output', node: 'n', message: '', hint: null }, nodes }, shared);
+    expect(s.get('m')).toMatchObject({ state: 'failed', routedTo: 'r' });
+    expect(s.get('n')).toMatchObject({ state: 'failed', routedTo: null, note: 'failed' });
+  });
+
   it('tells an on_fail target that was not needed from a node the run never reached', () => {
     const ok = nodeStates({ status: 'succeeded', error: null, nodes: [row('classify', 'succeeded', 1), row('draft', 'succeeded', 2), row('manual_review', 'skipped', 0)] }, triage);
     expect(ok.get('manual_review')).toMatchObject({ state: 'not-needed', note: 'not needed: runs only if classify fails' });

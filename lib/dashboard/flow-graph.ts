@@ -5,6 +5,7 @@
 // enough and needs no layout library. Pure.
 import type { FlowDef } from '@/lib/project/types';
 import type { NodeFacts, RunFacts } from '@/db/types';
+import { routeOf, type FlowPlan } from '@/lib/flow/schedule';
 
 export interface FlowShapeNode {
   id: string;
@@ -49,6 +50,11 @@ export function nodeStates(run: Pick<RunFacts, 'status' | 'nodes' | 'error'>, fl
   const defs = new Map((flow?.nodes ?? []).map((n) => [n.id, n]));
   const sources = new Map<string, string[]>(); // on_fail target → its sources
   for (const n of flow?.nodes ?? []) if (n.onFail) sources.set(n.onFail, [...(sources.get(n.onFail) ?? []), n.id]);
+  const plan: FlowPlan | null = flow && {
+    ids: flow.nodes.map((n) => n.id),
+    nodes: Object.fromEntries(flow.nodes.map((n) => [n.id, { needs: n.needs, ...(n.onFail && { onFail: n.onFail }) }])),
+    given: new Set(),
+  };
   const live = run.status === 'queued' || run.status === 'running';
   const ran = (id: string) => {
     const r = rows.get(id);
@@ -63,7 +69,9 @@ export function nodeStates(run: Pick<RunFacts, 'status' | 'nodes' | 'error'>, fl
     const badNeeds = (def?.needs ?? []).filter((d) => rows.get(d)?.status === 'failed' || rows.get(d)?.status === 'skipped');
     const stopped = run.error?.node ? `the run failed at ${run.error.node} before it` : 'the run ended before it';
     if (row && row.status !== 'skipped') {
-      const routedTo = row.status === 'failed' && def?.onFail && ran(def.onFail) ? def.onFail : null;
+      // routed as the run loop routes (lib/flow/schedule.ts), and only once the route ran
+      const route = row.status === 'failed' && plan ? routeOf(plan, rows, row) : null;
+      const routedTo = route && ran(route) ? route : null;
       const note =
         row.status === 'failed' ? (routedTo ? `failed; the run was routed to ${routedTo} (on_fail)` : 'failed') : row.status === 'pending' ? 'waiting to restart' : row.status;
       out.set(id, { state: row.status === 'pending' ? 'pending' : row.status, note, routedTo });

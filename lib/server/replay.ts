@@ -113,7 +113,7 @@ export async function replayPreview(runId: string, nodeId: string): Promise<Repl
  * Starts the replay of one node: the caller's run starts counted first, and their daily spend
  * budget checked (E_BUDGET), the plan made again under the files as they are now, refused when its
  * estimate is over `capUsd`; the id answers once the replay's run row is committed, and the replay
- * goes on in this process (its attempts checked against the budget too: lib/flow/run-flow.ts).
+ * goes on in this process (its attempts checked against the budget too: lib/flow/flow-run.ts).
  */
 export async function replayNodeNow(caller: Caller, runId: string, nodeId: string, capUsd: number): Promise<{ ok: true; id: string } | ReplayRefusal> {
   const refused = await callerLimits((await serverSession()).db, caller.author, 'run-start');
