@@ -2,7 +2,8 @@
 // completion — build the request, pass the rate-limit gate, transport, classify the outcome before
 // any parsing, validate only an `ok` answer, follow the policy, record the attempt — and emits a
 // fact per attempt and per try. `callNode` reads in that order; each step is a named function.
-import { capFailureText, createStreamRedactor, FAILURE_TEXT_MAX_CHARS, redact, redactMessages, redactText, STREAM_HOLD_CHARS, type StreamRedactor } from '@/lib/redact';
+import { capFailureText, FAILURE_TEXT_MAX_CHARS, redactMessages, redactText } from '@/lib/redact';
+import { attemptKeys, deltaRecorder, scrubberOf, type Scrub } from './attempt-scrub';
 import type { AdapterResult, AdapterTable, ProviderAdapter } from './adapter';
 import { systemClock } from './clock';
 import { initialMessages, providerErrorMessage, repairMessage } from './messages';
@@ -10,7 +11,7 @@ import { parseModelString } from './model-string';
 import { answerLimit, beginAttempt, computeBudget, decide, INITIAL_STATE, OUTCOME_FIELD, type Decision, type PolicyState, type Verdict } from './policy';
 import { notSentFactsOf, priorAnswersOf, resumePoint } from './prior-answers';
 import { defaultRateGate, type RateGate } from './rate-gate';
-import { KEY_MARK, scrubSecret, type ScrubOptions } from './secrets';
+import { scrubSecret } from './secrets';
 import { runTransport, TransportAborted, type TransportResult } from './transport';
 import type {
   AttemptRecord,
@@ -23,7 +24,6 @@ import type {
   NodePolicy,
   NodeResult,
   Outcome,
-  PriorAttempt,
   ResolvedProvider,
   SharedPauses,
   ValidationIssue,
@@ -99,13 +99,8 @@ function strictPossible(l: Link): boolean {
   return l.provider.structuredOutputs && (Object.hasOwn(l.provider.models, l.modelId) ? l.provider.models[l.modelId]!.structuredOutputs : undefined) !== false;
 }
 
-/**
- * A streamed try is redacted for storage in batches (DESIGN: Streaming): once this many characters
- * wait beyond the held-back tail, or once this long has passed since the last batch (by the
- * injected clock), whichever comes first. A batch costs a scan of the tail again, so not per token.
- */
-export const STREAM_SCAN_CHARS = 4096;
-export const STREAM_SCAN_MS = 100;
+// a streamed try is redacted for storage in batches: attempt-scrub.ts
+export { STREAM_SCAN_CHARS, STREAM_SCAN_MS } from './attempt-scrub';
 
 /** What an attempt came to, before the policy: the outcome, its error, and an ok answer's value. */
 interface Judged {
@@ -344,16 +339,114 @@ function failMessage(d: Extract<Decision, { kind: 'fail' }>, a: Pick<AttemptReco
   }
 }
 
+/** What every attempt of one node shares: the call, its dependencies and the attempts so far. */
+interface NodeRun {
+  call: NodeCall;
+  deps: CallNodeDeps;
+  clock: Clock;
+  env: Record<string, string | undefined>;
+  full: RedactFullOptions | undefined;
+  emit: (e: EngineEvent) => Promise<void>;
+  links: Link[];
+  stream: boolean;
+  strictAllowed: boolean;
+  attempts: AttemptRecord[];
+}
+
+/** Steps 2–3: the rate-limit gate and the transport's tries. */
+async function transportOf(r: NodeRun, link: Link, seq: number, sent: Message[], scrub: Scrub, keys: (string | undefined)[], apiKey: string | undefined) {
+  const { call, deps, clock, emit, stream } = r;
+  const wire = link.adapter.buildRequest(
+    { modelId: link.modelId, messages: sent, settings: call.settings, responseSchema: call.policy.strict ? call.outputSchema : undefined, stream },
+    link.provider,
+    apiKey,
+  );
+  try {
+    return await runTransport(
+      { model: link.model, provider: link.provider, adapter: link.adapter, wire, stream },
+      {
+        fetch: deps.fetch,
+        clock,
+        gate: deps.gate ?? defaultRateGate,
+        sharedPauses: deps.sharedPauses,
+        signal: deps.signal,
+        scrub,
+        onTry: (t) => emit({ type: 'try_end', nodeId: call.nodeId, seq, try: t }),
+        onDelta: r.full ? undefined : deltaRecorder({ clock: r.clock, emit: r.emit, nodeId: call.nodeId, seq, keys }),
+        onPause: emit,
+      },
+    );
+  } catch (err) {
+    // the caller's signal cut the attempt off: what the provider reported of it goes to the
+    // recorder, which closes the attempt as interrupted (DESIGN: Storage, "Stopping a run")
+    if (!(err instanceof TransportAborted)) throw err;
+    const usage = sumUsage(err.usage.map((u) => priceUsage(u, priceOf(link))));
+    await emit({ type: 'attempt_interrupted', nodeId: call.nodeId, seq, usage, usageUnknown: err.usageUnknown });
+    throw err.reason;
+  }
+}
+
+/** Steps 2–7 of one attempt: send, classify, validate, decide, record. */
+async function runAttempt(r: NodeRun, state: PolicyState, sent: Message[], recorded: Message[]) {
+  const { call, clock, emit, full, stream } = r;
+  const link = r.links[state.chainIndex]!;
+  const seq = (call.prior?.lastSeq ?? 0) + r.attempts.length + 1;
+  const startedAt = clock.now();
+  await emit({ type: 'attempt_start', nodeId: call.nodeId, seq, model: link.model, chainIndex: state.chainIndex, answerNo: state.answers, request: recorded, startedAt });
+  const { apiKey, keys } = attemptKeys(link, r.env);
+  const scrub = scrubberOf(keys, full);
+  const tr = await transportOf(r, link, seq, sent, scrub, keys, apiKey);
+
+  // Steps 4–5: classify the outcome, then validate only an `ok` answer
+  let judged: Judged;
+  if (tr.ok) {
+    // under full redaction the answer is redacted before anything reads it, and streamed once
+    const text = full ? redactText(tr.response.text, full) : tr.response.text;
+    if (full && stream && text) await emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo: tr.tries.length, text, stored: scrubSecret(text, keys) });
+    judged = judgeReply(tr.response, text, link.model, call.outputSchema, scrub);
+  } else {
+    judged = judgeTransportFailure(tr, link.model, link.provider.name);
+  }
+
+  // Step 6: the agent's policy
+  const decision = decide(call.policy, call.agentFile, state, judged.verdict, { strictAllowed: r.strictAllowed });
+
+  // Step 7: the recorder; an attempt the node goes on from is committed before the next request (DESIGN: Storage, "Durable points")
+  const record = attemptRecord({ seq, link, state, request: recorded, tr, judged, decision, stream, full: !!full, scrub, startedAt, finishedAt: clock.now() });
+  r.attempts.push(record);
+  await emit({ type: 'attempt_end', nodeId: call.nodeId, attempt: record });
+  return { judged, decision, record, scrub };
+}
+
+function finish(r: NodeRun, status: NodeResult['status'], output: unknown, error: NodeResult['error']): NodeResult {
+  const { call, attempts } = r;
+  // a restarted node's earlier answers count in its budget, by model
+  const earlier = (call.prior?.attempts ?? []).map((a) => ({ chainIndex: call.policy.chain.indexOf(a.model), error: a.error })).filter((a) => a.chainIndex >= 0);
+  return { status, output, error, usage: sumUsage(attempts.map((a) => a.usage)), attempts, budget: computeBudget(call.policy, [...earlier, ...attempts]) };
+}
+
+/** The end of a decision that ends the node: succeeded with its value, or failed with its words. */
+function ended(r: NodeRun, decision: Extract<Decision, { kind: 'succeed' | 'fail' }>, last: Pick<AttemptRecord, 'error' | 'model' | 'outcome'>, value: unknown): NodeResult {
+  if (decision.kind === 'succeed') return finish(r, 'succeeded', value, null);
+  return finish(r, 'failed', null, { code: decision.code, message: capFailureText(failMessage(decision, last, r.call.policy)), hint: decision.hint });
+}
+
 export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<NodeResult> {
-  const clock = deps.clock ?? systemClock;
-  const env = deps.env ?? process.env;
-  const full = deps.redactFull;
-  const emit = async (e: EngineEvent): Promise<void> => {
-    if (deps.onEvent) await deps.onEvent(e);
-  };
   const links = resolveChain(call.policy.chain, deps.providers, deps.adapters);
-  const stream = call.stream === true;
-  const strictAllowed = links.every(strictPossible);
+  const r: NodeRun = {
+    call,
+    deps,
+    clock: deps.clock ?? systemClock,
+    env: deps.env ?? process.env,
+    full: deps.redactFull,
+    emit: async (e) => {
+      if (deps.onEvent) await deps.onEvent(e);
+    },
+    links,
+    stream: call.stream === true,
+    strictAllowed: links.every(strictPossible),
+    attempts: [],
+  };
   const { prior } = call;
   // the validator is made before the first request, not when the first answer is waiting on it
   // (the first compile in a process costs tens of milliseconds)
@@ -361,17 +454,17 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
 
   // Step 1: the request. `sent` is what the model sees; `recorded` is what we store: the same,
   // except that a failed answer quoted back in a repair is stored redacted, like everywhere else.
-  const original: Message[] = full ? redactMessages(initialMessages(call), full) : initialMessages(call);
+  const original: Message[] = r.full ? redactMessages(initialMessages(call), r.full) : initialMessages(call);
   let sent = original;
   let recorded = original;
   let state = INITIAL_STATE;
-  const attempts: AttemptRecord[] = [];
 
   // a node restarted after its process died: its models' answers so far count (DESIGN: Storage, "Leases")
   if (prior) {
     const linkOf = (model: string) => links[call.policy.chain.indexOf(model)] ?? links[0]!;
-    const point = resumePoint(prior, { ...call, facts: { strictAllowed }, notSent: (a) => notSentFactsOf(a, linkOf(a.model).provider) });
-    if (point.kind === 'end') return endFromPrior(point.decision, point.last, point.value);
+    const point = resumePoint(prior, { ...call, facts: { strictAllowed: r.strictAllowed }, notSent: (a) => notSentFactsOf(a, linkOf(a.model).provider) });
+    // the last stored answer of a restarted node ended it (its end was not stored): it ends so again, nothing sent
+    if (point.kind === 'end') return ended(r, point.decision, point.last, point.value);
     state = point.state;
   }
 
@@ -379,103 +472,13 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
     if (deps.signal?.aborted) throw deps.signal.reason;
     // nothing is sent once the caller may not spend more; the attempts before stay as recorded
     const refused = deps.admit ? await deps.admit() : null;
-    if (refused) return finish('failed', null, { code: refused.code, message: refused.message, hint: refused.hint });
+    if (refused) return finish(r, 'failed', null, { code: refused.code, message: refused.message, hint: refused.hint });
     state = beginAttempt(state);
-    const link = links[state.chainIndex]!;
-    const seq = (prior?.lastSeq ?? 0) + attempts.length + 1;
-    const startedAt = clock.now();
-    await emit({ type: 'attempt_start', nodeId: call.nodeId, seq, model: link.model, chainIndex: state.chainIndex, answerNo: state.answers, request: recorded, startedAt });
-
-    // the key is read at call time, never stored
-    const apiKey = link.provider.apiKeyEnv && Object.hasOwn(env, link.provider.apiKeyEnv) ? env[link.provider.apiKeyEnv] : undefined; // never Object.prototype's "constructor"
-    // the key the process's environment holds is scrubbed too when the call sends another (a
-    // simulated run sends a placeholder): whatever echoes it back, it is never stored either
-    const ownKey = link.provider.apiKeyEnv && Object.hasOwn(process.env, link.provider.apiKeyEnv) ? process.env[link.provider.apiKeyEnv] : undefined;
-    const keys = ownKey !== undefined && ownKey !== apiKey ? [apiKey, ownKey] : [apiKey];
-    // no API key in anything we store or show (DESIGN: Redaction), whatever a provider echoes back:
-    // the key is scrubbed from the whole text first (a detector could otherwise rewrite part of it,
-    // say its digits as a <PHONE>, and hide the rest from the key scrub), then the text is redacted,
-    // then cut (secrets.ts), and never longer than FAILURE_TEXT_MAX_CHARS
-    const scrub = (text: string, opts: ScrubOptions = {}): string => {
-      const keyless = scrubSecret(text, keys, { cut: opts.cut });
-      const redacted = opts.secretsOnly ? keyless : full ? redactText(keyless, full) : redact(keyless);
-      return capFailureText(opts.max === undefined ? redacted : scrubSecret(redacted, keys, { max: opts.max }));
-    };
-
-    // Streamed text that may become failure text is never stored raw (DESIGN: Streaming): each
-    // try's deltas go through a stream redactor (the API key, then the five detectors, a tail held
-    // back), and each delta carries, as `stored`, what of it can be written.
-    let live: { tryNo: number; redactor: StreamRedactor; scannedAt: number } | null = null;
-    const onDelta = (tryNo: number, text: string): Promise<void> => {
-      if (live?.tryNo !== tryNo) {
-        const secrets = keys.filter((k): k is string => k !== undefined && k.length >= 4).map((value) => ({ value, placeholder: KEY_MARK }));
-        live = { tryNo, redactor: createStreamRedactor({ secrets }), scannedAt: clock.now() };
-      }
-      const r = live.redactor;
-      r.push(text);
-      let stored = '';
-      if (r.pending >= STREAM_HOLD_CHARS + STREAM_SCAN_CHARS || (r.pending > STREAM_HOLD_CHARS && clock.now() - live.scannedAt >= STREAM_SCAN_MS)) {
-        stored = r.take();
-        live.scannedAt = clock.now();
-      }
-      return emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo, text, stored });
-    };
-
-    // Steps 2–3: the rate-limit gate and the transport's tries
-    const wire = link.adapter.buildRequest(
-      { modelId: link.modelId, messages: sent, settings: call.settings, responseSchema: call.policy.strict ? call.outputSchema : undefined, stream },
-      link.provider,
-      apiKey,
-    );
-    let tr: TransportResult;
-    try {
-      tr = await runTransport(
-        { model: link.model, provider: link.provider, adapter: link.adapter, wire, stream },
-        {
-          fetch: deps.fetch,
-          clock,
-          gate: deps.gate ?? defaultRateGate,
-          sharedPauses: deps.sharedPauses,
-          signal: deps.signal,
-          scrub,
-          onTry: (t) => emit({ type: 'try_end', nodeId: call.nodeId, seq, try: t }),
-          onDelta: full ? undefined : onDelta,
-          onPause: emit,
-        },
-      );
-    } catch (err) {
-      // the caller's signal cut the attempt off: what the provider reported of it goes to the
-      // recorder, which closes the attempt as interrupted (DESIGN: Storage, "Stopping a run")
-      if (!(err instanceof TransportAborted)) throw err;
-      const usage = sumUsage(err.usage.map((u) => priceUsage(u, priceOf(link))));
-      await emit({ type: 'attempt_interrupted', nodeId: call.nodeId, seq, usage, usageUnknown: err.usageUnknown });
-      throw err.reason;
-    }
-
-    // Steps 4–5: classify the outcome, then validate only an `ok` answer
-    let judged: Judged;
-    if (tr.ok) {
-      // under full redaction the answer is redacted before anything reads it, and streamed once
-      const text = full ? redactText(tr.response.text, full) : tr.response.text;
-      if (full && stream && text) await emit({ type: 'delta', nodeId: call.nodeId, seq, tryNo: tr.tries.length, text, stored: scrubSecret(text, keys) });
-      judged = judgeReply(tr.response, text, link.model, call.outputSchema, scrub);
-    } else {
-      judged = judgeTransportFailure(tr, link.model, link.provider.name);
-    }
-
-    // Step 6: the agent's policy
-    const decision = decide(call.policy, call.agentFile, state, judged.verdict, { strictAllowed });
-
-    // Step 7: the recorder; an attempt the node goes on from is committed before the next request (DESIGN: Storage, "Durable points")
-    const record = attemptRecord({ seq, link, state, request: recorded, tr, judged, decision, stream, full: !!full, scrub, startedAt, finishedAt: clock.now() });
-    attempts.push(record);
-    await emit({ type: 'attempt_end', nodeId: call.nodeId, attempt: record });
-
+    const { judged, decision, record, scrub } = await runAttempt(r, state, sent, recorded);
     switch (decision.kind) {
       case 'succeed':
-        return finish('succeeded', judged.value, null);
       case 'fail':
-        return finish('failed', null, { code: decision.code, message: capFailureText(failMessage(decision, record, call.policy)), hint: decision.hint });
+        return ended(r, decision, record, judged.value);
       case 'retry':
         break; // the same request again; the dropped answer is not part of it
       case 'repair': {
@@ -491,17 +494,5 @@ export async function callNode(call: NodeCall, deps: CallNodeDeps): Promise<Node
     }
     // the next model starts with the answers it gave before a restart, if any
     state = decision.kind === 'fallback' ? { ...decision.next, answers: priorAnswersOf(prior, call.policy.chain[decision.next.chainIndex]!) } : decision.next;
-  }
-
-  /** The last stored answer of a restarted node ended it (its end was not stored): it ends so again, nothing sent. */
-  function endFromPrior(decision: Extract<Decision, { kind: 'succeed' | 'fail' }>, last: PriorAttempt, value: unknown): NodeResult {
-    if (decision.kind === 'succeed') return finish('succeeded', value, null);
-    return finish('failed', null, { code: decision.code, message: capFailureText(failMessage(decision, last, call.policy)), hint: decision.hint });
-  }
-
-  function finish(status: NodeResult['status'], output: unknown, error: NodeResult['error']): NodeResult {
-    // a restarted node's earlier answers count in its budget, by model
-    const earlier = (prior?.attempts ?? []).map((a) => ({ chainIndex: call.policy.chain.indexOf(a.model), error: a.error })).filter((a) => a.chainIndex >= 0);
-    return { status, output, error, usage: sumUsage(attempts.map((a) => a.usage)), attempts, budget: computeBudget(call.policy, [...earlier, ...attempts]) };
   }
 }

@@ -1,6 +1,7 @@
 // One HTTP try of an attempt (DESIGN: Transport retry and rate limits): send the wire request
 // under a watchdog, read the reply — an error status, an SSE stream or a plain body — and say how
 // the try ended. Whether to try again is the transport's call (transport.ts).
+import { linkAbort } from './abort-link';
 import { tryJson, type AdapterResult, type ProviderAdapter, type ReportedUsage, type StreamAccumulator, type StreamBreak, type WireRequest } from './adapter';
 import { realTimer, type RealTimer } from './clock';
 import { fmtDuration } from './duration-text';
@@ -114,13 +115,12 @@ class TryTimeout extends Error {
  * - `transport.try_deadline`: the whole try, whatever arrives.
  */
 function startWatchdog(t: ResolvedProvider['transport'], outer: AbortSignal | undefined) {
-  const ac = new AbortController();
+  // linked by hand, not AbortSignal.any: the caller's signal outlives many tries (abort-link.ts)
+  const { ac, unlink } = linkAbort(outer);
   const fire = (message: string) => () => ac.abort(new TryTimeout(message));
   const silence = realTimer(t.timeoutMs, fire(`no response within transport.timeout (${fmtDuration(t.timeoutMs)})`), 'transport.timeout');
   const deadline = realTimer(t.tryDeadlineMs, fire(`the try took longer than transport.try_deadline (${fmtDuration(t.tryDeadlineMs)}): cut off`), 'transport.try_deadline');
   let idle: RealTimer | null = null;
-  const onOuterAbort = () => ac.abort(outer!.reason);
-  outer?.addEventListener('abort', onOuterAbort, { once: true });
   return {
     signal: ac.signal,
     timedOut: () => ac.signal.reason instanceof TryTimeout,
@@ -141,7 +141,7 @@ function startWatchdog(t: ResolvedProvider['transport'], outer: AbortSignal | un
       silence.clear();
       deadline.clear();
       idle?.clear();
-      outer?.removeEventListener('abort', onOuterAbort);
+      unlink();
     },
   };
 }

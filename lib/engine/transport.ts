@@ -207,6 +207,28 @@ function gateRefusal(a: Extract<Acquired, { ok: false }>, model: string, provide
   }
 }
 
+/** A wait at the gate past a limit: recorded as a try that was never sent, and why. */
+function refusedTry(acquired: Extract<Acquired, { ok: false }>, tryNo: number, waitedMs: number, now: number, req: TransportRequest, deadline: number) {
+  const { provider, model } = req;
+  const t: TryRecord = {
+    tryNo,
+    status: null,
+    error: acquired.waitingFor === 'slot' ? 'timeout' : 'rate_limited',
+    retryAfterMs: acquired.pausedUntil === null ? null : acquired.pausedUntil - now,
+    waitedMs,
+    startedAt: now,
+    finishedAt: now,
+  };
+  // only a first try that was never sent says which setting held it back
+  const notSent: NotSent | null =
+    tryNo > 1
+      ? null
+      : acquired.waitingFor === 'pause' && acquired.limit === 'max_wait'
+        ? { waitingFor: 'pause', setting: 'on_rate_limit.max_wait', now: fmtDuration(provider.onRateLimit.maxWaitMs) }
+        : { waitingFor: acquired.waitingFor, setting: 'transport.budget', now: fmtDuration(provider.transport.budgetMs) };
+  return { t, notSent, message: gateRefusal(acquired, model, provider, now, deadline) };
+}
+
 function tryRecord(tryNo: number, outcome: TryOutcome, waitedMs: number, startedAt: number, clock: Clock, scrub: (t: string) => string): TryRecord {
   const t: TryRecord = {
     tryNo,
@@ -269,25 +291,10 @@ export async function runTransport(req: TransportRequest, deps: TransportDeps): 
         shared: deps.sharedPauses,
       });
       if (!acquired.ok) {
-        // a wait at the gate past a limit: recorded as a try that was never sent
         const now = clock.now();
-        const left = acquired.pausedUntil === null ? null : acquired.pausedUntil - now;
-        await record({
-          tryNo,
-          status: null,
-          error: acquired.waitingFor === 'slot' ? 'timeout' : 'rate_limited',
-          retryAfterMs: left,
-          waitedMs: now - waitStart,
-          startedAt: now,
-          finishedAt: now,
-        });
-        const notSent: NotSent | null =
-          tryNo > 1
-            ? null
-            : acquired.waitingFor === 'pause' && acquired.limit === 'max_wait'
-              ? { waitingFor: 'pause', setting: 'on_rate_limit.max_wait', now: fmtDuration(provider.onRateLimit.maxWaitMs) }
-              : { waitingFor: acquired.waitingFor, setting: 'transport.budget', now: fmtDuration(provider.transport.budgetMs) };
-        return giveUp('transport', gateRefusal(acquired, model, provider, now, deadline), notSent);
+        const refused = refusedTry(acquired, tryNo, now - waitStart, now, req, deadline);
+        await record(refused.t);
+        return giveUp('transport', refused.message, refused.notSent);
       }
 
       // the try itself

@@ -301,11 +301,9 @@ export async function startReplay(plan: ReplayPlan, deps: ReplayDeps, o: ReplayS
   if (cap !== null && o.estimateUsd != null && o.estimateUsd > cap) {
     throw new ReplayRefusedError('E_CAP', `the replay is estimated at ${usd(o.estimateUsd)}, over the cost cap of ${usd(cap)}: raise the cap to start it`);
   }
+  // the cap's own stop, or the caller's: run-flow turns the caller's reason into the run's
   const ac = new AbortController();
-  const outer = o.signal;
-  const fromOuter = () => ac.abort(outer!.reason instanceof RunInterruptedError ? outer!.reason : new RunInterruptedError('stopped'));
-  if (outer?.aborted) fromOuter();
-  else outer?.addEventListener('abort', fromOuter, { once: true });
+  const signal = o.signal ? AbortSignal.any([ac.signal, o.signal]) : ac.signal;
   let spent = 0;
   let capped = false;
   const onProgress = (e: ProgressEvent) => {
@@ -314,7 +312,7 @@ export async function startReplay(plan: ReplayPlan, deps: ReplayDeps, o: ReplayS
     if (!cost) return;
     spent += cost.usd;
     o.onCost?.(cost.usd, cost.more);
-    if (cap !== null && cost.more && spent >= cap && !ac.signal.aborted) {
+    if (cap !== null && cost.more && spent >= cap && !signal.aborted) {
       capped = true;
       ac.abort(new RunInterruptedError(`stopped at the replay's cost cap of ${usd(cap)} (${usd(spent)} spent)`));
     }
@@ -332,13 +330,11 @@ export async function startReplay(plan: ReplayPlan, deps: ReplayDeps, o: ReplayS
     startedBy: deps.startedBy ?? null,
     projectHash: deps.projectHash ?? null,
     snapshotId: deps.snapshotId ?? null,
-    signal: ac.signal,
+    signal,
     onProgress,
     runKind: { kind: 'replay', replayOf: plan.runId, replayNode: plan.nodeId },
     only: { node: plan.nodeId, outputs: plan.outputs },
   });
-  const done = started.done
-    .then((record) => ({ runId: started.runId, status: record.status, costUsd: record.usage.costUsd, capped, record }))
-    .finally(() => outer?.removeEventListener('abort', fromOuter));
+  const done = started.done.then((record) => ({ runId: started.runId, status: record.status, costUsd: record.usage.costUsd, capped, record }));
   return { runId: started.runId, done };
 }
