@@ -16,10 +16,23 @@ type StartArgs = Parameters<RunStore['startAttempt']>[0];
 type Open = { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean };
 type Interrupt = Parameters<RunStore['interruptAttempt']>[1];
 
-/** an attempt's end as its row takes it (`failureSig`: its signature when it failed) */
-function attemptResult(a: AttemptRecord, failureSig: string | null): Omit<ValuesOf<Statements['finishAttempt']>, 'id' | 'request'> {
+/**
+ * An attempt's whole row, its start (`b`) and its end (`a`; `failureSig`: its signature when it
+ * failed), as both the insert of a whole attempt and the update of a started one take it: one
+ * object literal, no spread (this is the hot path: a spread object is copied property by property).
+ */
+function attemptRow(b: StartArgs, a: AttemptRecord, request: unknown, failureSig: string | null): ValuesOf<Statements['insertAttempt']> & ValuesOf<Statements['finishAttempt']> {
   const { error: e, usage: u } = a;
   return {
+    id: b.id,
+    nodeRunId: b.nodeRunId,
+    runId: b.runId,
+    seq: b.seq,
+    model: b.model,
+    chainIndex: b.chainIndex,
+    answerNo: b.answerNo,
+    request,
+    startedAt: b.startedAt,
     outcome: a.outcome,
     finishReason: a.finishReason,
     nativeFinishReason: a.nativeFinishReason ?? null,
@@ -70,9 +83,9 @@ function attemptEnds({ s, feeds, queue }: StoreContext) {
       const failed = isFailedAttempt(a);
       const agent = node?.agent ?? null;
       const sig = failed && agent !== null ? attemptSignature(agent, { model: a.model, cause: a.cause, errorMessage: a.error?.message ?? null }) : null;
-      const result = attemptResult(a, sig?.sig ?? null);
-      if (st.written) s.finishAttempt.run({ ...result, request: requestChanged ? a.request : undefined, id });
-      else s.insertAttempt.run({ ...st.start, request: a.request, ...result });
+      // a written start row holds the request: rewritten only when it changed (undefined keeps it)
+      const row = attemptRow(st.start, a, st.written && !requestChanged ? undefined : a.request, sig?.sig ?? null);
+      (st.written ? s.finishAttempt : s.insertAttempt).run(row);
       for (const t of a.tries.slice(st.written ? st.tries : 0)) s.insertTry.run(tryRow(id, t));
       // the whole text is in streamed_text now (redacted when discarded)
       if (st.chunked) s.dropChunks.run({ attemptId: id });
@@ -94,8 +107,16 @@ function attemptEnds({ s, feeds, queue }: StoreContext) {
       if (!st.written) s.startAttempt.run(st.start); // its queued start was lost with a failed commit
       st.written = true;
       const { usage: u } = a;
-      const cut = { errorMessage: a.message, streamedText: a.streamedText, usageUnknown: a.usageUnknown, finishedAt: a.finishedAt };
-      s.interruptAttempt.run({ ...cut, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: u.costUsd, id: st.start.id });
+      s.interruptAttempt.run({
+        errorMessage: a.message,
+        streamedText: a.streamedText,
+        usageUnknown: a.usageUnknown,
+        finishedAt: a.finishedAt,
+        inputTokens: u.inputTokens,
+        outputTokens: u.outputTokens,
+        costUsd: u.costUsd,
+        id: st.start.id,
+      });
       spent(run, u.costUsd, a.finishedAt);
       if (st.chunked) s.dropChunks.run({ attemptId: st.start.id }); // its text is in streamed_text now
       st.done = true;

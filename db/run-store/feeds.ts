@@ -14,8 +14,8 @@ import type { Statements, ValuesOf } from './statements';
  */
 export type RunInfo = { kind: RunKind | null; startedAt: number; inputDoc: string | null; caller: string | null };
 
-/** a node's end as its row takes it (the update's values but its id) */
-export type NodeEnd = Omit<ValuesOf<Statements['finishNode']>, 'id'>;
+/** a node's end as its row takes it (the update's values, its id included) */
+export type NodeEnd = ValuesOf<Statements['finishNode']>;
 
 /**
  * A node's first row as this store queued it: once written, its end is an update; a node that

@@ -5,7 +5,32 @@
 import { capSearchBody, nodeSignature, valueSearchText } from '../run-aggregates';
 import { jsonText, type StoreContext } from './context';
 import type { NodeEnd, NodeRow } from './feeds';
+import type { Statements, ValuesOf } from './statements';
 import type { RunStore } from './types';
+
+type InsertNodeArgs = Parameters<RunStore['insertNode']>[0];
+
+/** a node's first row, whole with its end when it ended before that row was written (one literal: the hot path spreads nothing) */
+const endedNodeRow = (n: InsertNodeArgs, e: NodeEnd): ValuesOf<Statements['insertEndedNode']> => ({
+  id: n.id,
+  runId: n.runId,
+  nodeId: n.nodeId,
+  agent: n.agent,
+  turn: n.turn,
+  ord: n.ord,
+  policy: n.policy,
+  startedAt: n.startedAt,
+  status: e.status,
+  output: e.output,
+  errorCode: e.errorCode,
+  errorMessage: e.errorMessage,
+  hint: e.hint,
+  inputTokens: e.inputTokens,
+  outputTokens: e.outputTokens,
+  costUsd: e.costUsd,
+  finishedAt: e.finishedAt,
+  failureSig: e.failureSig,
+});
 
 export function nodeFacts({ s, feeds, queue }: StoreContext): Pick<RunStore, 'insertNode' | 'finishNode'> {
   const { runInfo, nodeInfo, sums } = feeds;
@@ -17,9 +42,19 @@ export function nodeFacts({ s, feeds, queue }: StoreContext): Pick<RunStore, 'in
       if (n.status === 'running') nodeInfo.set(n.id, { runId: n.runId, run, agent: n.agent, startedAt: n.startedAt, row });
       queue.later(n.runId, () => {
         row.written = true;
-        const head = { id: n.id, runId: n.runId, nodeId: n.nodeId, agent: n.agent, turn: n.turn, ord: n.ord, policy: n.policy, startedAt: n.startedAt };
-        if (row.end) return s.insertEndedNode.run({ ...head, ...row.end });
-        s.insertNode.run({ ...head, status: n.status, finishedAt: n.status === 'skipped' ? n.startedAt : null });
+        if (row.end) return s.insertEndedNode.run(endedNodeRow(n, row.end));
+        s.insertNode.run({
+          id: n.id,
+          runId: n.runId,
+          nodeId: n.nodeId,
+          agent: n.agent,
+          turn: n.turn,
+          ord: n.ord,
+          status: n.status,
+          policy: n.policy,
+          startedAt: n.startedAt,
+          finishedAt: n.status === 'skipped' ? n.startedAt : null,
+        });
         // a skipped node is final from its first row
         if (n.status === 'skipped' && run.kind === 'flow') sums.node(n.agent, 'skipped', n.startedAt ?? run.startedAt, n.startedAt);
       });
@@ -33,14 +68,23 @@ export function nodeFacts({ s, feeds, queue }: StoreContext): Pick<RunStore, 'in
       const output = jsonText(n.output);
       const { error: e, usage: u } = n;
       const end: NodeEnd = {
-        ...{ status: n.status, output, errorCode: e?.code ?? null, errorMessage: e?.message ?? null, hint: e?.hint ?? null },
-        ...{ inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: u.costUsd, finishedAt: n.finishedAt, failureSig: sig?.sig ?? null },
+        status: n.status,
+        output,
+        errorCode: e?.code ?? null,
+        errorMessage: e?.message ?? null,
+        hint: e?.hint ?? null,
+        inputTokens: u.inputTokens,
+        outputTokens: u.outputTokens,
+        costUsd: u.costUsd,
+        finishedAt: n.finishedAt,
+        failureSig: sig?.sig ?? null,
+        id: n.id,
       };
       // a row still queued is written whole where it was queued
       const row = node?.row && !node.row.written ? node.row : null;
       if (row) row.end = end;
       queue.later(runId, () => {
-        if (!row) s.finishNode.run({ ...end, id: n.id });
+        if (!row) s.finishNode.run(end);
         if (runId === null) return;
         const body = n.status === 'succeeded' ? valueSearchText(n.output, output) : e?.message ? capSearchBody(e.message) : null;
         if (body) s.searchDoc.run({ runId, nodeRunId: n.id, attemptId: null, field: n.status === 'succeeded' ? 'output' : 'error', body, at: n.finishedAt });

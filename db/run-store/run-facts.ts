@@ -17,10 +17,22 @@ function runWrites({ s, fencing, queue }: StoreContext) {
       const { lease } = r;
       const input = jsonText(r.input);
       s.insertRun.run({
-        ...{ id: r.id, project: r.project, flow: r.flow, input, pid: process.pid, startedAt: r.startedAt },
-        ...{ owner: lease.owner, fence: lease.fence, heartbeatAt: lease.expiresAt - LEASE_TTL_MS, leaseExpiresAt: lease.expiresAt },
-        ...{ snapshotId: r.snapshotId ?? null, projectHash: r.projectHash ?? null, startedBy: r.startedBy ?? null },
-        ...{ kind: r.kind ?? 'flow', replayOf: r.replayOf ?? null, replayNode: r.replayNode ?? null },
+        id: r.id,
+        project: r.project,
+        flow: r.flow,
+        input,
+        pid: process.pid,
+        owner: lease.owner,
+        fence: lease.fence,
+        heartbeatAt: lease.expiresAt - LEASE_TTL_MS,
+        leaseExpiresAt: lease.expiresAt,
+        snapshotId: r.snapshotId ?? null,
+        projectHash: r.projectHash ?? null,
+        startedBy: r.startedBy ?? null,
+        kind: r.kind ?? 'flow',
+        replayOf: r.replayOf ?? null,
+        replayNode: r.replayNode ?? null,
+        startedAt: r.startedAt,
       });
       fencing.wrote(r.id, lease); // the row was just written with our lease
       const body = valueSearchText(r.input, input);
@@ -31,9 +43,18 @@ function runWrites({ s, fencing, queue }: StoreContext) {
     (r: FinishRunArgs) => r.id,
     (r: FinishRunArgs) =>
       s.finishRun.run({
-        ...{ id: r.id, status: r.status, output: r.output, turns: r.turns, finishedAt: r.finishedAt },
-        ...{ errorCode: r.error?.code ?? null, errorNode: r.error?.node ?? null, errorMessage: r.error?.message ?? null, errorHint: r.error?.hint ?? null },
-        ...{ inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens, costUsd: r.usage.costUsd },
+        status: r.status,
+        output: r.output,
+        errorCode: r.error?.code ?? null,
+        errorNode: r.error?.node ?? null,
+        errorMessage: r.error?.message ?? null,
+        errorHint: r.error?.hint ?? null,
+        turns: r.turns,
+        inputTokens: r.usage.inputTokens,
+        outputTokens: r.usage.outputTokens,
+        costUsd: r.usage.costUsd,
+        finishedAt: r.finishedAt,
+        id: r.id,
       }),
   );
   return { insertRun, finishRun };
