@@ -10,8 +10,11 @@ import type { RunStore } from './types';
 
 type InsertNodeArgs = Parameters<RunStore['insertNode']>[0];
 
-/** a node's first row, whole with its end when it ended before that row was written (one literal: the hot path spreads nothing) */
-const endedNodeRow = (n: InsertNodeArgs, e: NodeEnd): ValuesOf<Statements['insertEndedNode']> => ({
+/**
+ * A node's first row: as it started, or whole with its end (`e`) when it ended before that row
+ * was written. One literal for both inserts (the hot path spreads nothing).
+ */
+const nodeRow = (n: InsertNodeArgs, e: NodeEnd | null): ValuesOf<Statements['insertNode']> & ValuesOf<Statements['insertEndedNode']> => ({
   id: n.id,
   runId: n.runId,
   nodeId: n.nodeId,
@@ -20,16 +23,17 @@ const endedNodeRow = (n: InsertNodeArgs, e: NodeEnd): ValuesOf<Statements['inser
   ord: n.ord,
   policy: n.policy,
   startedAt: n.startedAt,
-  status: e.status,
-  output: e.output,
-  errorCode: e.errorCode,
-  errorMessage: e.errorMessage,
-  hint: e.hint,
-  inputTokens: e.inputTokens,
-  outputTokens: e.outputTokens,
-  costUsd: e.costUsd,
-  finishedAt: e.finishedAt,
-  failureSig: e.failureSig,
+  status: e ? e.status : n.status,
+  // a skipped node is final from its first row
+  finishedAt: e ? e.finishedAt : n.status === 'skipped' ? n.startedAt : null,
+  output: e?.output ?? null,
+  errorCode: e?.errorCode ?? null,
+  errorMessage: e?.errorMessage ?? null,
+  hint: e?.hint ?? null,
+  inputTokens: e?.inputTokens ?? 0,
+  outputTokens: e?.outputTokens ?? 0,
+  costUsd: e?.costUsd ?? 0,
+  failureSig: e?.failureSig ?? null,
 });
 
 export function nodeFacts({ s, feeds, queue }: StoreContext): Pick<RunStore, 'insertNode' | 'finishNode'> {
@@ -42,19 +46,8 @@ export function nodeFacts({ s, feeds, queue }: StoreContext): Pick<RunStore, 'in
       if (n.status === 'running') nodeInfo.set(n.id, { runId: n.runId, run, agent: n.agent, startedAt: n.startedAt, row });
       queue.later(n.runId, () => {
         row.written = true;
-        if (row.end) return s.insertEndedNode.run(endedNodeRow(n, row.end));
-        s.insertNode.run({
-          id: n.id,
-          runId: n.runId,
-          nodeId: n.nodeId,
-          agent: n.agent,
-          turn: n.turn,
-          ord: n.ord,
-          status: n.status,
-          policy: n.policy,
-          startedAt: n.startedAt,
-          finishedAt: n.status === 'skipped' ? n.startedAt : null,
-        });
+        if (row.end) return s.insertEndedNode.run(nodeRow(n, row.end));
+        s.insertNode.run(nodeRow(n, null));
         // a skipped node is final from its first row
         if (n.status === 'skipped' && run.kind === 'flow') sums.node(n.agent, 'skipped', n.startedAt ?? run.startedAt, n.startedAt);
       });
