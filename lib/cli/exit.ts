@@ -9,6 +9,10 @@ import { DatabaseUnreachableError } from '@/db/status-queries';
 export const EXIT_USAGE = 2;
 /** the database cannot be reached or opened */
 export const EXIT_CANNOT_OPEN = 3;
+/** `aqven run`: the run database cannot be written (nothing was called, or the run was stopped) */
+export const EXIT_CANNOT_RECORD = 3;
+/** the status of a command a stop signal ended: 128 + the signal's number */
+export const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 
 export { UsageError } from './usage-error';
 

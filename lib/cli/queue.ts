@@ -22,12 +22,11 @@ import { type CliIo, processIo } from './io';
 import { cliRunId } from './find-runs';
 import { resolveProjectDir } from './project-dir';
 import { printable } from './printable';
-import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor } from './exit';
+import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor, SIGNAL_EXIT } from './exit';
 import { UsageError } from './usage-error';
 
 export const EXIT_NOT_CANCELLED = 1;
 export const EXIT_QUEUE_FAILED = 1;
-const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_DRAIN_TIMEOUT_S = 30;
 /** after the drain, the longest wait for the handed-back runs to record themselves before the process exits anyway */

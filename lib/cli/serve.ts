@@ -19,7 +19,7 @@ import { simulateRequested } from '@/lib/flow/simulate';
 import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp, stampFacts } from '@/lib/shared/peer';
 import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
-import { EXIT_USAGE } from './exit';
+import { EXIT_USAGE, SIGNAL_EXIT } from './exit';
 import { withAccountsDb, type AccountCommandOptions } from './users';
 import { UsageError } from './usage-error';
 
@@ -30,7 +30,6 @@ export const DEFAULT_PORT = 3000;
 export { PEER_HEADER };
 /** exit 1: the dashboard could not be built, started or bound to its address */
 export const EXIT_START_FAILED = 1;
-const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 /** after a stop signal, the longest wait for the dashboard's session to record its runs and exit (it waits up to 3 s for them) */
 const STOP_GRACE_MS = 5_000;
 
