@@ -6,217 +6,46 @@
 // after one repair. The search (search.ts) picks the levels; each measured level is written to
 // model_limits at once, so a stop (budget, Ctrl-C, an error) keeps what was measured and a later
 // run with the same settings on the same UTC day resumes it.
+// The trials' shapes live in probe-types.ts, the model check in probe-model.ts, one trial in
+// probe-trial.ts, the report's figures and the run's end in probe-report.ts; this file plans and runs.
 import { openModelLimit, saveModelLimit, type StoredModelLimit } from '@/db/limits-queries';
 import { runStore, type RunStore } from '@/db/run-store';
 import { callerLimits } from '@/lib/contracts/caller-limits';
-import type { Db, RunError } from '@/db/types';
-import { wilson } from '@/lib/shared/wilson';
-import { callNode } from '@/lib/engine/call-node';
-import type { RateGate } from '@/lib/engine/rate-gate';
 import { systemClock } from '@/lib/engine/clock';
-import { parseModelString } from '@/lib/engine/model-string';
-import type { AttemptRefusal, Clock, NodePolicy, NodeResult, ResolvedProvider, SharedPauses, UsageTotals } from '@/lib/engine/types';
+import type { AttemptRefusal, Clock, NodePolicy, SharedPauses, UsageTotals } from '@/lib/engine/types';
 import { roundCost, sumUsageRounded } from '@/lib/engine/usage';
-import { NodeRecorder } from '@/lib/flow/recorder';
 import { trackRun } from '@/lib/flow/active-runs';
-import { agentPolicy, type Project } from '@/lib/project';
-import { builtinAdapters } from '@/lib/providers';
-import { LEVEL_RANGE, answerCorrect, limitTask, maxTokensFor, type LimitTask } from './tasks';
+import { LEVEL_RANGE, limitTask, type LimitTask } from './tasks';
 import { searchState } from './search';
-import { answeredTrials, levelHeld, type LimitDimension, type LimitLevel, type LimitSettings, type LimitStatus } from '@/lib/shared/limits-types';
+import type { LimitDimension, LimitLevel, LimitSettings, LimitStatus } from '@/lib/shared/limits-types';
 import { newRecordId } from '@/lib/shared/record-id';
-import { BUDGET_CODE, budgetCaller } from '@/lib/shared/spend-budget';
+import { budgetCaller } from '@/lib/shared/spend-budget';
 import { limitSettings, settingsKey, utcDate } from './settings';
+import { checkModel } from './probe-model';
+import { CALLS_PER_TRIAL, runTrial, SpendStop, type Trial } from './probe-trial';
+import { errorText, levelReport, runEnding, stopMessage, tallyLevel, untouchedDimension, type Totals } from './probe-report';
+import {
+  LIMITS_FLOW,
+  type DimensionReport,
+  type LimitsProbeOptions,
+  type LimitsProgress,
+  type LimitsReport,
+  type ProbeSession,
+  type StartedProbe,
+  type StopReason,
+} from './probe-types';
 
-/** The run's `flow` column and the nodes' `agent`: a limits run runs no flow of the project. */
-export const LIMITS_FLOW = 'limits';
-export const LIMITS_AGENT = '(limits)';
+export { agentModels, checkModel, UnknownModelError } from './probe-model';
+export { levelReport } from './probe-report';
+export * from './probe-types';
+
 /** trials of one level sent at once */
 const CONCURRENCY = 4;
-/** answers one trial may take: the first and one repair */
-const CALLS_PER_TRIAL = 2;
-
-/** What the probe needs of a session (lib/flow/session.ts's Session has it all). */
-export interface ProbeSession {
-  project: Project;
-  db: Db;
-  providers: Record<string, ResolvedProvider>;
-  env: Record<string, string | undefined>;
-  snapshotId?: number | null;
-  projectHash?: string;
-  /** the providers are the simulator's */
-  simulated?: unknown;
-}
-
-export interface LimitsProbeOptions {
-  model: string;
-  dimensions: LimitDimension[];
-  trials: number;
-  threshold: number;
-  maxCalls: number;
-  maxCostUsd: number;
-  /** max_tokens of every trial, at least (a level whose answer may need more gets more: maxTokensFor) */
-  maxTokens: number;
-  temperature?: number;
-  /** who starts it: a user's name or `cli:<login>` */
-  startedBy: string | null;
-  signal?: AbortSignal;
-  onProgress?: (p: LimitsProgress) => void;
-  clock?: Clock;
-  /** the rate-limit gate (default: the process's) */
-  gate?: RateGate;
-}
-
-export interface LimitsProgress {
-  dimension: LimitDimension;
-  level: number;
-  /** trials of this level ended so far, of `trials` */
-  done: number;
-  trials: number;
-  /** the whole run so far */
-  calls: number;
-  costUsd: number;
-  maxCalls: number;
-  maxCostUsd: number;
-  /** the level just measured, when one was */
-  measured?: LimitLevelReport;
-}
-
-export interface RateFigure {
-  value: number;
-  /** Wilson's 95% interval */
-  low: number;
-  high: number;
-}
-
-export interface LimitLevelReport extends LimitLevel {
-  /** over the answered trials (trials - truncated - errors) */
-  firstTry: RateFigure;
-  afterRepair: RateFigure;
-  /** enum: right value over the first-try valid answers */
-  correctRate?: RateFigure;
-  held: boolean | null;
-}
-
-/** `spend_budget`: the caller's daily spend budget is spent (E_BUDGET; DESIGN: The dashboard, "Spend budgets") */
-export type StopReason = 'max_calls' | 'max_cost' | 'spend_budget' | 'interrupted' | 'error' | 'undecided';
-
-export interface DimensionReport {
-  dimension: LimitDimension;
-  status: LimitStatus;
-  lastHeld: number | null;
-  firstFailed: number | null;
-  /** every level of the measurement, this run's and a resumed run's, in the order measured */
-  levels: LimitLevelReport[];
-  /** levels found stored (resumed) */
-  resumed: number;
-  /** why it stopped before the search ended */
-  stoppedBy: StopReason | null;
-  /** the row's totals (earlier runs of the same day and settings included) */
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
-
-export interface LimitsReport {
-  runId: string;
-  model: string;
-  measuredOn: string;
-  settings: LimitSettings;
-  dimensions: DimensionReport[];
-  /** this run's calls, tokens and cost */
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  stopped: { reason: StopReason; message: string } | null;
-}
-
-/** The model is not one the project can call: named with the models its agents use. */
-export class UnknownModelError extends Error {
-  constructor(
-    readonly model: string,
-    readonly known: string[],
-  ) {
-    super(`${model} is not a model of this project${known.length ? `; its agents use ${known.join(', ')}` : ''}`);
-    this.name = 'UnknownModelError';
-  }
-}
-
-/** Every model the project's agents name (model, then fallbacks), in agent order, once each. */
-export function agentModels(project: Project): string[] {
-  return [...new Set(Object.values(project.agents).flatMap((a) => agentPolicy(a).chain))];
-}
-
-/** `model` if the project can call it: an agent uses it, or its provider's catalogue lists it; else UnknownModelError. */
-export function checkModel(project: Project, model: string): void {
-  const known = agentModels(project);
-  if (known.includes(model)) return;
-  const ref = parseModelString(model);
-  const provider = ref && Object.hasOwn(project.providers, ref.provider) ? project.providers[ref.provider] : undefined;
-  if (provider && Object.hasOwn(provider.models, ref!.modelId)) return;
-  throw new UnknownModelError(model, known);
-}
-
-function rate(k: number, n: number): RateFigure {
-  const w = wilson(k, n);
-  return { value: w.value, low: w.low, high: w.high };
-}
-
-export function levelReport(l: LimitLevel, threshold: number): LimitLevelReport {
-  const n = answeredTrials(l);
-  return {
-    ...l,
-    firstTry: rate(l.firstTryValid, n),
-    afterRepair: rate(l.afterRepairValid, n),
-    ...(l.correct !== undefined && { correctRate: rate(l.correct, l.firstTryValid) }),
-    held: levelHeld(l, threshold),
-  };
-}
-
-/** What one trial came to. */
-interface Trial {
-  kind: 'answered' | 'truncated' | 'error';
-  firstTryValid: boolean;
-  afterRepairValid: boolean;
-  correct: boolean;
-  calls: number;
-  usage: UsageTotals;
-}
-
-function judgeTrial(task: LimitTask, r: NodeResult): Trial {
-  const first = r.attempts[0];
-  const base = { calls: r.attempts.length, usage: r.usage, firstTryValid: false, afterRepairValid: false, correct: false };
-  if (!first || first.outcome === 'error' || first.outcome === 'refusal') return { ...base, kind: 'error' };
-  if (first.outcome === 'truncated') return { ...base, kind: 'truncated' };
-  const firstTryValid = first.error === null;
-  return {
-    ...base,
-    kind: 'answered',
-    firstTryValid,
-    afterRepairValid: r.status === 'succeeded',
-    correct: firstTryValid && answerCorrect(task, r.output),
-  };
-}
 
 class BudgetStop extends Error {
   constructor(readonly reason: 'max_calls' | 'max_cost') {
     super(reason);
   }
-}
-
-/** A trial's attempt was refused: the caller's daily spend budget is spent (the trial's node failed with E_BUDGET). */
-class SpendStop extends Error {
-  constructor(readonly refusal: { message: string; hint: string }) {
-    super(refusal.message);
-  }
-}
-
-/** A started probe: its run row committed; `done` is the rest. */
-export interface StartedProbe {
-  runId: string;
-  done: Promise<LimitsReport>;
 }
 
 /** Checks the options, records the run (kind `limits`) and starts the search; resolves once the run row is committed. */
@@ -321,27 +150,13 @@ class Probe {
         reports.push(this.untouched(dimension));
       }
     }
-    const failure = this.failure;
     const usage = sumUsageRounded(this.usage);
-    const interrupted = this.stopped?.reason === 'interrupted';
-    const spend = this.spendStop;
-    const error: RunError | null = failure
-      ? { code: 'limits_error', node: null, message: this.stopped!.message, hint: 'Fix the cause named above, then run aqven limits again: it resumes the levels measured today.' }
-      : spend
-        ? { code: BUDGET_CODE, node: null, message: spend.refusal.message, hint: spend.refusal.hint }
-        : null;
+    const { status, error } = runEnding(this.stopped, this.failure, this.spendStop);
     await this.store.finishRun({
       id: this.runId,
-      status: interrupted ? 'interrupted' : error ? 'failed' : 'succeeded',
+      status,
       output: { model: this.o.model, dimensions: reports.map((r) => ({ dimension: r.dimension, status: r.status, lastHeld: r.lastHeld, firstFailed: r.firstFailed })) },
-      error: interrupted
-        ? {
-            code: 'interrupted',
-            node: null,
-            message: `the limits run was ${this.stopped!.message}`,
-            hint: 'Run aqven limits again with the same settings today: it resumes the levels measured.',
-          }
-        : error,
+      error,
       turns: this.turn,
       usage,
       finishedAt: this.clock.now(),
@@ -362,19 +177,7 @@ class Probe {
 
   /** a dimension the run never reached: nothing stored, nothing measured */
   private untouched(dimension: LimitDimension): DimensionReport {
-    return {
-      dimension,
-      status: 'partial',
-      lastHeld: null,
-      firstFailed: null,
-      levels: [],
-      resumed: 0,
-      stoppedBy: this.stopped?.reason ?? null,
-      calls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      costUsd: 0,
-    };
+    return untouchedDimension(dimension, this.stopped?.reason ?? null);
   }
 
   private async dimension(dimension: LimitDimension): Promise<DimensionReport> {
@@ -508,98 +311,26 @@ class Probe {
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, trials) }, worker));
     if (failure !== null) throw failure instanceof Error ? failure : new Error(String(failure));
-    const l: LimitLevel = { level, trials, firstTryValid: 0, afterRepairValid: 0, truncated: 0, errors: 0, calls: 0, ...(dimension === 'enum' && { correct: 0 }) };
-    for (const t of spent) {
-      l.calls += t.calls;
-      if (t.kind === 'truncated') l.truncated += 1;
-      else if (t.kind === 'error') l.errors! += 1;
-      else {
-        if (t.firstTryValid) l.firstTryValid += 1;
-        if (t.afterRepairValid) l.afterRepairValid += 1;
-        if (t.correct && l.correct !== undefined) l.correct += 1;
-      }
-    }
-    return l;
+    return tallyLevel(dimension, level, trials, spent);
   }
 
-  /** One trial: a node of the limits run, recorded attempt by attempt like any node. */
+  /** One trial (probe-trial.ts): the error of a trial that ended in one is kept for an undecided level. */
   private async trial(task: LimitTask, trial: number): Promise<Trial> {
-    const { store, runId } = this;
-    const now = () => this.clock.now();
-    const nodeRunId = newRecordId();
-    const nodeId = `${task.dimension}-${task.level}-t${trial + 1}`;
-    store.insertNode({ id: nodeRunId, runId, nodeId, agent: LIMITS_AGENT, turn: this.turn, ord: trial, status: 'running', policy: this.policy, startedAt: now() });
-    const recorder = new NodeRecorder(store, runId, nodeRunId, now);
-    const settings = { max_tokens: maxTokensFor(task.dimension, task.level, this.o.maxTokens), ...(this.o.temperature !== undefined && { temperature: this.o.temperature }) };
-    let result: NodeResult;
-    try {
-      result = await callNode(
-        { nodeId, agent: LIMITS_AGENT, agentFile: 'aqven limits', policy: this.policy, prompt: task.prompt, outputSchema: task.schema, settings },
-        {
-          providers: this.s.providers,
-          adapters: builtinAdapters,
-          clock: this.clock,
-          gate: this.o.gate,
-          env: this.s.env,
-          sharedPauses: this.sharedPauses,
-          onEvent: recorder.onEvent,
-          signal: this.ac.signal,
-          admit: this.admit,
-        },
-      );
-    } catch (err) {
-      // stopped mid-call: the attempts in flight are closed as interrupted, their usage kept
-      const why = this.ac.signal.aborted
-        ? `stopped: ${this.ac.signal.reason instanceof Error ? this.ac.signal.reason.message : 'aborted'}`
-        : err instanceof Error
-          ? err.message
-          : String(err);
-      const cut = recorder.interrupt(why);
-      const usage = sumUsageRounded(cut.attempts.map((a) => a.usage));
-      store.finishNode({
-        id: nodeRunId,
-        status: 'failed',
-        output: null,
-        error: { code: 'interrupted', message: why, hint: 'Run aqven limits again: it resumes the levels measured today.' },
-        usage,
-        finishedAt: now(),
-      });
-      await cut.written;
-      this.count(cut.attempts.length, usage);
-      throw err;
-    }
-    store.finishNode({
-      id: nodeRunId,
-      status: result.status,
-      output: result.output ?? null,
-      error: result.error,
-      usage: sumUsageRounded(result.attempts.map((a) => a.usage)),
-      finishedAt: now(),
-    });
-    // no call of this trial was sent past the spent budget: the probe stops (its calls before are counted)
-    if (result.error?.code === BUDGET_CODE) {
-      this.count(result.attempts.length, sumUsageRounded(result.attempts.map((a) => a.usage)));
-      throw new SpendStop(result.error);
-    }
-    const judged = judgeTrial(task, result);
-    if (judged.kind === 'error') this.lastError = result.attempts[0]?.error?.message ?? result.error?.message ?? null;
-    return judged;
+    const room = {
+      store: this.store,
+      runId: this.runId,
+      turn: this.turn,
+      clock: this.clock,
+      policy: this.policy,
+      session: this.s,
+      options: this.o,
+      sharedPauses: this.sharedPauses,
+      signal: this.ac.signal,
+      admit: this.admit,
+      count: (calls: number, usage: UsageTotals) => this.count(calls, usage),
+    };
+    const end = await runTrial(room, task, trial);
+    if (end.trial.kind === 'error') this.lastError = end.error;
+    return end.trial;
   }
-}
-
-interface Totals {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function stopMessage(reason: StopReason, o: LimitsProbeOptions, why: unknown): string {
-  if (reason === 'max_calls') return `stopped at the call budget (--max-calls ${o.maxCalls}): one more trial could take ${CALLS_PER_TRIAL} calls`;
-  if (reason === 'max_cost') return `stopped at the cost budget (--max-cost ${o.maxCostUsd})`;
-  return why instanceof Error ? why.message : 'stopped';
 }
