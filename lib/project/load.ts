@@ -2,104 +2,28 @@
 // parsed with its positions and validated against its zod schema (parse-file.ts), then checked
 // across files (providers of model strings here, flows in check-flows.ts). All problems are
 // collected, so one `aqven check` shows them all.
+// One provider file is read in provider-yaml.ts; the checks that need agents and providers together
+// (W_API_KEY, W_UNPRICED, E_PROVIDER_HOST) are in project-checks.ts.
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { ResolvedProvider } from '../engine/types';
-import { BUILT_IN_PROVIDER_NAMES, builtInProvider, builtInProviderBase, PROVIDER_DEFAULTS, statesItsCost } from './builtin-providers';
-import { priced } from '../engine/usage';
+import { BUILT_IN_PROVIDER_NAMES, builtInProvider } from './builtin-providers';
 import { type FlowContext, flowDiagnostics } from './check-flows';
 import { own } from '../shared/own';
 import { capDiagnostics, type Diagnostic, hasErrors } from './diagnostics';
 import { listNames, quote } from './limits';
 import type { Env } from './env';
 import { parseModelString } from '../engine/model-string';
-import { describeHosts, providerHosts, refusedHost } from '../engine/provider-hosts';
 import { fileStem, nameDiagnostic, parseFile } from './parse-file';
 import { projectYamlFiles as yamlFiles } from './project-files';
 import { readProjectText } from './read-text';
-import { type AgentFile, agentFileSchema, type FlowFile, flowFileSchema, type ProjectFile, projectFileSchema, type ProviderFile, providerFileSchema } from './schema';
+import { apiKeyWarnings, type LoadedProviders, type ModelUse, providerHostErrors, type ProviderUse, unpricedWarnings } from './project-checks';
+import { type LoadOptions, providerFromSource } from './provider-yaml';
+import { type AgentFile, agentFileSchema, type FlowFile, flowFileSchema, type ProjectFile, projectFileSchema } from './schema';
 import type { AgentDef, FlowDef, FlowNodeDef, LoadResult, Project } from './types';
 import type { PathSegment, YamlSource } from './yaml-source';
 
-export type { FlowContext };
-
-export interface LoadOptions {
-  /** environment for `${VAR}` expansion, the W_API_KEY check and AQVEN_PROVIDER_HOSTS; default process.env */
-  env?: Env;
-}
-
-// ---------------------------------------------------------------------------------------------
-// providers
-
-export function parseProviderYaml(text: string, file: string, opts: LoadOptions = {}): { provider: ResolvedProvider | null; diagnostics: Diagnostic[] } {
-  const { provider, diagnostics } = providerFromSource(text, file, opts);
-  return { provider, diagnostics: capDiagnostics(diagnostics) };
-}
-
-function providerFromSource(text: string, file: string, opts: LoadOptions): { provider: ResolvedProvider | null; diagnostics: Diagnostic[]; src: YamlSource } {
-  const { src, data, diagnostics } = parseFile(file, text, providerFileSchema, opts.env ?? process.env);
-  diagnostics.push(...nameDiagnostic(src, 'provider'));
-  if (!data) return { provider: null, diagnostics, src };
-  const name = fileStem(file);
-  if (data.name !== undefined && data.name !== name) {
-    diagnostics.push(
-      src.diagnosticAt(
-        'E_FIELD',
-        ['name'],
-        `provider name "${data.name}" does not match the file name "${name}"`,
-        `rename the file to providers/${data.name}.yaml or set name: "${name}"`,
-      ),
-    );
-  }
-  const base = builtInProviderBase(name);
-  if (!base) {
-    for (const key of ['api', 'base_url'] as const) {
-      if (data[key] === undefined) {
-        diagnostics.push(
-          src.diagnosticAt(
-            'E_FIELD',
-            [key],
-            `missing required key "${key}" (the provider "${name}" is not built in)`,
-            key === 'api' ? 'add api: "openai", "anthropic" or "gemini" (the wire protocol)' : 'add base_url: "https://…" (the endpoint of the API)',
-          ),
-        );
-      }
-    }
-  }
-  if (hasErrors(diagnostics)) return { provider: null, diagnostics, src };
-  return { provider: resolveProvider(name, data), diagnostics, src };
-}
-
-function resolveProvider(name: string, data: ProviderFile): ResolvedProvider {
-  const base = builtInProviderBase(name);
-  const models: ResolvedProvider['models'] = {};
-  for (const [id, m] of Object.entries(data.models)) {
-    models[id] = {
-      ...(m.input_per_mtok !== undefined && { inputPerMtok: m.input_per_mtok }),
-      ...(m.output_per_mtok !== undefined && { outputPerMtok: m.output_per_mtok }),
-      ...(m.structured_outputs !== undefined && { structuredOutputs: m.structured_outputs }),
-    };
-  }
-  const apiKeyEnv = data.api_key_env ?? base?.apiKeyEnv;
-  return {
-    name,
-    api: (data.api ?? base?.api)!,
-    baseUrl: (data.base_url ?? base?.baseUrl)!.replace(/\/+$/, ''),
-    ...(apiKeyEnv !== undefined && { apiKeyEnv }),
-    structuredOutputs: data.structured_outputs ?? base?.structuredOutputs ?? PROVIDER_DEFAULTS.structuredOutputs,
-    transport: {
-      maxAttempts: data.transport.max_attempts,
-      budgetMs: data.transport.budget,
-      timeoutMs: data.transport.timeout,
-      idleTimeoutMs: data.transport.idle_timeout,
-      tryDeadlineMs: data.transport.try_deadline,
-      maxResponseBytes: data.transport.max_response_bytes,
-      backoff: { baseMs: data.transport.backoff.base, factor: data.transport.backoff.factor, capMs: data.transport.backoff.cap, jitter: data.transport.backoff.jitter },
-    },
-    onRateLimit: { maxAttempts: data.on_rate_limit.max_attempts, defaultWaitMs: data.on_rate_limit.default_wait, maxWaitMs: data.on_rate_limit.max_wait },
-    maxConcurrency: data.max_concurrency,
-    models,
-  };
-}
+export type { FlowContext, LoadOptions };
+export { parseProviderYaml } from './provider-yaml';
 
 // ---------------------------------------------------------------------------------------------
 // agents
@@ -264,14 +188,6 @@ async function readProjectFile(root: string, read: Read, env: Env): Promise<{ pr
   return { projectFile: parsed.data, diagnostics: parsed.diagnostics };
 }
 
-interface LoadedProviders {
-  providers: Record<string, ResolvedProvider>;
-  /** providers whose file exists but is invalid */
-  broken: Set<string>;
-  sources: Map<string, YamlSource>;
-  diagnostics: Diagnostic[];
-}
-
 /** Built-ins unless a file overrides them. */
 async function loadProviders(root: string, read: Read, env: Env): Promise<LoadedProviders> {
   const providers: Record<string, ResolvedProvider> = {};
@@ -293,17 +209,6 @@ async function loadProviders(root: string, read: Read, env: Env): Promise<Loaded
     }
   }
   return { providers, broken, sources, diagnostics };
-}
-
-/** Where a provider is first named by a model string, and by which agents: for W_API_KEY. */
-type ProviderUse = Map<string, { src: YamlSource; path: PathSegment[]; agents: string[] }>;
-
-/** Each model string of an agent's chain, where it is written: for W_UNPRICED. */
-interface ModelUse {
-  src: YamlSource;
-  path: PathSegment[];
-  model: string;
-  agent: string;
 }
 
 async function loadAgents(
@@ -350,81 +255,6 @@ async function loadFlows(root: string, read: Read, ctx: FlowContext): Promise<{ 
     if (flow) flows[flow.name] = flow;
   }
   return { flows, diagnostics };
-}
-
-/** W_API_KEY: only for providers some agent actually calls, at the provider's api_key_env if a file sets it. */
-function apiKeyWarnings(used: ProviderUse, loaded: LoadedProviders, env: Env): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  for (const [name, use] of used) {
-    const provider = own(loaded.providers, name);
-    if (!provider?.apiKeyEnv) continue;
-    const value = own(env, provider.apiKeyEnv);
-    if (value !== undefined && value !== '') continue;
-    const providerSrc = loaded.sources.get(name);
-    const inFile = providerSrc?.nodeAt(['api_key_env']) ? providerSrc : undefined;
-    out.push(
-      (inFile ?? use.src).diagnosticAt(
-        'W_API_KEY',
-        inFile ? ['api_key_env'] : use.path,
-        `${provider.apiKeyEnv} is not set: provider "${name}" (used by ${use.agents.map((a) => `agents/${a}`).join(', ')}) cannot be called`,
-        `export ${provider.apiKeyEnv}=… before \`aqven run\`, or run with --simulate`,
-      ),
-    );
-  }
-  return out;
-}
-
-/**
- * W_UNPRICED (DESIGN: "The provider's own cost first"): a model the catalogue does not price, on a
- * provider that states no cost with its replies — its cost would be unknown, never $0.
- */
-function unpricedWarnings(models: readonly ModelUse[], loaded: LoadedProviders): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  for (const use of models) {
-    const ref = parseModelString(use.model);
-    const provider = ref ? own(loaded.providers, ref.provider) : undefined;
-    if (!ref || !provider || statesItsCost(provider) || priced(own(provider.models, ref.modelId))) continue;
-    out.push(
-      use.src.diagnosticAt(
-        'W_UNPRICED',
-        use.path,
-        `"${quote(use.model)}" has no price in the catalogue and provider "${ref.provider}" states no cost: its attempts' cost will be unknown, not $0`,
-        `add "${quote(ref.modelId)}": { input_per_mtok: …, output_per_mtok: … } under models: in providers/${ref.provider}.yaml`,
-      ),
-    );
-  }
-  return out;
-}
-
-/**
- * E_PROVIDER_HOST: with AQVEN_PROVIDER_HOSTS set, a provider whose base_url is on another host —
- * every provider file that sets one, and each provider an agent calls at its built-in URL. The
- * engine refuses such a request anyway; the project is refused before it runs or is pushed.
- */
-function providerHostErrors(used: ProviderUse, loaded: LoadedProviders, env: Env): Diagnostic[] {
-  const hosts = providerHosts(env);
-  if (!hosts) return [];
-  const out: Diagnostic[] = [];
-  for (const [name, provider] of Object.entries(loaded.providers)) {
-    const host = refusedHost(hosts, provider.baseUrl);
-    if (host === null) continue;
-    const src = loaded.sources.get(name);
-    const inFile = src?.nodeAt(['base_url']) ? src : undefined;
-    const use = used.get(name);
-    const at = inFile ? { src: inFile, path: ['base_url'] } : use;
-    // a built-in provider no agent calls sends nothing
-    if (!at) continue;
-    const whose = inFile ? `the base_url of ${inFile.file}` : `the built-in base_url of provider "${name}" (used by ${use!.agents.map((a) => `agents/${a}`).join(', ')})`;
-    out.push(
-      at.src.diagnosticAt(
-        'E_PROVIDER_HOST',
-        at.path,
-        `${whose} is on host ${quote(host)}, which is not in ${describeHosts(hosts)}: no request may go there`,
-        `add ${quote(host)} to AQVEN_PROVIDER_HOSTS, or point base_url at a listed host`,
-      ),
-    );
-  }
-  return out;
 }
 
 function resolveProject(root: string, file: ProjectFile, parts: Pick<Project, 'providers' | 'agents' | 'flows'>): Project {
