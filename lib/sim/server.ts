@@ -1,16 +1,15 @@
 // The provider simulator: a loopback HTTP server speaking the three wire protocols
 // (DESIGN: The provider simulator).
-// Routing, scripts, chaos and the request log live here; the bytes come from render-*.ts and the
-// timing from deliver.ts.
+// Scripts, chaos and the request log live here; the routes and the plain HTTP in routes.ts, what a
+// step sends in replies.ts; the bytes come from render-*.ts and the timing from deliver.ts.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { answerFor } from './answer';
 import { Chaos, chaosStep } from './chaos';
-import { after, bodyDelay, deliver, streamDelays, type Delivery } from './deliver';
+import { after, deliver, type Delivery } from './deliver';
 import { anthropicRenderer } from './render-anthropic';
-import type { Frame, HttpReply, RenderCtx, Renderer } from './render-common';
-import { JSON_TYPE } from './render-common';
+import type { RenderCtx, Renderer } from './render-common';
 import { geminiRenderer } from './render-gemini';
 import { openaiRenderer, simGenerationId } from './render-openai';
 import { Generations } from './generations';
@@ -19,6 +18,10 @@ import type { ChaosFault, ChaosProfile, Dialect, Latency, ScriptMap, ScriptStep,
 import { assertValid, validateChaos, validateScripts } from './validate';
 import { isProbeTask, limitedAnswer, limitsOf } from './limits';
 import { lastUserTextOf, type SimWorkload } from './workload';
+import { answerDelivery, bodyOptions, keepaliveDelivery, redirectReply, single, statusReply } from './replies';
+import { badJsonMessage, BASE_PATHS, cleanHeaders, cleanQuery, GEMINI_ROUTE, GENERATION_ROUTE, readBody, ROUTES, sendJson, simBaseUrl, stubInfo } from './routes';
+
+export { simBaseUrl } from './routes';
 
 const RENDERERS: Record<Dialect, Renderer> = {
   openai: openaiRenderer('openai'),
@@ -27,28 +30,6 @@ const RENDERERS: Record<Dialect, Renderer> = {
   gemini: geminiRenderer,
 };
 
-const BASE_PATHS: Record<Dialect, string> = {
-  openai: '/openai/v1',
-  openrouter: '/openrouter/api/v1',
-  anthropic: '/anthropic/v1',
-  gemini: '/gemini/v1beta',
-};
-
-/** The base_url of `dialect` on the simulator at `url` (in this process or another: `aqven sim`, AQVEN_SIM_URL). */
-export function simBaseUrl(url: string, dialect: Dialect): string {
-  return url.replace(/\/+$/, '') + BASE_PATHS[dialect];
-}
-
-const ROUTES = new Map<string, Dialect>([
-  ['/openai/v1/chat/completions', 'openai'],
-  ['/openrouter/api/v1/chat/completions', 'openrouter'],
-  ['/anthropic/v1/messages', 'anthropic'],
-]);
-const GENERATION_ROUTE = '/openrouter/api/v1/generation';
-const GEMINI_ROUTE = /^\/gemini\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
-
-const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'proxy-authorization', 'cookie']);
-const MAX_BODY = 32 * 1024 * 1024;
 const DEFAULT_LOG_LIMIT = 10_000;
 
 interface Picked {
@@ -56,115 +37,6 @@ interface Picked {
   stepIndex?: number;
   fault?: ChaosFault;
   logged: SimRequestLog['step'];
-}
-
-function cleanHeaders(h: IncomingMessage['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k in h) {
-    if (SECRET_HEADERS.has(k)) continue;
-    const v = h[k];
-    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
-}
-
-/** The query string without an API key (Gemini also accepts `?key=`). */
-function cleanQuery(q: string): string {
-  if (q === '') return '';
-  return q
-    .split('&')
-    .filter((kv) => !/^key=/i.test(kv))
-    .join('&');
-}
-
-function stubInfo(dialect: Dialect, model: string): RequestInfo {
-  return { dialect, model, stream: false, includeUsage: false, geminiArray: false, schema: undefined, jsonMode: false, inputTokens: 0 };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const data = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(data) });
-  res.end(data);
-}
-
-function single(reply: HttpReply, delay: number, extraHeaders?: Record<string, string>): Delivery {
-  return {
-    status: reply.status,
-    headers: { ...reply.headers, ...extraHeaders, 'content-length': String(Buffer.byteLength(reply.body)) },
-    frames: [{ data: reply.body, tokens: 0 }],
-    delays: [delay],
-    end: 'end',
-  };
-}
-
-/** Frames kept before a mid-stream drop: about half of the content deltas (at least one). */
-function midStream(frames: Frame[]): number {
-  const content = frames.reduce<number[]>((acc, f, i) => (f.tokens > 0 ? [...acc, i] : acc), []);
-  if (content.length === 0) return Math.max(1, Math.floor(frames.length / 2));
-  return content[Math.ceil(content.length / 2) - 1] + 1;
-}
-
-/** A scripted `status` reply: the given body, else the dialect's real error body for the status. */
-function statusReply(step: Extract<ScriptStep, { kind: 'status' }>, renderer: Renderer, ctx: RenderCtx): HttpReply {
-  let reply: HttpReply;
-  if (step.body === undefined) {
-    reply = renderer.error(step.status, { variant: step.variant, retryDelay: step.retryDelay }, ctx);
-  } else if (typeof step.body === 'string') {
-    const looksJson = /^\s*[[{]/.test(step.body);
-    const type = step.variant === 'html' ? 'text/html' : looksJson ? JSON_TYPE : 'text/plain; charset=utf-8';
-    reply = { status: step.status, headers: { 'content-type': type }, body: step.body };
-  } else {
-    reply = { status: step.status, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(step.body) };
-  }
-  return { ...reply, status: step.status, headers: { ...reply.headers, ...(step.headers ?? {}) } };
-}
-
-/** A scripted `redirect`: the status (default 307) and its Location, with a short HTML body. */
-function redirectReply(step: Extract<ScriptStep, { kind: 'redirect' }>): HttpReply {
-  const status = step.status ?? 307;
-  const href = step.location.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  return { status, headers: { 'content-type': 'text/html', location: step.location }, body: `<html><body>Moved: <a href="${href}">${href}</a></body></html>\n` };
-}
-
-/**
- * A scripted `keepalive`: headers, for streams the opening events and the deltas of `text`, then
- * keep-alives and never content — SSE comments, or `event: ping` for anthropic; a body request
- * gets a space now and then (leading whitespace of a JSON body that never comes).
- */
-function keepaliveDelivery(
-  step: Extract<ScriptStep, { kind: 'keepalive' }>,
-  answer: ReturnType<typeof answerFor>,
-  renderer: Renderer,
-  ctx: RenderCtx,
-  latency: Latency | undefined,
-  sse: boolean,
-): Delivery {
-  const everyMs = step.every_ms ?? 1000;
-  if (!sse) {
-    const headers = { 'content-type': JSON_TYPE };
-    return { status: 200, headers, frames: [], delays: [], end: 'keepalive', keep: 0, keepalive: { data: ' ', everyMs } };
-  }
-  // the stream up to its end, without the end: streamError's frames minus the error event
-  const frames = renderer.streamError(answer, ctx).slice(0, -1);
-  const data = ctx.info.dialect === 'anthropic' ? 'event: ping\ndata: {"type": "ping"}\n\n' : ': keepalive\n\n';
-  return { status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'keepalive', keep: frames.length, keepalive: { data, everyMs } };
-}
-
-/** The step's body options: `pad_bytes` of whitespace first (streams: one SSE comment line), `gzip`. */
-function bodyOptions(d: Delivery, step: ScriptStep | undefined, sse: boolean): Delivery {
-  const spaces = step?.pad_bytes ?? 0;
-  const out: Delivery = { ...d, headers: { ...d.headers } };
-  if (spaces > 0) {
-    const pad = sse ? { before: ':', spaces, after: '\n\n' } : { before: '', spaces, after: '' };
-    const frames = out.frames.length > 0 ? out.frames : [{ data: '', tokens: 0 }];
-    out.frames = [{ ...frames[0], pad }, ...frames.slice(1)];
-    if (out.delays.length === 0) out.delays = [0];
-    if (out.end !== 'end') out.keep = Math.max(1, out.keep ?? 0);
-    const len = out.headers['content-length'];
-    if (len !== undefined) out.headers['content-length'] = String(Number(len) + spaces + pad.before.length + pad.after.length);
-  }
-  if (step?.gzip) out.gzip = true;
-  return out;
 }
 
 /** 8 hex digits: a simulator's generation tag */
@@ -357,35 +229,7 @@ class Simulator {
       });
     }
     if (step?.kind === 'keepalive') return send(keepaliveDelivery(step, answer, renderer, ctx, latency, sse));
-
-    const stream = ctx.info.stream;
-    if (step?.kind === 'stream_error' && stream) {
-      const frames = renderer.streamError(answer, ctx);
-      return send({ status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'end' });
-    }
-
-    if (stream) {
-      const frames = renderer.stream(answer, ctx);
-      const d: Delivery = { status: 200, headers: renderer.streamHeaders(ctx), frames, delays: streamDelays(frames, latency), end: 'end' };
-      if (step?.kind === 'drop') Object.assign(d, { end: 'drop', keep: midStream(frames) });
-      if (step?.kind === 'stall') {
-        // early_usage: the opening, the usage and the text's deltas, then the silence
-        const early = step.early_usage ? renderer.earlyUsage?.(answer, ctx) : undefined;
-        const opened = early ?? frames;
-        Object.assign(d, { frames: opened, delays: streamDelays(opened, latency), end: 'stall', keep: early ? early.length : 1 });
-      }
-      return send(d);
-    }
-
-    const reply = renderer.body(answer, ctx);
-    const d = single(reply, bodyDelay(answer.usage.output, latency));
-    if (step?.kind === 'drop') {
-      // Headers promise the full length; half the body arrives, then the socket goes.
-      const half = Math.max(1, Math.floor(reply.body.length / 2));
-      Object.assign(d, { frames: [{ data: reply.body.slice(0, half), tokens: 0 }], end: 'drop', keep: 1 });
-    }
-    if (step?.kind === 'stall') Object.assign(d, { end: 'stall', keep: 0 });
-    return send(d);
+    return send(answerDelivery(step, answer, renderer, ctx, latency));
   }
 
   notFound(req: IncomingMessage, res: ServerResponse, path: string, dialect: Dialect | undefined): void {
@@ -428,35 +272,6 @@ class Simulator {
       sendJson(res, 200, { ok: true });
     });
   }
-}
-
-function badJsonMessage(d: Dialect): string {
-  switch (d) {
-    case 'openai':
-      return "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)";
-    case 'openrouter':
-      return 'Invalid JSON in request body';
-    case 'anthropic':
-      return 'There was an issue with your request body: it is not valid JSON.';
-    case 'gemini':
-      return 'Invalid JSON payload received. Unexpected token.';
-  }
-}
-
-function readBody(req: IncomingMessage, res: ServerResponse, done: (text: string) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooBig = false;
-  req.on('data', (c: Buffer) => {
-    size += c.length;
-    if (size > MAX_BODY) tooBig = true;
-    else chunks.push(c);
-  });
-  req.on('end', () => {
-    if (tooBig) return sendJson(res, 413, { error: { message: 'request body too large', code: 413 } });
-    done(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-  });
-  req.on('error', () => res.socket?.destroy());
 }
 
 export async function startSimulator(opts: SimOptions & { workload?: SimWorkload } = {}): Promise<SimServer> {
