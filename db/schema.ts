@@ -149,6 +149,9 @@ export const attempts = sqliteTable(
     reasoningTokens: integer('reasoning_tokens'),
     /** whose price cost_usd is: 'provider' (its stated charge), 'catalogue'; null: neither — unknown when there are tokens */
     costSource: text('cost_source'),
+    /** write-ahead (DESIGN: Storage, "Write-ahead"): the try about to be sent, committed before it leaves, and when; null once the attempt ends */
+    inFlightTry: integer('in_flight_try'),
+    inFlightAt: integer('in_flight_at'),
   },
   (t) => [
     index('attempts_failure_idx')
