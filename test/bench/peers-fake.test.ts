@@ -190,19 +190,34 @@ describe("W3's pauses, from the fake's log", () => {
 describe("W1's floor client (a bare client doing only AQVEN's rate-limit rule)", () => {
   it('sends a capped first burst, then one probe per pause, then the rest, and returns every call', async () => {
     const usage = { input: 40, output: 8 };
-    // 150 ms of 429 retry-after 0.05 from the first request, then valid JSON
-    const wl = keyedWorkload({ step: (_c, _a, ms) => (ms < 150 ? { kind: 'status', status: 429, headers: { 'retry-after': '0.05' } } : { kind: 'ok', json: GOOD, usage }) });
+    // judged by the order of the requests and by lower bounds of their gaps, which a busy machine only
+    // widens; the one upper bound (the burst's spread) is half a pause wide
+    const PAUSE_MS = 200;
+    const WINDOW_MS = 600;
+    const TOLERANCE_MS = 20;
+    // 600 ms of 429 retry-after 0.2 from the first request, then valid JSON
+    const wl = keyedWorkload({
+      step: (_c, _a, ms) => (ms < WINDOW_MS ? { kind: 'status', status: 429, headers: { 'retry-after': String(PAUSE_MS / 1000) } } : { kind: 'ok', json: GOOD, usage }),
+    });
     const sim = await startSimulator({ workload: wl, logLimit: 10 });
     open.push(sim);
     const one = ruleFloorCall(sim.baseUrl('openrouter'), 4);
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => one(i + 1)));
     expect(results.every((r) => r.returned && r.queue === GOOD.queue)).toBe(true);
-    expect(pauseViolations(wl.log, { windowMs: 150, retryAfterMs: 50, burstGraceMs: 10, burstCap: 4, toleranceMs: 10 })).toBe(0);
-    // at most 4 at once: the first burst is 4 requests, all 429
-    const first = wl.log.filter((e) => e.at < 10);
-    expect(first.length).toBe(4);
+    const log = wl.log; // in the order the fake answered
+    // at most 4 at once: the first 4 requests are 4 calls' first, all 429 ...
+    const burst = log.slice(0, 4);
+    expect(burst.map((e) => [e.answer, e.step.kind])).toEqual(Array.from({ length: 4 }, () => [1, 'status']));
+    expect(new Set(burst.map((e) => e.call)).size).toBe(4);
+    // ... sent together (a call at a time would space them a pause apart) ...
+    expect(burst[3]!.at - burst[0]!.at).toBeLessThan(PAUSE_MS / 2);
+    // ... and the 5th waited out the pause the first 429 began
+    expect(log[4]!.at - log[0]!.at).toBeGreaterThanOrEqual(PAUSE_MS - TOLERANCE_MS);
+    // then one probe per pause: the burst is the first 4 requests, whenever they arrived
+    const burstGraceMs = burst[3]!.at - burst[0]!.at + 1;
+    expect(pauseViolations(log, { windowMs: WINDOW_MS, retryAfterMs: PAUSE_MS, burstGraceMs, burstCap: 4, toleranceMs: TOLERANCE_MS })).toBe(0);
     // every call answered once with JSON, after the window: 12 ok answers
-    expect(wl.log.filter((e) => e.step.kind === 'ok').length).toBe(12);
+    expect(log.filter((e) => e.step.kind === 'ok').length).toBe(12);
   });
 });
 
