@@ -4,7 +4,7 @@
 // call it rather than asking which database they are on.
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { isPostgresUrl } from './pg';
+import { sharedDatabaseUrl } from './client';
 import type { Db } from './types';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -40,9 +40,13 @@ function authSecretFromEnv(dialect: Db['dialect'], env: Env): string | null {
   return secret;
 }
 
-/** AQVEN_AUTH_SECRET checked for the database the environment names (AuthSecretError when PostgreSQL mode has none, or it is too short); null: none, on SQLite. */
+/**
+ * AQVEN_AUTH_SECRET checked for the database the environment names (AuthSecretError when PostgreSQL
+ * mode has none, or it is too short); null: none, on SQLite. An AQVEN_DATABASE_URL that names no
+ * database we open is refused as everywhere (DatabaseUrlError), never taken for SQLite mode.
+ */
 export function authSecretForEnv(env: Env): string | null {
-  return authSecretFromEnv(isPostgresUrl(env.AQVEN_DATABASE_URL ?? '') ? 'pg' : 'sqlite', env);
+  return authSecretFromEnv(sharedDatabaseUrl(env) === null ? 'sqlite' : 'pg', env);
 }
 
 /**

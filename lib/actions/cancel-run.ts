@@ -8,7 +8,8 @@ import { cancelRunSchema, RUN_CODE } from '@/lib/contracts/cancel-run';
 import { firstIssue } from '@/lib/contracts/refusal';
 import type { CancelRunState } from '@/lib/forms/cancel-run';
 import { editorRefusal } from '@/lib/server/access';
-import { cancelRun, NOTHING_QUEUED } from '@/lib/server/session';
+import { NOTHING_QUEUED } from '@/lib/flow/run-mode';
+import { cancelRun } from '@/lib/server/session';
 
 export async function cancelRunAction(_prev: CancelRunState, fd: FormData): Promise<CancelRunState> {
   const refusal = await editorRefusal();

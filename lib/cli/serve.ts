@@ -19,7 +19,7 @@ import { simulateRequested } from '@/lib/flow/simulate';
 import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp, stampFacts } from '@/lib/shared/peer';
 import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
-import { EXIT_USAGE, SIGNAL_EXIT } from './exit';
+import { EXIT_USAGE, exitFor, SIGNAL_EXIT } from './exit';
 import { withAccountsDb, type AccountCommandOptions } from './users';
 import { UsageError } from './usage-error';
 
@@ -195,9 +195,8 @@ function refusalWithoutAuthSecret(env: Env, io: CliIo): number {
     authSecretForEnv(env);
     return 0;
   } catch (err) {
-    if (!(err instanceof AuthSecretError)) throw err;
-    io.err(`aqven serve: ${err.message}\n`);
-    return EXIT_USAGE;
+    // an AQVEN_DATABASE_URL naming no database (DatabaseUrlError) is bad configuration too: exit 2
+    return exitFor(err, (text) => io.err(`aqven serve: ${text}\n`), [[[AuthSecretError], EXIT_USAGE]]);
   }
 }
 

@@ -28,7 +28,7 @@ describe('readBodyCapped', () => {
       10,
     );
     expect(got.ok).toBe(false);
-    if (!got.ok) expect(got.reason).toContain('10 bytes');
+    if (!got.ok) expect(got.refusal).toEqual({ code: 'E_BODY', field: 'form', message: 'the body is larger than 10 bytes (AQVEN_MAX_BODY_BYTES)' });
     expect(cancelled).toBe(true);
   });
 

@@ -1,12 +1,15 @@
 // Reads a request body with a byte cap (DESIGN: Limits), so a chunked request without a
 // Content-Length cannot send more than the proxy's check of the declared length lets through.
-export type CappedBody = { ok: true; text: string } | { ok: false; reason: string };
+import type { Refusal } from '@/lib/contracts/refusal';
+import { bodyTooLarge } from '@/lib/contracts/request-body';
+import { declaredTooLarge } from './request-guard';
+
+export type CappedBody = { ok: true; text: string } | { ok: false; refusal: Refusal };
 
 /** The body as UTF-8 text, or a refusal once more than `maxBytes` have arrived (the rest is cancelled). */
 export async function readBodyCapped(req: Request, maxBytes: number): Promise<CappedBody> {
-  const tooLarge: CappedBody = { ok: false, reason: `the body is larger than ${maxBytes} bytes (AQVEN_MAX_BODY_BYTES)` };
-  const declared = req.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared.trim()) > maxBytes) return tooLarge;
+  const tooLarge: CappedBody = { ok: false, refusal: bodyTooLarge(maxBytes) };
+  if (declaredTooLarge(req.headers.get('content-length'), maxBytes)) return tooLarge;
   if (!req.body) return { ok: true, text: '' };
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -3,6 +3,8 @@
 // fetches), how large a body may be, and the security headers of every response, its
 // Content-Security-Policy with a nonce per request. Pure: the proxy (proxy.ts) hands in the
 // request's facts, the environment and the nonce's random bytes; no Next.js, no globals.
+import type { Refusal } from '@/lib/contracts/refusal';
+import { bodyTooLarge } from '@/lib/contracts/request-body';
 
 /** Largest request body the dashboard reads, unless AQVEN_MAX_BODY_BYTES says otherwise (DESIGN: Limits). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -89,7 +91,8 @@ export interface RequestFacts {
   headers: { get(name: string): string | null };
 }
 
-export type Verdict = { ok: true } | { ok: false; status: 403 | 413 | 421; reason: string };
+/** Passed, or refused: a foreign host or origin in one line of plain text; a body too large as the API's refusal (E_BODY). */
+export type Verdict = { ok: true } | { ok: false; status: 403 | 421; reason: string } | { ok: false; status: 413; refusal: Refusal };
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const DEFAULT_PORT: Record<string, string> = { http: '80', https: '443' };
@@ -194,7 +197,7 @@ export function declaredTooLarge(contentLength: string | null, maxBodyBytes: num
   return /^\d+$/.test(v) && Number(v) > maxBodyBytes;
 }
 
-/** All checks in order: host, then origin, then declared size. The reason is one line of plain text. */
+/** All checks in order: host, then origin, then declared size. */
 export function checkRequest(req: RequestFacts, s: GuardSettings): Verdict {
   const { raw, proto } = requestHost(req, s);
   if (raw === null) return { ok: false, status: 421, reason: 'refused: the request names no Host' };
@@ -211,7 +214,7 @@ export function checkRequest(req: RequestFacts, s: GuardSettings): Verdict {
     if (!sameOriginHost(origin, host)) return { ok: false, status: 403, reason: 'refused: the Origin header names another site than the Host' };
   }
   if (declaredTooLarge(req.headers.get('content-length'), s.maxBodyBytes)) {
-    return { ok: false, status: 413, reason: `refused: the body is larger than ${s.maxBodyBytes} bytes (AQVEN_MAX_BODY_BYTES)` };
+    return { ok: false, status: 413, refusal: bodyTooLarge(s.maxBodyBytes) };
   }
   return { ok: true };
 }

@@ -12,7 +12,7 @@ import 'server-only';
 import { sweepBeforeRead } from '@/db/client';
 import { interruptAll, interruptAllNow } from '@/lib/flow/active-runs';
 import { RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
-import { NOTHING_QUEUED, type CancelRunResult } from '@/lib/flow/run-mode';
+import type { CancelRunResult } from '@/lib/flow/run-mode';
 import { openSession, ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
 import { startUsageLookups } from '@/lib/flow/usage-lookup';
 import { own } from '@/lib/shared/own';
@@ -126,8 +126,6 @@ export async function startRun(flowName: string, input: unknown, startedBy: stri
   const started = await s.mode.start({ project, providers, env, snapshotId, projectHash }, { flow: flowName, input, startedBy });
   return started.ok ? started : { ok: false, status: 503, error: started.error };
 }
-
-export { NOTHING_QUEUED, type CancelRunResult };
 
 /**
  * Cancels a queued run (PostgreSQL mode): its row `queued` → `cancelled` and its job removed, in

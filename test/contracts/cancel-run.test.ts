@@ -5,6 +5,7 @@
 // nothing is queued.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureIo } from '@/lib/cli/io';
+import { NOTHING_QUEUED } from '@/lib/flow/run-mode';
 import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
@@ -39,7 +40,7 @@ describe('cancel a run: the same refusal at both doors', () => {
   });
 
   it('a well-formed id goes on to where the run is cancelled (SQLite mode: nothing is queued, at both)', async () => {
-    expect(await form('some-run')).toMatchObject({ status: 'error', code: 'E_NOT_QUEUED' });
-    expect(await cli('some-run')).toMatchObject({ code: 1, stderr: expect.stringContaining('nothing is queued in SQLite mode') });
+    expect(await form('some-run')).toEqual({ status: 'error', code: 'E_NOT_QUEUED', message: NOTHING_QUEUED });
+    expect(await cli('some-run')).toEqual({ code: 1, stderr: `aqven cancel: ${NOTHING_QUEUED} (set AQVEN_DATABASE_URL=postgres://… to queue runs)\n`, stdout: '' });
   });
 });

@@ -3,7 +3,9 @@ import { listRuns } from '@/db/queries';
 import { routeCaller } from '@/lib/server/access';
 import { callerLimits } from '@/lib/contracts/caller-limits';
 import type { Labels } from '@/lib/contracts/refusal';
+import { BODY_CODE } from '@/lib/contracts/request-body';
 import { startRefusalCode, startRunRefusal, startRunSchema, type StartRunField } from '@/lib/contracts/start-run';
+import { apiRefusal } from '@/lib/server/api-refusal';
 import { readBodyCapped } from '@/lib/server/read-body';
 import { guardSettings } from '@/lib/server/request-guard';
 import { parseRunFilters } from '@/lib/dashboard/run-filters';
@@ -23,34 +25,28 @@ export async function GET(req: NextRequest) {
 
 const FIELDS: Labels<StartRunField> = { flow: 'field "flow"', input: 'field "input"' };
 
-/** A refusal as this route answers it: its status, `{error, code}` (and the input field it is about). */
-function refuse(status: number, error: string, code: string, more: { field?: string; retryAfterS?: number } = {}) {
-  const headers = more.retryAfterS === undefined ? undefined : { 'retry-after': String(more.retryAfterS) };
-  return NextResponse.json({ error, code, ...(more.field !== undefined && { field: more.field }) }, { status, headers });
-}
-
 export async function POST(req: NextRequest) {
   const caller = await routeCaller(req, 'editor');
   if (caller instanceof Response) return caller;
   // the caller's limits first (runs per minute, then the spend budget): 429 with Retry-After
   const refused = await callerLimits((await serverSession()).db, caller.author, 'run-start');
-  if (refused) return refuse(429, refused.message, refused.code, { retryAfterS: refused.retryAfterS });
+  if (refused) return apiRefusal(429, refused, { retryAfterS: refused.retryAfterS });
   // the proxy refused a declared length over the cap; this catches a chunked body without one
   const read = await readBodyCapped(req, guardSettings(process.env).maxBodyBytes);
-  if (!read.ok) return refuse(413, read.reason, 'E_BODY');
+  if (!read.ok) return apiRefusal(413, read.refusal);
   let body: unknown;
   try {
     body = JSON.parse(read.text);
   } catch {
-    return refuse(400, 'request body must be JSON: {"flow": "...", "input": {...}}', 'E_BODY');
+    return apiRefusal(400, { code: BODY_CODE, message: 'request body must be JSON: {"flow": "...", "input": {...}}' });
   }
   // a body that is no object names no flow
   const parsed = startRunSchema.safeParse(typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {});
   if (!parsed.success) {
     const r = startRunRefusal(parsed.error, FIELDS);
-    return refuse(400, r.message, r.code);
+    return apiRefusal(400, r);
   }
   const res = await startRun(parsed.data.flow, parsed.data.input, caller.author);
-  if (!res.ok) return refuse(res.status, res.error, startRefusalCode(res), { field: res.field });
+  if (!res.ok) return apiRefusal(res.status, { code: startRefusalCode(res), message: res.error }, { field: res.field });
   return NextResponse.json({ id: res.id }, { status: 202, headers: { location: `/api/runs/${res.id}` } });
 }

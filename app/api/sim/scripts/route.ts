@@ -6,6 +6,7 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { validateChaos, validateScripts } from '@/lib/sim';
 import { routeCaller } from '@/lib/server/access';
 import { dashboardContext } from '@/lib/server/context';
+import { apiRefusal } from '@/lib/server/api-refusal';
 import { readBodyCapped } from '@/lib/server/read-body';
 import { guardSettings } from '@/lib/server/request-guard';
 import { serverSession } from '@/lib/server/session';
@@ -19,7 +20,7 @@ export async function POST(req: NextRequest) {
   const { simulated } = await serverSession();
   if (!simulated) return NextResponse.json({ error: 'providers are not simulated in this session' }, { status: 409 });
   const read = await readBodyCapped(req, guardSettings(process.env).maxBodyBytes);
-  if (!read.ok) return NextResponse.json({ error: read.reason }, { status: 413 });
+  if (!read.ok) return apiRefusal(413, read.refusal);
   let body: { scripts?: unknown; chaos?: unknown };
   try {
     body = JSON.parse(read.text);
