@@ -215,7 +215,7 @@ export async function runLimits(model: string, opts: LimitsCliOptions, io: CliIo
   }
 }
 
-export function registerLimits(program: Command): void {
+export function registerLimits(program: Command, io: CliIo = processIo): void {
   program
     .command('limits')
     .description('find the nesting depth, list length and enum size where a model stops getting a JSON shape right')
@@ -234,8 +234,9 @@ export function registerLimits(program: Command): void {
       const onSigint = () => ac.abort(new Error('stopped by SIGINT'));
       process.on('SIGINT', onSigint);
       try {
-        const progress = process.stderr.isTTY ? (text: string) => void process.stderr.write(text) : undefined;
-        processIo.exit(await runLimits(model, opts, processIo, { signal: ac.signal, progress }));
+        // the progress line is the terminal's: drawn only when the command writes to the process
+        const progress = io === processIo && process.stderr.isTTY ? (text: string) => void process.stderr.write(text) : undefined;
+        io.exit(await runLimits(model, opts, io, { signal: ac.signal, progress }));
       } finally {
         process.off('SIGINT', onSigint);
       }

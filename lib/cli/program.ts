@@ -16,13 +16,7 @@ const loadRun = () =>
     purge.registerRunsPurge(p, io);
     reconcile.registerRunsReconcile(p, io);
   });
-// these write to the process itself (no io yet): their output is the real process's
-const loadQueue = () =>
-  import('./queue').then(
-    (m): Register =>
-      (p) =>
-        m.registerQueue(p),
-  );
+const loadQueue = () => import('./queue').then((m): Register => m.registerQueue);
 // each subcommand's module is imported only when asked for: `aqven check` never loads SQLite or the simulator
 const COMMANDS: Record<string, () => Promise<Register>> = {
   check: () => import('./check').then((m): Register => m.registerCheck),
@@ -30,29 +24,14 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   runs: loadRun,
   show: loadRun,
   search: loadRun,
-  sim: () =>
-    import('./sim').then(
-      (m): Register =>
-        (p) =>
-          m.registerSim(p),
-    ),
+  sim: () => import('./sim').then((m): Register => m.registerSim),
   init: () => import('./init').then((m): Register => m.registerInit),
   project: () => import('./project').then((m): Register => m.registerProject),
   db: () => import('./db').then((m): Register => m.registerDb),
   worker: loadQueue,
   cancel: loadQueue,
-  replay: () =>
-    import('./replay').then(
-      (m): Register =>
-        (p) =>
-          m.registerReplay(p),
-    ),
-  limits: () =>
-    import('./limits').then(
-      (m): Register =>
-        (p) =>
-          m.registerLimits(p),
-    ),
+  replay: () => import('./replay').then((m): Register => m.registerReplay),
+  limits: () => import('./limits').then((m): Register => m.registerLimits),
   user: () => import('./users').then((m): Register => m.registerUsers),
   token: () => import('./tokens').then((m): Register => m.registerTokens),
   audit: () => import('./audit').then((m): Register => m.registerAudit),

@@ -117,7 +117,8 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
     io.err(`aqven worker: ${text}\n`);
     status?.draw();
   };
-  const status = process.stderr.isTTY ? new StatusLine(process.stderr) : null;
+  // the status line is the terminal's: drawn only when the command writes to the process
+  const status = io === processIo && process.stderr.isTTY ? new StatusLine(process.stderr) : null;
   // a missing key fails every call only after the transport's tries: say so before the first run
   for (const d of session.warnings) io.err(`${formatDiagnostic(d)}\n`);
   let id = '';
@@ -232,7 +233,7 @@ export async function runCancelCommand(runId: string, env: Env = process.env, io
   }
 }
 
-export function registerQueue(program: Command): void {
+export function registerQueue(program: Command, io: CliIo = processIo): void {
   program
     .command('worker')
     .description('PostgreSQL mode: take queued runs and run them, until SIGINT/SIGTERM (then drain)')
@@ -240,15 +241,11 @@ export function registerQueue(program: Command): void {
     .option('--simulate', 'route every provider to a simulator: AQVEN_SIM_URL when set, else one in this process (also AQVEN_SIMULATE=1)')
     .option('--project <dir>', 'project folder, pushed as the first snapshot when the database has none')
     .option('--drain-timeout <s>', `after a stop signal, how long the runs in progress may take before they are handed back (default ${DEFAULT_DRAIN_TIMEOUT_S})`)
-    .action(async (opts: WorkerCommandOptions) => {
-      process.exitCode = await runWorkerCommand(opts);
-    });
+    .action(async (opts: WorkerCommandOptions) => io.exit(await runWorkerCommand(opts, process.env, io)));
 
   program
     .command('cancel')
     .description('PostgreSQL mode: cancel a queued run (one no worker has started)')
     .argument('<runId>', 'run id, or its short id (a prefix of 4 or more of either)')
-    .action(async (runId: string) => {
-      process.exitCode = await runCancelCommand(runId);
-    });
+    .action(async (runId: string) => io.exit(await runCancelCommand(runId, process.env, io)));
 }

@@ -98,7 +98,7 @@ export async function runReplay(runId: string, node: string, opts: ReplayOptions
   }
 }
 
-export function registerReplay(program: Command): void {
+export function registerReplay(program: Command, io: CliIo = processIo): void {
   program
     .command('replay')
     .description('run one node of a finished run again, with its original inputs, under the current files')
@@ -108,5 +108,5 @@ export function registerReplay(program: Command): void {
     .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')
     .option('--cap <usd>', 'refuse when the estimate is over this many USD; stop before the next attempt once spent')
     .option('--json', 'print the replay run record as JSON')
-    .action(async (runId: string, node: string, opts: ReplayOptions) => processIo.exit(await runReplay(runId, node, opts)));
+    .action(async (runId: string, node: string, opts: ReplayOptions) => io.exit(await runReplay(runId, node, opts, io)));
 }

@@ -1,6 +1,7 @@
 // `aqven sim [--port P] [--scenario FILE]`: the provider simulator as a standalone server
 // (DESIGN: CLI; DESIGN: The provider simulator). Runs until SIGINT/SIGTERM.
 import type { Command } from 'commander';
+import { processIo, type CliIo } from './io';
 import { loadScenario, startSimulator, type Dialect, type SimServer } from '../sim/index';
 
 export const DEFAULT_SIM_PORT = 4010;
@@ -48,7 +49,7 @@ export async function startSimCli(opts: SimCliOptions, print: (line: string) => 
   return sim;
 }
 
-export function registerSim(program: Command): void {
+export function registerSim(program: Command, io: CliIo = processIo): void {
   program
     .command('sim')
     .description('start the provider simulator (OpenAI, OpenRouter, Anthropic and Gemini wire protocols)')
@@ -57,11 +58,11 @@ export function registerSim(program: Command): void {
     .action(async (opts: SimCliOptions) => {
       let sim: SimServer;
       try {
-        sim = await startSimCli(opts);
+        sim = await startSimCli(opts, (line) => io.out(line));
       } catch (err) {
         if (!(err instanceof SimCliError)) throw err;
-        console.error(`aqven sim: ${err.message}`);
-        process.exitCode = 2;
+        io.err(`aqven sim: ${err.message}`);
+        io.exit(2);
         return;
       }
       await new Promise<void>((resolve) => {

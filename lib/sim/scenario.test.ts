@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureIo } from '../cli/io';
 import { registerSim, SimCliError, startSimCli } from '../cli/sim';
 import { parseScenario } from './index';
 import { call } from '@/test/helpers/sim-test-client';
@@ -87,18 +88,14 @@ describe('aqven sim', () => {
     await expect(startSimCli({ scenario: join(dir, 'missing.yaml') })).rejects.toThrow(/missing\.yaml: cannot read: ENOENT/);
     await expect(startSimCli({ port: 'abc' })).rejects.toThrow(/--port/);
 
-    const errors: string[] = [];
-    const spy = vi.spyOn(console, 'error').mockImplementation((m: string) => void errors.push(m));
+    // said through the command's io, as every command says it
+    const io = captureIo();
     const program = new Command('aqven').exitOverride();
-    registerSim(program);
-    try {
-      await program.parseAsync(['node', 'aqven', 'sim', '--scenario', file]);
-      expect(process.exitCode).toBe(2);
-      expect(errors.join('\n')).toContain(file);
-      expect(errors.join('\n')).toContain('kind');
-    } finally {
-      process.exitCode = undefined;
-      spy.mockRestore();
-    }
+    registerSim(program, io);
+    await program.parseAsync(['node', 'aqven', 'sim', '--scenario', file]);
+    expect(io.code).toBe(2);
+    expect(io.stderr).toContain(`aqven sim: ${file}`);
+    expect(io.stderr).toContain('kind');
+    expect(io.stdout).toBe('');
   });
 });
