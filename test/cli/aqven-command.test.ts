@@ -1,6 +1,6 @@
 // The `aqven` command as a user runs it: the bin script in a real process for its exit statuses
-// and environment (check, AQVEN_SIMULATE); the same command lines in this process (aqvenHere) for
-// the rest of what they print and exit with.
+// (check); the same command lines in this process (aqvenHere) for the rest of what they print and
+// exit with, and the environment they read (AQVEN_SIMULATE).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -89,9 +89,9 @@ describe('the aqven command', () => {
     }
   });
 
-  it('run prints a line per attempt, and AQVEN_SIMULATE=1 stands for --simulate', () => {
+  it('run prints a line per attempt, and AQVEN_SIMULATE=1 stands for --simulate', async () => {
     const dir = copyShowcase();
-    const res = aqven(['run', 'long-answer', '--project', dir, '--input', '{"question":"Why?"}'], { AQVEN_SIMULATE: '1' });
+    const res = await aqvenHere(['run', 'long-answer', '--project', dir, '--input', '{"question":"Why?"}'], { AQVEN_SIMULATE: '1' });
     expect([0, 1]).toContain(res.code);
     expect(res.out).toMatch(/^run \S+ {2}flow long-answer {2}(SUCCEEDED|FAILED)/);
     expect(res.out).toMatch(/ {4}#1 openrouter:openai\/gpt-oss-20b {2}/);

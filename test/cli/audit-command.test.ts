@@ -2,7 +2,7 @@
 // user add / passwd / remove and project push each leave one event by `cli:<login>` — never the
 // password —; `aqven audit` lists them newest first with its filters, refuses bad options before
 // opening anything, and a row that cannot be written is a warning, not a failed command. In process
-// (captureIo) over a project's SQLite file and PostgreSQL; the real bin once, for its registration.
+// (captureIo) over a project's SQLite file and PostgreSQL; the command line once, for its registration.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
@@ -19,7 +19,7 @@ import { runProjectPush } from '@/lib/cli/project';
 import { runUserAdd, runUserPasswd, runUserRemove } from '@/lib/cli/users';
 import { openTestDb, type TestDb } from '../helpers/dialects';
 import { copyShowcase } from '../helpers/showcase';
-import { aqven, ensureCliBuilt } from './aqven-process';
+import { aqvenHere } from './aqven-process';
 
 const T0 = Date.UTC(2026, 11, 1, 9);
 const MINUTE = 60_000;
@@ -138,12 +138,11 @@ describe('the CLI records what it changes, and aqven audit lists it (SQLite)', (
     expect(io.stderr).toBe(`aqven user add: warning: the audit trail could not record user.added of cy by ${me}: attempt to write a readonly database\n`);
   });
 
-  it('is a command of the real bin (--json over the project)', () => {
-    ensureCliBuilt();
-    const res = aqven(['audit', '--kind', 'user.removed', '--json', '--project', dir], { AQVEN_DATABASE_URL: undefined });
+  it('is a command of the command line (--json over the project)', async () => {
+    const res = await aqvenHere(['audit', '--kind', 'user.removed', '--json', '--project', dir], { AQVEN_DATABASE_URL: undefined });
     expect(res.code, res.err).toBe(0);
     expect((JSON.parse(res.out) as { events: { target: string }[] }).events.map((e) => e.target)).toEqual(['bob']);
-  }, 180_000);
+  });
 });
 
 describe('aqven project push records project.pushed (PostgreSQL)', () => {

@@ -1,7 +1,8 @@
 // What a user meets when the CLI's surroundings are wrong (DESIGN: CLI): a PostgreSQL server that
 // cannot be reached, an AQVEN_DATABASE_URL of another database, a --project that is a file or
 // empty, a reader that closes the pipe. Each ends in one line and a documented status, never a
-// stack — the real bin, a real process.
+// stack. The command lines run in this process (aqvenHere); what needs the real bin in a process
+// (its working folder, a closed pipe) runs it.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '@/lib/sim';
 import { copyShowcase, GPT_OSS } from '../helpers/showcase';
-import { aqven, BIN, ensureCliBuilt } from './aqven-process';
+import { aqven, aqvenHere, BIN, ensureCliBuilt } from './aqven-process';
 
 beforeAll(ensureCliBuilt, 120_000);
 
@@ -32,16 +33,6 @@ function withClosedOutput(args: string[]): Promise<{ code: number | null; err: s
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, err })));
 }
 
-/** The bin without blocking this process (the simulator answering it runs here). */
-function aqvenAsync(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, AQVEN_SIMULATE: undefined, AQVEN_PROJECT: undefined, ...env } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
-}
-
 describe('a PostgreSQL server that cannot be reached', () => {
   it('is one line naming the database without its password, exit 3, for every command that opens it', async () => {
     const url = `postgres://aqven:s3cret-pw@127.0.0.1:${await closedPort()}/aqven`;
@@ -57,7 +48,7 @@ describe('a PostgreSQL server that cannot be reached', () => {
       ['limits', 'openrouter:openai/gpt-oss-20b', '--simulate'],
     ];
     for (const args of commands) {
-      const res = aqven([...args, '--project', dir], { AQVEN_DATABASE_URL: url });
+      const res = await aqvenHere([...args, '--project', dir], { AQVEN_DATABASE_URL: url });
       const what = `aqven ${args.join(' ')}: ${res.err}`;
       expect(res.code, what).toBe(3);
       expect(res.err.trim().split('\n'), what).toHaveLength(1);
@@ -69,8 +60,9 @@ describe('a PostgreSQL server that cannot be reached', () => {
 });
 
 describe('AQVEN_DATABASE_URL', () => {
-  it('naming another database is refused in one line without its password, exit 2, and creates nothing', () => {
+  it('naming another database is refused in one line without its password, exit 2, and creates nothing', async () => {
     const dir = copyShowcase();
+    // the real bin in a folder of its own: nothing is made in its working folder
     const cwd = mkdtempSync(join(tmpdir(), 'aqven-cwd-'));
     const res = aqven(['run', 'triage', '--simulate', '--project', dir, '--input', '{"ticket":"x"}'], { AQVEN_DATABASE_URL: 'mysql://user:pw-123@db/aqven' }, { cwd });
     expect(res.code).toBe(2);
@@ -81,31 +73,31 @@ describe('AQVEN_DATABASE_URL', () => {
     expect(readdirSync(cwd)).toEqual([]); // no ./mysql:/user:pw-123@db folder
     expect(existsSync(join(dir, '.aqven'))).toBe(false);
     for (const args of [['runs'], ['runs', 'purge', '--older-than', '1d'], ['db', 'status'], ['replay', '0123abcd', 'classify']]) {
-      const other = aqven([...args, '--project', dir], { AQVEN_DATABASE_URL: 'mysql://user:pw-123@db/aqven' });
+      const other = await aqvenHere([...args, '--project', dir], { AQVEN_DATABASE_URL: 'mysql://user:pw-123@db/aqven' });
       expect(other.code, other.err).toBe(2);
       expect(other.err.trim().split('\n')).toHaveLength(1);
       expect(other.err).toContain('AQVEN_DATABASE_URL is a mysql:// URL');
     }
   }, 60_000);
 
-  it('a postgres:// URL node-postgres cannot read is refused as bad configuration, exit 2', () => {
-    const res = aqven(['runs', '--project', copyShowcase()], { AQVEN_DATABASE_URL: 'postgres://aqven:pw@[bad/aqven' });
+  it('a postgres:// URL node-postgres cannot read is refused as bad configuration, exit 2', async () => {
+    const res = await aqvenHere(['runs', '--project', copyShowcase()], { AQVEN_DATABASE_URL: 'postgres://aqven:pw@[bad/aqven' });
     expect(res.code).toBe(2);
     expect(res.err.trim()).toMatch(/^aqven runs: AQVEN_DATABASE_URL is a postgres:\/\/ URL that cannot be read/);
     expect(res.err).not.toMatch(/\n\s+at /);
   });
 
-  it('may still be the path of a SQLite file', () => {
+  it('may still be the path of a SQLite file', async () => {
     const dir = copyShowcase();
     const file = join(mkdtempSync(join(tmpdir(), 'aqven-db-')), 'elsewhere.db');
-    const run = aqven(['run', 'triage', '--simulate', '--project', dir, '--input', '{"ticket":"x"}'], { AQVEN_DATABASE_URL: file });
+    const run = await aqvenHere(['run', 'triage', '--simulate', '--project', dir, '--input', '{"ticket":"x"}'], { AQVEN_DATABASE_URL: file });
     expect(run.code, run.err).not.toBe(2);
     expect(existsSync(file)).toBe(true);
   }, 60_000);
 });
 
 describe('--project', () => {
-  it('naming a file is one line and exit 2 for every command, never a stack', () => {
+  it('naming a file is one line and exit 2 for every command, never a stack', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'aqven-file-')), 'notes.txt');
     writeFileSync(file, 'not a project\n');
     for (const args of [
@@ -117,7 +109,7 @@ describe('--project', () => {
       ['check'],
       ['db', 'status'],
     ]) {
-      const res = aqven([...args, '--project', file]);
+      const res = await aqvenHere([...args, '--project', file]);
       const what = `aqven ${args.join(' ')}: ${res.err}`;
       expect(res.code, what).toBe(2);
       expect(res.err.trim(), what).toMatch(new RegExp(`^aqven(?: [a-z ]+)?: --project ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not a folder`));
@@ -125,16 +117,16 @@ describe('--project', () => {
     }
   }, 60_000);
 
-  it('empty is refused, not taken for ./showcase', () => {
+  it('empty is refused, not taken for ./showcase', async () => {
     for (const args of [['runs'], ['run', 'triage', '--input', '{}'], ['check']]) {
-      const res = aqven([...args, '--project', '']);
+      const res = await aqvenHere([...args, '--project', '']);
       expect(res.code, res.err).toBe(2);
       expect(res.err).toMatch(/--project is empty: give the project folder/);
     }
   });
 
-  it('aqven init with an empty folder name says so', () => {
-    const res = aqven(['init', '']);
+  it('aqven init with an empty folder name says so', async () => {
+    const res = await aqvenHere(['init', '']);
     expect(res.code).toBe(2);
     expect(res.err.trim()).toBe('aqven init: the folder name is empty: give the folder of the new project, e.g. aqven init support-bot');
   });
@@ -168,11 +160,11 @@ describe('text from a provider', () => {
       const file = join(dir, 'providers', 'openrouter.yaml');
       writeFileSync(file, readFileSync(file, 'utf8').replace('https://openrouter.ai/api/v1', sim.baseUrl('openrouter')));
       const env = { OPENROUTER_API_KEY: 'sim-key' };
-      const run = await aqvenAsync(['run', 'long-answer', '--project', dir, '--input', '{"question":"Why?"}'], env);
+      const run = await aqvenHere(['run', 'long-answer', '--project', dir, '--input', '{"question":"Why?"}'], env);
       expect(run.code, run.err).toBe(1);
       const id = /^run (\S+)/.exec(run.out)![1]!;
-      const show = await aqvenAsync(['show', id, '--project', dir], env);
-      const search = await aqvenAsync(['search', 'pwned', '--project', dir], env);
+      const show = await aqvenHere(['show', id, '--project', dir], env);
+      const search = await aqvenHere(['search', 'pwned', '--project', dir], env);
       for (const [what, text] of [
         ['run', run.out],
         ['show', show.out],
@@ -183,7 +175,7 @@ describe('text from a provider', () => {
         expect(text, what).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
       }
       // --json stays JSON: the text is there as sent, JSON-escaped
-      const json = await aqvenAsync(['show', id, '--json', '--project', dir], env);
+      const json = await aqvenHere(['show', id, '--json', '--project', dir], env);
       expect(json.out).toContain('\\u001b[31mRED');
       expect(JSON.stringify(JSON.parse(json.out))).toContain('pwned');
     } finally {
@@ -193,8 +185,8 @@ describe('text from a provider', () => {
 });
 
 describe('--input-file', () => {
-  it('is read to one byte past the input cap at most: /dev/zero is refused as the cap refuses an input', () => {
-    const res = aqven(['run', 'triage', '--simulate', '--project', copyShowcase(), '--input-file', '/dev/zero'], { AQVEN_MAX_INPUT_BYTES: '4096' });
+  it('is read to one byte past the input cap at most: /dev/zero is refused as the cap refuses an input', async () => {
+    const res = await aqvenHere(['run', 'triage', '--simulate', '--project', copyShowcase(), '--input-file', '/dev/zero'], { AQVEN_MAX_INPUT_BYTES: '4096' });
     expect(res.code).toBe(2);
     expect(res.err.trim()).toBe(
       'aqven run: --input-file /dev/zero is more than 4,096 bytes; a run input may be at most 4,096 bytes (4 KiB, AQVEN_MAX_INPUT_BYTES) — nothing was stored',

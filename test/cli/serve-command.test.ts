@@ -1,6 +1,7 @@
 // `aqven serve` (DESIGN: CLI; The dashboard): the refusals before listening, which need no build of
-// the dashboard, the peer header a client cannot forge, and — when the checkout has a build — the
-// dashboard actually served and stopped by SIGTERM. Tests never build the dashboard.
+// the dashboard (the command line run in this process: aqvenHere), the peer header a client cannot
+// forge, and — when the checkout has a build — the dashboard actually served by the real bin and
+// stopped by SIGTERM. Tests never build the dashboard.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
@@ -10,9 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardServer, isLoopbackHost, NO_USER_REFUSAL, PEER_HEADER, repoRoot } from '@/lib/cli/serve';
 import { stampedPeer } from '@/lib/shared/peer';
 import { copyShowcase } from '../helpers/showcase';
-import { aqven, BIN, ensureCliBuilt, ROOT } from './aqven-process';
-
-beforeAll(ensureCliBuilt, 120_000);
+import { aqvenHere as aqven, BIN, ensureCliBuilt, ROOT } from './aqven-process';
 
 const ENV = { AQVEN_DATABASE_URL: undefined, AQVEN_PUBLIC_URL: undefined, PORT: undefined };
 
@@ -82,43 +81,43 @@ describe('the peer header', () => {
 describe('aqven serve refuses before listening (no build needed)', () => {
   const dir = copyShowcase();
 
-  it('beyond loopback while no user exists: one line, exit 2', () => {
-    const res = aqven(['serve', '--host', '0.0.0.0', '--port', '0', '--project', dir], ENV);
+  it('beyond loopback while no user exists: one line, exit 2', async () => {
+    const res = await aqven(['serve', '--host', '0.0.0.0', '--port', '0', '--project', dir], ENV);
     expect(res).toMatchObject({ code: 2, out: '', err: `${NO_USER_REFUSAL}\n` });
     expect(res.err).toBe('aqven serve: no user exists yet, so the dashboard only listens on loopback; create one first: aqven user add NAME --role admin\n');
   });
 
-  it('beyond loopback without a public URL once a user exists: exit 2, naming --public-url', () => {
-    expect(aqven(['user', 'add', 'ana', '--role', 'admin', '--project', dir], ENV).code).toBe(0);
-    const res = aqven(['serve', '--host', '0.0.0.0', '--port', '8123', '--project', dir], ENV);
+  it('beyond loopback without a public URL once a user exists: exit 2, naming --public-url', async () => {
+    expect((await aqven(['user', 'add', 'ana', '--role', 'admin', '--project', dir], ENV)).code).toBe(0);
+    const res = await aqven(['serve', '--host', '0.0.0.0', '--port', '8123', '--project', dir], ENV);
     expect(res.code).toBe(2);
     expect(res.out).toBe('');
     expect(res.err).toBe(
       "aqven serve: the dashboard answers only requests for its public URL's host, and none is set for --host 0.0.0.0: pass --public-url http://HOST:8123 (the name browsers use to reach it), or set AQVEN_PUBLIC_URL\n",
     );
-    expect(aqven(['serve', '--host', '10.1.2.3', '--project', dir], ENV).err).toContain('pass --public-url http://10.1.2.3:3000');
+    expect((await aqven(['serve', '--host', '10.1.2.3', '--project', dir], ENV)).err).toContain('pass --public-url http://10.1.2.3:3000');
   });
 
-  it('PostgreSQL mode without AQVEN_AUTH_SECRET, or with one too short: exit 2, saying how to make one (nothing built, the database not asked)', () => {
+  it('PostgreSQL mode without AQVEN_AUTH_SECRET, or with one too short: exit 2, saying how to make one (nothing built, the database not asked)', async () => {
     const pg = { ...ENV, AQVEN_DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none', AQVEN_AUTH_SECRET: undefined };
-    expect(aqven(['serve', '--port', '0', '--project', dir], pg)).toMatchObject({
+    expect(await aqven(['serve', '--port', '0', '--project', dir], pg)).toMatchObject({
       code: 2,
       out: '',
       err: "aqven serve: AQVEN_AUTH_SECRET is required with a PostgreSQL database (AQVEN_DATABASE_URL): it signs the dashboard's session cookies and is never kept in the database; make one with `openssl rand -hex 32` and give every dashboard process the same value\n",
     });
-    expect(aqven(['serve', '--port', '0', '--project', dir], { ...pg, AQVEN_AUTH_SECRET: 'short' })).toMatchObject({
+    expect(await aqven(['serve', '--port', '0', '--project', dir], { ...pg, AQVEN_AUTH_SECRET: 'short' })).toMatchObject({
       code: 2,
       err: 'aqven serve: AQVEN_AUTH_SECRET must be at least 32 characters; make one with `openssl rand -hex 32`\n',
     });
   });
 
-  it('a bad port or public URL is bad usage', () => {
-    expect(aqven(['serve', '--port', 'eighty', '--project', dir], ENV)).toMatchObject({
+  it('a bad port or public URL is bad usage', async () => {
+    expect(await aqven(['serve', '--port', 'eighty', '--project', dir], ENV)).toMatchObject({
       code: 2,
       err: 'aqven serve: --port must be a whole number from 0 to 65535, got "eighty"\n',
     });
-    expect(aqven(['serve', '--port', '70000', '--project', dir], ENV).code).toBe(2);
-    const ftp = aqven(['serve', '--host', '0.0.0.0', '--public-url', 'ftp://files.example', '--project', dir], ENV);
+    expect((await aqven(['serve', '--port', '70000', '--project', dir], ENV)).code).toBe(2);
+    const ftp = await aqven(['serve', '--host', '0.0.0.0', '--public-url', 'ftp://files.example', '--project', dir], ENV);
     expect(ftp).toMatchObject({ code: 2, err: 'aqven serve: the public URL must be an http(s) URL such as http://aqven.example.com:3000, got "ftp://files.example"\n' });
   });
 });
@@ -130,6 +129,7 @@ describe('aqven serve serves', () => {
   it.skipIf(!built)(
     'the built dashboard on loopback, answering its routes and the request checks; SIGTERM stops it (143) [needs `npm run build`]',
     async () => {
+      ensureCliBuilt();
       const dir = copyShowcase();
       const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--simulate', '--project', dir], {
         env: { ...process.env, ...ENV, AQVEN_SIMULATE: undefined, AQVEN_PROJECT: undefined },

@@ -1,22 +1,23 @@
 // `aqven run --queue`, `aqven worker` and `aqven cancel` as a user meets them (DESIGN: CLI; Storage,
-// "Workers and the queue"): the real bin, a real PostgreSQL, the simulator on loopback shared by the
-// workers through AQVEN_SIM_URL.
+// "Workers and the queue"): a real PostgreSQL, the simulator on loopback shared by the workers
+// through AQVEN_SIM_URL. The workers are the real bin (signals, draining); queueing, cancelling and
+// the refusals are the command line run in this process (aqvenHere).
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, openDatabase } from '@/db/client';
 import type { Db } from '@/db/types';
 import { startSimulator, type SimServer } from '@/lib/sim';
-import { aqven, ensureCliBuilt } from '../cli/aqven-process';
+import { aqvenHere, ensureCliBuilt } from '../cli/aqven-process';
 import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
 import { copyShowcase } from '../helpers/showcase';
-import { eventually, lockTrouble, startWorker, unfinished, workerEnv } from './workers';
+import { eventually, lockTrouble, startWorker, unfinished } from './workers';
 
 describe('aqven run --queue, aqven worker, aqven cancel', () => {
   let tdb: TestDatabase;
   let db: Db;
   let sim: SimServer;
   let dir: string;
-  let env: NodeJS.ProcessEnv;
+  let env: Record<string, string | undefined>;
 
   beforeAll(async () => {
     ensureCliBuilt();
@@ -24,7 +25,7 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
     db = await openDatabase(tdb.url);
     sim = await startSimulator({});
     dir = copyShowcase();
-    env = workerEnv(tdb.url, sim.url);
+    env = { AQVEN_DATABASE_URL: tdb.url, AQVEN_SIM_URL: sim.url };
   }, 120_000);
   afterAll(async () => {
     await sim?.close();
@@ -32,18 +33,24 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
     await tdb?.stop();
   });
 
+  /** the command line in this process; it closes the database when it ends (the pool this process shares with it): opened again for the test's reads */
+  const aqven = async (args: string[], e: Record<string, string | undefined>) => {
+    const res = await aqvenHere(args, e);
+    db = await openDatabase(tdb.url);
+    return res;
+  };
   const queue = (input: string, extra: string[] = []) => aqven(['run', 'triage', '--queue', '--project', dir, '--input', input, ...extra], env);
   const row = async (id: string) => (await db.q.select().from(db.t.runs).where(eq(db.t.runs.id, id)))[0];
 
   it('--queue refuses bad input and a SQLite project, and prints the id of a queued run', async () => {
-    const bad = queue('{"ticket": 7}');
+    const bad = await queue('{"ticket": 7}');
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/input\.ticket/);
-    const sqlite = aqven(['run', 'triage', '--queue', '--project', dir], { AQVEN_DATABASE_URL: undefined });
+    const sqlite = await aqven(['run', 'triage', '--queue', '--project', dir], { AQVEN_DATABASE_URL: undefined });
     expect(sqlite).toMatchObject({ code: 2, out: '' });
     expect(sqlite.err.trim()).toBe('aqven run: --queue needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode');
 
-    const ok = queue('{"ticket": "My invoice is wrong"}', ['--json']);
+    const ok = await queue('{"ticket": "My invoice is wrong"}', ['--json']);
     expect(ok.code).toBe(0);
     const { id, status } = JSON.parse(ok.out) as { id: string; status: string };
     expect(status).toBe('queued');
@@ -52,15 +59,15 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
   });
 
   it('cancel: a queued run is cancelled once; anything else is left alone, with its status', async () => {
-    const id = /^run (\S+) queued$/.exec(queue('{"ticket": "cancel me"}').out.trim())![1]!;
-    const first = aqven(['cancel', id], env);
+    const id = /^run (\S+) queued$/.exec((await queue('{"ticket": "cancel me"}')).out.trim())![1]!;
+    const first = await aqven(['cancel', id], env);
     expect(first).toMatchObject({ code: 0, out: `run ${id} cancelled\n` });
     expect(await row(id)).toMatchObject({ status: 'cancelled' });
-    const again = aqven(['cancel', id], env);
+    const again = await aqven(['cancel', id], env);
     expect(again.code).toBe(1);
     expect(again.err.trim()).toBe(`aqven cancel: run ${id} is cancelled, not queued: not cancelled`);
-    expect(aqven(['cancel', 'no-such-run'], env)).toMatchObject({ code: 1, err: 'aqven cancel: no run with id no-such-run\n' });
-    const sqlite = aqven(['cancel', id], { AQVEN_DATABASE_URL: undefined });
+    expect(await aqven(['cancel', 'no-such-run'], env)).toMatchObject({ code: 1, err: 'aqven cancel: no run with id no-such-run\n' });
+    const sqlite = await aqven(['cancel', id], { AQVEN_DATABASE_URL: undefined });
     expect(sqlite.code).toBe(1);
     expect(sqlite.err).toMatch(/^aqven cancel: nothing is queued in SQLite mode/);
   });
@@ -94,7 +101,8 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
     // a slow provider: the runs are in flight when the worker is stopped
     const slow = await startSimulator({ latency: { first_token_ms: 1500, tokens_per_s: 1000 } });
     try {
-      const ids = await Promise.all([1, 2, 3].map((i) => /^run (\S+) queued$/.exec(queue(`{"ticket": "slow ${i}"}`).out.trim())![1]!));
+      const ids: string[] = [];
+      for (const i of [1, 2, 3]) ids.push(/^run (\S+) queued$/.exec((await queue(`{"ticket": "slow ${i}"}`)).out.trim())![1]!);
       const a = await startWorker({ url: tdb.url, simUrl: slow.url, project: dir, concurrency: 3, drainTimeout: 0.2 });
       const { runs, attempts } = db.t;
       await eventually('worker A to run the three runs', async () => {
@@ -143,11 +151,11 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
     }
   }, 90_000);
 
-  it('without PostgreSQL, aqven worker says so (exit 2)', () => {
-    const res = aqven(['worker', '--project', dir], { AQVEN_DATABASE_URL: undefined });
+  it('without PostgreSQL, aqven worker says so (exit 2)', async () => {
+    const res = await aqven(['worker', '--project', dir], { AQVEN_DATABASE_URL: undefined });
     expect(res.code).toBe(2);
     expect(res.err.trim()).toMatch(/^aqven worker: needs AQVEN_DATABASE_URL=postgres:\/\//);
-    const simUrl = aqven(['worker', '--simulate', '--project', dir], { ...env, AQVEN_SIM_URL: 'localhost:4010' });
+    const simUrl = await aqven(['worker', '--simulate', '--project', dir], { ...env, AQVEN_SIM_URL: 'localhost:4010' });
     expect(simUrl.code).toBe(2);
     expect(simUrl.err).toMatch(/AQVEN_SIM_URL must be the http:\/\/ URL/);
   });
