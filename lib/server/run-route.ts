@@ -10,13 +10,24 @@ import { routeCaller } from './access';
 import { serverSession } from './session';
 import { ambiguousRunIdWords } from '@/lib/shared/short-id';
 
-export async function runRoute<T>(req: Request, params: Promise<{ id: string }>, load: (db: Db, runId: string) => Promise<T | null>): Promise<Response> {
+/** the 404 of a run id that names no run */
+const noSuchRun = (id: string) => NextResponse.json({ error: `no run with id ${id}` }, { status: 404 });
+
+/**
+ * The caller and the run a /api/runs/:id request names, or the answer that refuses it. `load` is
+ * tried with the id as given first (the common case costs one read), then with the id a prefix names.
+ */
+export async function routedRun<T>(
+  req: Request,
+  params: Promise<{ id: string }>,
+  load: (db: Db, runId: string) => Promise<T | null>,
+): Promise<Response | { db: Db; runId: string; value: T }> {
   const caller = await routeCaller(req, 'viewer');
   if (caller instanceof Response) return caller;
   const { id } = await params;
   const { db } = await serverSession();
   const exact = await load(db, id);
-  if (exact) return NextResponse.json(exact);
+  if (exact) return { db, runId: id, value: exact };
   const named = await resolveRunId(db, id);
   if (named.kind === 'ambiguous') {
     return NextResponse.json(
@@ -25,6 +36,10 @@ export async function runRoute<T>(req: Request, params: Promise<{ id: string }>,
     );
   }
   const byPrefix = named.kind === 'found' ? await load(db, named.id) : null;
-  if (!byPrefix) return NextResponse.json({ error: `no run with id ${id}` }, { status: 404 });
-  return NextResponse.json(byPrefix);
+  return byPrefix && named.kind === 'found' ? { db, runId: named.id, value: byPrefix } : noSuchRun(id);
+}
+
+export async function runRoute<T>(req: Request, params: Promise<{ id: string }>, load: (db: Db, runId: string) => Promise<T | null>): Promise<Response> {
+  const routed = await routedRun(req, params, load);
+  return routed instanceof Response ? routed : NextResponse.json(routed.value);
 }

@@ -1,0 +1,179 @@
+// GET /api/runs/:id/events on SQLite (DESIGN: "A run's events"): a run started through POST
+// /api/runs is followed from its start to its end — a rate limit, a repair, a streamed node whose
+// first attempt is discarded — its events in order, its text tagged by attempt; a client cut off
+// mid-way resumes with Last-Event-ID and misses nothing, repeats nothing; refusals as every
+// /api/runs/:id route has them.
+import { NextRequest } from 'next/server';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { getRunFacts } from '@/db/queries';
+import { shortRunId } from '@/lib/shared/short-id';
+import { applyRunEvent, type FollowedState } from '@/lib/flow/run-events';
+import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
+import { readEvents } from '../helpers/run-event-stream';
+import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
+import { simulatedDashboard } from '../helpers/simulated-dashboard';
+import type { Session } from '@/lib/flow/session';
+import type { ScriptMap } from '@/lib/sim/types';
+
+vi.mock('server-only', () => ({}));
+vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
+vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
+
+const dash = simulatedDashboard();
+const REPLY = Array.from({ length: 800 }, (_, i) => `word${i}`).join(' ');
+const SCRIPTS: ScriptMap = {
+  // a 429 (the model paused a second), then an answer that fails its schema (repaired), then a good one
+  [FLASH_LITE]: [{ kind: 'status', status: 429, headers: { 'retry-after': '1' } }, { kind: 'invalid', mode: 'wrong_enum' }, { kind: 'ok' }],
+  // the streamed draft: an error mid-stream (its text discarded, the answer retried), then the reply, paced
+  [GPT_OSS]: [
+    { kind: 'provider_error', variant: 'finish_error', text: 'Dear customer, a first draft that breaks' },
+    { kind: 'ok', text: REPLY, latency: { first_token_ms: 0, tokens_per_s: 600 } },
+  ],
+};
+let session: Session;
+
+beforeAll(async () => {
+  session = (await dash.open()).session;
+}, 90_000);
+afterAll(() => dash.close());
+
+/** a triage run started through POST /api/runs, its simulator playing SCRIPTS from their start */
+const start = async (): Promise<string> => {
+  session.simulated!.sim.loadScripts(SCRIPTS);
+  const { POST } = await import('@/app/api/runs/route');
+  const res = await POST(
+    new NextRequest('http://localhost/api/runs', {
+      method: 'POST',
+      body: JSON.stringify({ flow: 'triage', input: { ticket: 'My invoice is wrong' } }),
+      headers: { 'content-type': 'application/json', ...LOCAL_HEADERS },
+    }),
+  );
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { id: string }).id;
+};
+
+const events = async (id: string, headers: Record<string, string> = {}, query = '') => {
+  const { GET } = await import('@/app/api/runs/[id]/events/route');
+  return GET(new NextRequest(`http://localhost/api/runs/${id}/events${query}`, { headers: { ...LOCAL_HEADERS, ...headers } }), { params: Promise.resolve({ id }) });
+};
+
+const fold = (evs: { event: Parameters<typeof applyRunEvent>[1] }[]) => evs.reduce((s, e) => applyRunEvent(s, e.event), { run: null, pauses: [] } as FollowedState);
+const label = (e: { event: { type: string; data: unknown } }) => {
+  const d = e.event.data as { node?: string; id?: string; seq?: number };
+  return [e.event.type, d.node ?? (e.event.type.startsWith('node.') ? d.id : undefined), d.seq].filter((x) => x !== undefined).join(' ');
+};
+
+/** the events a run has once each, whatever the moments it was read at (text and tries may come in more or fewer pieces) */
+const ONCE = [
+  'run.started',
+  'node.started classify',
+  'attempt.started classify 1',
+  'attempt.ended classify 1',
+  'attempt.started classify 2',
+  'attempt.ended classify 2',
+  'node.ended classify',
+  'node.started draft',
+  'attempt.started draft 1',
+  'attempt.ended draft 1',
+  'attempt.started draft 2',
+  'attempt.ended draft 2',
+  'node.ended draft',
+  'node.ended manual_review',
+  'run.ended',
+];
+const once = (evs: { event: { type: string; data: unknown } }[]) => evs.map(label).filter((l) => !/^(attempt\.(text|try)|pause)/.test(l));
+
+describe('GET /api/runs/:id/events on SQLite', () => {
+  let runId: string;
+  let first: Awaited<ReturnType<typeof readEvents>>;
+
+  it('follows a run from its start to its end, in order, and ends with it', async () => {
+    runId = await start();
+    first = await readEvents(await events(runId));
+    expect(first).toMatchObject({ status: 200, contentType: 'text/event-stream; charset=utf-8', ended: true });
+    expect(once(first.events)).toEqual(ONCE);
+    // the model's pause while the attempt waited, with its origin: the 429's retry-after
+    expect(first.events.find((e) => e.event.type === 'pause')!.event.data).toMatchObject({
+      model: `openrouter:${FLASH_LITE}`,
+      origin: { serverWait: 'retry-after: 1', askedMs: 1000 },
+    });
+    // the 429 and its wait are the first attempt's first try
+    const tries = first.events.filter((e) => e.event.type === 'attempt.try').map((e) => e.event.data);
+    expect(tries[0]).toMatchObject({ node: 'classify', seq: 1, try: { tryNo: 1, status: 429, retryAfterMs: 1000 } });
+    const ended = first.events.filter((e) => e.event.type === 'attempt.ended').map((e) => e.event.data);
+    expect(ended[0]).toMatchObject({ node: 'classify', seq: 1, cause: 'invalid_output', action: 'repair', discarded: true });
+    expect(ended[2]).toMatchObject({ node: 'draft', seq: 1, action: 'retry', discarded: true });
+    expect(first.events.at(-1)!.event).toMatchObject({ type: 'run.ended', data: { status: 'succeeded' } });
+    // folded, the events are the run as stored
+    expect(fold(first.events).run).toEqual(await getRunFacts(session.db, runId));
+  }, 60_000);
+
+  it("tags the streamed text by attempt: the discarded attempt's text apart from the answer's, which arrived in pieces", () => {
+    const texts = first.events.filter((e) => e.event.type === 'attempt.text').map((e) => e.event.data as { node: string; seq: number; from: number; text: string });
+    expect(texts.every((t) => t.node === 'draft')).toBe(true);
+    const of = (seq: number) => texts.filter((t) => t.seq === seq).reduce((s, t) => s.slice(0, t.from) + t.text, '');
+    expect(of(1)).toMatch(/^Dear customer, a first draft/);
+    expect(of(2)).toBe(REPLY);
+    expect(texts.filter((t) => t.seq === 2 && t.from > 0).length).toBeGreaterThan(0);
+  });
+
+  it('resumes a live run after a cut with Last-Event-ID: nothing missed, nothing repeated', async () => {
+    const id = await start();
+    const part = await readEvents(await events(id), { stopAfter: 4 });
+    expect(part.ended).toBe(false);
+    const rest = await readEvents(await events(id, { 'last-event-id': part.events.at(-1)!.id }));
+    expect(rest.ended).toBe(true);
+    expect(once([...part.events, ...rest.events])).toEqual(ONCE);
+    expect(fold([...part.events, ...rest.events]).run).toEqual(await getRunFacts(session.db, id));
+  }, 60_000);
+
+  it('gives an ended run whole, the same from any cut; a client holding the end gets 204', async () => {
+    const whole = await readEvents(await events(runId));
+    expect(once(whole.events)).toEqual(ONCE);
+    for (let cut = 1; cut < whole.events.length; cut++) {
+      const part = await readEvents(await events(runId), { stopAfter: cut });
+      const rest = await readEvents(await events(runId, { 'last-event-id': part.events.at(-1)!.id }));
+      expect([...part.events, ...rest.events]).toEqual(whole.events);
+    }
+    expect((await events(runId, { 'last-event-id': whole.events.at(-1)!.id })).status).toBe(204);
+    // ?after= for a client that cannot set headers (the run page's first connection)
+    expect((await events(runId, {}, `?after=${encodeURIComponent(whole.events.at(-1)!.id)}`)).status).toBe(204);
+  }, 60_000);
+
+  it('refuses an id of no event of this run, and names runs as the other /api/runs/:id routes do', async () => {
+    const bad = await events(runId, { 'last-event-id': 'garbage' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'E_EVENT_ID' });
+    expect((await events('deadbeef')).status).toBe(404);
+    const shortRes = await events(shortRunId(runId));
+    expect(shortRes.status).toBe(200);
+    const short = await readEvents(shortRes);
+    expect(once(short.events)).toEqual(ONCE);
+  });
+
+  it('says it is alive while nothing happens (a comment), and stops reading when the client goes away', async () => {
+    const id = '0198c0de-0000-7000-8000-00000000abcd';
+    const now = Date.now();
+    // a run another process runs, alive (its lease an hour away) and quiet
+    await session.db.q
+      .insert(session.db.t.runs)
+      .values({
+        id,
+        project: 'showcase',
+        flow: 'triage',
+        status: 'running',
+        input: { ticket: 'quiet' },
+        startedAt: now,
+        owner: 'elsewhere',
+        fence: 1,
+        leaseExpiresAt: now + 3_600_000,
+        heartbeatAt: now,
+      });
+    const { runEventsRoute } = await import('@/lib/server/run-events-sse');
+    const req = new NextRequest(`http://localhost/api/runs/${id}/events`, { headers: LOCAL_HEADERS });
+    const quiet = await readEvents(await runEventsRoute(req, Promise.resolve({ id }), { keepAliveMs: 0, pollMs: 5 }), { stopAfterComments: 2 });
+    expect(quiet.events.map((e) => e.event.type)).toEqual(['run.started']);
+    expect(quiet.comments).toEqual(['keep-alive', 'keep-alive']);
+    expect(quiet.ended).toBe(false);
+  });
+});

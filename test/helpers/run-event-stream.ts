@@ -1,0 +1,40 @@
+// Reads GET /api/runs/:id/events as a client would (eventsource-parser over the response body):
+// the events in order, each with its id and JSON data; `stopAfter` cuts the connection after that
+// many events (a dropped connection), as a client that goes away does; `stopAfterComments`, after
+// that many comments (keep-alives).
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { RunEvent } from '@/lib/flow/run-events';
+
+export interface ReadEvents {
+  status: number;
+  contentType: string | null;
+  events: { id: string; event: RunEvent }[];
+  /** SSE comments seen (keep-alives) */
+  comments: string[];
+  /** the stream ended by itself (not cut) */
+  ended: boolean;
+}
+
+export async function readEvents(res: Response, o: { stopAfter?: number; stopAfterComments?: number } = {}): Promise<ReadEvents> {
+  const out: ReadEvents = { status: res.status, contentType: res.headers.get('content-type'), events: [], comments: [], ended: false };
+  if (!res.body) return { ...out, ended: true };
+  const parser = createParser({
+    onEvent: (m: EventSourceMessage) => void out.events.push({ id: m.id!, event: { type: m.event, data: JSON.parse(m.data) } as RunEvent }),
+    onComment: (c) => void out.comments.push(c.trim()),
+  });
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    if (o.stopAfterComments !== undefined && out.comments.length >= o.stopAfterComments) {
+      await reader.cancel();
+      return out;
+    }
+    if (o.stopAfter !== undefined && out.events.length >= o.stopAfter) {
+      await reader.cancel();
+      out.events.length = o.stopAfter; // what arrived in the same chunk after the cut is not seen either
+      return out;
+    }
+    const { done, value } = await reader.read();
+    if (done) return { ...out, ended: true };
+    parser.feed(value);
+  }
+}
