@@ -6,10 +6,10 @@
 // every /api/runs/:id route (routedRun). The stream ends after `run.ended`; a client whose cursor
 // already holds the end gets 204, which tells EventSource not to reconnect.
 import 'server-only';
-import { NextResponse } from 'next/server';
 import { getRunFacts } from '@/db/queries';
 import { decodeCursor } from '@/lib/flow/run-event-cursor';
 import { followRun, type FollowItem, type FollowOptions } from '@/lib/flow/run-event-source';
+import { apiRefusal } from './api-refusal';
 import { routedRun } from './run-route';
 
 /** how long EventSource waits before it reconnects (the `retry:` field) */
@@ -65,7 +65,7 @@ export async function runEventsRoute(req: Request, params: Promise<{ id: string 
   if (routed instanceof Response) return routed;
   const given = req.headers.get('last-event-id') ?? new URL(req.url).searchParams.get('after');
   const after = given ? decodeCursor(given, routed.runId) : null;
-  if (given && !after) return NextResponse.json({ error: 'Last-Event-ID (or ?after=) is not the id of an event of this run', code: 'E_EVENT_ID' }, { status: 400 });
+  if (given && !after) return apiRefusal(400, { code: 'E_EVENT_ID', message: 'Last-Event-ID (or ?after=) is not the id of an event of this run' });
   if (after?.r === 3) return new Response(null, { status: 204 });
   const items = followRun(routed.db, routed.runId, { ...follow, after, signal: req.signal });
   return new Response(sseStream(items), { status: 200, headers: SSE_HEADERS });

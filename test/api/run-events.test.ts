@@ -155,20 +155,18 @@ describe('GET /api/runs/:id/events on SQLite', () => {
     const id = '0198c0de-0000-7000-8000-00000000abcd';
     const now = Date.now();
     // a run another process runs, alive (its lease an hour away) and quiet
-    await session.db.q
-      .insert(session.db.t.runs)
-      .values({
-        id,
-        project: 'showcase',
-        flow: 'triage',
-        status: 'running',
-        input: { ticket: 'quiet' },
-        startedAt: now,
-        owner: 'elsewhere',
-        fence: 1,
-        leaseExpiresAt: now + 3_600_000,
-        heartbeatAt: now,
-      });
+    await session.db.q.insert(session.db.t.runs).values({
+      id,
+      project: 'showcase',
+      flow: 'triage',
+      status: 'running',
+      input: { ticket: 'quiet' },
+      startedAt: now,
+      owner: 'elsewhere',
+      fence: 1,
+      leaseExpiresAt: now + 3_600_000,
+      heartbeatAt: now,
+    });
     const { runEventsRoute } = await import('@/lib/server/run-events-sse');
     const req = new NextRequest(`http://localhost/api/runs/${id}/events`, { headers: LOCAL_HEADERS });
     const quiet = await readEvents(await runEventsRoute(req, Promise.resolve({ id }), { keepAliveMs: 0, pollMs: 5 }), { stopAfterComments: 2 });
