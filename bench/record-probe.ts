@@ -19,6 +19,7 @@ import { routeToSimulator } from '@/lib/flow/simulate';
 import { loadProject } from '@/lib/project';
 import { startSimulator } from '@/lib/sim';
 import { oneNodeProject } from './one-node-project';
+import { runFacts } from './store-facts';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string' }, rounds: { type: 'string' }, invalid: { type: 'string' }, store: { type: 'boolean' }, ids: { type: 'string' } },
@@ -135,61 +136,8 @@ await done();
 async function storeOnly() {
   const store = runStore(db);
   let seq = 0;
-  const output = { queue: 'billing' };
-  const usage = { inputTokens: 420, outputTokens: 12, costUsd: 0.0000532 };
-  const newId = values.ids === 'v4' ? randomUUID : v7;
-  const oneRun = async () => {
-    const n = seq++;
-    const runId = newId();
-    const node = newId();
-    const t = Date.now();
-    await store.insertRun({ id: runId, project: 'probe', flow: 'one', input, startedAt: t });
-    store.insertNode({ id: node, runId, nodeId: 'classify', agent: 'sorter', turn: 1, ord: 0, status: 'running', policy: null, startedAt: t });
-    const answers = invalid > 0 && n % Math.round(1 / invalid) === 0 ? 2 : 1;
-    for (let k = 1; k <= answers; k++) {
-      const id = newId();
-      const bad = k < answers;
-      store.startAttempt({
-        id,
-        nodeRunId: node,
-        runId,
-        seq: k,
-        model: 'openrouter:openai/gpt-oss-20b',
-        chainIndex: 0,
-        answerNo: k,
-        request: [{ role: 'user', content: 'Sort: I was charged twice' }],
-        startedAt: t,
-      });
-      await store.finishAttempt(id, {
-        seq: k,
-        model: 'openrouter:openai/gpt-oss-20b',
-        chainIndex: 0,
-        answerNo: k,
-        outcome: 'ok',
-        finishReason: 'stop',
-        cause: bad ? 'invalid_output' : null,
-        action: bad ? 'repair' : 'none',
-        request: [{ role: 'user', content: 'Sort: I was charged twice' }],
-        responseText: bad ? '{"queue":"x"}' : '{"queue":"billing"}',
-        error: bad
-          ? {
-              kind: 'invalid_output',
-              message: "openrouter:openai/gpt-oss-20b's answer does not match the node's output schema: /queue must be equal to one of the allowed values",
-              detail: '{"queue":"x"}',
-            }
-          : null,
-        validationErrors: bad ? [{ pointer: '/queue', message: 'must be equal to one of the allowed values' }] : [],
-        discarded: bad,
-        streamedText: null,
-        usage,
-        startedAt: t,
-        finishedAt: t + 1,
-        tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: t, finishedAt: t + 1 }],
-      });
-    }
-    store.finishNode({ id: node, status: 'succeeded', output, error: null, usage, finishedAt: t + 2 });
-    await store.finishRun({ id: runId, status: 'succeeded', output, error: null, turns: 1, usage, finishedAt: t + 3 });
-  };
+  const oneFacts = runFacts(store, { newId: values.ids === 'v4' ? randomUUID : v7, invalid });
+  const oneRun = () => oneFacts(seq++);
   const rounds = async (n: number) => {
     let next = 0;
     const c0 = cpuMs();

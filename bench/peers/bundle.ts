@@ -2,7 +2,7 @@
 // contender process then starts in a fraction of tsx's time, which would otherwise be paid 40 times
 // a run. npm packages stay external and load from node_modules, the peers exactly as installed.
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
@@ -21,11 +21,16 @@ const pathAlias: Plugin = {
 };
 
 /** Builds the contender bundle under node_modules/.cache (so its packages resolve) and returns its path. */
-export async function bundleContender(): Promise<string> {
-  const outfile = join(ROOT, 'node_modules', '.cache', 'aqven-bench-peers', 'contender.mjs');
+export function bundleContender(): Promise<string> {
+  return bundleEntry(join(here, 'contender.ts'), 'aqven-bench-peers');
+}
+
+/** Bundles `entry` as bundleContender does, into node_modules/.cache/`folder`/, and returns the bundle's path. */
+export async function bundleEntry(entry: string, folder: string): Promise<string> {
+  const outfile = join(ROOT, 'node_modules', '.cache', folder, `${basename(entry, '.ts')}.mjs`);
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
-    entryPoints: [join(here, 'contender.ts')],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'node',

@@ -17,7 +17,7 @@ import { writeResult } from '../write-result';
 import type { CallResult, ContenderKind, FromContender, ToContender } from './contender';
 import { spread, w1Figures, w2Figures, w3Figures, type PauseRule, type W1Figures, type W2Figures, type W3Figures } from './metrics';
 import { bundleContender, ROOT } from './bundle';
-import { evaluateTargets, renderTable, writeReadmeTable, type PeersResult } from './table';
+import { evaluateTargets, renderTable, w1ToFloor, writeReadmeTable, type PeersResult } from './table';
 import { w1, w2, w3, w4, W1_RETRY_AFTER_S, W1_WINDOW_MS, GOOD, MODEL, type Workload } from './workloads';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -234,6 +234,9 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
           );
         }
       }
+      const toFloor = w1ToFloor({ w1: w1Reps }).at(-1);
+      if (toFloor !== undefined && w1Reps[W1_FLOOR]?.length === rep + 1 && w1Reps['aqven-recorded']?.length === rep + 1)
+        log(`rep ${rep + 1} W1: AQVEN's last call done ×${toFloor.toFixed(3)} the rule's floor's`);
     } finally {
       // the processes not played (a contender failed) must not outlive the bench; closing twice is harmless
       await Promise.allSettled(ready.map((p) => p.discard()));

@@ -68,6 +68,17 @@ function ratios<T>(reps: Record<string, T[]>, pick: (f: T) => number, best: (xs:
   return mine.map((f, i) => pick(f) / best(PEERS.map((p) => peerPick(reps[p]![i]!))));
 }
 
+/** W1: AQVEN's last call done at most this many times the rule's floor's, in the same repetition (issue 30) */
+export const W1_FLOOR_TARGET = 1.01;
+/** W4: full recording's calls/s at least this many times `openai@6`'s (issue 30: with write-ahead) */
+export const W4_RECORDED_TARGET = 1.2;
+
+/** Per repetition in which both ran: AQVEN's W1 last call done over the rule's floor's. */
+export function w1ToFloor(r: Pick<PeersResult, 'w1'>): number[] {
+  const floor = r.w1[FLOOR] ?? [];
+  return (r.w1[AQVEN] ?? []).flatMap((f, i) => (floor[i] ? [f.lastDoneMs / floor[i].lastDoneMs] : []));
+}
+
 export function evaluateTargets(r: PeersResult): Target[] {
   const out: Target[] = [];
   const med = (xs: number[]) => spread(xs).median;
@@ -81,12 +92,15 @@ export function evaluateTargets(r: PeersResult): Target[] {
     gate: true,
   });
   const toOpt = a1.map((f) => f.ratioToOptimum);
-  const floor = (r.w1[FLOOR] ?? []).map((f) => f.ratioToOptimum);
+  const floorOpt = (r.w1[FLOOR] ?? []).map((f) => f.ratioToOptimum);
+  const toFloor = w1ToFloor(r);
   out.push({
     workload: 'W1',
-    target: 'last call done ≤ 1.02× the optimum (window end + one round trip)',
-    value: `×${fmt(toOpt, 3)}${floor.length ? `; the rule's floor (a bare client doing only the rule) ×${fmt(floor, 3)}` : ''}`,
-    met: med(toOpt) <= 1.02,
+    target: `last call done ≤ ${W1_FLOOR_TARGET}× the rule's floor's (a bare client doing only the rule, same repetition)`,
+    value: toFloor.length
+      ? `×${fmt(toFloor, 3)} the floor; measured against the optimum (window end + one round trip): AQVEN ×${fmt(toOpt, 3)}, the floor ×${fmt(floorOpt, 3)}`
+      : `the floor was not measured; AQVEN ×${fmt(toOpt, 3)} the optimum`,
+    met: toFloor.length > 0 && med(toFloor) <= W1_FLOOR_TARGET,
   });
   const toPeer = ratios(
     r.w1,
@@ -152,7 +166,7 @@ export function evaluateTargets(r: PeersResult): Target[] {
   });
   const w4 = (kind: string, pick: (f: { callsPerSec: number; cpuMsPerCall: number }) => number) => (r.w4[kind] ?? []).map((f, i) => pick(f) / pick(r.w4['openai-parse']![i]!));
   const recRate = w4(AQVEN, (f) => f.callsPerSec);
-  out.push({ workload: 'W4', target: 'full recording ≥ 1.1× `openai@6` calls/s', value: `×${fmt(recRate, 3)}`, met: med(recRate) >= 1.1 });
+  out.push({ workload: 'W4', target: `full recording ≥ ${W4_RECORDED_TARGET}× \`openai@6\` calls/s`, value: `×${fmt(recRate, 3)}`, met: med(recRate) >= W4_RECORDED_TARGET });
   const recCpu = w4(AQVEN, (f) => f.cpuMsPerCall);
   out.push({ workload: 'W4', target: "full recording ≤ `openai@6`'s CPU per call", value: `×${fmt(recCpu, 3)}`, met: med(recCpu) <= 1 });
   const engRate = w4('aqven', (f) => f.callsPerSec);
@@ -265,6 +279,14 @@ export function renderTable(r: PeersResult): string {
       'W1 last call done, × optimum',
       per(r.w1, (f) => f.ratioToOptimum, 3),
     ),
+    ...(r.w1[FLOOR]?.length
+      ? [
+          row(
+            "W1 last call done, × the rule's floor's (same repetition)",
+            cols.map((c) => fmt(w1ToFloor({ w1: { [AQVEN]: r.w1[c] ?? [], [FLOOR]: r.w1[FLOOR] } }), 3)),
+          ),
+        ]
+      : []),
     row(
       'W1 failed calls',
       per(r.w1, (f) => f.failures, 0),

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ruleFloorCall, type CallResult } from '@/bench/peers/contender';
 import { pausedByRateLimits, pauseViolations, w2Figures, w3Figures } from '@/bench/peers/metrics';
-import { BEGIN, END, evaluateTargets, renderTable, writeReadmeTable, type PeersResult } from '@/bench/peers/table';
+import { BEGIN, END, evaluateTargets, renderTable, w1ToFloor, writeReadmeTable, type PeersResult } from '@/bench/peers/table';
 import { BAD, exactMix, GOOD, MODEL, w1, w2, W2_MIX, w3, W3_MIX } from '@/bench/peers/workloads';
 import { startSimulator } from '@/lib/sim';
 import type { SimServer } from '@/lib/sim/types';
@@ -266,7 +266,7 @@ describe('the verdicts and the README table', () => {
       'ai-generateText': [w4f(500, 1)],
       'openai-parse': [w4f(1000, 0.6)],
       aqven: [w4f(1199, 0.3)],
-      'aqven-recorded': [w4f(1100, 0.6)],
+      'aqven-recorded': [w4f(1200, 0.6)],
     },
     targets: [],
     durationS: 200,
@@ -297,15 +297,31 @@ describe('the verdicts and the README table', () => {
     expect(evaluateTargets(result(0, 0, 200)).find((x) => x.target === "wall time ≤ the best peer's")!.met).toBe(false);
   });
 
-  it("shows W1's floor beside AQVEN's W1 figure when the run measured it", () => {
+  it("judges W1 against the rule's floor of the same repetition, with the optimum as a measured line", () => {
     const r = result(0, 0);
+    r.w1['rule-floor'] = [w1f(2080)];
+    r.targets = evaluateTargets(r);
+    const target = (x: PeersResult) => x.targets.find((t) => t.target.startsWith("last call done ≤ 1.01× the rule's floor's"))!;
+    // 2100 / 2080 = 1.0096: met
+    expect(target(r)).toMatchObject({
+      met: true,
+      value: '×1.010 the floor; measured against the optimum (window end + one round trip): AQVEN ×1.049, the floor ×1.039',
+    });
+    expect(r.targets.some((t) => t.target.includes('the optimum'))).toBe(false);
+    expect(renderTable(r)).toContain('and finished at 2080 ms: ×1.039 the optimum, with 67 requests.');
+    expect(renderTable(r)).toContain("| W1 last call done, × the rule's floor's (same repetition) | 1.106 | 1.106 | 1.058 | 1.010 |");
+    // 2100 / 2050 = 1.024: missed, never rounded down
     r.w1['rule-floor'] = [w1f(2050)];
     r.targets = evaluateTargets(r);
-    expect(r.targets.find((x) => x.target.startsWith('last call done ≤ 1.02'))!.value).toBe("×1.049; the rule's floor (a bare client doing only the rule) ×1.024");
-    expect(renderTable(r)).toContain('and finished at 2050 ms: ×1.024 the optimum, with 67 requests.');
-    // an older result without the floor renders without its line
+    expect(target(r).met).toBe(false);
+    // ratios per repetition, then their median: a slow floor in one repetition does not carry another one
+    r.w1['aqven-recorded'] = [w1f(2100), w1f(2300), w1f(2100)];
+    r.w1['rule-floor'] = [w1f(2090), w1f(2100), w1f(2300)];
+    expect(w1ToFloor(r).map((x) => x.toFixed(3))).toEqual(['1.005', '1.095', '0.913']);
+    // an older result without the floor: missed, said so, and no floor line
     const old = result(0, 0);
     old.targets = evaluateTargets(old);
+    expect(target(old)).toMatchObject({ met: false, value: 'the floor was not measured; AQVEN ×1.049 the optimum' });
     expect(renderTable(old)).not.toContain("W1's floor");
   });
 
