@@ -26,7 +26,13 @@ const jsonText = z.string({ error: `${FIELD} is not valid JSON: nothing was sent
 });
 
 /** `{flow, input}` as the API's JSON body carries it: an input left out is `{}`. */
-export const startRunSchema = z.object({ flow, input: z.unknown().transform((v) => v ?? {}) });
+export const startRunSchema = z.object({
+  flow,
+  input: z
+    .unknown()
+    .optional()
+    .transform((v) => v ?? {}),
+});
 
 /** `{flow, input}` with the input as JSON text (the form, the command). */
 export const startRunTextSchema = z.object({ flow, input: jsonText });

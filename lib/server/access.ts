@@ -15,6 +15,7 @@ import { ProjectInvalidError } from '@/lib/flow/session';
 import { isLoopback } from '@/lib/shared/loopback';
 import { requestPeer, stampedPeer, type Peer } from '@/lib/shared/peer';
 import { roleAllows, type Role } from '@/lib/shared/roles';
+import { AUTH_CODE, FORBIDDEN_CODE, UNAVAILABLE_CODE } from '@/lib/contracts/api-route';
 import { sessionUser } from './auth';
 import { PATH_HEADER, guardSettings, parseHost, requestHost } from './request-guard';
 import { serverSession } from './session';
@@ -183,7 +184,7 @@ export async function editorRefusal(): Promise<string | null> {
   return r.ok ? null : r.error;
 }
 
-/** The caller of a route handler with at least `role`, or the JSON response refusing them: 401 unknown, 403 without the role. */
+/** The caller of a route handler with at least `role`, or the JSON response refusing them: 401 unknown (E_AUTH), 403 without the role (E_FORBIDDEN), 503 unreadable (E_UNAVAILABLE): CALLER_ANSWERS of every registered route. */
 export async function routeCaller(req: Request, role: Role): Promise<Caller | NextResponse> {
   let c: Caller | Unknown;
   try {
@@ -191,9 +192,10 @@ export async function routeCaller(req: Request, role: Role): Promise<Caller | Ne
   } catch (err) {
     // who is asking cannot be read: the database is down or refuses us — a 503, never an empty 500;
     // its words name hosts and paths, so only this machine reads them (and the server log)
-    return NextResponse.json({ error: unavailableFor(req.headers, err) }, { status: 503, headers: { 'retry-after': '5' } });
+    return NextResponse.json({ error: unavailableFor(req.headers, err), code: UNAVAILABLE_CODE }, { status: 503, headers: { 'retry-after': '5' } });
   }
   if (isCaller(c) && roleAllows(c.role, role)) return c;
   const status = isCaller(c) ? 403 : 401;
-  return NextResponse.json({ error: refusalText(c, role) }, { status, headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined });
+  const code = status === 403 ? FORBIDDEN_CODE : AUTH_CODE;
+  return NextResponse.json({ error: refusalText(c, role), code }, { status, headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined });
 }

@@ -6,12 +6,14 @@ import 'server-only';
 import { NextResponse } from 'next/server';
 import type { Db } from '@/db/types';
 import { resolveRunId } from '@/db/run-id-queries';
+import { AMBIGUOUS_RUN_CODE } from '@/lib/contracts/api-routes';
+import { RUN_CODE } from '@/lib/contracts/cancel-run';
 import { routeCaller } from './access';
 import { serverSession } from './session';
 import { ambiguousRunIdWords } from '@/lib/shared/short-id';
 
 /** the 404 of a run id that names no run */
-const noSuchRun = (id: string) => NextResponse.json({ error: `no run with id ${id}` }, { status: 404 });
+const noSuchRun = (id: string) => NextResponse.json({ error: `no run with id ${id}`, code: RUN_CODE }, { status: 404 });
 
 /**
  * The caller and the run a /api/runs/:id request names, or the answer that refuses it. `load` is
@@ -31,7 +33,7 @@ export async function routedRun<T>(
   const named = await resolveRunId(db, id);
   if (named.kind === 'ambiguous') {
     return NextResponse.json(
-      { error: `"${id}" ${ambiguousRunIdWords(named.matches.length, named.more)}; give more of it`, code: 'E_AMBIGUOUS_RUN_ID', matches: named.matches, more: named.more },
+      { error: `"${id}" ${ambiguousRunIdWords(named.matches.length, named.more)}; give more of it`, code: AMBIGUOUS_RUN_CODE, matches: named.matches, more: named.more },
       { status: 409 },
     );
   }

@@ -65,7 +65,7 @@ function get(port: number, path: string, headers: Record<string, string>): Promi
 }
 
 const NO_ACCOUNT =
-  /^\{"error":"no account exists yet, and this request is not known to come from this machine: on the server, create the first account \(aqven user add NAME --role admin\), or serve the dashboard with aqven serve and open it there"\}$/;
+  /^\{"error":"no account exists yet, and this request is not known to come from this machine: on the server, create the first account \(aqven user add NAME --role admin\), or serve the dashboard with aqven serve and open it there","code":"E_AUTH"\}$/;
 
 beforeAll(async () => {
   ({
@@ -166,7 +166,7 @@ describe('once an account exists', () => {
 
   it('this machine too must sign in; a token is accepted by the API from anywhere', async () => {
     peer.address = '127.0.0.1';
-    expect(await get(stamped.port, '/api/runs', { host: 'localhost:3000' })).toMatchObject({ status: 401, body: '{"error":"sign in first"}' });
+    expect(await get(stamped.port, '/api/runs', { host: 'localhost:3000' })).toMatchObject({ status: 401, body: '{"error":"sign in first","code":"E_AUTH"}' });
     peer.address = '203.0.113.9';
     expect((await get(stamped.port, '/api/runs', { host: 'localhost:3000', authorization: `Bearer ${token}` })).status).toBe(200);
   });

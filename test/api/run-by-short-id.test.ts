@@ -63,7 +63,7 @@ describe('GET /api/runs/:id by short id', () => {
   });
 
   it('is a 404 for a prefix of no run, or one too short to look up', async () => {
-    expect(await get('deadbeef')).toEqual({ status: 404, body: { error: 'no run with id deadbeef' } });
+    expect(await get('deadbeef')).toEqual({ status: 404, body: { error: 'no run with id deadbeef', code: 'E_RUN' } });
     expect((await get('c0f')).status).toBe(404);
   });
 
@@ -76,6 +76,6 @@ describe('GET /api/runs/:id by short id', () => {
     expect(await call('detail', 'c0ffee11')).toMatchObject({ status: 200, body: { id: C, kind: 'flow', nodes: [] } });
     expect(await call('notes', 'c0ffee11')).toEqual({ status: 200, body: { notes: [], older: null } });
     expect(await call('notes', 'c0ffee00')).toMatchObject({ status: 409, body: { code: 'E_AMBIGUOUS_RUN_ID' } });
-    expect(await call('detail', 'deadbeef')).toEqual({ status: 404, body: { error: 'no run with id deadbeef' } });
+    expect(await call('detail', 'deadbeef')).toEqual({ status: 404, body: { error: 'no run with id deadbeef', code: 'E_RUN' } });
   });
 });

@@ -50,7 +50,10 @@ describe('the API with its database down', () => {
       for (const headers of callers) {
         const res = await GET(new NextRequest('http://localhost/api/runs', { headers }));
         expect(res.status).toBe(503);
-        expect(await res.json()).toEqual({ error: 'the dashboard cannot serve requests right now (its database or project cannot be read); the server log says why' });
+        expect(await res.json()).toEqual({
+          error: 'the dashboard cannot serve requests right now (its database or project cannot be read); the server log says why',
+          code: 'E_UNAVAILABLE',
+        });
       }
       // the detail went to the server log
       expect(log.mock.calls.some(([line]) => String(line).includes('cannot connect to the PostgreSQL database postgres://aqven:***@127.0.0.1:1/aqven'))).toBe(true);

@@ -1,10 +1,12 @@
-import { NextResponse, type NextRequest } from 'next/server';
+import type { NextRequest } from 'next/server';
 import { listRuns } from '@/db/queries';
+import { reply } from '@/lib/contracts/api-route';
+import { LIST_RUNS, QUERY_CODE, START_RUN } from '@/lib/contracts/api-routes';
 import { routeCaller } from '@/lib/server/access';
 import { callerLimits } from '@/lib/contracts/caller-limits';
 import type { Labels } from '@/lib/contracts/refusal';
 import { BODY_CODE } from '@/lib/contracts/request-body';
-import { startRefusalCode, startRunRefusal, startRunSchema, type StartRunField } from '@/lib/contracts/start-run';
+import { startRefusalCode, startRunRefusal, type StartRunField } from '@/lib/contracts/start-run';
 import { apiRefusal } from '@/lib/server/api-refusal';
 import { readBodyCapped } from '@/lib/server/read-body';
 import { guardSettings } from '@/lib/server/request-guard';
@@ -18,9 +20,9 @@ export async function GET(req: NextRequest) {
   if (caller instanceof Response) return caller;
   const q = req.nextUrl.searchParams;
   const parsed = parseRunFilters(q);
-  if (!parsed.ok) return NextResponse.json({ error: parsed.error }, { status: 400 });
+  if (!parsed.ok) return reply(LIST_RUNS, 400, { error: parsed.error, code: QUERY_CODE });
   const { db } = await serverSession();
-  return NextResponse.json(await listRuns(db, { filters: parsed.filters, limit: parsed.limit, cursor: q.get('cursor') }));
+  return reply(LIST_RUNS, 200, await listRuns(db, { filters: parsed.filters, limit: parsed.limit, cursor: q.get('cursor') }));
 }
 
 const FIELDS: Labels<StartRunField> = { flow: 'field "flow"', input: 'field "input"' };
@@ -41,12 +43,12 @@ export async function POST(req: NextRequest) {
     return apiRefusal(400, { code: BODY_CODE, message: 'request body must be JSON: {"flow": "...", "input": {...}}' });
   }
   // a body that is no object names no flow
-  const parsed = startRunSchema.safeParse(typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {});
+  const parsed = START_RUN.body.safeParse(typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {});
   if (!parsed.success) {
     const r = startRunRefusal(parsed.error, FIELDS);
     return apiRefusal(400, r);
   }
   const res = await startRun(parsed.data.flow, parsed.data.input, caller.author);
   if (!res.ok) return apiRefusal(res.status, { code: startRefusalCode(res), message: res.error }, { field: res.field });
-  return NextResponse.json({ id: res.id }, { status: 202, headers: { location: `/api/runs/${res.id}` } });
+  return reply(START_RUN, 202, { id: res.id }, { location: `/api/runs/${res.id}` });
 }

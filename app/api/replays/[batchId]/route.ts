@@ -2,7 +2,9 @@
 // batch runs), from any server process: the one running the batch answers from memory, the others
 // from the replay_batches row; a batch whose process stopped reads as stopped. 404 only for an id
 // never stored (or purged since).
-import { NextResponse, type NextRequest } from 'next/server';
+import type { NextRequest } from 'next/server';
+import { reply } from '@/lib/contracts/api-route';
+import { BATCH_CODE, REPLAY_BATCH } from '@/lib/contracts/api-routes';
 import { routeCaller } from '@/lib/server/access';
 import { batchProgress } from '@/lib/server/replay';
 
@@ -13,6 +15,6 @@ export async function GET(req: NextRequest, { params }: { params: Promise<{ batc
   if (caller instanceof Response) return caller;
   const { batchId } = await params;
   const batch = await batchProgress(batchId);
-  if (!batch) return NextResponse.json({ error: `no replay batch ${batchId} is stored (a wrong id, or purged since)` }, { status: 404 });
-  return NextResponse.json(batch, { headers: { 'cache-control': 'no-store' } });
+  if (!batch) return reply(REPLAY_BATCH, 404, { error: `no replay batch ${batchId} is stored (a wrong id, or purged since)`, code: BATCH_CODE });
+  return reply(REPLAY_BATCH, 200, batch, { 'cache-control': 'no-store' });
 }

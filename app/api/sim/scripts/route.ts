@@ -2,7 +2,10 @@
 // test can stage one exact scenario. Exists only while providers are simulated (AQVEN_SIMULATE=1), and only for an editor.
 // Body: {"scripts": {"model-id": [steps…]}, "chaos"?: profile | null}. `{"scripts": {}}` goes back
 // to the project's chaos profile for every model.
-import { NextResponse, type NextRequest } from 'next/server';
+import type { NextRequest } from 'next/server';
+import { reply } from '@/lib/contracts/api-route';
+import { NOT_SIMULATED_CODE, SCRIPT_CODE, SIM_SCRIPTS } from '@/lib/contracts/api-routes';
+import { BODY_CODE } from '@/lib/contracts/request-body';
 import { validateChaos, validateScripts } from '@/lib/sim';
 import { routeCaller } from '@/lib/server/access';
 import { dashboardContext } from '@/lib/server/context';
@@ -14,22 +17,22 @@ import { serverSession } from '@/lib/server/session';
 export const dynamic = 'force-dynamic';
 
 export async function POST(req: NextRequest) {
-  if (!dashboardContext().simulate) return NextResponse.json({ error: 'not found' }, { status: 404 });
+  if (!dashboardContext().simulate) return reply(SIM_SCRIPTS, 404, { error: 'not found: providers are not simulated (AQVEN_SIMULATE=1)', code: NOT_SIMULATED_CODE });
   const caller = await routeCaller(req, 'editor');
   if (caller instanceof Response) return caller;
   const { simulated } = await serverSession();
-  if (!simulated) return NextResponse.json({ error: 'providers are not simulated in this session' }, { status: 409 });
+  if (!simulated) return reply(SIM_SCRIPTS, 409, { error: 'providers are not simulated in this session', code: NOT_SIMULATED_CODE });
   const read = await readBodyCapped(req, guardSettings(process.env).maxBodyBytes);
   if (!read.ok) return apiRefusal(413, read.refusal);
   let body: { scripts?: unknown; chaos?: unknown };
   try {
     body = JSON.parse(read.text);
   } catch {
-    return NextResponse.json({ error: 'request body must be JSON: {"scripts": {"model-id": [steps]}}' }, { status: 400 });
+    return reply(SIM_SCRIPTS, 400, { error: 'request body must be JSON: {"scripts": {"model-id": [steps]}}', code: BODY_CODE });
   }
   const errors = [...(body.scripts !== undefined ? validateScripts(body.scripts) : []), ...(body.chaos !== undefined ? validateChaos(body.chaos) : [])];
-  if (errors.length) return NextResponse.json({ error: errors.join('; ') }, { status: 400 });
+  if (errors.length) return reply(SIM_SCRIPTS, 400, { error: errors.join('; '), code: SCRIPT_CODE });
   if (body.scripts !== undefined) simulated.sim.loadScripts(body.scripts as Parameters<typeof simulated.sim.loadScripts>[0]);
   if (body.chaos !== undefined) simulated.sim.setChaos((body.chaos ?? undefined) as Parameters<typeof simulated.sim.setChaos>[0]);
-  return NextResponse.json({ ok: true });
+  return reply(SIM_SCRIPTS, 200, { ok: true });
 }

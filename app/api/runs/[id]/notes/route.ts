@@ -1,9 +1,10 @@
 // The notes of one run (on it, its nodes and its attempts), for the run page to refresh its notes
 // and for a service with a token. Every role may read them. A page at a time: `?limit=` (1..500,
 // default 100) of the newest notes before `?before=` (the `older` cursor of the page after it).
-import { NextResponse } from 'next/server';
 import { decodeNoteCursor, listNotePage, NOTES_PAGE, NOTES_PER_RUN_MAX } from '@/db/note-queries';
 import type { NotesResponse } from '@/lib/dashboard/note-types';
+import { reply } from '@/lib/contracts/api-route';
+import { QUERY_CODE, RUN_NOTES } from '@/lib/contracts/api-routes';
 import { routeCaller } from '@/lib/server/access';
 import { runRoute } from '@/lib/server/run-route';
 
@@ -24,7 +25,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
   if ('error' in page) {
     // who is asking first, as for every answer of this route
     const caller = await routeCaller(req, 'viewer');
-    return caller instanceof Response ? caller : NextResponse.json({ error: page.error }, { status: 400 });
+    return caller instanceof Response ? caller : reply(RUN_NOTES, 400, { error: page.error, code: QUERY_CODE });
   }
   return runRoute(req, params, (db, id): Promise<NotesResponse | null> => listNotePage(db, id, page));
 }
