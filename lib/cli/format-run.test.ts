@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunListItem } from '@/db/queries';
 import type { RunRecord } from '@/lib/flow/run-record';
-import { formatRun, formatRunList } from './format-run';
+import { formatRun, formatRunList, LiveProgress } from './format-run';
 import { printable } from './printable';
 
 const ID = '0192f0c4-5e6a-7b8c-9d0e-a1b2c3d4e5f6';
@@ -191,5 +191,59 @@ describe('printable', () => {
     expect(printable('a\tb\nc\r', { block: true })).toBe('a\tb\nc\\u{000D}');
     expect(printable('a\tb\nc')).toBe('a\\u{0009}b\\u{000A}c');
     expect(printable('plain, ünïcode, 日本')).toBe('plain, ünïcode, 日本');
+  });
+});
+
+describe('LiveProgress', () => {
+  /** the lines left on screen: each draw moves up over the last one and rewrites every line */
+  const screen = (draw: (p: LiveProgress) => void) => {
+    let last = '';
+    const p = new LiveProgress({ write: (s: string) => void (last = s) } as never);
+    draw(p);
+    return last
+      .replace(/\x1b\[\d*A/, '')
+      .replace(/\x1b\[2K/g, '')
+      .trimEnd()
+      .split('\n');
+  };
+  const tries = [{ tryNo: 1, status: 429, error: 'rate_limited' as const, retryAfterMs: 1000, waitedMs: 0, startedAt: 1, finishedAt: 2 }];
+  const attempt = {
+    seq: 1,
+    model: 'sim:m',
+    chainIndex: 0,
+    answerNo: 1,
+    outcome: 'ok' as const,
+    finishReason: 'stop',
+    cause: 'invalid_output' as const,
+    action: 'repair' as const,
+    request: [],
+    responseText: 'x',
+    error: null,
+    validationErrors: [],
+    discarded: true,
+    streamedText: null,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    startedAt: 1,
+    finishedAt: 3,
+    tries,
+  };
+
+  it("draws a followed run's events as aqven run draws its own run", () => {
+    const own = screen((p) => {
+      p.onProgress({
+        type: 'engine',
+        node: 'classify',
+        event: { type: 'attempt_start', nodeId: 'classify', seq: 1, model: 'sim:m', chainIndex: 0, answerNo: 1, request: [], startedAt: 1 },
+      });
+      p.onProgress({ type: 'engine', node: 'classify', event: { type: 'try_end', nodeId: 'classify', seq: 1, try: tries[0]! } });
+      p.onProgress({ type: 'engine', node: 'draft', event: { type: 'attempt_end', nodeId: 'draft', attempt } });
+    });
+    const followed = screen((p) => {
+      p.onRunEvent({ type: 'attempt.started', data: { node: 'classify', ...attempt, outcome: null, finishedAt: null } });
+      p.onRunEvent({ type: 'attempt.try', data: { node: 'classify', seq: 1, try: tries[0]! } });
+      p.onRunEvent({ type: 'attempt.ended', data: { node: 'draft', ...attempt } });
+    });
+    expect(followed).toEqual(own);
+    expect(own).toEqual(['  classify  attempt 1  try 1: 429 rate_limited, waiting 1000ms', '  draft  attempt 1  sim:m  ok → repair']);
   });
 });

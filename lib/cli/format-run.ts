@@ -4,6 +4,7 @@ import type { RunListItem } from '@/db/queries';
 import type { EngineEvent } from '@/lib/engine/types';
 import type { ProgressEvent } from '@/lib/flow/run-flow';
 import type { RunRecord } from '@/lib/flow/run-record';
+import type { RunEvent } from '@/lib/flow/run-events';
 import { originLine } from '@/lib/dashboard/run-origin';
 import { shortRunId } from '@/lib/shared/short-id';
 import { printable } from './printable';
@@ -121,12 +122,26 @@ export function formatRunList(items: RunListItem[]): string {
   return printable(lines, { block: true });
 }
 
-/** Redraws one line per node in place (ANSI cursor movement) while a run is in progress. */
+/** The line of a node in the progress block, for what just happened to it (one text per fact, for a run in this process and a followed one alike). */
+const progressLine = {
+  skipped: (node: string, reason: string | null) => `  ${node}  skipped${reason ? ` (${reason})` : ''}`,
+  ended: (node: string, status: string, code: string | null, attempts: number) => `  ${node}  ${status}${code ? ` ${code}` : ''}  ${attempts} attempt(s)`,
+  attempt: (node: string, seq: number, model: string) => `  ${node}  attempt ${seq}  ${model}  …`,
+  failedTry: (node: string, seq: number, t: { tryNo: number; status: number | null; error: string | null; retryAfterMs: number | null }) =>
+    `  ${node}  attempt ${seq}  try ${t.tryNo}: ${tryLine(t)}${t.retryAfterMs != null ? `, waiting ${t.retryAfterMs}ms` : ''}`,
+  attemptEnd: (node: string, a: { seq: number; model: string; outcome: string | null; cause: string | null; action: string }) =>
+    `  ${node}  attempt ${a.seq}  ${a.model}  ${a.outcome ?? 'cut off'}${a.cause ? ` → ${a.action}` : ''}`,
+};
+
+/** The stream the progress block is drawn on: a terminal's (its width, when it has one). */
+export type ProgressStream = Pick<NodeJS.WriteStream, 'write'> & { columns?: number };
+
+/** Redraws one line per node in place (ANSI cursor movement) while a run is in progress: `aqven run`'s and `aqven show --follow`'s. */
 export class LiveProgress {
   private readonly lines = new Map<string, string>();
   private drawn = 0;
 
-  constructor(private readonly stream: NodeJS.WriteStream) {}
+  constructor(private readonly stream: ProgressStream) {}
 
   private set(node: string, text: string) {
     this.lines.set(node, text);
@@ -141,17 +156,29 @@ export class LiveProgress {
     this.stream.write(s);
   }
 
+  /** a run of this process (`aqven run`) */
   readonly onProgress = (e: ProgressEvent) => {
-    if (e.type === 'node_skipped') this.set(e.node, `  ${e.node}  skipped (${e.reason})`);
-    else if (e.type === 'node_end') this.set(e.node, `  ${e.node}  ${e.result.status}${e.result.error ? ` ${e.result.error.code}` : ''}  ${e.result.attempts.length} attempt(s)`);
+    if (e.type === 'node_skipped') this.set(e.node, progressLine.skipped(e.node, e.reason));
+    else if (e.type === 'node_end') this.set(e.node, progressLine.ended(e.node, e.result.status, e.result.error?.code ?? null, e.result.attempts.length));
     else if (e.type === 'engine') this.engine(e.node, e.event);
   };
 
   private engine(node: string, ev: EngineEvent) {
-    if (ev.type === 'attempt_start') this.set(node, `  ${node}  attempt ${ev.seq}  ${ev.model}  …`);
-    else if (ev.type === 'try_end' && ev.try.status !== 200)
-      this.set(node, `  ${node}  attempt ${ev.seq}  try ${ev.try.tryNo}: ${tryLine(ev.try)}${ev.try.retryAfterMs != null ? `, waiting ${ev.try.retryAfterMs}ms` : ''}`);
-    else if (ev.type === 'attempt_end')
-      this.set(node, `  ${node}  attempt ${ev.attempt.seq}  ${ev.attempt.model}  ${ev.attempt.outcome}${ev.attempt.cause ? ` → ${ev.attempt.action}` : ''}`);
+    if (ev.type === 'attempt_start') this.set(node, progressLine.attempt(node, ev.seq, ev.model));
+    else if (ev.type === 'try_end' && ev.try.status !== 200) this.set(node, progressLine.failedTry(node, ev.seq, ev.try));
+    else if (ev.type === 'attempt_end') this.set(node, progressLine.attemptEnd(node, ev.attempt));
   }
+
+  /** a followed run (`aqven show --follow`: its events, lib/flow/run-events.ts); `attempts` counts each node's */
+  private readonly attempts = new Map<string, number>();
+  readonly onRunEvent = (e: RunEvent) => {
+    if (e.type === 'node.ended') {
+      const d = e.data;
+      this.set(d.id, d.status === 'skipped' ? progressLine.skipped(d.id, null) : progressLine.ended(d.id, d.status, d.error?.code ?? null, this.attempts.get(d.id) ?? 0));
+    } else if (e.type === 'attempt.started') {
+      this.attempts.set(e.data.node, (this.attempts.get(e.data.node) ?? 0) + 1);
+      this.set(e.data.node, progressLine.attempt(e.data.node, e.data.seq, e.data.model));
+    } else if (e.type === 'attempt.try' && e.data.try.status !== 200) this.set(e.data.node, progressLine.failedTry(e.data.node, e.data.seq, e.data.try));
+    else if (e.type === 'attempt.ended') this.set(e.data.node, progressLine.attemptEnd(e.data.node, e.data));
+  };
 }

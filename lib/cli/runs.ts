@@ -1,5 +1,6 @@
 // `aqven runs`, `aqven search`, `aqven show` (DESIGN: CLI): the run history, read. Exit statuses: 0,
-// 1 no such run (show), 2 bad usage or a project that fails check, 3 the database cannot be read.
+// 1 no such run (show), 2 bad usage or a project that fails check, 3 the database cannot be read;
+// `show --follow` exits as `aqven run` does when the run ends (lib/cli/follow.ts).
 // Everything they say goes through their CliIo.
 import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
@@ -13,6 +14,7 @@ import { formatDiagnostic, loadProject } from '@/lib/project';
 import { ATTEMPT_CAUSES, RUN_KINDS } from '@/lib/shared/run-list-values';
 import { EXIT_USAGE, exitFor, UsageError } from './exit';
 import { cliRunId, formatSearchPage } from './find-runs';
+import { followShown, type FollowCommandOptions } from './follow';
 import { formatRun, formatRunList } from './format-run';
 import { processIo, type CliIo } from './io';
 import { resolveProjectDir } from './project-dir';
@@ -75,12 +77,17 @@ export function runSearchCommand(words: string[], opts: { project?: string; limi
   });
 }
 
-export function runShowCommand(runId: string, opts: { project?: string; json?: boolean }, io: CliIo = processIo): Promise<number> {
+export type ShowOptions = { project?: string; json?: boolean; follow?: boolean } & Omit<FollowCommandOptions, 'json'>;
+
+/** `aqven show ID`: the run as stored (exit 0); with `--follow`, followed to its end (lib/cli/follow.ts: the exit status of its end). */
+export function runShowCommand(runId: string, opts: ShowOptions, io: CliIo = processIo): Promise<number> {
   return reading('show', io, async () => {
     const found = await withProjectDb(opts.project, io, async (db) => {
       const named = await cliRunId(db, 'show', runId);
-      return named.ok ? { named, record: await getRunRecord(db, named.id) } : { named, record: null };
+      if (named.ok && opts.follow) return { named, record: null, followed: await followShown(db, named.id, opts, io) };
+      return { named, record: named.ok ? await getRunRecord(db, named.id) : null, followed: null };
     });
+    if (found.followed !== null) return found.followed;
     if (!found.named.ok || !found.record) {
       io.err(`${found.named.ok ? `aqven show: no run with id ${runId}` : found.named.message}\n`);
       return found.named.ok ? 1 : found.named.exitCode;
@@ -126,5 +133,9 @@ export function registerRuns(program: Command, io: CliIo = processIo): void {
     .argument('<runId>', 'run id, its short id (the 8 characters shown for a run), or a prefix of 4 or more')
     .option('--project <dir>', 'project folder')
     .option('--json', 'print the run record as JSON')
-    .action(async (runId: string, opts: { project?: string; json?: boolean }) => io.exit(await runShowCommand(runId, opts, io)));
+    .option(
+      '--follow',
+      "follow a queued or running run to its end (aqven run's progress on a terminal), then print it; exit as aqven run: 0 succeeded, 1 otherwise; Ctrl-C stops following, not the run",
+    )
+    .action(async (runId: string, opts: { project?: string; json?: boolean; follow?: boolean }) => io.exit(await runShowCommand(runId, opts, io)));
 }
