@@ -38,20 +38,18 @@ afterAll(async () => {
 /** a run another process runs: alive (its lease an hour away), in `status` */
 async function elsewhere(id: string, status: 'queued' | 'running'): Promise<void> {
   const now = Date.now();
-  await db.q
-    .insert(db.t.runs)
-    .values({
-      id,
-      project: 'showcase',
-      flow: 'triage',
-      status,
-      input: { ticket: 'elsewhere' },
-      startedAt: now,
-      owner: 'elsewhere',
-      fence: 1,
-      leaseExpiresAt: now + 3_600_000,
-      heartbeatAt: now,
-    });
+  await db.q.insert(db.t.runs).values({
+    id,
+    project: 'showcase',
+    flow: 'triage',
+    status,
+    input: { ticket: 'elsewhere' },
+    startedAt: now,
+    owner: 'elsewhere',
+    fence: 1,
+    leaseExpiresAt: now + 3_600_000,
+    heartbeatAt: now,
+  });
 }
 const setStatus = (id: string, status: 'running' | 'failed') =>
   db.q
