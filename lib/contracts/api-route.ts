@@ -25,6 +25,8 @@ export interface ApiAnswer {
   description: string;
   /** the JSON body; absent: no body */
   body?: z.ZodType;
+  /** a `text/event-stream` answer instead: each event's name and the schema of its (JSON) data */
+  events?: Readonly<Record<string, z.ZodType>>;
   /** the `code` values an error body may carry */
   codes?: readonly string[];
   headers?: Readonly<Record<string, ApiHeader>>;

@@ -23,6 +23,7 @@ import { INPUT_CODE } from './input-size';
 import { LIMIT_CODE } from './caller-limits';
 import { RUN_CODE } from './cancel-run';
 import { recordId } from './record-id';
+import { EVENT_ID_CODE, RUN_EVENTS } from './run-event-schemas';
 import { BODY_CODE } from './request-body';
 import { FLOW_CODE, startRunSchema } from './start-run';
 import { WAIT_CODE, WAIT_MAX_S } from './prefer-wait';
@@ -162,6 +163,23 @@ export const RUN_NOTES = defineRoute({
   },
 });
 
+export const RUN_EVENTS_STREAM = defineRoute({
+  id: 'followRun',
+  method: 'get',
+  path: '/api/runs/{id}/events',
+  summary: 'A run\'s events as Server-Sent Events until it ends (docs/WIRE.md, "A run\'s events"); Last-Event-ID or ?after= resumes after a cut',
+  auth: 'viewer',
+  params: runParams,
+  query: z.object({ after: z.string().optional().describe('the id of the last event received, for a client that cannot send Last-Event-ID') }),
+  headers: { 'Last-Event-ID': { description: 'the id of the last event received: the stream goes on after it, nothing repeated, nothing lost' } },
+  answers: {
+    200: { description: "the run's events, from the start or after the id given; a keep-alive comment every 15 s of quiet; ends after run.ended", events: RUN_EVENTS },
+    204: { description: 'the id given is after the run ended: nothing more (EventSource stops reconnecting)' },
+    400: { description: 'Last-Event-ID (or after) is not the id of an event of this run', body: apiError([EVENT_ID_CODE]), codes: [EVENT_ID_CODE] },
+    ...RUN_NAMED,
+  },
+});
+
 export const PAUSES = defineRoute({
   id: 'listPauses',
   method: 'get',
@@ -223,6 +241,6 @@ export const OPENAPI = defineRoute({
 });
 
 /** Every route of the API, in the document's order. */
-export const API_ROUTES = [LIST_RUNS, START_RUN, RUN_RECORD, RUN_DETAIL, RUN_NOTES, PAUSES, LIMITS, REPLAY_BATCH, SIM_SCRIPTS, OPENAPI] as const;
+export const API_ROUTES = [LIST_RUNS, START_RUN, RUN_RECORD, RUN_DETAIL, RUN_NOTES, RUN_EVENTS_STREAM, PAUSES, LIMITS, REPLAY_BATCH, SIM_SCRIPTS, OPENAPI] as const;
 
 export { CALLER_ANSWERS };

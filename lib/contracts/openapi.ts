@@ -34,12 +34,22 @@ function headersOf(h: Readonly<Record<string, ApiHeader>> | undefined): Json | u
   return Object.fromEntries(Object.entries(h).map(([name, d]) => [name, { description: d.description, schema: { type: 'string' } }]));
 }
 
+/**
+ * A Server-Sent Events answer: the body a string of events; each event's name and its data's schema
+ * under `x-events` (OpenAPI 3.1 has no item schema for a stream of events).
+ */
+function eventStream(events: Readonly<Record<string, z.ZodType>>): Json {
+  const description = 'Server-Sent Events: `id:` (the cursor after the event, for Last-Event-ID), `event:` (its name), `data:` (one line of JSON, shaped as x-events says)';
+  return { 'text/event-stream': { schema: { type: 'string', description }, 'x-events': Object.fromEntries(Object.entries(events).map(([name, s]) => [name, inline(s)])) } };
+}
+
 function answerOf(a: ApiAnswer, components: Map<string, z.ZodType>): Json {
   const codes = a.codes?.length ? ` Codes: ${a.codes.join(', ')}.` : '';
   return {
     description: `${a.description}.${codes}`,
     ...(a.headers && { headers: headersOf(a.headers) }),
     ...(a.body && { content: { 'application/json': { schema: jsonSchema(a.body, components) } } }),
+    ...(a.events && { content: eventStream(a.events) }),
     ...(a.codes && { 'x-codes': a.codes }),
   };
 }

@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFacts, NodeFacts } from '@/db/types';
 import { decodeCursor, encodeCursor, startCursor } from './run-event-cursor';
-import { applyRunEvent, cursorOf, nextEvents, type FollowedRun, type FollowedState, type IdentifiedEvent, type RunEvent, type SeenPause } from './run-events';
+import { openApiDocument } from '@/lib/contracts/openapi';
+import { RUN_EVENTS } from '@/lib/contracts/run-event-schemas';
+import { applyRunEvent, cursorOf, nextEvents, RUN_EVENT_TYPES, type FollowedRun, type FollowedState, type IdentifiedEvent, type RunEvent, type SeenPause } from './run-events';
 
 const RUN = '0198c0de-0000-7000-8000-000000000001';
 const M = 'sim:fast';
@@ -233,5 +235,15 @@ describe('a run followed from its stored facts', () => {
       'run.queued',
       'run.ended',
     ]);
+  });
+
+  it('gives each event the shape the API documents (GET /api/openapi.json: every name, each data schema)', () => {
+    for (const { event } of all) expect(RUN_EVENTS[event.type].safeParse(event.data).error, event.type).toBeUndefined();
+    const doc = openApiDocument() as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { 'x-events': object }> }> } }> };
+    const stream = doc.paths['/api/runs/{id}/events']!.get.responses['200']!.content['text/event-stream']!;
+    expect(Object.keys(stream['x-events'])).toEqual([...RUN_EVENT_TYPES]);
+    // a shape the document refuses: an attempt's event without its node
+    const { node: _node, ...headless } = all.find((e) => e.event.type === 'attempt.ended')!.event.data as { node: string };
+    expect(RUN_EVENTS['attempt.ended'].safeParse(headless).success).toBe(false);
   });
 });

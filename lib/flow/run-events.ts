@@ -8,6 +8,7 @@
 // reads them from the database, for every process and both dialects).
 import type { RunLink, RunOrigin } from '@/db/queries';
 import type { AttemptFacts, NodeFacts, RunFacts, RunStatus } from '@/db/types';
+import { RUN_EVENT_NAMES, RUN_EVENTS } from '@/lib/contracts/run-event-schemas';
 import type { PauseOrigin } from '@/lib/engine/types';
 import { encodeCursor, startCursor, textHash, type AttemptMark, type Cursor, type NodeMark } from './run-event-cursor';
 
@@ -42,18 +43,10 @@ export type RunEvent =
   | { type: 'run.ended'; data: RunEnd };
 
 export type RunEventType = RunEvent['type'];
-export const RUN_EVENT_TYPES: readonly RunEventType[] = [
-  'run.queued',
-  'run.started',
-  'node.started',
-  'attempt.started',
-  'attempt.try',
-  'attempt.text',
-  'attempt.ended',
-  'node.ended',
-  'pause',
-  'run.ended',
-];
+/** the names the API documents (lib/contracts/run-event-schemas.ts): exactly these, both ways */
+export const RUN_EVENT_TYPES: readonly RunEventType[] = RUN_EVENT_NAMES satisfies readonly RunEventType[];
+const _everyTypeNamed: Record<RunEventType, unknown> = RUN_EVENTS;
+void _everyTypeNamed;
 
 /** an event and its id: the cursor after it */
 export interface IdentifiedEvent {

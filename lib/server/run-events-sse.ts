@@ -7,6 +7,7 @@
 // already holds the end gets 204, which tells EventSource not to reconnect.
 import 'server-only';
 import { getRunFacts } from '@/db/queries';
+import { EVENT_ID_CODE } from '@/lib/contracts/run-event-schemas';
 import { decodeCursor } from '@/lib/flow/run-event-cursor';
 import { followRun, type FollowItem, type FollowOptions } from '@/lib/flow/run-event-source';
 import { apiRefusal } from './api-refusal';
@@ -65,7 +66,7 @@ export async function runEventsRoute(req: Request, params: Promise<{ id: string 
   if (routed instanceof Response) return routed;
   const given = req.headers.get('last-event-id') ?? new URL(req.url).searchParams.get('after');
   const after = given ? decodeCursor(given, routed.runId) : null;
-  if (given && !after) return apiRefusal(400, { code: 'E_EVENT_ID', message: 'Last-Event-ID (or ?after=) is not the id of an event of this run' });
+  if (given && !after) return apiRefusal(400, { code: EVENT_ID_CODE, message: 'Last-Event-ID (or ?after=) is not the id of an event of this run' });
   if (after?.r === 3) return new Response(null, { status: 204 });
   const items = followRun(routed.db, routed.runId, { ...follow, after, signal: req.signal });
   return new Response(sseStream(items), { status: 200, headers: SSE_HEADERS });
