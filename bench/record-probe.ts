@@ -22,7 +22,14 @@ import { oneNodeProject } from './one-node-project';
 import { runFacts } from './store-facts';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string' }, rounds: { type: 'string' }, invalid: { type: 'string' }, store: { type: 'boolean' }, ids: { type: 'string' } },
+  options: {
+    runs: { type: 'string' },
+    rounds: { type: 'string' },
+    invalid: { type: 'string' },
+    store: { type: 'boolean' },
+    ids: { type: 'string' },
+    'no-autoincrement': { type: 'boolean' },
+  },
 });
 const total = Number(values.runs ?? 3000);
 const rounds = Number(values.rounds ?? 3);
@@ -41,6 +48,17 @@ const sim = await startSimulator();
 if (invalid > 0) sim.setChaos({ seed: 7, invalid });
 const { providers, env } = routeToSimulator(project, sim);
 const db = openDb(project.databasePath);
+// `--no-autoincrement`: search_docs made again (it is empty yet) with its id a plain rowid alias, as
+// it would be without AUTOINCREMENT — no sqlite_sequence row rewritten by every commit that adds a doc
+if (values['no-autoincrement']) {
+  const c = db.$client;
+  const objects = c.prepare("SELECT type, sql FROM sqlite_master WHERE tbl_name = 'search_docs' AND sql IS NOT NULL ORDER BY type = 'table' DESC").all() as {
+    type: string;
+    sql: string;
+  }[];
+  c.exec('DROP TABLE search_docs');
+  for (const o of objects) c.exec(o.type === 'table' ? o.sql.replace(/\s+AUTOINCREMENT/i, '') : o.sql);
+}
 
 // the run store's commits: it commits with `transaction(drain).immediate()` on the connection
 let commits = 0;
@@ -171,6 +189,7 @@ async function storeOnly() {
       recordingCpuMsPerRun: +(r.cpu / total).toFixed(4),
       commitsPerRun: +(commits / total).toFixed(3),
       ids: values.ids === 'v4' ? 'v4' : 'v7',
+      autoincrement: !values['no-autoincrement'],
       kbWrittenPerRun: Number.isNaN(kbPerRun) ? null : +kbPerRun.toFixed(1),
       attempts: null,
       searchDocs: null,

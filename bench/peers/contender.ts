@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { parseRetryAfter } from '@/lib/engine/retry-after';
 import { PROVIDER_DEFAULTS } from '@/lib/project/builtin-providers';
+import type { RunStore } from '@/db/run-store';
+import type { SqliteDb } from '@/db/types';
 import { MODEL } from './workloads';
 import { oneNodeProject } from '../one-node-project';
 
-export const CONTENDERS = ['ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven', 'aqven-recorded', 'fetch', 'rule-floor'] as const;
+export const CONTENDERS = ['ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven', 'aqven-recorded', 'aqven-writer-thread', 'fetch', 'rule-floor'] as const;
 export type ContenderKind = (typeof CONTENDERS)[number];
 
 export interface CallResult {
@@ -208,7 +210,21 @@ export function aqvenProjectFiles(): Record<string, string> {
   return oneNodeProject('peers', { model: MODEL, retries: 2 });
 }
 
-async function aqvenCall(baseUrl: string, record: boolean): Promise<{ one: OneCall; visible?: (calls: CallResult[]) => Promise<void>; close: () => Promise<void> }> {
+/** `db`'s run store becomes bench/writer-thread-store.ts's: only in the contender bundle, whose run store has the seam (bundle.ts) */
+async function seedWriterThread(db: SqliteDb): Promise<{ close(): Promise<void> }> {
+  const mod = (await import('@/db/run-store')) as { seedRunStore?: (db: SqliteDb, store: RunStore) => void };
+  if (!mod.seedRunStore) throw new Error('aqven-writer-thread runs only from the contender bundle (bench/peers/bundle.ts)');
+  const { workerStore } = await import('../writer-thread-store');
+  const w = await workerStore(db, false);
+  mod.seedRunStore(db, w.store);
+  return w;
+}
+
+async function aqvenCall(
+  baseUrl: string,
+  record: boolean,
+  writerThread = false,
+): Promise<{ one: OneCall; visible?: (calls: CallResult[]) => Promise<void>; close: () => Promise<void> }> {
   const { loadProject } = await import('@/lib/project');
   const { runFlow } = await import('@/lib/flow/run-flow');
   const { openDb, closeDb } = await import('@/db/client');
@@ -223,6 +239,8 @@ async function aqvenCall(baseUrl: string, record: boolean): Promise<{ one: OneCa
   const providers = { ...project.providers, openrouter: { ...project.providers.openrouter!, baseUrl } };
   const env = { [project.providers.openrouter!.apiKeyEnv ?? 'OPENROUTER_API_KEY']: 'bench-key' };
   const db = record ? openDb(project.databasePath) : null;
+  // the SQLite writer on a worker thread (bench/writer-thread-store.ts), seeded into the bundle's run store (bundle.ts)
+  const writer = db && writerThread ? await seedWriterThread(db) : null;
   const runIds = new Map<number, string>();
   const one: OneCall = async (call) => {
     const r = await runFlow({ project, flow: 'one', input: { ticket: `call ${call}` }, providers, env, db });
@@ -256,6 +274,7 @@ async function aqvenCall(baseUrl: string, record: boolean): Promise<{ one: OneCa
   // the project and its database go with the process
   const close = async () => {
     if (db) await closeDb(project.databasePath);
+    await writer?.close();
     rmSync(dir, { recursive: true, force: true });
   };
   return { one, visible, close };
@@ -272,7 +291,7 @@ async function main() {
   else if (kind === 'openai-parse') one = await openaiCall(baseUrl);
   else if (kind === 'fetch') one = fetchCall(baseUrl);
   else if (kind === 'rule-floor') one = ruleFloorCall(baseUrl, PROVIDER_DEFAULTS.maxConcurrency);
-  else ({ one, visible, close } = await aqvenCall(baseUrl, kind === 'aqven-recorded'));
+  else ({ one, visible, close } = await aqvenCall(baseUrl, kind !== 'aqven', kind === 'aqven-writer-thread'));
 
   process.on('message', async (m: ToContender) => {
     if (m.type === 'exit') {

@@ -4,7 +4,7 @@
 // between <!-- peers:begin --> and <!-- peers:end -->. Exits 1 when AQVEN accepts a bad answer
 // (W2) or sends more than one request per 429 pause (W1).
 //
-//   npx tsx bench/peers/run.ts [--quick] [--reps N] [--no-readme] [--w4-only] [--only aqven-recorded,openai-parse] [--cpu-prof DIR]
+//   npx tsx bench/peers/run.ts [--quick] [--reps N] [--no-readme] [--w4-only] [--only aqven-recorded,openai-parse] [--cpu-prof DIR] [--writer-thread]
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
@@ -32,6 +32,9 @@ export const W1_FLOOR: ContenderKind = 'rule-floor';
 /** every contender of W1–W3 (the floor plays W1 only): what `--only` may name */
 const W1_W3_CONTENDERS: ContenderKind[] = [...FAULT_CONTENDERS, W1_FLOOR];
 export const W4_CONTENDERS: ContenderKind[] = ['fetch', 'ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven', 'aqven-recorded'];
+/** AQVEN recording through bench/writer-thread-store.ts (its SQLite writer on a worker thread): `--writer-thread` adds it to W4, `--only` may name it */
+export const WRITER_THREAD: ContenderKind = 'aqven-writer-thread';
+const ONLY_CHOICES: ContenderKind[] = [...W1_W3_CONTENDERS, WRITER_THREAD];
 
 interface Contender {
   kind: ContenderKind;
@@ -180,6 +183,8 @@ export interface PeersOptions {
   only?: ContenderKind[];
   /** each contender process writes its V8 CPU profile (.cpuprofile) into this folder */
   cpuProfDir?: string;
+  /** W4 also runs AQVEN with its SQLite writer on a worker thread (printed only: not a column of the table) */
+  writerThread?: boolean;
   log?: (line: string) => void;
 }
 
@@ -252,7 +257,7 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
     const sim = await startSimulator({ workload: keyedWorkload(wd.schedule), logLimit: 100 });
     const procs: Contender[] = [];
     try {
-      for (const kind of W4_CONTENDERS) procs.push(await spawnContender(kind, sim.baseUrl('openrouter')));
+      for (const kind of opts.writerThread ? [...W4_CONTENDERS, WRITER_THREAD] : W4_CONTENDERS) procs.push(await spawnContender(kind, sim.baseUrl('openrouter')));
       for (const p of procs) await p.run(Math.min(200, sizes.w4), wd.concurrency, false);
       // many short rounds: the machine's load drifts, and each contender should see the same drift
       const rounds = 10;
@@ -270,7 +275,9 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
         }
         for (const p of procs) (w4Reps[p.kind] ??= []).push({ callsPerSec: (per * rounds) / (wall[p.kind]! / 1000), cpuMsPerCall: cpu[p.kind]! / (per * rounds) });
         const ratio = (k: string) => (w4Reps[k]!.at(-1)!.callsPerSec / w4Reps['openai-parse']!.at(-1)!.callsPerSec).toFixed(3);
-        log(`rep ${rep + 1} W4 calls/s × openai@6: recorded ${ratio('aqven-recorded')}, engine alone ${ratio('aqven')}`);
+        log(
+          `rep ${rep + 1} W4 calls/s × openai@6: recorded ${ratio('aqven-recorded')}, engine alone ${ratio('aqven')}${opts.writerThread ? `, recorded by a writer thread ${ratio(WRITER_THREAD)}` : ''}`,
+        );
         log(
           `rep ${rep + 1} W4: ${procs.map((p) => `${p.kind} ${Math.round(w4Reps[p.kind]!.at(-1)!.callsPerSec)}/s ${w4Reps[p.kind]!.at(-1)!.cpuMsPerCall.toFixed(3)} CPU ms`).join(', ')}`,
         );
@@ -324,13 +331,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const repsAt = args.indexOf('--reps');
   const onlyAt = args.indexOf('--only');
   const profAt = args.indexOf('--cpu-prof');
-  const unknown = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').filter((k) => !W1_W3_CONTENDERS.includes(k as ContenderKind)) : [];
+  const unknown = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').filter((k) => !ONLY_CHOICES.includes(k as ContenderKind)) : [];
   if (profAt >= 0 && !(args[profAt + 1] ?? '').trim()) {
     console.error('--cpu-prof: name the folder the contenders write their CPU profiles into');
     process.exit(2);
   }
   if (unknown.length) {
-    console.error(`--only: unknown contender ${unknown.map((k) => `"${k}"`).join(', ')}; one or more of ${W1_W3_CONTENDERS.join(', ')}, comma-separated`);
+    console.error(`--only: unknown contender ${unknown.map((k) => `"${k}"`).join(', ')}; one or more of ${ONLY_CHOICES.join(', ')}, comma-separated`);
     process.exit(2);
   }
   runPeersBench({
@@ -340,6 +347,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
     w4Only: args.includes('--w4-only'),
     only: onlyAt >= 0 ? (args[onlyAt + 1]!.split(',') as ContenderKind[]) : undefined,
     cpuProfDir: profAt >= 0 ? args[profAt + 1] : undefined,
+    writerThread: args.includes('--writer-thread'),
   }).then(
     ({ exitCode }) => {
       process.exitCode = exitCode;
