@@ -137,6 +137,7 @@ describe.each(DIALECTS)('purge on %s', (dialect) => {
       failureDaily: 6,
       replayBatches: 0,
       auditEvents: 0,
+      idempotencyKeys: 0,
     });
     expect(dry.keptLive).toBe(1);
     expect(await rows(db)).toEqual(was);
@@ -160,6 +161,7 @@ describe.each(DIALECTS)('purge on %s', (dialect) => {
       failureDaily: 6,
       replayBatches: 0,
       auditEvents: 0,
+      idempotencyKeys: 0,
     });
     const now = await rows(db);
     for (const k of Object.keys(now) as (keyof typeof now)[]) expect(now[k], k).toBe(was[k] - res.deleted[k]);
@@ -204,6 +206,7 @@ describe.each(DIALECTS)('purge on %s', (dialect) => {
       failureDaily: 0,
       replayBatches: 0,
       auditEvents: 0,
+      idempotencyKeys: 0,
     });
   });
 });

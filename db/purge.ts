@@ -2,10 +2,11 @@
 // stored under them — nodes, attempts, transport tries, stream chunks, notes, search entries (the
 // foreign keys cascade; SQLite's connection turns them on, db/client.ts) — in short batches, one
 // transaction each, so a dashboard or a worker writing meanwhile waits at most one batch; then the
-// daily sums of the days wholly before the cutoff, the replay batches started before it, and the
-// audit events recorded before it. A run still queued or running is never deleted.
+// daily sums of the days wholly before the cutoff, the replay batches started before it, the audit
+// events recorded before it, and the Idempotency-Keys created before it. A run still queued or running is never deleted.
 import { and, asc, count, eq, gt, inArray, lt, lte, notInArray, or, sql } from 'drizzle-orm';
 import { purgeAudit } from './audit-queries';
+import { purgeKeys } from './idempotency-queries';
 import { DAY_MS } from './run-aggregates';
 import { transaction } from './tx';
 import { LIVE_RUN_STATUSES, type Db } from './types';
@@ -26,6 +27,8 @@ export interface PurgeCounts {
   replayBatches: number;
   /** audit trail events recorded before the cutoff (db/audit-queries.ts purgeAudit) */
   auditEvents: number;
+  /** Idempotency-Keys created before the cutoff (db/idempotency-queries.ts purgeKeys): every key of a purged run among them */
+  idempotencyKeys: number;
 }
 
 export interface StorageSize {
@@ -67,6 +70,7 @@ const TABLES = [
   'failure_daily',
   'replay_batches',
   'audit_events',
+  'idempotency_keys',
 ] as const;
 
 const zero = (): PurgeCounts => ({
@@ -82,6 +86,7 @@ const zero = (): PurgeCounts => ({
   failureDaily: 0,
   replayBatches: 0,
   auditEvents: 0,
+  idempotencyKeys: 0,
 });
 
 /** The daily sums of a day are deleted once the whole day lies before the cutoff. */
@@ -106,7 +111,10 @@ function autoVacuumOf(db: Db): PurgeResult['autoVacuum'] {
 }
 
 /** What lies under these runs, counted before they go (the cascade does not say what it deleted). */
-async function countUnder(db: Db, ids: string[]): Promise<Omit<PurgeCounts, 'runs' | 'agentDaily' | 'nodeDaily' | 'failureDaily' | 'replayBatches' | 'auditEvents'>> {
+async function countUnder(
+  db: Db,
+  ids: string[],
+): Promise<Omit<PurgeCounts, 'runs' | 'agentDaily' | 'nodeDaily' | 'failureDaily' | 'replayBatches' | 'auditEvents' | 'idempotencyKeys'>> {
   const { attempts, nodeRuns, notes, searchDocs, streamChunks, transportTries } = db.t;
   const n = async (q: Promise<{ n: number }[]>) => Number((await q)[0]?.n ?? 0);
   // one after another: inside a PostgreSQL transaction they share one connection
@@ -137,6 +145,9 @@ export async function purgeRuns(db: Db, opts: { cutoff: number; dryRun?: boolean
     .from(runs)
     .where(and(lt(runs.startedAt, opts.cutoff), inArray(runs.status, LIVE_RUN_STATUSES)));
 
+  // a key is claimed before its run starts, so the keys of every run started before the cutoff go here
+  // (and any left would go with its run: the foreign key cascades)
+  deleted.idempotencyKeys = await purgeKeys(db, opts.cutoff, { dryRun });
   // oldest first through runs_started_at_idx; a dry run pages on (started_at, id), a real one deletes what it read
   let after: { startedAt: number; id: string } | null = null;
   for (;;) {

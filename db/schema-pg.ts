@@ -649,3 +649,16 @@ export const replayBatches = pgTable(
   (t) => [index('replay_batches_started_idx').on(t.startedAt), index('replay_batches_label_idx').on(t.label, t.startedAt)],
 );
 export type ReplayBatchRow = typeof replayBatches.$inferSelect;
+
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    caller: text('caller').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    runId: text('run_id').references((): AnyRunId => runs.id, { onDelete: 'cascade' }),
+    createdAt: big('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.caller, t.key] }), index('idempotency_keys_run_idx').on(t.runId), index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;

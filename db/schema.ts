@@ -674,3 +674,24 @@ export const replayBatches = sqliteTable(
   (t) => [index('replay_batches_started_idx').on(t.startedAt), index('replay_batches_label_idx').on(t.label, t.startedAt)],
 );
 export type ReplayBatchRow = typeof replayBatches.$inferSelect;
+
+/**
+ * `Idempotency-Key`s of `POST /api/runs` (DESIGN: The dashboard, "Calling AQVEN from a service"):
+ * one row per caller and key — the primary key decides which of two concurrent requests starts the
+ * run. `run_id` is null while the request that claimed the key starts its run; a purged run takes
+ * its keys along (cascade), and `aqven runs purge` deletes the keys created before its cutoff.
+ */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    /** who sent it: a user's name, `token:<name>`, `open:dashboard` */
+    caller: text('caller').notNull(),
+    key: text('key').notNull(),
+    /** sha256 (hex) of the request's flow and input as canonical JSON */
+    fingerprint: text('fingerprint').notNull(),
+    runId: text('run_id').references((): AnyRunId => runs.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.caller, t.key] }), index('idempotency_keys_run_idx').on(t.runId), index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;

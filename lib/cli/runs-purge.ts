@@ -45,6 +45,7 @@ const TABLE_ROWS: [keyof PurgeResult['deleted'], string][] = [
   ['failureDaily', 'failure_daily'],
   ['replayBatches', 'replay_batches'],
   ['auditEvents', 'audit_events'],
+  ['idempotencyKeys', 'idempotency_keys'],
 ];
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

@@ -45,6 +45,7 @@ export const SCRIPT_CODE = 'E_SCRIPT';
 export const AMBIGUOUS_RUN_CODE = 'E_AMBIGUOUS_RUN_ID';
 
 const LOCATION: ApiHeader = { description: 'the run record: /api/runs/{id}' };
+const REPLAYED: ApiHeader = { description: '`true` when an earlier request with this Idempotency-Key started the run: nothing was started' };
 const RETRY_AFTER: ApiHeader = { description: 'seconds until the caller may try again' };
 const runParams = z.object({ id: recordId.describe('a run id, its 8-character short id, or a unique prefix') });
 
@@ -98,11 +99,15 @@ export const START_RUN = defineRoute({
   body: startRunSchema,
   answers: {
     200: {
-      description: 'the run ended within the wait asked (Prefer: wait=N): its run record',
+      description: 'the run ended within the wait asked (Prefer: wait=N), or had ended when an earlier request with this Idempotency-Key started it: its run record',
       body: runRecordSchema,
-      headers: { 'Preference-Applied': { description: 'wait=N, the wait honoured' }, Location: LOCATION },
+      headers: { 'Preference-Applied': { description: 'wait=N, the wait honoured (absent when no wait was asked)' }, Location: LOCATION, 'Idempotent-Replayed': REPLAYED },
     },
-    202: { description: 'the run is started or queued (or was, by the same Idempotency-Key); its record is at Location', body: runStartedSchema, headers: { Location: LOCATION } },
+    202: {
+      description: 'the run is started or queued (or was, by the same Idempotency-Key); its record is at Location',
+      body: runStartedSchema,
+      headers: { Location: LOCATION, 'Idempotent-Replayed': REPLAYED },
+    },
     400: { description: 'a bad body, flow, input, Prefer: wait or Idempotency-Key', body: apiError(START_REFUSED), codes: START_REFUSED },
     404: { description: 'the project has no such flow', body: apiError([FLOW_CODE]), codes: [FLOW_CODE] },
     409: {

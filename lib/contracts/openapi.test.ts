@@ -48,7 +48,7 @@ describe('the OpenAPI document from the route registry', () => {
   it("documents POST /api/runs's Prefer and Idempotency-Key, its 200 with Preference-Applied, its 409 and 422", () => {
     const op = check.operation('/api/runs', 'post') as Doc;
     expect(op.parameters.filter((p: Doc) => p.in === 'header').map((p: Doc) => p.name)).toEqual(['Prefer', 'Idempotency-Key']);
-    expect(Object.keys(op.responses[200].headers)).toEqual(['Preference-Applied', 'Location']);
+    expect(Object.keys(op.responses[200].headers)).toEqual(['Preference-Applied', 'Location', 'Idempotent-Replayed']);
     expect(op.responses[422]['x-codes']).toEqual(['E_IDEMPOTENCY_KEY_REUSED']);
     expect(op.responses[409]['x-codes']).toEqual(['E_IDEMPOTENCY_IN_FLIGHT']);
     expect(op.requestBody.content['application/json'].schema.required).toEqual(['flow']);

@@ -31,7 +31,8 @@ export interface FollowOptions {
   signal?: AbortSignal;
 }
 
-function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+/** resolves after `ms`, or early once `signal` aborts */
+export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(done, ms);
     function done() {
