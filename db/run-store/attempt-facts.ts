@@ -1,7 +1,8 @@
 // An attempt's facts (DESIGN: Storage): its start, its transport tries and its streamed text are
-// written behind; its end (finished, or interrupted) is a durable point. An attempt whose start is
-// still queued when it finishes is written once, whole: one row insert instead of an insert and an
-// update (`open` tracks what of each attempt is written). A failed attempt is signed
+// written behind; a try about to be sent (write-ahead) and its end (finished, or interrupted) are
+// durable points. The first try's commit writes the attempt's row with the try in flight; a later
+// try's marks it on the row. An attempt never sent (the gate refused it) is written once, whole, at
+// its end (`open` tracks what of each attempt is written). A failed attempt is signed
 // (failure_sig), its text made searchable and, in a `flow` run, counted in the daily sums; every
 // attempt's cost counts against its run's caller's budget.
 import type { AttemptRecord, TryRecord } from '@/lib/engine/types';
@@ -12,9 +13,42 @@ import type { Statements, ValuesOf } from './statements';
 import type { RunStore } from './types';
 
 type StartArgs = Parameters<RunStore['startAttempt']>[0];
-/** what of an attempt is written: chunks, the stream_chunks rows queued for it (their seq); chunked, some were written */
-type Open = { start: StartArgs; written: boolean; tries: number; done: boolean; chunks: number; chunked: boolean };
+/**
+ * What of an attempt is written: chunks, the stream_chunks rows queued for it (their seq); chunked,
+ * some were written; sending, the try about to be sent (write-ahead) and when; marked, the try the
+ * written row names as in flight.
+ */
+type Open = {
+  start: StartArgs;
+  written: boolean;
+  tries: number;
+  done: boolean;
+  chunks: number;
+  chunked: boolean;
+  sending: number | null;
+  sendingAt: number | null;
+  marked: number | null;
+};
 type Interrupt = Parameters<RunStore['interruptAttempt']>[1];
+
+/** the attempt's start row, naming the try in flight when it is written (write-ahead) */
+const startRow = (st: Open): ValuesOf<Statements['startAttempt']> => {
+  const b = st.start;
+  st.marked = st.sending;
+  return {
+    id: b.id,
+    nodeRunId: b.nodeRunId,
+    runId: b.runId,
+    seq: b.seq,
+    model: b.model,
+    chainIndex: b.chainIndex,
+    answerNo: b.answerNo,
+    request: b.request,
+    startedAt: b.startedAt,
+    inFlightTry: st.sending,
+    inFlightAt: st.sendingAt,
+  };
+};
 
 /**
  * An attempt's whole row, its start (`b`) and its end (`a`; `failureSig`: its signature when it
@@ -54,6 +88,8 @@ function attemptRow(b: StartArgs, a: AttemptRecord, request: unknown, failureSig
     costSource: a.costSource ?? null,
     finishedAt: a.finishedAt,
     failureSig,
+    inFlightTry: null,
+    inFlightAt: null,
   };
 }
 
@@ -73,9 +109,23 @@ const tryRow = (attemptId: string, t: TryRecord): ValuesOf<Statements['insertTry
   lookupAfter: t.generationId ? t.finishedAt : null,
 });
 
-/** the two durable ends of an attempt: finished, interrupted */
+/** the durable points of an attempt: a try about to be sent, finished, interrupted */
 function attemptEnds({ s, feeds, queue }: StoreContext) {
   const { sums, spent } = feeds;
+  // write-ahead: with the run's queued facts (its run, node and this attempt's start, earlier tries), committed before the try leaves
+  const sendTry = queue.durable<[Open, number, number]>(
+    (st) => st.start.runId,
+    (st, tryNo, at) => {
+      if (st.done || st.marked === tryNo) return; // ended already, or its start row named it
+      if (!st.written) {
+        s.startAttempt.run(startRow(st)); // its queued start was lost with a failed commit
+        st.written = true;
+        return;
+      }
+      s.markInFlight.run({ inFlightTry: tryNo, inFlightAt: at, id: st.start.id });
+      st.marked = tryNo;
+    },
+  );
   const finishAttempt = queue.durable<[Open, AttemptRecord, boolean, NodeInfo | undefined, RunInfo | undefined]>(
     (st) => st.start.runId,
     (st, a, requestChanged, node, run) => {
@@ -104,8 +154,10 @@ function attemptEnds({ s, feeds, queue }: StoreContext) {
   const interruptAttempt = queue.durable<[Open, Interrupt, RunInfo | undefined]>(
     (st) => st.start.runId,
     (st, a, run) => {
-      if (!st.written) s.startAttempt.run(st.start); // its queued start was lost with a failed commit
+      if (!st.written) s.startAttempt.run(startRow(st)); // its queued start was lost with a failed commit
       st.written = true;
+      // the try in flight when the run was stopped: sent, its answer never read (the provider may have answered)
+      if (a.cutTry) s.insertTry.run(tryRow(st.start.id, a.cutTry));
       const { usage: u } = a;
       s.interruptAttempt.run({
         errorMessage: a.message,
@@ -122,10 +174,10 @@ function attemptEnds({ s, feeds, queue }: StoreContext) {
       st.done = true;
     },
   );
-  return { finishAttempt, interruptAttempt };
+  return { sendTry, finishAttempt, interruptAttempt };
 }
 
-type AttemptMethods = 'startAttempt' | 'appendStreamed' | 'resetStreamed' | 'insertTry' | 'finishAttempt' | 'interruptAttempt';
+type AttemptMethods = 'startAttempt' | 'sendTry' | 'appendStreamed' | 'resetStreamed' | 'insertTry' | 'finishAttempt' | 'interruptAttempt';
 
 export function attemptFacts(ctx: StoreContext): Pick<RunStore, AttemptMethods> {
   const { s, feeds, queue } = ctx;
@@ -134,13 +186,20 @@ export function attemptFacts(ctx: StoreContext): Pick<RunStore, AttemptMethods> 
   const ends = attemptEnds(ctx);
   return {
     startAttempt: (a) => {
-      const st = { start: a, written: false, tries: 0, done: false, chunks: 0, chunked: false };
+      const st: Open = { start: a, written: false, tries: 0, done: false, chunks: 0, chunked: false, sending: null, sendingAt: null, marked: null };
       open.set(a.id, st);
       later(a.runId, () => {
-        if (st.done) return;
-        s.startAttempt.run(a);
+        if (st.done || st.written) return;
+        s.startAttempt.run(startRow(st));
         st.written = true;
       });
+    },
+    sendTry: (id, tryNo, at) => {
+      const st = open.get(id);
+      if (!st) return Promise.reject(new Error(`attempt ${id} was never started`));
+      st.sending = tryNo;
+      st.sendingAt = at;
+      return ends.sendTry(st, tryNo, at);
     },
     appendStreamed: (id, text) => {
       const st = open.get(id);

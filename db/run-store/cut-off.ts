@@ -2,6 +2,7 @@
 // — attempts with no outcome, nodes still running or pending — is closed with the dead owner's last
 // sign of life as its end, inside the caller's transaction (the sweep, a worker's take-over).
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { cutOffTry } from '@/lib/engine/cut-off-try';
 import { capFailureText, redact } from '@/lib/redact';
 import { INTERRUPTED_ATTEMPT_ERROR } from '../interrupted-error';
 import { capSearchBody, DailySums, nodeSignature, writeDailySums } from '../run-aggregates';
@@ -14,19 +15,35 @@ import type { Db, Orm } from '../types';
  * owner's last sign of life as its end (`cutOffAt`: `lastSeenAt`, not `now`, never before its start),
  * its usage as recorded kept, and its streamed text — the stream_chunks rows, redacted as
  * they were written, after any text a version before them stored in streamed_text, raw — joined,
- * redacted, capped and put in streamed_text; the rows go. Runs inside the caller's transaction
- * (`q`): the sweep that marks a run interrupted (SQLite) and a worker's take-over (PostgreSQL).
+ * redacted, capped and put in streamed_text; the rows go. A try the attempt's row names as in
+ * flight (write-ahead) with no row of its own was sent and never read: it is recorded as cut off
+ * (`cutOffTry`), and the attempt's usage marked unknown — the provider may have answered and
+ * billed it. Runs inside the caller's transaction (`q`): the sweep that marks a run interrupted
+ * (SQLite) and a worker's take-over (PostgreSQL).
  */
 export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, lastSeenAt: number | null, now: number): Promise<number> {
-  const { attempts, streamChunks } = db.t;
+  const { attempts, streamChunks, transportTries } = db.t;
   const cut = await q
-    .select({ id: attempts.id, text: attempts.streamedText, startedAt: attempts.startedAt })
+    .select({
+      id: attempts.id,
+      text: attempts.streamedText,
+      startedAt: attempts.startedAt,
+      inFlightTry: attempts.inFlightTry,
+      inFlightAt: attempts.inFlightAt,
+      usageUnknown: attempts.usageUnknown,
+    })
     .from(attempts)
     .where(and(eq(attempts.runId, runId), isNull(attempts.outcome), isNull(attempts.finishedAt)));
   const why = INTERRUPTED_ATTEMPT_ERROR;
   for (const a of cut) {
     const chunks = await q.select({ text: streamChunks.text }).from(streamChunks).where(eq(streamChunks.attemptId, a.id)).orderBy(asc(streamChunks.seq));
     const text = (a.text ?? '') + chunks.map((r) => r.text).join('');
+    const end = cutOffAt(lastSeenAt, now, a.startedAt);
+    const sent = a.inFlightTry !== null && (await inFlightUnrecorded(db, q, a.id, a.inFlightTry));
+    if (sent) {
+      const t = cutOffTry({ tryNo: a.inFlightTry!, at: a.inFlightAt ?? a.startedAt }, end);
+      await q.insert(transportTries).values({ attemptId: a.id, ...t });
+    }
     await q
       .update(attempts)
       .set({
@@ -34,12 +51,25 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, lastSee
         discarded: true,
         errorKind: why.kind,
         errorMessage: why.message,
-        finishedAt: cutOffAt(lastSeenAt, now, a.startedAt),
+        usageUnknown: a.usageUnknown || sent,
+        inFlightTry: null,
+        inFlightAt: null,
+        finishedAt: end,
       })
       .where(eq(attempts.id, a.id));
     await q.delete(streamChunks).where(eq(streamChunks.attemptId, a.id));
   }
   return cut.length;
+}
+
+/** whether try `tryNo` of attempt `attemptId` has no row: it was in flight when its process died */
+async function inFlightUnrecorded(db: Db, q: Orm, attemptId: string, tryNo: number): Promise<boolean> {
+  const { transportTries: t } = db.t;
+  const rows = await q
+    .select({ id: t.id })
+    .from(t)
+    .where(and(eq(t.attemptId, attemptId), eq(t.tryNo, tryNo)));
+  return rows.length === 0;
 }
 
 /**

@@ -28,8 +28,10 @@ const attemptStart = ['id', 'nodeRunId', 'runId', 'seq', 'model', 'chainIndex', 
 const attemptResult = [
   ...(['outcome', 'finishReason', 'nativeFinishReason', 'finishNote', 'cause', 'action', 'responseText', 'errorKind', 'errorMessage', 'errorDetail'] as const),
   ...(['validationErrors', 'discarded', 'streamedText', 'inputTokens', 'outputTokens', 'costUsd', 'usageUnknown', 'reasoningTokens', 'costSource'] as const),
-  ...(['finishedAt', 'failureSig'] as const),
+  ...(['finishedAt', 'failureSig', 'inFlightTry', 'inFlightAt'] as const),
 ] as const;
+/** write-ahead (DESIGN: Storage, "Write-ahead"): the try about to be sent */
+const inFlight = ['inFlightTry', 'inFlightAt'] as const;
 const runStart = [
   ...(['id', 'project', 'flow', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt'] as const),
   ...(['snapshotId', 'projectHash', 'startedBy', 'kind', 'replayOf', 'replayNode', 'startedAt'] as const),
@@ -96,7 +98,14 @@ function nodeStatements(q: Orm, { nodeRuns }: Tables, w: Prepare) {
 
 function attemptStatements(q: Orm, { attempts, streamChunks, transportTries }: Tables, w: Prepare) {
   return {
-    startAttempt: w(q.insert(attempts).values(placeholders(attempts, attemptStart)), bindColumns(attempts, attemptStart)),
+    startAttempt: w(q.insert(attempts).values(placeholders(attempts, [...attemptStart, ...inFlight])), bindColumns(attempts, [...attemptStart, ...inFlight])),
+    markInFlight: w(
+      q
+        .update(attempts)
+        .set(placeholders(attempts, inFlight))
+        .where(eq(attempts.id, P('id'))),
+      bindColumns(attempts, [...inFlight, 'id']),
+    ),
     insertAttempt: w(q.insert(attempts).values(placeholders(attempts, [...attemptStart, ...attemptResult])), bindColumns(attempts, [...attemptStart, ...attemptResult])),
     // `request` is rewritten only when one is given (undefined: NULL, and the stored one is kept)
     finishAttempt: w(
@@ -109,7 +118,7 @@ function attemptStatements(q: Orm, { attempts, streamChunks, transportTries }: T
     interruptAttempt: w(
       q
         .update(attempts)
-        .set({ ...placeholders(attempts, attemptCut), errorKind: 'transport', discarded: true })
+        .set({ ...placeholders(attempts, attemptCut), errorKind: 'transport', discarded: true, inFlightTry: null, inFlightAt: null })
         .where(and(eq(attempts.id, P('id')), isNull(attempts.outcome))),
       bindColumns(attempts, [...attemptCut, 'id']),
     ),

@@ -79,6 +79,13 @@ export interface RunStore {
     finishedAt: number;
   }): void;
   startAttempt(a: { id: string; nodeRunId: string; runId: string; seq: number; model: string; chainIndex: number; answerNo: number; request: unknown; startedAt: number }): void;
+  /**
+   * Write-ahead (DESIGN: Storage, "Write-ahead"): try `tryNo` of the attempt is about to be sent.
+   * Resolves once committed — with the run's queued facts (its run, node and attempt rows, the
+   * earlier tries) — and the engine sends nothing before; the starts of every call ready in the
+   * same event-loop turn share the commit.
+   */
+  sendTry(attemptId: string, tryNo: number, at: number): Promise<void>;
   /** a batch of an attempt's streamed text, already redacted (DESIGN: Streaming): one stream_chunks row */
   appendStreamed(attemptId: string, text: string): void;
   /** a transport re-try mid-stream: the attempt's text starts afresh (the broken try keeps its own) */
@@ -91,7 +98,10 @@ export interface RunStore {
    * the reason, its streamed text (redacted by the caller) and the usage the provider had reported
    * (`usageUnknown`: it may have billed more); resolves once committed.
    */
-  interruptAttempt(attemptId: string, a: { message: string; streamedText: string | null; usage: UsageTotals; usageUnknown: boolean; finishedAt: number }): Promise<void>;
+  interruptAttempt(
+    attemptId: string,
+    a: { message: string; streamedText: string | null; usage: UsageTotals; usageUnknown: boolean; finishedAt: number; cutTry?: TryRecord },
+  ): Promise<void>;
   /**
    * A later pause wins, and brings its origin (and frees the probe claim of the pause it replaces);
    * an earlier or equal one changes nothing. PostgreSQL: announced (NOTIFY) once committed.

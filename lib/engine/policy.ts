@@ -7,7 +7,8 @@
 // strict is possible) and offers only changes that pass `aqven check` and would have let the node
 // go on at this point.
 
-import type { Action, AttemptRecord, Cause, NodeErrorCode, NodePolicy, NodeResult, Outcome, OutcomePolicy } from './types';
+import { cutOffInFlight } from './cut-off-try';
+import type { Action, AttemptRecord, Cause, NodeErrorCode, NodePolicy, NodeResult, Outcome, OutcomePolicy, TryRecord } from './types';
 
 type NodeBudget = NodeResult['budget'];
 
@@ -228,10 +229,17 @@ function hintText(fixes: Fix[], policy: NodePolicy, agentFile: string, continued
  */
 export function computeBudget(
   policy: Pick<NodePolicy, 'chain' | 'retries'>,
-  attempts: readonly (Pick<AttemptRecord, 'chainIndex'> & { error?: { kind: string } | null; outcome?: Outcome | null; finishedAt?: number | null })[],
+  attempts: readonly (Pick<AttemptRecord, 'chainIndex'> & {
+    error?: { kind: string } | null;
+    outcome?: Outcome | null;
+    finishedAt?: number | null;
+    tries?: readonly Pick<TryRecord, 'error'>[];
+  })[],
 ): NodeBudget {
   const limit = answerLimit(policy);
-  const answer = (a: (typeof attempts)[number]) => a.error?.kind !== 'not_sent' && !(a.outcome === null && a.finishedAt != null);
+  // an attempt closed with no outcome is no answer, unless it was cut off with a try in flight (the provider may have answered)
+  const answer = (a: (typeof attempts)[number]) =>
+    a.error?.kind !== 'not_sent' && !(a.outcome === null && a.finishedAt != null && !(a.tries && cutOffInFlight({ outcome: null, tries: a.tries })));
   return {
     retries: policy.retries,
     models: policy.chain.map((model, i) => ({ model, answers: attempts.filter((a) => a.chainIndex === i && answer(a)).length, limit })),

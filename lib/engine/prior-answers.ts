@@ -4,7 +4,7 @@
 // when the policy did not change. A retry or repair resends the node's original request: a repair
 // prompt is not carried over. A last answer that ended the node (its end was not stored) ends it again.
 import { fmtDuration } from './duration-text';
-import { decide, type AgentFacts, type Decision, type NotSentFacts, type PolicyState, type Verdict } from './policy';
+import { answerLimit, decide, type AgentFacts, type Decision, type NotSentFacts, type PolicyState, type Verdict } from './policy';
 import type { NodePolicy, PriorAnswers, PriorAttempt, ResolvedProvider } from './types';
 import { validateOutput } from './validate';
 
@@ -68,6 +68,8 @@ export function resumePoint(prior: PriorAnswers, c: ResumeContext): ResumePoint 
   const i = last ? policy.chain.indexOf(last.model) : -1;
   // no answer yet, or the last one came from a model the chain no longer has: from the chain's start
   if (!last || i < 0) return { kind: 'ask', state: at(0) };
+  // an answer cut off in flight (write-ahead): counted, and its model asked again while it has answers left
+  if (last.cutOff && at(i).answers < answerLimit(policy)) return { kind: 'ask', state: at(i) };
   const { verdict, value } = storedVerdict(last, c.outputSchema, c.notSent);
   const decision = decide(policy, c.agentFile, at(i), verdict, c.facts);
   switch (decision.kind) {

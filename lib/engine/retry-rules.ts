@@ -52,7 +52,7 @@ export function classifyStatus(status: number, shouldRetry: string | null, quota
  * is when that status is transient — a rate limit, an overload, a server error: the call never
  * really completed — or null when it is not (the event reports a broken answer: outcome `error`).
  */
-export function transientEventError(status: number, quota: boolean): Exclude<TryError, null | 'client_error' | 'connection'> | null {
+export function transientEventError(status: number, quota: boolean): Exclude<TryError, null | 'client_error' | 'connection' | 'cut_off'> | null {
   const v = classifyStatus(status, null, quota);
   if (!v.transient) return null;
   return v.error === 'rate_limited' || v.error === 'timeout' ? v.error : 'server_error';

@@ -13,6 +13,8 @@ import type { Clock, EngineEvent, ResolvedProvider, SharedPauses, TryRecord } fr
 export interface TransportDeps extends TryDeps {
   gate: RateGate;
   sharedPauses?: SharedPauses;
+  /** write-ahead: try `tryNo` is about to leave; awaited first (a rejection sends nothing) */
+  onSend: (tryNo: number, at: number) => Promise<void>;
   onTry: (t: TryRecord) => Promise<void>;
   onPause: (e: Extract<EngineEvent, { type: 'rate_limit_pause' }>) => Promise<void>;
 }
@@ -159,6 +161,8 @@ async function tryUnderLease(lease: GateLease, req: TransportRequest, deps: Tran
     // a probe accepted (2xx headers) lets the waiters go at once, not after its body or stream;
     // a 429's wait counts from its headers, when the server said it, not from when its body was read
     let headersAt: number | null = null;
+    // write-ahead: the try is on record before its request leaves (a rejection releases the lease, sends nothing)
+    await deps.onSend(tryNo, deps.clock.now());
     const sentAt = deps.clock.now();
     const tryDeps: TransportDeps = {
       ...deps,

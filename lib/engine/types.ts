@@ -10,7 +10,8 @@ export type OutcomePolicy = 'fail' | 'retry' | 'fallback';
 export type NodeErrorCode = Cause;
 /** `not_sent`: the rate-limit gate refused the attempt's first try — nothing was sent, so it is no answer */
 export type AttemptErrorKind = Cause | 'transport' | 'client_error' | 'not_sent';
-export type TryError = 'timeout' | 'connection' | 'rate_limited' | 'server_error' | 'client_error' | null;
+/** `cut_off`: sent, and the run was stopped (or its process died) before the answer was read — the provider may have answered (DESIGN: Storage, "Write-ahead") */
+export type TryError = 'timeout' | 'connection' | 'rate_limited' | 'server_error' | 'client_error' | 'cut_off' | null;
 export type WireApi = 'openai' | 'anthropic' | 'gemini';
 
 export interface Message {
@@ -94,8 +95,12 @@ export interface NodeCall {
   prior?: PriorAnswers;
 }
 
-/** An attempt a node stored before its process died, as far as the policy reads it again. */
-export type PriorAttempt = Pick<AttemptRecord, 'model' | 'outcome' | 'error' | 'responseText' | 'tries'>;
+/**
+ * An attempt a node stored before its process died, as far as the policy reads it again. `cutOff`:
+ * its try was sent and never read (write-ahead; stored with no outcome) — an answer of its model
+ * all the same, read as an error once its model has no answers left.
+ */
+export type PriorAttempt = Pick<AttemptRecord, 'model' | 'outcome' | 'error' | 'responseText' | 'tries'> & { cutOff?: boolean };
 
 /**
  * What a restarted node had done before (DESIGN: Storage, "Leases"): the answers its models gave
@@ -198,6 +203,12 @@ export type EngineEvent =
    * tail, which is never stored from deltas: the attempt_end record (or the try's discardedText) carries the whole text.
    */
   | { type: 'delta'; nodeId: string; seq: number; tryNo: number; text: string; stored: string }
+  /**
+   * Write-ahead (DESIGN: Storage, "Write-ahead"): try `tryNo` of the attempt is about to be sent (its gate passed).
+   * The engine awaits the handler before the request leaves; when it rejects (the record could not be written),
+   * nothing is sent and the attempt ends with that error.
+   */
+  | { type: 'try_start'; nodeId: string; seq: number; tryNo: number; at: number }
   | { type: 'try_end'; nodeId: string; seq: number; try: TryRecord }
   | { type: 'attempt_end'; nodeId: string; attempt: AttemptRecord }
   /**

@@ -3,12 +3,20 @@
 // store's shared rate-limit pauses.
 import type { RunStore } from '@/db/run-store';
 import type { AttemptFacts } from '@/db/types';
+import { cutOffInFlight } from '@/lib/engine/cut-off-try';
 import type { NodeCall, NodePolicy, PriorAnswers, SharedPauses } from '@/lib/engine/types';
 import { renderTemplate, type FlowDef, type Project } from '@/lib/project';
 
-/** What a restarted node had done (DESIGN: Storage, "Leases"): its answers, and the seq its new attempts follow. */
+/**
+ * What a restarted node had done (DESIGN: Storage, "Leases"): its answers — an attempt cut off with
+ * a try in flight (write-ahead) among them, as an error, since the provider may have answered — and
+ * the seq its new attempts follow.
+ */
 export function priorAnswers(stored: readonly AttemptFacts[]): PriorAnswers {
-  const answered = stored.flatMap((a) => (a.outcome === null ? [] : [{ model: a.model, outcome: a.outcome, error: a.error, responseText: a.responseText, tries: a.tries }]));
+  const answered = stored.flatMap((a) => {
+    if (cutOffInFlight(a)) return [{ model: a.model, outcome: 'error' as const, error: a.error, responseText: null, tries: a.tries, cutOff: true }];
+    return a.outcome === null ? [] : [{ model: a.model, outcome: a.outcome, error: a.error, responseText: a.responseText, tries: a.tries }];
+  });
   return { attempts: answered, lastSeq: stored.reduce((m, a) => Math.max(m, a.seq), 0) };
 }
 

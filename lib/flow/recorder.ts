@@ -7,6 +7,7 @@
 import type { RunStore } from '@/db/run-store';
 import type { AttemptFacts } from '@/db/types';
 import type { EngineEvent, TryRecord, UsageTotals } from '@/lib/engine/types';
+import { cutOffTry } from '@/lib/engine/cut-off-try';
 import { ZERO_USAGE } from '@/lib/engine/usage';
 import { capFailureText } from '@/lib/redact';
 import { newRecordId } from '@/lib/shared/record-id';
@@ -26,6 +27,8 @@ interface Pending {
   tries: TryRecord[];
   /** what the engine reported of the attempt when the run's signal cut it off (attempt_interrupted) */
   cut: { usage: UsageTotals; usageUnknown: boolean } | null;
+  /** the try sent and not yet over (write-ahead: try_start committed it), and when */
+  sending: { tryNo: number; at: number } | null;
 }
 
 export class NodeRecorder {
@@ -49,7 +52,7 @@ export class NodeRecorder {
   readonly onEvent = (e: EngineEvent): void | Promise<void> => {
     switch (e.type) {
       case 'attempt_start': {
-        const p: Pending = { id: newRecordId(), start: e, request: e.request, tryNo: 1, buffer: '', lastFlush: this.now(), text: '', tries: [], cut: null };
+        const p: Pending = { id: newRecordId(), start: e, request: e.request, tryNo: 1, buffer: '', lastFlush: this.now(), text: '', tries: [], cut: null, sending: null };
         this.attempts.set(e.seq, p);
         this.store.startAttempt({
           id: p.id,
@@ -79,9 +82,17 @@ export class NodeRecorder {
         if (p.buffer.length >= FLUSH_CHARS || this.now() - p.lastFlush >= FLUSH_MS) this.flush(p);
         return;
       }
+      case 'try_start': {
+        // write-ahead: the engine sends the try once this is committed
+        const p = this.attempts.get(e.seq);
+        if (!p) return;
+        p.sending = { tryNo: e.tryNo, at: e.at };
+        return this.store.sendTry(p.id, e.tryNo, e.at);
+      }
       case 'try_end': {
         const p = this.attempts.get(e.seq);
         if (!p) return;
+        p.sending = null;
         p.tries.push(e.try);
         this.store.insertTry(p.id, e.try);
         return;
@@ -123,6 +134,8 @@ export class NodeRecorder {
       const streamedText = p.text ? capFailureText(p.text) : null;
       const { seq, model, chainIndex, answerNo, request, startedAt } = p.start;
       const { usage, usageUnknown } = p.cut ?? { usage: { ...ZERO_USAGE }, usageUnknown: true };
+      const cutTry = p.sending ? cutOffTry(p.sending, finishedAt) : undefined;
+      const tries = cutTry ? [...p.tries, cutTry] : p.tries;
       attempts.push({
         seq,
         model,
@@ -142,9 +155,9 @@ export class NodeRecorder {
         usageUnknown,
         startedAt,
         finishedAt,
-        tries: p.tries,
+        tries,
       });
-      writes.push(this.store.interruptAttempt(p.id, { message, streamedText, usage, usageUnknown, finishedAt }));
+      writes.push(this.store.interruptAttempt(p.id, { message, streamedText, usage, usageUnknown, finishedAt, cutTry }));
     }
     this.attempts.clear();
     return { attempts, written: Promise.all(writes).then(() => undefined) };

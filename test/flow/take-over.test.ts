@@ -121,6 +121,9 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
       [2, 'ok', false],
     ]);
     expect(critique.attempts[0]!.error).toMatchObject({ kind: INTERRUPTED_ATTEMPT_ERROR.kind, message: INTERRUPTED_ATTEMPT_ERROR.message });
+    // write-ahead: its request had left, so its try is on record, cut off — the provider may have answered, and billed
+    expect(critique.attempts[0]!.transport).toEqual([expect.objectContaining({ try: 1, status: null, error: 'cut_off' })]);
+    expect(critique.attempts[0]!.usageUnknown).toBe(true);
     // it ended when its worker was last seen alive, not at the take-over a lease's length later
     expect(critique.attempts[0]!.latencyMs).toBeLessThan(LEASE_TTL_MS);
     const asked = sim.requests().filter((r) => lastUser(r).includes('Critique this answer'));
@@ -157,22 +160,22 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
     expect(await getRunRecord(db, runId)).toEqual(stored);
   });
 
-  it('a model that gave `retries` answers before the death has one answer left: asked once more, with the original request', async () => {
+  it('an answer cut off in flight by the death counts: a model with one answer left after it is asked once more, with the original request', async () => {
     const invalid = { kind: 'invalid' as const };
-    const { project, providers, env, sim, db } = await open(dialect, { [FLASH_LITE]: [invalid, invalid, invalid, { kind: 'stall' }, invalid] });
-    const { runId } = await dyingRun('triage', { ticket: 'I was charged twice' }, 4);
+    const { project, providers, env, sim, db } = await open(dialect, { [FLASH_LITE]: [invalid, invalid, { kind: 'stall' }, invalid] });
+    const { runId } = await dyingRun('triage', { ticket: 'I was charged twice' }, 3);
     const started = (await takeOverRun({ db, runId, fence: 1, project, providers, env, now: later(), owner: 'worker-2' }))!;
     const record = await started.done;
     const flash = sim.requests().filter((r) => r.model === FLASH_LITE);
-    expect(flash).toHaveLength(5);
-    expect(messagesOf(flash[4]!)).toEqual(messagesOf(flash[0]!));
+    // the third request was answered (the provider may have billed it): the fourth is the model's last
+    expect(flash).toHaveLength(4);
+    expect(messagesOf(flash[3]!)).toEqual(messagesOf(flash[0]!));
     const classify = (await getRunRecord(db, runId))!.nodes.find((n) => n.id === 'classify')!;
-    expect(classify.attempts.map((a) => [a.seq, a.outcome, a.cause, a.action])).toEqual([
-      [1, 'ok', 'invalid_output', 'repair'],
-      [2, 'ok', 'invalid_output', 'repair'],
-      [3, 'ok', 'invalid_output', 'repair'],
-      [4, null, null, 'none'],
-      [5, 'ok', 'invalid_output', 'none'],
+    expect(classify.attempts.map((a) => [a.seq, a.outcome, a.cause, a.action, a.transport.map((t) => t.error)])).toEqual([
+      [1, 'ok', 'invalid_output', 'repair', [null]],
+      [2, 'ok', 'invalid_output', 'repair', [null]],
+      [3, null, null, 'none', ['cut_off']],
+      [4, 'ok', 'invalid_output', 'none', [null]],
     ]);
     expect(classify.status).toBe('failed');
     expect(classify.error!.message).toContain(`openrouter:${FLASH_LITE} has given all 4 answers allowed (output.retries: 3)`);
@@ -180,6 +183,24 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
     // the failure routes through on_fail as it would have
     expect(record.status).toBe('succeeded');
     expect(Object.fromEntries(record.nodes.map((n) => [n.id, n.status]))).toEqual({ classify: 'failed', manual_review: 'succeeded', draft: 'skipped' });
+  });
+
+  it("a cut-off answer that was its model's last: not asked again, the node goes on as the policy says for an error (here: the fallback model)", async () => {
+    const invalid = { kind: 'invalid' as const };
+    const { project, providers, env, sim, db } = await open(dialect, { [FLASH_LITE]: [invalid, invalid, invalid, { kind: 'stall' }], [GPT_OSS]: [{ kind: 'ok' }] });
+    const { runId } = await dyingRun('triage', { ticket: 'I was charged twice' }, 4);
+    const started = (await takeOverRun({ db, runId, fence: 1, project, providers, env, now: later(), owner: 'worker-2' }))!;
+    expect((await started.done).status).toBe('succeeded');
+    expect(sim.requests().filter((r) => r.model === FLASH_LITE)).toHaveLength(4);
+    const classify = (await getRunRecord(db, runId))!.nodes.find((n) => n.id === 'classify')!;
+    expect(classify.attempts.map((a) => [a.seq, a.model, a.outcome, a.action, a.transport.map((t) => t.error)])).toEqual([
+      [1, `openrouter:${FLASH_LITE}`, 'ok', 'repair', [null]],
+      [2, `openrouter:${FLASH_LITE}`, 'ok', 'repair', [null]],
+      [3, `openrouter:${FLASH_LITE}`, 'ok', 'repair', [null]],
+      [4, `openrouter:${FLASH_LITE}`, null, 'none', ['cut_off']],
+      [5, `openrouter:${GPT_OSS}`, 'ok', 'none', [null]],
+    ]);
+    expect(classify).toMatchObject({ status: 'succeeded', budget: { models: [{ answers: 4 }, { answers: 1 }] } });
   });
 
   it('a model that gave its retries + 1 answers before the death is not asked again: the node goes on on the fallback model', async () => {
@@ -201,7 +222,8 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
       [5, `openrouter:${GPT_OSS}`, null, 'none'],
       [6, `openrouter:${GPT_OSS}`, 'ok', 'none'],
     ]);
-    expect(classify).toMatchObject({ status: 'succeeded', budget: { models: [{ answers: 4 }, { answers: 1 }] } });
+    // the fallback model's answer cut off by the death counts too
+    expect(classify).toMatchObject({ status: 'succeeded', budget: { models: [{ answers: 4 }, { answers: 2 }] } });
   });
 
   it('a node that failed before the death keeps its state, and its on_fail route goes on', async () => {
