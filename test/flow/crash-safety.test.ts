@@ -67,6 +67,8 @@ describe('crash safety', () => {
     expect(rec.nodes[0]).toMatchObject({ id: 'draft', status: 'failed', error: INTERRUPTED_NODE_ERROR });
     // the attempt the crash cut off is closed with the reason, and has no outcome
     expect(rec.nodes[0]!.attempts[3]).toMatchObject({ seq: 4, outcome: null, error: INTERRUPTED_ATTEMPT_ERROR });
+    // write-ahead: its request had left (the stall), so its try is on record, cut off, and its usage unknown
+    expect(rec.nodes[0]!.attempts[3]).toMatchObject({ usageUnknown: true, transport: [expect.objectContaining({ try: 1, status: null, error: 'cut_off' })] });
     // dated when the dead process was last seen alive, not when the sweep found it — never before
     // each one's own start
     expect(new Date(rec.finishedAt!).getTime()).toBe(lastSeen);
