@@ -1,14 +1,12 @@
 'use client';
-// What the live run page knows besides the run's own facts: the models' rate-limit pauses (polled
-// from /api/pauses while the run is live) and each provider's backoff settings, for the wait of an
-// attempt in flight (lib/dashboard/live-wait.ts); and a clock that ticks while a countdown shows.
-import { useQuery } from '@tanstack/react-query';
+// What the live run page knows besides the run's own facts: the models' rate-limit pauses (those of
+// the page's render, then those the run's events tell of: components/runs/use-runs.ts) and each
+// provider's backoff settings, for the wait of an attempt in flight (lib/dashboard/live-wait.ts);
+// and a clock that ticks while a countdown shows.
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import { isWaiting, liveWait, waitText, waitWhy, type BackoffConfig, type LiveWait, type PauseLite } from '@/lib/dashboard/live-wait';
 import type { AttemptFacts } from '@/lib/dashboard/run-view';
 import { splitModel } from '@/components/ui/format';
-
-const POLL_MS = 1000;
 
 interface RunLive {
   pauses: PauseLite[];
@@ -18,35 +16,15 @@ interface RunLive {
 
 const Ctx = createContext<RunLive>({ pauses: [], backoffs: {} });
 
-async function getPauses(): Promise<PauseLite[]> {
-  const res = await fetch('/api/pauses', { cache: 'no-store' });
-  if (!res.ok) throw new Error(`/api/pauses: HTTP ${res.status}`);
-  return ((await res.json()) as { pauses: PauseLite[] }).pauses;
+/** The pauses of the render, each model's replaced by a later one its events told of. */
+export function livePauses(rendered: PauseLite[], told: PauseLite[]): PauseLite[] {
+  const byModel = new Map(rendered.map((p) => [p.model, p]));
+  for (const p of told) if (p.pausedUntil > (byModel.get(p.model)?.pausedUntil ?? 0)) byModel.set(p.model, { model: p.model, pausedUntil: p.pausedUntil });
+  return [...byModel.values()];
 }
 
-export function RunLiveProvider({
-  live,
-  pauses,
-  backoffs,
-  renderedAt,
-  children,
-}: {
-  live: boolean;
-  pauses: PauseLite[];
-  backoffs: Record<string, BackoffConfig>;
-  renderedAt: number;
-  children: ReactNode;
-}) {
-  const { data } = useQuery({
-    queryKey: ['pauses', renderedAt],
-    queryFn: getPauses,
-    initialData: pauses,
-    initialDataUpdatedAt: renderedAt,
-    staleTime: POLL_MS,
-    refetchInterval: live ? POLL_MS : false,
-    enabled: live,
-  });
-  return <Ctx.Provider value={{ pauses: data, backoffs }}>{children}</Ctx.Provider>;
+export function RunLiveProvider({ pauses, backoffs, children }: { pauses: PauseLite[]; backoffs: Record<string, BackoffConfig>; children: ReactNode }) {
+  return <Ctx.Provider value={{ pauses, backoffs }}>{children}</Ctx.Provider>;
 }
 
 /**

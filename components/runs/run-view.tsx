@@ -1,6 +1,6 @@
 'use client';
-// The run page's live body: header, the flow as a graph, and the timeline, re-read from /api every
-// second while the run is queued or running. With the flow's definition the page also shows the
+// The run page's live body: header, the flow as a graph, and the timeline, following the run's
+// events (GET /api/runs/:id/events) while it is queued or running. With the flow's definition the page also shows the
 // nodes not started yet (pending) and never reached, and places a skipped node in the turn it
 // would have run (lib/dashboard/run-view.ts, placedTurn).
 import type { RunDetailResponse } from '@/lib/dashboard/api-types';
@@ -11,7 +11,7 @@ import { nodesByTurn, place, timeAxis, type TurnGroup } from '@/lib/dashboard/ru
 import { FlowGraph, FlowGraphNotes } from './flow-graph';
 import { RunHeader } from './run-header';
 import { NodeRow } from './node-row';
-import { RunLiveProvider } from './run-live';
+import { livePauses, RunLiveProvider } from './run-live';
 import { useRunDetail } from './use-runs';
 import { nodeAnchor } from '@/lib/dashboard/run-anchors';
 
@@ -36,7 +36,7 @@ export function RunView({
   backoffs?: Record<string, BackoffConfig>;
   pauses?: PauseLite[];
 }) {
-  const { data: run, dataUpdatedAt, isError } = useRunDetail(initial.id, initial, renderedAt);
+  const { data: run, pauses: told, dataUpdatedAt, isError } = useRunDetail(initial.id, initial, renderedAt);
   const now = Math.max(dataUpdatedAt, renderedAt);
   const live = isLiveRun(run.status);
   const axis = timeAxis(run, now);
@@ -45,7 +45,7 @@ export function RunView({
   const groups = nodesByTurn(nodes, { flow, turns: run.turns, live });
   const few = nodes.length <= 6;
   return (
-    <RunLiveProvider live={live} pauses={pauses} backoffs={backoffs} renderedAt={renderedAt}>
+    <RunLiveProvider pauses={livePauses(pauses, told)} backoffs={backoffs}>
       <RunHeader run={run} now={now} />
       {isError ? <p className="error-text">Could not refresh this run; showing the last data.</p> : null}
       {flow ? (

@@ -1,13 +1,15 @@
 'use client';
-// Live data of the runs pages over /api: a run's page is polled every second while the run is queued
-// or running (it may still change; every other status is final). The run list's first page also
+// Live data of the runs pages over /api: a run's page follows the run's events while it is queued or
+// running (it may still change; every other status is final). The run list's first page also
 // shows new runs as they start; a later page (a cursor's) stays as it is but for its live rows. No
 // poll while the tab is hidden (React Query pauses intervals then, and refetches on return).
-import { useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { RunDetailResponse, RunListResponse } from '@/lib/dashboard/api-types';
 import { growFirstPage, withLimit } from '@/lib/dashboard/run-list-live';
 import { isLiveRun } from '@/lib/dashboard/run-status';
+import { followRunEvents } from '@/lib/dashboard/run-follow';
+import type { SeenPause } from '@/lib/flow/run-events';
 
 const POLL_MS = 1000;
 /** the first page looks for new runs this often: a run started elsewhere shows within about 2 s */
@@ -46,13 +48,35 @@ export function useRunList(query: string, initial: RunListResponse, renderedAt: 
   });
 }
 
+/** how often the page's clock moves on while a run is live and no event came (the timeline's axis grows with it) */
+const TICK_MS = 1000;
+
+/**
+ * A run's page data: the facts it was rendered with, followed while the run is queued or running
+ * through its events (lib/dashboard/run-follow.ts: GET /api/runs/:id/events, the API's and `aqven
+ * show --follow`'s source), with the rate-limit pauses they tell of. `dataUpdatedAt` moves on every
+ * event and every second while the run is live.
+ */
 export function useRunDetail(id: string, initial: RunDetailResponse, renderedAt: number) {
-  return useQuery({
-    queryKey: ['run', id, renderedAt],
-    queryFn: () => getJson<RunDetailResponse>(`/api/runs/${encodeURIComponent(id)}/detail`),
-    initialData: initial,
-    initialDataUpdatedAt: renderedAt,
-    staleTime: POLL_MS,
-    refetchInterval: (q) => (q.state.data && isLiveRun(q.state.data.status) ? POLL_MS : false),
-  });
+  const [state, setState] = useState<{ run: RunDetailResponse; pauses: SeenPause[] }>({ run: initial, pauses: [] });
+  const [isError, setError] = useState(false);
+  const [dataUpdatedAt, setUpdatedAt] = useState(renderedAt);
+  const live = isLiveRun(state.run.status);
+  useEffect(() => {
+    if (!isLiveRun(initial.status)) return;
+    return followRunEvents(initial, (url) => new EventSource(url), {
+      onChange: (s) => {
+        setState(s);
+        setUpdatedAt(Date.now());
+      },
+      onError: setError,
+    });
+    // one stream per run and render: `initial` is that render's
+  }, [id, renderedAt]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    if (!live) return;
+    const t = setInterval(() => setUpdatedAt(Date.now()), TICK_MS);
+    return () => clearInterval(t);
+  }, [live]);
+  return { data: state.run, pauses: state.pauses, dataUpdatedAt, isError };
 }

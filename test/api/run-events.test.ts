@@ -9,7 +9,10 @@ import { getRunFacts } from '@/db/queries';
 import { shortRunId } from '@/lib/shared/short-id';
 import { applyRunEvent, type FollowedState } from '@/lib/flow/run-events';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
-import { readEvents } from '../helpers/run-event-stream';
+import { readEvents, routeEventSource } from '../helpers/run-event-stream';
+import { eventually } from '../queue/workers';
+import { followRunEvents } from '@/lib/dashboard/run-follow';
+import type { RunDetailResponse } from '@/lib/dashboard/api-types';
 import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
 import type { Session } from '@/lib/flow/session';
@@ -174,4 +177,30 @@ describe('GET /api/runs/:id/events on SQLite', () => {
     expect(quiet.comments).toEqual(['keep-alive', 'keep-alive']);
     expect(quiet.ended).toBe(false);
   });
+
+  it("the run page's follow: from the facts it was rendered with mid-run, its events bring it to the run as stored", async () => {
+    const id = await start();
+    // the page renders once the draft streams: some of its text already in the facts it starts from
+    const rendered = await eventually(
+      'the draft to stream',
+      async () => {
+        const f = await getRunFacts(session.db, id);
+        return f?.nodes.find((n) => n.id === 'draft')?.attempts.some((a) => a.seq === 2 && a.streamedText) ? f : null;
+      },
+      30_000,
+      20,
+    );
+    let shown: RunDetailResponse = rendered;
+    const open = routeEventSource(async (url) => {
+      const { GET } = await import('@/app/api/runs/[id]/events/route');
+      return GET(new NextRequest(`http://localhost${url}`, { headers: LOCAL_HEADERS }), { params: Promise.resolve({ id }) });
+    });
+    let es: ReturnType<ReturnType<typeof routeEventSource>> | null = null;
+    const errors: boolean[] = [];
+    followRunEvents(rendered, (url) => (es = open(url)), { onChange: (s) => void (shown = s.run), onError: (e) => void (e && errors.push(e)) });
+    await es!.done;
+    expect(shown).toEqual(await getRunFacts(session.db, id));
+    expect(shown.status).toBe('succeeded');
+    expect(errors).toEqual([]);
+  }, 60_000);
 });

@@ -38,3 +38,35 @@ export async function readEvents(res: Response, o: { stopAfter?: number; stopAft
     parser.feed(value);
   }
 }
+
+/**
+ * An EventSource (what lib/dashboard/run-follow.ts uses of one) over a route handler: `get` answers
+ * the URL the page would open; its events are dispatched as the browser's would be. No reconnect.
+ */
+export function routeEventSource(get: (url: string) => Promise<Response>) {
+  return (url: string) => {
+    const listeners = new Map<string, ((ev: { data: string }) => void)[]>();
+    const es = {
+      readyState: 0,
+      onerror: null as ((ev: Event) => unknown) | null,
+      addEventListener: (type: string, f: (ev: { data: string }) => void) => void listeners.set(type, [...(listeners.get(type) ?? []), f]),
+      close: () => void (es.readyState = 2),
+      /** resolves when the stream has ended or was closed */
+      done: null as Promise<void> | null,
+    };
+    es.done = (async () => {
+      const res = await get(url);
+      es.readyState = 1;
+      const parser = createParser({ onEvent: (m) => es.readyState !== 2 && listeners.get(m.event ?? 'message')?.forEach((f) => f({ data: m.data })) });
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      while (es.readyState !== 2) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parser.feed(value);
+      }
+      await reader.cancel();
+      es.readyState = 2;
+    })();
+    return es;
+  };
+}
