@@ -93,6 +93,36 @@ export default defineConfig([
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
   },
   {
+    // Outside db/, no code asks which database it is on (DESIGN: Storage, "One data layer, two
+    // dialects"): db/ answers what a caller needs instead — the run mode (lib/flow/run-mode.ts) from
+    // queueDatabase and sharedDatabaseUrl, db/command-database.ts for the commands that open the
+    // database themselves, db/auth-adapter.ts for better-auth. The simulator's `dialect` is a
+    // provider's wire format, not a database.
+    files: ['app/**/*.{ts,tsx}', 'components/**/*.{ts,tsx}', 'lib/**/*.{ts,tsx}', 'proxy.ts'],
+    ignores: ['**/*.test.{ts,tsx}', 'lib/sim/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[property.name='dialect']",
+          message: "Which database this is is db/'s question: ask db/ for what you need (db/command-database.ts, the run mode).",
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@/db/pg',
+              importNames: ['isPostgresUrl'],
+              message: "Which database a target names is db/'s question: ask db/ for what you need (db/command-database.ts, sharedDatabaseUrl).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Components are rendered in the browser (client components) or next to it: never the server-only modules.
     files: ['components/**/*.{ts,tsx}'],
     rules: {

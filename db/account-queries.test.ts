@@ -1,7 +1,6 @@
 // Accounts and API tokens on both dialects: users better-auth can sign in, the last admin kept,
 // passwords replaced with every session signed out, tokens stored only as their hash.
 import { betterAuth } from 'better-auth';
-import { drizzleAdapter } from 'better-auth/adapters/drizzle';
 import { verifyPassword } from 'better-auth/crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +29,7 @@ import {
   USE_AFTER_EXPIRY_EVERY_MS,
 } from './account-queries';
 import { listAudit } from './audit-queries';
+import { authDatabaseAdapter } from './auth-adapter';
 import type { Db } from './types';
 
 const PW = 'correct horse battery';
@@ -163,10 +163,7 @@ describe.each(DIALECTS)('accounts on %s', (dialect) => {
     const auth = betterAuth({
       secret: 'a test secret of at least thirty-two characters',
       baseURL: 'http://127.0.0.1:3000',
-      database: drizzleAdapter(db.q, {
-        provider: dialect,
-        schema: { user: db.t.users, session: db.t.sessions, account: db.t.accounts, verification: db.t.verifications },
-      }),
+      database: authDatabaseAdapter(db),
       emailAndPassword: { enabled: true },
       user: { additionalFields: { role: { type: 'string' } } },
       logger: { disabled: true },

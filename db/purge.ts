@@ -5,6 +5,7 @@
 // daily sums of the days wholly before the cutoff, the replay batches started before it, the audit
 // events recorded before it, and the Idempotency-Keys created before it. A run still queued or running is never deleted.
 import { and, asc, count, eq, gt, inArray, lt, lte, notInArray, or, sql } from 'drizzle-orm';
+import { formatBytes } from '@/lib/project/limits';
 import { purgeAudit } from './audit-queries';
 import { purgeKeys } from './idempotency-queries';
 import { DAY_MS } from './run-aggregates';
@@ -210,4 +211,24 @@ export async function purgeRuns(db: Db, opts: { cutoff: number; dryRun?: boolean
   // incremental auto_vacuum gives the free pages back to the file system only when asked
   if (!dryRun && autoVacuum === 'incremental' && db.dialect === 'sqlite') db.$client.pragma('incremental_vacuum');
   return { cutoff: opts.cutoff, dryRun, deleted, keptLive: Number(live?.n ?? 0), before, after: await storageSize(db), autoVacuum };
+}
+
+/**
+ * What became of the space a purge freed, as `aqven runs purge` says it: a SQLite file keeps its
+ * size and reuses the freed pages unless it auto-vacuums (VACUUM shrinks it); PostgreSQL reuses the
+ * space of deleted rows once (auto)vacuum has passed.
+ */
+export function purgeSpaceLine(db: Db, r: PurgeResult): string {
+  if (db.dialect === 'pg') {
+    return `Space: the run tables took ${formatBytes(r.before.bytes)} and take ${formatBytes(r.after.bytes)} now; PostgreSQL reuses the space of deleted rows once (auto)vacuum has passed — VACUUM FULL gives it back to the disk.`;
+  }
+  const freed = (r.after.freeBytes ?? 0) - (r.before.freeBytes ?? 0);
+  if (r.dryRun) return `Space: the file has ${formatBytes(r.before.bytes)}, ${formatBytes(r.before.freeBytes ?? 0)} of it free.`;
+  if (r.autoVacuum === 'none') {
+    return (
+      `Space: the file keeps its ${formatBytes(r.after.bytes)}; ${formatBytes(Math.max(0, freed))} of it became free pages (${formatBytes(r.after.freeBytes ?? 0)} free now), which new runs reuse. ` +
+      'To shrink the file, stop every writer and run VACUUM (sqlite3 FILE "VACUUM").'
+    );
+  }
+  return `Space: the file went from ${formatBytes(r.before.bytes)} to ${formatBytes(r.after.bytes)} (auto_vacuum ${r.autoVacuum}).`;
 }

@@ -38,6 +38,9 @@ export interface SearchPage {
   nextBefore: number | null;
 }
 
+/** the most hits a page holds (`aqven search --limit`, the search page's size) */
+export const SEARCH_PAGE_MAX = 100;
+
 export interface SearchOptions {
   q: string;
   /** hits per page, 1–100 (default 20) */
@@ -70,7 +73,7 @@ const ID_HITS_MAX = 5;
  */
 export async function searchHistory(db: Db, opts: SearchOptions): Promise<SearchPage> {
   const words = searchWords(opts.q);
-  const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 20), 1), 100);
+  const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 20), 1), SEARCH_PAGE_MAX);
   const before = opts.before ?? null;
   const prefix = before === null ? runIdPrefix(opts.q) : null;
   if (!words.length && !prefix) return { words, hits: [], nextBefore: null };

@@ -4,6 +4,7 @@
 // disk (as the page shows it), the history is the agent's last N finished nodes of flow runs, and
 // lib/dashboard/what-if replays it through the engine's decide(). Nothing is written.
 import { agentNodeHistory } from '@/db/what-if-queries';
+import { noSuchAgent } from '@/lib/contracts/save-policy';
 import { whatIf, type WhatIfResult } from '@/lib/dashboard/what-if';
 import type { NodePolicy } from '@/lib/engine/types';
 import { estimatePolicySchema, type EstimatePolicyRequest } from '@/lib/forms/estimate-policy';
@@ -36,7 +37,7 @@ export async function estimatePolicy(request: EstimatePolicyRequest): Promise<Es
 
   const s = await serverSession();
   const agent = own(s.project.agents, name);
-  if (!agent) return { ok: false, error: `the project has no agent "${name}"` };
+  if (!agent) return { ok: false, error: noSuchAgent(name) };
   const file = await readAgentFile(s.project, name);
   const today = (file && parseAgentYaml(file.text, file.file).agent) || agent;
   const history = await agentNodeHistory(s.db, name, window);

@@ -7,7 +7,7 @@
 // saved as a new project snapshot (DESIGN: Storage, "The project in the database"), which the
 // revision names.
 import { revalidatePath } from 'next/cache';
-import { AGENT_CODE, CONFLICT_CODE, savePolicyTargetSchema } from '@/lib/contracts/save-policy';
+import { AGENT_CODE, CONFLICT_CODE, noSuchAgent, savePolicyTargetSchema } from '@/lib/contracts/save-policy';
 import { firstIssue } from '@/lib/contracts/refusal';
 import { recordPolicyRevision } from '@/db/policy-queries';
 import { unifiedDiff } from '@/lib/dashboard/line-diff';
@@ -57,7 +57,7 @@ export async function saveAgentPolicy(_prev: SaveAgentPolicyState, fd: FormData)
 
   const s = await serverSession();
   const file = await readAgentFile(s.project, name);
-  if (!file) return formError(AGENT_CODE, `the project has no agent "${name}"`);
+  if (!file) return formError(AGENT_CODE, noSuchAgent(name));
   if (base && base !== file.hash) return conflict(file.file, s.snapshotId === null ? 'was changed on disk' : 'was changed in the project');
 
   let after: string;

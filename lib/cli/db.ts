@@ -5,22 +5,12 @@
 // that is not an AQVEN database), 3 the database cannot be opened or reached.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { closeDb, databaseUrl, openDatabase, openDb } from '@/db/client';
+import { closeDb, databaseUrl, openDatabase, sharedDatabaseUrl } from '@/db/client';
+import { describeTarget, migrateDatabase, reachDatabase, readFailure, statusWords } from '@/db/command-database';
 import { CopyBatchError, copySqliteHistory, CopySourceError, type CopyProgress, type TableCopied } from '@/db/copy';
-import { displayUrl, isPostgresUrl, migratePg, pgReason } from '@/db/pg';
-import {
-  databaseStatus,
-  DatabaseUnreachableError,
-  describeVersion,
-  inspectDatabase,
-  queueSchemaVersion,
-  reachPg,
-  schemaVersion,
-  type DatabaseStatus,
-  type SchemaVersion,
-  type SeenWorker,
-} from '@/db/status-queries';
-import { asStorageError, StorageError } from '@/db/storage-error';
+import { pgReason } from '@/db/pg';
+import { databaseStatus, describeVersion, inspectDatabase, queueSchemaVersion, schemaVersion, type DatabaseStatus, type SchemaVersion, type SeenWorker } from '@/db/status-queries';
+import { StorageError } from '@/db/storage-error';
 import { type CliIo, processIo } from './io';
 import { commandDatabaseTarget } from './project-dir';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, UsageError, exitFor } from './exit';
@@ -38,9 +28,6 @@ export interface DbOptions {
 }
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
-const dialectName = (target: string) => (isPostgresUrl(target) ? 'PostgreSQL' : 'SQLite');
-/** the target as it may be printed: the file's absolute path, or the URL without its password */
-const shown = (target: string) => (isPostgresUrl(target) ? displayUrl(target.trim()) : resolve(target));
 
 /** Maps what a command throws to its one line and exit status; anything else is a bug (exit 70 in main.ts). */
 function failed(command: string, err: unknown, io: CliIo): number {
@@ -60,12 +47,7 @@ async function reading<T>(target: string, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (err) {
-    if (err instanceof StorageError || err instanceof DatabaseUnreachableError) throw err;
-    if (!isPostgresUrl(target)) {
-      const storage = asStorageError(err, resolve(target));
-      if (storage) throw storage;
-    }
-    throw new DatabaseUnreachableError(`cannot read the database ${shown(target)}: ${pgReason((err as { cause?: unknown }).cause ?? err)}`, undefined, { cause: err });
+    throw readFailure(target, err);
   }
 }
 
@@ -88,33 +70,26 @@ export async function runDbMigrate(opts: DbOptions, io: CliIo = processIo): Prom
   const env = opts.env ?? process.env;
   try {
     const target = await commandDatabaseTarget(opts, io);
-    const pgMode = isPostgresUrl(target);
-    if (pgMode) await reachPg(target);
+    const { where, kind } = describeTarget(target);
+    await reachDatabase(target);
     const before = await versionOf(target, env);
     try {
-      if (pgMode) {
-        await migratePg(target);
-        // the job queue's own schema (graphile_worker), in the same database
-        const { runMigrations } = await import('graphile-worker');
-        await runMigrations({ connectionString: target });
-      } else {
-        openDb(target);
-        await closeDb(target);
-      }
+      await migrateDatabase(target);
     } catch (err) {
       if (err instanceof StorageError) throw err;
-      io.err(`aqven db migrate: migrating the ${dialectName(target)} database ${shown(target)} failed: ${pgReason((err as { cause?: unknown }).cause ?? err)}\n`);
+      io.err(`aqven db migrate: migrating the ${kind} database ${where} failed: ${pgReason((err as { cause?: unknown }).cause ?? err)}\n`);
       return EXIT_FAILED;
     }
     const after = await versionOf(target, env);
     const schema = after.schema!;
-    io.out(`database  ${shown(target)} (${dialectName(target)})\n`);
+    io.out(`database  ${where} (${kind})\n`);
     const was = before.schema ? versionLine(before.schema) : 'no database yet';
     const applied = schema.applied - (before.schema?.applied ?? 0);
     const state = describeVersion(schema);
     io.out(applied > 0 ? `schema    ${was} → ${versionLine(schema)}: ${state}\n` : `schema    ${versionLine(schema)}: ${state === 'up to date' ? 'already up to date' : state}\n`);
-    if (pgMode) {
-      const q = after.queue;
+    // a database with a job queue (PostgreSQL) has its schema installed by the migration
+    const q = after.queue;
+    if (q !== null) {
       io.out(
         before.queue === null
           ? `queue     graphile-worker schema installed (migration ${q})\n`
@@ -142,7 +117,8 @@ function workerLine(w: SeenWorker): string {
 }
 
 export function formatStatus(s: DatabaseStatus): string {
-  const lines = [`database  ${s.target} (${s.dialect === 'pg' ? 'PostgreSQL' : 'SQLite'})`];
+  const words = statusWords(s);
+  const lines = [`database  ${s.target} (${words.kind})`];
   if (!s.exists) {
     lines.push(`schema    no database yet: the first run or \`aqven db migrate\` creates it (${plural(s.schema.known, 'migration')} to apply)`);
     return lines.join('\n');
@@ -160,10 +136,7 @@ export function formatStatus(s: DatabaseStatus): string {
     // jobs a stopped worker still locks are said apart: their runs were taken over (or will be within seconds)
     const leftText = left ? `, ${left} left locked by a worker that stopped (their runs taken over; graphile-worker unlocks them after 4 h)` : '';
     lines.push(`queue     ${waiting} waiting, ${running} running, ${failed} failed${leftText}`);
-  } else
-    lines.push(
-      `queue     no queue${s.dialect === 'sqlite' ? ' (SQLite: a run runs in the process that starts it)' : ' (graphile-worker schema not installed: `aqven db migrate`)'}`,
-    );
+  } else lines.push(`queue     no queue (${words.noQueue})`);
   if (s.workers.length === 0) lines.push('workers   none seen in the last minute');
   else {
     lines.push(`workers   ${s.workers.length} seen in the last minute:`);
@@ -175,7 +148,7 @@ export function formatStatus(s: DatabaseStatus): string {
 export async function runDbStatus(opts: DbOptions & { json?: boolean; now?: number }, io: CliIo = processIo): Promise<number> {
   try {
     const target = await commandDatabaseTarget(opts, io);
-    if (isPostgresUrl(target)) await reachPg(target);
+    await reachDatabase(target);
     // a SQLite file that is not a database, a PostgreSQL schema we may not read…: exit 3
     const status = await reading(target, () => databaseStatus(target, opts.now ?? Date.now(), opts.env ?? process.env));
     io.out(`${opts.json ? JSON.stringify(status, null, 2) : formatStatus(status)}\n`);
@@ -195,15 +168,15 @@ export async function runDbCopy(opts: DbOptions & { from: string; batchRows?: nu
   const env = opts.env ?? process.env;
   let opened: string | null = null;
   try {
-    const url = databaseUrl(env);
-    if (!url || !isPostgresUrl(url)) {
+    const url = sharedDatabaseUrl(env);
+    if (!url) {
       throw new UsageError(
-        url
+        databaseUrl(env) !== null
           ? 'AQVEN_DATABASE_URL must be a postgres:// URL to copy into; it names something else'
           : 'set AQVEN_DATABASE_URL to the PostgreSQL database to copy into (postgres://user:password@host/database)',
       );
     }
-    await reachPg(url);
+    await reachDatabase(url);
     const db = await openDatabase(url); // migrated: the copy needs the tables
     opened = url;
     const progress = opts.progress;

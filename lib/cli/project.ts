@@ -7,10 +7,9 @@
 // be reached or opened.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { closeDb, databaseUrl, openDatabase } from '@/db/client';
-import { isPostgresUrl, openedPg, pgReason } from '@/db/pg';
+import { databaseUrl, sharedDatabaseUrl } from '@/db/client';
+import { openForCommand, type CommandDatabase } from '@/db/command-database';
 import { cliAuthor, latestSnapshot, listSnapshots, pushSnapshot } from '@/db/snapshot-queries';
-import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import type { Db } from '@/db/types';
 import { ProjectFilesError, readProjectFiles, writeProjectFiles } from '@/lib/project';
 import { auditCli } from './audit-record';
@@ -37,37 +36,31 @@ export interface ProjectCommandOptions {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** AQVEN_DATABASE_URL, which every project command needs: a postgres:// URL. */
+/** AQVEN_DATABASE_URL, which every project command needs: a shared (PostgreSQL) database. */
 function projectDatabaseUrl(env: Env): string {
-  const url = databaseUrl(env);
-  if (!url) throw new UsageError('AQVEN_DATABASE_URL is not set: the project lives in a PostgreSQL database (postgres://user:password@host/database)');
-  if (!isPostgresUrl(url)) throw new UsageError('AQVEN_DATABASE_URL must be a postgres:// URL: the project lives in a PostgreSQL database');
-  return url;
+  const url = sharedDatabaseUrl(env);
+  if (url) return url;
+  throw new UsageError(
+    databaseUrl(env) === null
+      ? 'AQVEN_DATABASE_URL is not set: the project lives in a PostgreSQL database (postgres://user:password@host/database)'
+      : 'AQVEN_DATABASE_URL must be a postgres:// URL: the project lives in a PostgreSQL database',
+  );
 }
 
 /** Opens the database of AQVEN_DATABASE_URL (migrated), runs `f`, closes it; failures become one line and an exit status. */
 async function withDatabase(command: string, env: Env, io: CliIo, f: (db: Db) => Promise<number>): Promise<number> {
   const say = (text: string) => io.err(`aqven project ${command}: ${text}\n`);
-  let opened: string | null = null;
+  let opened: CommandDatabase | undefined;
   try {
-    const url = projectDatabaseUrl(env);
-    await reachPg(url);
-    // closed at the end only when this command opened it (a test's process may hold it open)
-    if (!openedPg(url)) opened = url;
-    let db: Db;
-    try {
-      db = await openDatabase(url);
-    } catch (err) {
-      throw new DatabaseUnreachableError(`cannot open the PostgreSQL database: ${pgReason((err as { cause?: unknown }).cause ?? err)}`, undefined, { cause: err });
-    }
-    return await f(db);
+    opened = await openForCommand(projectDatabaseUrl(env));
+    return await f(opened.db);
   } catch (err) {
     return exitFor(err, say, [
       [[UsageError], EXIT_USAGE],
       [[Refused, ProjectFilesError], EXIT_REFUSED],
     ]);
   } finally {
-    if (opened) await closeDb(opened);
+    await opened?.close();
   }
 }
 

@@ -6,7 +6,7 @@
 // usage or config, 3 the database cannot be reached, 130/143 a second signal cut the drain short;
 // cancel: 0 cancelled, 1 not cancelled (not queued, no such run, or SQLite mode), 2 bad usage, 3.
 import type { Command } from 'commander';
-import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
+import { closeDatabase, databaseTarget } from '@/db/client';
 import { isConnectionLoss, pgReason, queryErrorText } from '@/db/pg';
 import { reachPg } from '@/db/status-queries';
 import { fmtDuration } from '@/lib/engine/duration-text';
@@ -14,7 +14,7 @@ import { interruptAllNow } from '@/lib/flow/active-runs';
 import { NoSnapshotError, openSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
 import { sharedSimulatorUrl, simulateRequested, SimUrlError } from '@/lib/flow/simulate';
 import { formatDiagnostic } from '@/lib/project';
-import { NOTHING_QUEUED, runModeFor, runModeKind } from '@/lib/flow/run-mode';
+import { NOTHING_QUEUED, openQueueMode, runModeKind } from '@/lib/flow/run-mode';
 import { cancelRunSchema } from '@/lib/contracts/cancel-run';
 import { firstIssue } from '@/lib/contracts/refusal';
 import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
@@ -201,24 +201,22 @@ export async function runCancelCommand(runId: string, env: Env = process.env, io
     say(firstIssue(parsed.error, ['runId'], { runId: 'the run id' }).message);
     return EXIT_USAGE;
   }
-  if (runModeKind(env) !== 'queue') {
-    say(`${NOTHING_QUEUED} (set AQVEN_DATABASE_URL=postgres://… to queue runs)`);
-    return EXIT_NOT_CANCELLED;
-  }
   try {
-    const url = databaseTarget('', env);
-    await reachPg(url);
-    const db = await openDatabase(url);
-    const mode = runModeFor(db);
+    // the run mode, decided once: SQLite mode queues nothing, so there is nothing to cancel
+    const queue = await openQueueMode(env);
+    if (!queue) {
+      say(`${NOTHING_QUEUED} (set AQVEN_DATABASE_URL=postgres://… to queue runs)`);
+      return EXIT_NOT_CANCELLED;
+    }
     try {
       // a short id or a unique prefix names the run; an ambiguous one lists the runs it names
-      const named = await cliRunId(db, 'cancel', runId);
+      const named = await cliRunId(queue.mode.db, 'cancel', runId);
       if (!named.ok) {
         io.err(`${named.message}\n`);
         return named.exitCode === 2 ? EXIT_USAGE : EXIT_NOT_CANCELLED;
       }
       const id = named.id;
-      const res = await mode.cancel(id);
+      const res = await queue.mode.cancel(id);
       if (res.cancelled) {
         io.out(`run ${id} cancelled\n`);
         return 0;
@@ -226,7 +224,7 @@ export async function runCancelCommand(runId: string, env: Env = process.env, io
       say(res.status === null ? `no run with id ${id}` : `run ${id} is ${res.status}, not queued: not cancelled`);
       return EXIT_NOT_CANCELLED;
     } finally {
-      await closeDatabase(db);
+      await queue.close();
     }
   } catch (err) {
     return exitFor(err, say, [[[UsageError], EXIT_USAGE]]);

@@ -4,15 +4,13 @@
 // the days wholly before the cutoff; says what it deleted and what became of the space. Exit
 // statuses: 0 done, 2 bad usage (no period, a period that is not one, a project failing check),
 // 3 the database cannot be opened.
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { closeDatabase, databaseUrl, openDatabase } from '@/db/client';
-import { displayUrl, isPostgresUrl } from '@/db/pg';
-import { purgeRuns, PURGE_BATCH, type PurgeResult } from '@/db/purge';
+import { databaseExists, describeTarget } from '@/db/command-database';
+import { purgeRuns, purgeSpaceLine, PURGE_BATCH, type PurgeResult } from '@/db/purge';
 import { formatDiagnostic, formatDuration, loadProject, parseDuration } from '@/lib/project';
 import { RETENTION_HINT } from '@/lib/project/duration';
-import { formatBytes } from '@/lib/project/limits';
 import { EXIT_USAGE, UsageError, exitFor } from './exit';
 import { type CliIo, processIo } from './io';
 import { resolveProjectDir } from './project-dir';
@@ -75,7 +73,7 @@ function period(opts: RunsPurgeOptions, retentionMs: number | undefined, dir: st
   return { ms: retentionMs, text: retentionMs % 86_400_000 === 0 ? `${retentionMs / 86_400_000}d` : formatDuration(retentionMs) };
 }
 
-function formatResult(r: PurgeResult, where: string, olderThan: string, dialect: 'sqlite' | 'pg'): string {
+function formatResult(r: PurgeResult, where: string, olderThan: string, space: string): string {
   const lines = [
     `${r.dryRun ? 'Would delete' : 'Deleted'} the runs started before ${utc(r.cutoff)} (older than ${olderThan}) from ${where}${r.dryRun ? ' — a dry run: nothing was deleted' : ''}:`,
   ];
@@ -86,20 +84,7 @@ function formatResult(r: PurgeResult, where: string, olderThan: string, dialect:
     lines.push(
       `Kept ${r.keptLive.toLocaleString('en-US')} run${r.keptLive === 1 ? '' : 's'} started before the cutoff that ${r.keptLive === 1 ? 'is' : 'are'} still queued or running.`,
     );
-  if (dialect === 'sqlite') {
-    const freed = (r.after.freeBytes ?? 0) - (r.before.freeBytes ?? 0);
-    if (r.dryRun) lines.push(`Space: the file has ${formatBytes(r.before.bytes)}, ${formatBytes(r.before.freeBytes ?? 0)} of it free.`);
-    else if (r.autoVacuum === 'none') {
-      lines.push(
-        `Space: the file keeps its ${formatBytes(r.after.bytes)}; ${formatBytes(Math.max(0, freed))} of it became free pages (${formatBytes(r.after.freeBytes ?? 0)} free now), which new runs reuse. ` +
-          'To shrink the file, stop every writer and run VACUUM (sqlite3 FILE "VACUUM").',
-      );
-    } else lines.push(`Space: the file went from ${formatBytes(r.before.bytes)} to ${formatBytes(r.after.bytes)} (auto_vacuum ${r.autoVacuum}).`);
-  } else {
-    lines.push(
-      `Space: the run tables took ${formatBytes(r.before.bytes)} and take ${formatBytes(r.after.bytes)} now; PostgreSQL reuses the space of deleted rows once (auto)vacuum has passed — VACUUM FULL gives it back to the disk.`,
-    );
-  }
+  lines.push(space);
   return `${lines.join('\n')}\n`;
 }
 
@@ -120,9 +105,9 @@ export async function runRunsPurge(opts: RunsPurgeOptions, io: CliIo = processIo
     }
     const { ms, text } = period(opts, project?.retentionMs, dir);
     const target = url || project!.databasePath;
-    const where = isPostgresUrl(target) ? displayUrl(target) : resolve(target);
+    const { where } = describeTarget(target);
     const cutoff = (opts.now ?? Date.now()) - ms;
-    if (!isPostgresUrl(target) && !existsSync(target)) {
+    if (!databaseExists(target)) {
       io.out(
         opts.json ? `${JSON.stringify({ database: where, olderThan: text, cutoff, nothing: 'no database yet' })}\n` : `Nothing to delete: there is no database at ${where} yet.\n`,
       );
@@ -133,7 +118,7 @@ export async function runRunsPurge(opts: RunsPurgeOptions, io: CliIo = processIo
       const progress = !opts.json && process.stderr.isTTY && io === processIo ? (n: number) => void process.stderr.write(`\r${n.toLocaleString('en-US')} runs…`) : null;
       const result = await purgeRuns(db, { cutoff, dryRun: opts.dryRun, batch, between: (soFar) => progress?.(soFar.runs) });
       if (progress) process.stderr.write('\r');
-      io.out(opts.json ? `${JSON.stringify({ database: where, olderThan: text, ...result }, null, 2)}\n` : formatResult(result, where, text, db.dialect));
+      io.out(opts.json ? `${JSON.stringify({ database: where, olderThan: text, ...result }, null, 2)}\n` : formatResult(result, where, text, purgeSpaceLine(db, result)));
     } finally {
       await closeDatabase(db);
     }

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { closeDatabase, databaseTarget, openDatabase } from '@/db/client';
 import { listRuns } from '@/db/queries';
-import { searchHistory } from '@/db/search-queries';
+import { SEARCH_PAGE_MAX, searchHistory } from '@/db/search-queries';
 import type { Db } from '@/db/types';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { parseRunFilters, RUN_RANGES } from '@/lib/dashboard/run-filters';
@@ -68,8 +68,8 @@ export function runSearchCommand(words: string[], opts: { project?: string; limi
   return reading('search', io, async () => {
     const limit = Number(opts.limit);
     const before = opts.before === undefined ? null : Number(opts.before);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100 || (before !== null && !Number.isSafeInteger(before))) {
-      throw new UsageError('--limit must be a whole number from 1 to 100, --before a whole number');
+    if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_PAGE_MAX || (before !== null && !Number.isSafeInteger(before))) {
+      throw new UsageError(`--limit must be a whole number from 1 to ${SEARCH_PAGE_MAX}, --before a whole number`);
     }
     const page = await withProjectDb(opts.project, io, (db) => searchHistory(db, { q: words.join(' '), limit, before }));
     io.out(opts.json ? `${JSON.stringify(page, null, 2)}\n` : `${formatSearchPage(page)}\n`);
@@ -122,7 +122,7 @@ export function registerRuns(program: Command, io: CliIo = processIo): void {
     .description('search run inputs, node outputs and failure text (and run ids by prefix), newest first')
     .argument('<words...>', 'words that must all be there; word* for a prefix')
     .option('--project <dir>', 'project folder')
-    .option('--limit <n>', 'hits per page (1-100)', '20')
+    .option('--limit <n>', `hits per page (1-${SEARCH_PAGE_MAX})`, '20')
     .option('--before <n>', 'older text: the "next" of a previous page')
     .option('--json', 'print the page as JSON')
     .action(async (words: string[], opts: { project?: string; limit: string; before?: string; json?: boolean }) => io.exit(await runSearchCommand(words, opts, io)));

@@ -22,10 +22,8 @@ import {
   type AccountErrorCode,
   type UserListed,
 } from '@/db/account-queries';
-import { closeDb, openDatabase } from '@/db/client';
-import { isPostgresUrl, openedPg, pgReason } from '@/db/pg';
+import { openForCommand, type CommandDatabase } from '@/db/command-database';
 import { spentToday } from '@/db/spend-queries';
-import { DatabaseUnreachableError, reachPg } from '@/db/status-queries';
 import type { Db } from '@/db/types';
 import { BUDGET_HINT, fmtBudget, fmtSpend, parseDailyBudget } from '@/lib/shared/spend-budget';
 import { auditCli } from './audit-record';
@@ -77,28 +75,14 @@ export function accountFailure(command: string, err: unknown, io: CliIo): number
  * exit status (`aqven COMMAND: …`). The user and token commands and `aqven serve` share it.
  */
 export async function withAccountsDb(command: string, opts: AccountCommandOptions, io: CliIo, f: (db: Db) => Promise<number>): Promise<number> {
-  let opened: string | null = null;
+  let opened: CommandDatabase | undefined;
   try {
-    const target = await commandDatabaseTarget(opts, io);
-    let db: Db;
-    if (isPostgresUrl(target)) {
-      await reachPg(target);
-      // closed at the end only when this command opened it (a test's process may hold it open)
-      if (!openedPg(target)) opened = target;
-      try {
-        db = await openDatabase(target);
-      } catch (err) {
-        throw new DatabaseUnreachableError(`cannot open the PostgreSQL database: ${pgReason((err as { cause?: unknown }).cause ?? err)}`, undefined, { cause: err });
-      }
-    } else {
-      opened = target;
-      db = await openDatabase(target);
-    }
-    return await f(db);
+    opened = await openForCommand(await commandDatabaseTarget(opts, io));
+    return await f(opened.db);
   } catch (err) {
     return accountFailure(command, err, io);
   } finally {
-    if (opened) await closeDb(opened);
+    await opened?.close();
   }
 }
 

@@ -15,6 +15,8 @@ export const MAX_PROBE_CALLS = 5000;
 export const MAX_PROBE_COST_USD = 100;
 export const MIN_PROBE_MAX_TOKENS = 16;
 export const MAX_PROBE_MAX_TOKENS = 1_000_000;
+/** what to do about a limits run that stopped before it ended (its process stopped, or it was stopped) */
+export const PROBE_RESUME_HINT = 'Run aqven limits again with the same settings today: it resumes the levels measured.';
 /** a model string's length (the form's field and the command's argument alike) */
 export const MAX_MODEL_CHARS = 300;
 

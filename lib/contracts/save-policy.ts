@@ -10,6 +10,8 @@ import { recordId } from './record-id';
 
 /** the agent is none of the project's, or none is named */
 export const AGENT_CODE = 'E_AGENT';
+/** The refusal's words for an agent the project does not have (saving its policy, or estimating it). */
+export const noSuchAgent = (name: string) => `the project has no agent "${name}"`;
 /** the file was changed after the form was opened */
 export const CONFLICT_CODE = 'E_CONFLICT';
 

@@ -10,6 +10,7 @@ import { closeCutOffAttempts, runStore } from '@/db/run-store';
 import { endHeldModelLimits } from '@/db/limits-queries';
 import { transaction } from '@/db/tx';
 import type { Db, RunError, RunFacts } from '@/db/types';
+import { PROBE_RESUME_HINT } from '@/lib/contracts/limits-probe';
 import { sumUsageRounded } from '@/lib/engine/usage';
 import { beginRun, RunInputError, UnknownFlowError, type RunFlowOptions, type StartedRun } from './run-flow';
 import { replayScope } from './replay';
@@ -77,7 +78,7 @@ const LIMITS_TAKEN_OVER: RunError = {
   code: 'interrupted',
   node: null,
   message: "the limits run's process stopped before it ended; a limits run is not carried on by another process",
-  hint: 'Run aqven limits again with the same settings today: it resumes the levels measured.',
+  hint: PROBE_RESUME_HINT,
 };
 
 /** Why a taken-over run cannot go on under the project (its flow removed, its input no longer valid), or null. */

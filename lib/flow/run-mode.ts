@@ -11,6 +11,7 @@
 //
 // `aqven run` without --queue runs its flow in its own process in either mode (lib/cli/run.ts).
 import { queueDatabase, sharedDatabaseUrl, sweepExpiredRuns } from '@/db/client';
+import { openSharedForCommand } from '@/db/command-database';
 import { LEASE_SWEEP_MS } from '@/db/run-lease';
 import { StorageError } from '@/db/storage-error';
 import type { Db, PgDb } from '@/db/types';
@@ -69,6 +70,9 @@ interface ModeCommon {
 
 export type RunMode = ({ kind: 'in-process'; canQueue: false } | { kind: 'queue'; canQueue: true; db: PgDb }) & ModeCommon;
 
+/** the mode of a shared (PostgreSQL) database: runs are queued for workers */
+export type QueueMode = Extract<RunMode, { kind: 'queue' }>;
+
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const callersMistake = (err: unknown) => err instanceof UnknownFlowError || err instanceof RunInputError;
 
@@ -76,6 +80,16 @@ const callersMistake = (err: unknown) => err instanceof UnknownFlowError || err 
 export function runModeFor(db: Db, log: (line: string) => void = (line) => console.error(line)): RunMode {
   const pg = queueDatabase(db);
   return pg ? queueMode(pg) : inProcessMode(db, log);
+}
+
+/**
+ * The queue of the database the environment names, for a command that opens no session (`aqven
+ * cancel`): its mode over the database opened for the command, and the close; null in SQLite mode,
+ * where nothing is queued (NOTHING_QUEUED). The mode is decided here, once.
+ */
+export async function openQueueMode(env: Env = process.env): Promise<{ mode: QueueMode; close(): Promise<void> } | null> {
+  const opened = await openSharedForCommand(env);
+  return opened && { mode: queueMode(opened.db), close: opened.close };
 }
 
 function inProcessMode(db: Db, log: (line: string) => void): RunMode {
@@ -105,7 +119,7 @@ function inProcessMode(db: Db, log: (line: string) => void): RunMode {
   };
 }
 
-function queueMode(db: PgDb): RunMode {
+function queueMode(db: PgDb): QueueMode {
   return {
     kind: 'queue',
     canQueue: true,

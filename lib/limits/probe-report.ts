@@ -1,6 +1,7 @@
 // What the limits probe (probe.ts) says: a level's rates, a dimension it never reached, why it stopped,
 // and the run row's end (status and error).
 import type { RunError } from '@/db/types';
+import { PROBE_RESUME_HINT } from '@/lib/contracts/limits-probe';
 import { wilson } from '@/lib/shared/wilson';
 import { answeredTrials, levelHeld, type LimitDimension, type LimitLevel } from '@/lib/shared/limits-types';
 import { BUDGET_CODE } from '@/lib/shared/spend-budget';
@@ -93,7 +94,7 @@ export function runEnding(
           code: 'interrupted',
           node: null,
           message: `the limits run was ${stopped!.message}`,
-          hint: 'Run aqven limits again with the same settings today: it resumes the levels measured.',
+          hint: PROBE_RESUME_HINT,
         }
       : error,
   };

@@ -6,9 +6,9 @@
 // (db/account-queries.ts), never by sign-up.
 import 'server-only';
 import { betterAuth } from 'better-auth';
-import { drizzleAdapter } from 'better-auth/adapters/drizzle';
 import { nextCookies } from 'better-auth/next-js';
 import { hashToken } from '@/db/account-queries';
+import { authDatabaseAdapter } from '@/db/auth-adapter';
 import { sessionSigningKey } from '@/db/auth-secret';
 import type { Db } from '@/db/types';
 import { isRole, type Role } from '@/lib/shared/roles';
@@ -20,7 +20,7 @@ const COOKIE_PREFIX = 'aqven';
 /** the cookie better-auth sets (its `__Secure-` form when cookies are Secure) */
 export const SESSION_COOKIE = `${COOKIE_PREFIX}.session_token`;
 
-type AdapterFactory = ReturnType<typeof drizzleAdapter>;
+type AdapterFactory = ReturnType<typeof authDatabaseAdapter>;
 type Adapter = ReturnType<AdapterFactory>;
 type Where = NonNullable<Parameters<Adapter['findMany']>[0]['where']>[number];
 type Row = Record<string, unknown> | null;
@@ -129,12 +129,7 @@ function buildAuth(db: Db, secret: string, env: Readonly<Record<string, string |
     secret,
     // used for the cookie's Secure flag; the endpoints that would check origins are not mounted
     baseURL: publicUrl ?? 'http://localhost',
-    database: hashingSessionTokens(
-      drizzleAdapter(db.q, {
-        provider: db.dialect,
-        schema: { user: db.t.users, session: db.t.sessions, account: db.t.accounts, verification: db.t.verifications },
-      }),
-    ),
+    database: hashingSessionTokens(authDatabaseAdapter(db)),
     user: { additionalFields: { role: { type: 'string', required: false, defaultValue: 'viewer', input: false } } },
     session: { expiresIn: SESSION_TTL_S, updateAge: SESSION_REFRESH_S, cookieCache: { enabled: false } },
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 12, maxPasswordLength: 128, revokeSessionsOnPasswordReset: true },

@@ -43,4 +43,11 @@ describe('cancel a run: the same refusal at both doors', () => {
     expect(await form('some-run')).toEqual({ status: 'error', code: 'E_NOT_QUEUED', message: NOTHING_QUEUED });
     expect(await cli('some-run')).toEqual({ code: 1, stderr: `aqven cancel: ${NOTHING_QUEUED} (set AQVEN_DATABASE_URL=postgres://… to queue runs)\n`, stdout: '' });
   });
+
+  it('an AQVEN_DATABASE_URL naming no database is bad configuration at the command: one line, exit 2', async () => {
+    const io = captureIo();
+    const code = await (await import('@/lib/cli/queue')).runCancelCommand('some-run', { AQVEN_DATABASE_URL: 'mysql://user:pw-9@db/aqven' }, io);
+    expect({ code, stdout: io.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(io.stderr).toMatch(/^aqven cancel: AQVEN_DATABASE_URL is a mysql:\/\/ URL; .*\n$/);
+  });
 });

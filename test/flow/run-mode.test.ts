@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb } from '@/db/client';
 import { RunInputError } from '@/lib/flow/run-flow';
-import { NOTHING_QUEUED, runModeKind } from '@/lib/flow/run-mode';
+import { NOTHING_QUEUED, openQueueMode, runModeKind } from '@/lib/flow/run-mode';
 import { openSession, type Session } from '@/lib/flow/session';
 import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
 import { runEnded } from '../helpers/run-ended';
@@ -21,6 +21,11 @@ describe('runModeKind: the environment names the mode', () => {
     expect(runModeKind({ AQVEN_DATABASE_URL: '/tmp/runs.db' })).toBe('in-process');
     expect(runModeKind({ AQVEN_DATABASE_URL: 'postgres://u:p@localhost/aqven' })).toBe('queue');
     expect(runModeKind({ AQVEN_DATABASE_URL: 'postgresql://u:p@localhost/aqven' })).toBe('queue');
+  });
+
+  it('a command that opens no session opens no queue where nothing is queued (SQLite mode)', async () => {
+    expect(await openQueueMode({})).toBeNull();
+    expect(await openQueueMode({ AQVEN_DATABASE_URL: '/tmp/runs.db' })).toBeNull();
   });
 });
 
@@ -79,6 +84,19 @@ describe('queue mode (PostgreSQL)', () => {
     expect(await s.mode.cancel(started.id)).toEqual({ cancelled: true });
     expect(await s.mode.cancel(started.id)).toEqual({ cancelled: false, status: 'cancelled' });
     expect(await s.mode.cancel('no-such-run')).toEqual({ cancelled: false, status: null });
+  });
+
+  it("a command that opens no session (aqven cancel) gets the queue mode of the environment's database, decided once", async () => {
+    const started = await s.mode.start(s, { flow: 'triage', input: INPUT, startedBy: 'cli:ana' });
+    if (!started.ok) throw new Error(started.error);
+    const queue = await openQueueMode({ AQVEN_DATABASE_URL: tdb.url });
+    if (!queue) throw new Error('no queue mode on PostgreSQL');
+    try {
+      expect(queue.mode).toMatchObject({ kind: 'queue', canQueue: true });
+      expect(await queue.mode.cancel(started.id)).toEqual({ cancelled: true });
+    } finally {
+      await queue.close();
+    }
   });
 
   it('leaves dead runs to the workers: its background duty does nothing to stop', () => {
