@@ -54,9 +54,15 @@ function answerOf(a: ApiAnswer, components: Map<string, z.ZodType>): Json {
   };
 }
 
-/** A route's answers: its own, and routeCaller's refusals when it needs a caller (its own 503 already names E_UNAVAILABLE). */
+/**
+ * A route's answers: its own, and routeCaller's refusals when it needs a caller — 401 and 503 (its
+ * own 503 already names E_UNAVAILABLE), and 403 only above viewer, the role every caller has.
+ */
 export function answersOf(route: ApiRoute): Readonly<Record<number, ApiAnswer>> {
-  return route.auth === 'none' ? route.answers : { ...CALLER_ANSWERS, ...route.answers };
+  if (route.auth === 'none') return route.answers;
+  const { 403: forbidden, ...always } = CALLER_ANSWERS;
+  const caller: Record<number, ApiAnswer> = route.auth === 'viewer' ? always : { ...always, 403: forbidden };
+  return { ...caller, ...route.answers };
 }
 
 function parameters(route: ApiRoute): Json[] {
