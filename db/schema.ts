@@ -152,6 +152,8 @@ export const attempts = sqliteTable(
     /** write-ahead (DESIGN: Storage, "Write-ahead"): the try about to be sent, committed before it leaves, and when; null once the attempt ends */
     inFlightTry: integer('in_flight_try'),
     inFlightAt: integer('in_flight_at'),
+    /** the generation id the in-flight try's headers named (OpenRouter's x-generation-id), so a try cut off by a dead process can have its usage looked up */
+    inFlightGeneration: text('in_flight_generation'),
   },
   (t) => [
     index('attempts_failure_idx')

@@ -90,6 +90,7 @@ function attemptRow(b: StartArgs, a: AttemptRecord, request: unknown, failureSig
     failureSig,
     inFlightTry: null,
     inFlightAt: null,
+    inFlightGeneration: null,
   };
 }
 
@@ -177,7 +178,7 @@ function attemptEnds({ s, feeds, queue }: StoreContext) {
   return { sendTry, finishAttempt, interruptAttempt };
 }
 
-type AttemptMethods = 'startAttempt' | 'sendTry' | 'appendStreamed' | 'resetStreamed' | 'insertTry' | 'finishAttempt' | 'interruptAttempt';
+type AttemptMethods = 'startAttempt' | 'sendTry' | 'noteGeneration' | 'appendStreamed' | 'resetStreamed' | 'insertTry' | 'finishAttempt' | 'interruptAttempt';
 
 export function attemptFacts(ctx: StoreContext): Pick<RunStore, AttemptMethods> {
   const { s, feeds, queue } = ctx;
@@ -200,6 +201,10 @@ export function attemptFacts(ctx: StoreContext): Pick<RunStore, AttemptMethods> 
       st.sending = tryNo;
       st.sendingAt = at;
       return ends.sendTry(st, tryNo, at);
+    },
+    noteGeneration: (id, generationId) => {
+      const st = open.get(id);
+      later(st?.start.runId ?? null, () => st && !st.done && st.written && s.markGeneration.run({ inFlightGeneration: generationId, id }));
     },
     appendStreamed: (id, text) => {
       const st = open.get(id);

@@ -30,6 +30,7 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, lastSee
       startedAt: attempts.startedAt,
       inFlightTry: attempts.inFlightTry,
       inFlightAt: attempts.inFlightAt,
+      inFlightGeneration: attempts.inFlightGeneration,
       usageUnknown: attempts.usageUnknown,
     })
     .from(attempts)
@@ -41,8 +42,9 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, lastSee
     const end = cutOffAt(lastSeenAt, now, a.startedAt);
     const sent = a.inFlightTry !== null && (await inFlightUnrecorded(db, q, a.id, a.inFlightTry));
     if (sent) {
-      const t = cutOffTry({ tryNo: a.inFlightTry!, at: a.inFlightAt ?? a.startedAt }, end);
-      await q.insert(transportTries).values({ attemptId: a.id, ...t });
+      const t = cutOffTry({ tryNo: a.inFlightTry!, at: a.inFlightAt ?? a.startedAt, generationId: a.inFlightGeneration }, end);
+      // a generation the reply named: its usage looked up later, due at once (as the store's tryRow does)
+      await q.insert(transportTries).values({ attemptId: a.id, ...t, usageLookup: t.generationId ? 'pending' : null, lookupAfter: t.generationId ? end : null });
     }
     await q
       .update(attempts)
@@ -54,6 +56,7 @@ export async function closeCutOffAttempts(db: Db, q: Orm, runId: string, lastSee
         usageUnknown: a.usageUnknown || sent,
         inFlightTry: null,
         inFlightAt: null,
+        inFlightGeneration: null,
         finishedAt: end,
       })
       .where(eq(attempts.id, a.id));

@@ -28,7 +28,7 @@ const attemptStart = ['id', 'nodeRunId', 'runId', 'seq', 'model', 'chainIndex', 
 const attemptResult = [
   ...(['outcome', 'finishReason', 'nativeFinishReason', 'finishNote', 'cause', 'action', 'responseText', 'errorKind', 'errorMessage', 'errorDetail'] as const),
   ...(['validationErrors', 'discarded', 'streamedText', 'inputTokens', 'outputTokens', 'costUsd', 'usageUnknown', 'reasoningTokens', 'costSource'] as const),
-  ...(['finishedAt', 'failureSig', 'inFlightTry', 'inFlightAt'] as const),
+  ...(['finishedAt', 'failureSig', 'inFlightTry', 'inFlightAt', 'inFlightGeneration'] as const),
 ] as const;
 /** write-ahead (DESIGN: Storage, "Write-ahead"): the try about to be sent */
 const inFlight = ['inFlightTry', 'inFlightAt'] as const;
@@ -102,9 +102,16 @@ function attemptStatements(q: Orm, { attempts, streamChunks, transportTries }: T
     markInFlight: w(
       q
         .update(attempts)
-        .set(placeholders(attempts, inFlight))
+        .set({ ...placeholders(attempts, inFlight), inFlightGeneration: null })
         .where(eq(attempts.id, P('id'))),
       bindColumns(attempts, [...inFlight, 'id']),
+    ),
+    markGeneration: w(
+      q
+        .update(attempts)
+        .set(placeholders(attempts, ['inFlightGeneration']))
+        .where(eq(attempts.id, P('id'))),
+      bindColumns(attempts, ['inFlightGeneration', 'id']),
     ),
     insertAttempt: w(q.insert(attempts).values(placeholders(attempts, [...attemptStart, ...attemptResult])), bindColumns(attempts, [...attemptStart, ...attemptResult])),
     // `request` is rewritten only when one is given (undefined: NULL, and the stored one is kept)
@@ -118,7 +125,7 @@ function attemptStatements(q: Orm, { attempts, streamChunks, transportTries }: T
     interruptAttempt: w(
       q
         .update(attempts)
-        .set({ ...placeholders(attempts, attemptCut), errorKind: 'transport', discarded: true, inFlightTry: null, inFlightAt: null })
+        .set({ ...placeholders(attempts, attemptCut), errorKind: 'transport', discarded: true, inFlightTry: null, inFlightAt: null, inFlightGeneration: null })
         .where(and(eq(attempts.id, P('id')), isNull(attempts.outcome))),
       bindColumns(attempts, [...attemptCut, 'id']),
     ),

@@ -86,6 +86,8 @@ export interface RunStore {
    * same event-loop turn share the commit.
    */
   sendTry(attemptId: string, tryNo: number, at: number): Promise<void>;
+  /** the in-flight try's reply named its generation (written behind): a sweep that finds the try cut off can have its usage looked up */
+  noteGeneration(attemptId: string, generationId: string): void;
   /** a batch of an attempt's streamed text, already redacted (DESIGN: Streaming): one stream_chunks row */
   appendStreamed(attemptId: string, text: string): void;
   /** a transport re-try mid-stream: the attempt's text starts afresh (the broken try keeps its own) */

@@ -5,8 +5,11 @@
 // stopped run and the sweep of a dead one (db/run-store/cut-off.ts) both write it.
 import type { TryRecord } from './types';
 
-/** try `tryNo`, sent at `at`, cut off at `finishedAt` */
-export const cutOffTry = (t: { tryNo: number; at: number }, finishedAt: number): TryRecord => ({
+/**
+ * Try `tryNo`, sent at `at`, cut off at `finishedAt`; `generationId`, what its reply's headers named
+ * (OpenRouter's): its usage is looked up later (lib/flow/usage-lookup.ts), as for any answer not read to its end.
+ */
+export const cutOffTry = (t: { tryNo: number; at: number; generationId?: string | null }, finishedAt: number): TryRecord => ({
   tryNo: t.tryNo,
   status: null,
   error: 'cut_off',
@@ -14,6 +17,7 @@ export const cutOffTry = (t: { tryNo: number; at: number }, finishedAt: number):
   waitedMs: 0,
   startedAt: t.at,
   finishedAt: Math.max(finishedAt, t.at),
+  generationId: t.generationId ?? null,
 });
 
 /** whether a stored attempt with no outcome was cut off with a try in flight: the provider may have answered */

@@ -31,7 +31,8 @@ export interface TryDeps {
   /** text as it streams in (stream requests only) */
   onDelta?: (tryNo: number, text: string) => Promise<void>;
   /** the reply's status is in (before its body): a probe's 2xx lets the gate's waiters go */
-  onHeaders?: (status: number) => void;
+  /** the reply's headers are in: its status, and the generation id a router named (OpenRouter's x-generation-id), null when none */
+  onHeaders?: (status: number, generationId: string | null) => void;
   /** the hosts a request may go to; undefined: AQVEN_PROVIDER_HOSTS of the process, read at each try */
   providerHosts?: ProviderHosts | null;
 }
@@ -393,7 +394,7 @@ async function exchange(req: TryRequest, deps: TryDeps, tryNo: number, seen: { g
     }
     watchdog.refresh(); // the headers are in
     seen.generationId = res.headers.get('x-generation-id');
-    deps.onHeaders?.(res.status);
+    deps.onHeaders?.(res.status, seen.generationId);
 
     if (res.status >= 300 && res.status < 400) return await redirected(res, wire.url);
     if (res.status < 200 || res.status >= 300) return await errorStatus(res, adapter, deps);

@@ -15,6 +15,8 @@ export interface TransportDeps extends TryDeps {
   sharedPauses?: SharedPauses;
   /** write-ahead: try `tryNo` is about to leave; awaited first (a rejection sends nothing) */
   onSend: (tryNo: number, at: number) => Promise<void>;
+  /** the try's reply named its generation (OpenRouter's x-generation-id): kept with the try in flight, so a cut-off one can be looked up */
+  onGeneration?: (tryNo: number, generationId: string) => void;
   onTry: (t: TryRecord) => Promise<void>;
   onPause: (e: Extract<EngineEvent, { type: 'rate_limit_pause' }>) => Promise<void>;
 }
@@ -166,8 +168,9 @@ async function tryUnderLease(lease: GateLease, req: TransportRequest, deps: Tran
     const sentAt = deps.clock.now();
     const tryDeps: TransportDeps = {
       ...deps,
-      onHeaders: (status) => {
+      onHeaders: (status, generationId) => {
         headersAt = deps.clock.now();
+        if (generationId) deps.onGeneration?.(tryNo, generationId);
         if (lease.probe && status >= 200 && status < 300) lease.accepted();
       },
     };

@@ -209,6 +209,8 @@ export type EngineEvent =
    * nothing is sent and the attempt ends with that error.
    */
   | { type: 'try_start'; nodeId: string; seq: number; tryNo: number; at: number }
+  /** the try's reply named its generation (OpenRouter's x-generation-id) as its headers came in; not awaited */
+  | { type: 'try_generation'; nodeId: string; seq: number; tryNo: number; generationId: string }
   | { type: 'try_end'; nodeId: string; seq: number; try: TryRecord }
   | { type: 'attempt_end'; nodeId: string; attempt: AttemptRecord }
   /**

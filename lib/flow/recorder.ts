@@ -28,7 +28,7 @@ interface Pending {
   /** what the engine reported of the attempt when the run's signal cut it off (attempt_interrupted) */
   cut: { usage: UsageTotals; usageUnknown: boolean } | null;
   /** the try sent and not yet over (write-ahead: try_start committed it), and when */
-  sending: { tryNo: number; at: number } | null;
+  sending: { tryNo: number; at: number; generationId?: string } | null;
 }
 
 export class NodeRecorder {
@@ -88,6 +88,13 @@ export class NodeRecorder {
         if (!p) return;
         p.sending = { tryNo: e.tryNo, at: e.at };
         return this.store.sendTry(p.id, e.tryNo, e.at);
+      }
+      case 'try_generation': {
+        const p = this.attempts.get(e.seq);
+        if (!p?.sending || p.sending.tryNo !== e.tryNo) return;
+        p.sending.generationId = e.generationId;
+        this.store.noteGeneration(p.id, e.generationId);
+        return;
       }
       case 'try_end': {
         const p = this.attempts.get(e.seq);

@@ -124,6 +124,8 @@ describe.each(DIALECTS)('taking over a run on %s', (dialect) => {
     // write-ahead: its request had left, so its try is on record, cut off — the provider may have answered, and billed
     expect(critique.attempts[0]!.transport).toEqual([expect.objectContaining({ try: 1, status: null, error: 'cut_off' })]);
     expect(critique.attempts[0]!.usageUnknown).toBe(true);
+    // and the generation its reply's headers named was kept, so its usage can be looked up (aqven runs reconcile)
+    expect(['pending', 'found']).toContain(critique.attempts[0]!.usageLookup);
     // it ended when its worker was last seen alive, not at the take-over a lease's length later
     expect(critique.attempts[0]!.latencyMs).toBeLessThan(LEASE_TTL_MS);
     const asked = sim.requests().filter((r) => lastUser(r).includes('Critique this answer'));

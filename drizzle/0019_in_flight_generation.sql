@@ -1,0 +1,1 @@
+ALTER TABLE `attempts` ADD `in_flight_generation` text;
