@@ -1,9 +1,10 @@
-// The facts of one single-node run as the engine hands them to the run store (insertRun, insertNode,
-// startAttempt, finishAttempt, finishNode, finishRun; one of every `1 / invalid` runs has a first
-// answer off-schema, then repaired): the fact mix of a recorded run without engine or HTTP, for
-// bench/record-probe.ts --store and bench/writer-thread-probe.ts. `between` runs where the engine
-// would do its own work (the writer-thread probe spends the engine's CPU there); `newId` makes the
-// ids (time-ordered UUID v7, as the product makes them).
+// The facts of one single-node run as the engine hands them to the run store (insertRun,
+// insertNode, startAttempt, sendTry where the tree has the write-ahead, finishAttempt, finishNode,
+// finishRun; one of every `1 / invalid` runs has a first answer off-schema, then repaired): the
+// fact mix of a recorded run without engine or HTTP, for bench/record-probe.ts --store and
+// bench/writer-thread-probe.ts. `between` runs where the engine would do its own work (the
+// writer-thread probe spends the engine's CPU there); `newId` makes the ids (time-ordered UUID v7,
+// as the product makes them).
 import type { RunStore } from '@/db/run-store';
 
 const MODEL = 'openrouter:openai/gpt-oss-20b';
@@ -35,6 +36,8 @@ export function runFacts(store: RunStore, o: RunFactsOptions) {
       const id = newId();
       const bad = k < answers;
       store.startAttempt({ id, nodeRunId: node, runId, seq: k, model: MODEL, chainIndex: 0, answerNo: k, request: REQUEST, startedAt: t });
+      // write-ahead (issue 30): the try about to be sent is committed before it leaves, in a tree that has it
+      await (store as { sendTry?: (attemptId: string, tryNo: number, at: number) => Promise<void> }).sendTry?.(id, 1, t);
       await between?.('request');
       await between?.('answer');
       await store.finishAttempt(id, {
