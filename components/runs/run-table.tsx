@@ -13,6 +13,7 @@ import { isLiveRun, RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
 import { useRunList } from './use-runs';
 import '@/app/styles/runs.css';
 import { runHref } from '@/lib/dashboard/run-anchors';
+import { PURGED_ORIGINAL_REPLAY } from '@/lib/dashboard/run-origin';
 
 export function RunTable({ query, initial, renderedAt, firstPage = false }: { query: string; initial: RunListResponse; renderedAt: number; firstPage?: boolean }) {
   const router = useRouter();
@@ -125,7 +126,7 @@ function RunMarks({ run: r }: { run: RunListItem }) {
               </Link>
             </>
           ) : (
-            'replay (its original was purged)'
+            PURGED_ORIGINAL_REPLAY
           )}
         </span>
       ) : null}

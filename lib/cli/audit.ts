@@ -9,7 +9,8 @@ import { parseDuration } from '@/lib/project/duration';
 import { type CliIo, processIo } from './io';
 import { printable } from './printable';
 import { UsageError } from './usage-error';
-import { accountFailure, PROJECT_OPTION, withAccountsDb, type AccountCommandOptions } from './users';
+import { accountFailure, withAccountsDb, type AccountCommandOptions } from './users';
+import { PROJECT_OPTION } from './project-dir';
 
 export const AUDIT_DEFAULT_LIMIT = 50;
 

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { countOf, formatDiagnostic, loadProject, sortDiagnostics, type Diagnostic, type Project } from '@/lib/project';
 import { type CliIo, processIo } from './io';
-import { resolveProjectDir } from './project-dir';
+import { PROJECT_HELP, resolveProjectDir } from './project-dir';
 
 export interface CheckOptions {
   project?: string;
@@ -65,7 +65,7 @@ export function registerCheck(program: Command, io: CliIo = processIo): Command 
   return program
     .command('check')
     .description('validate every file of a project: aqven.yaml, providers, agents, flows')
-    .option('--project <dir>', 'project folder (default: $AQVEN_PROJECT, then ./showcase)')
+    .option('--project <dir>', PROJECT_HELP)
     .option('--json', 'print the diagnostics as a JSON array')
     .action(async (opts: { project?: string; json?: boolean }) => {
       io.exit(await runCheck(opts, io));

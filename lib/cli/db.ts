@@ -12,7 +12,7 @@ import { pgReason } from '@/db/pg';
 import { databaseStatus, describeVersion, inspectDatabase, queueSchemaVersion, schemaVersion, type DatabaseStatus, type SchemaVersion, type SeenWorker } from '@/db/status-queries';
 import { StorageError } from '@/db/storage-error';
 import { type CliIo, processIo } from './io';
-import { commandDatabaseTarget } from './project-dir';
+import { commandDatabaseTarget, PROJECT_OPTION } from './project-dir';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, UsageError, exitFor } from './exit';
 
 type Env = Record<string, string | undefined>;
@@ -207,16 +207,15 @@ export async function runDbCopy(opts: DbOptions & { from: string; batchRows?: nu
 
 export function registerDb(program: Command, io: CliIo = processIo): Command {
   const db = program.command('db').description('the run database: migrate it, show its state, copy a SQLite history into PostgreSQL');
-  const projectOption = 'project folder naming the SQLite database (default $AQVEN_PROJECT, then ./showcase); AQVEN_DATABASE_URL wins';
 
   db.command('migrate')
     .description('apply the migrations of the database (and the job queue schema in PostgreSQL mode); print the version before and after')
-    .option('--project <dir>', projectOption)
+    .option('--project <dir>', PROJECT_OPTION)
     .action(async (opts: { project?: string }) => io.exit(await runDbMigrate(opts, io)));
 
   db.command('status')
     .description('dialect, schema version, runs by status, queue depth and the workers seen in the last minute')
-    .option('--project <dir>', projectOption)
+    .option('--project <dir>', PROJECT_OPTION)
     .option('--json', 'print JSON')
     .action(async (opts: { project?: string; json?: boolean }) => io.exit(await runDbStatus(opts, io)));
 

@@ -5,7 +5,7 @@ import type { EngineEvent } from '@/lib/engine/types';
 import type { ProgressEvent } from '@/lib/flow/run-flow';
 import type { RunRecord } from '@/lib/flow/run-record';
 import type { RunEvent } from '@/lib/flow/run-events';
-import { originLine } from '@/lib/dashboard/run-origin';
+import { originLine, PURGED_ORIGINAL_REPLAY } from '@/lib/dashboard/run-origin';
 import { shortRunId } from '@/lib/shared/short-id';
 import { printable } from './printable';
 
@@ -29,7 +29,7 @@ function costNote(a: RunRecord['nodes'][number]['attempts'][number]): string {
 export function runKindMark(r: Pick<RunRecord, 'kind' | 'replayOf' | 'replayNode'>): string | null {
   if (r.kind === 'limits') return 'limits probe';
   if (r.kind !== 'replay') return null;
-  return `${r.replayOf ? `replay of ${shortRunId(r.replayOf)}` : 'replay (its original was purged)'}${r.replayNode ? ` · node ${r.replayNode}` : ''}`;
+  return `${r.replayOf ? `replay of ${shortRunId(r.replayOf)}` : PURGED_ORIGINAL_REPLAY}${r.replayNode ? ` · node ${r.replayNode}` : ''}`;
 }
 
 /** A try as it ended: its HTTP status, its transport error, or both (`200 connection`: cut off after the headers). */

@@ -29,7 +29,7 @@ import { firstIssue, type Labels } from '@/lib/contracts/refusal';
 import { lookUpCutOff } from './cut-off-lookup';
 import { cliRunStart } from './cli-caller';
 import { processIo, type CliIo } from './io';
-import { resolveProjectDir } from './project-dir';
+import { PROJECT_HELP, resolveProjectDir } from './project-dir';
 import { printable } from './printable';
 
 export interface LimitsCliOptions {
@@ -220,7 +220,7 @@ export function registerLimits(program: Command, io: CliIo = processIo): void {
     .command('limits')
     .description('find the nesting depth, list length and enum size where a model stops getting a JSON shape right')
     .argument('<model>', 'the model, as agent files name it: provider:model-id')
-    .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase)')
+    .option('--project <dir>', PROJECT_HELP)
     .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')
     .option('--dimension <which>', 'depth, list, enum or all', 'all')
     .option('--trials <n>', `trials per level (default ${LIMIT_DEFAULTS.trials})`)

@@ -6,6 +6,13 @@ import { formatDiagnostic, loadProject } from '@/lib/project';
 import { UsageError } from './exit';
 import type { CliIo } from './io';
 
+/** --project's default as every command's help says it: the order resolveProjectDir follows */
+export const PROJECT_DEFAULT = 'default $AQVEN_PROJECT, then ./showcase';
+/** the help of --project for a command that reads the project */
+export const PROJECT_HELP = `project folder (${PROJECT_DEFAULT})`;
+/** the help of --project for a command that opens the run database (commandDatabaseTarget) */
+export const PROJECT_OPTION = `project folder naming the SQLite database (${PROJECT_DEFAULT}); AQVEN_DATABASE_URL wins`;
+
 /** Whether `path` is there and is no folder (unreadable or missing: left to the loader, which says why). */
 function isNoFolder(path: string): boolean {
   try {

@@ -20,7 +20,7 @@ import { firstIssue } from '@/lib/contracts/refusal';
 import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
 import { type CliIo, processIo } from './io';
 import { cliRunId } from './find-runs';
-import { resolveProjectDir } from './project-dir';
+import { PROJECT_HELP, resolveProjectDir } from './project-dir';
 import { printable } from './printable';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, exitFor, SIGNAL_EXIT } from './exit';
 import { UsageError } from './usage-error';
@@ -237,7 +237,7 @@ export function registerQueue(program: Command, io: CliIo = processIo): void {
     .description('PostgreSQL mode: take queued runs and run them, until SIGINT/SIGTERM (then drain)')
     .option('--concurrency <n>', `runs at once (default ${DEFAULT_CONCURRENCY})`)
     .option('--simulate', 'route every provider to a simulator: AQVEN_SIM_URL when set, else one in this process (also AQVEN_SIMULATE=1)')
-    .option('--project <dir>', 'project folder, pushed as the first snapshot when the database has none')
+    .option('--project <dir>', `${PROJECT_HELP}, pushed as the first snapshot when the database has none`)
     .option('--drain-timeout <s>', `after a stop signal, how long the runs in progress may take before they are handed back (default ${DEFAULT_DRAIN_TIMEOUT_S})`)
     .action(async (opts: WorkerCommandOptions) => io.exit(await runWorkerCommand(opts, process.env, io)));
 

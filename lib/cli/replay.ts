@@ -15,7 +15,7 @@ import { formatDiagnostic } from '@/lib/project';
 import { recordAfterLookup } from './cut-off-lookup';
 import { formatAmbiguous } from './find-runs';
 import { formatRun } from './format-run';
-import { resolveProjectDir } from './project-dir';
+import { PROJECT_HELP, resolveProjectDir } from './project-dir';
 import { printable } from './printable';
 import { cliRunStart } from './cli-caller';
 import { processIo, type CliIo } from './io';
@@ -104,7 +104,7 @@ export function registerReplay(program: Command, io: CliIo = processIo): void {
     .description('run one node of a finished run again, with its original inputs, under the current files')
     .argument('<runId>', 'the run whose node to replay: its id, short id or a unique prefix')
     .argument('<node>', 'the node id')
-    .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase)')
+    .option('--project <dir>', PROJECT_HELP)
     .option('--simulate', 'route every provider to the in-process simulator (also AQVEN_SIMULATE=1)')
     .option('--cap <usd>', 'refuse when the estimate is over this many USD; stop before the next attempt once spent')
     .option('--json', 'print the replay run record as JSON')

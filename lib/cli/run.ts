@@ -20,7 +20,7 @@ import { recordAfterLookup } from './cut-off-lookup';
 import { EXIT_CANNOT_RECORD, EXIT_USAGE, exitFor, UsageError } from './exit';
 import { formatRun, LiveProgress } from './format-run';
 import { processIo, type CliIo } from './io';
-import { resolveProjectDir } from './project-dir';
+import { PROJECT_HELP, resolveProjectDir } from './project-dir';
 import { parseRunInput } from './run-input';
 import { registerRuns } from './runs';
 import { underStopSignals } from './stop-signals';
@@ -118,7 +118,7 @@ export function registerRun(program: Command, io: CliIo = processIo): void {
     .command('run')
     .description('run a flow, store every attempt and print the run')
     .argument('<flow>', 'flow name (flows/<flow>.yaml)')
-    .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase)')
+    .option('--project <dir>', PROJECT_HELP)
     .option('--input <json>', 'run input as JSON')
     .option('--input-file <file>', 'run input from a JSON file')
     .option('--json', 'print the run record as JSON')

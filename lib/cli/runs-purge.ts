@@ -13,7 +13,7 @@ import { formatDiagnostic, formatDuration, loadProject, parseDuration } from '@/
 import { RETENTION_HINT } from '@/lib/project/duration';
 import { EXIT_USAGE, UsageError, exitFor } from './exit';
 import { type CliIo, processIo } from './io';
-import { resolveProjectDir } from './project-dir';
+import { PROJECT_HELP, resolveProjectDir } from './project-dir';
 
 type Env = Record<string, string | undefined>;
 
@@ -135,7 +135,7 @@ export function registerRunsPurge(program: Command, io: CliIo = processIo): Comm
     .command('purge')
     .description('delete the runs started longer ago than a period (--older-than, else aqven.yaml `retention`), with all they hold')
     .option('--older-than <period>', `e.g. 90d, 30d, 12h, 45m (${PERIOD_UNITS}; at most ${MAX_PERIOD_DAYS}d; default: aqven.yaml retention)`)
-    .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase); AQVEN_DATABASE_URL names the database when set')
+    .option('--project <dir>', `${PROJECT_HELP}; AQVEN_DATABASE_URL names the database when set`)
     .option('--dry-run', 'count what would be deleted; delete nothing')
     .option('--json', 'print JSON')
     .option('--batch <n>', `runs deleted per transaction (default ${PURGE_BATCH})`)

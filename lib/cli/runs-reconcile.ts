@@ -11,7 +11,7 @@ import { describeLookups, lookUpUntilDone, lookUpUsage, type LookupPass } from '
 import { formatDiagnostic } from '@/lib/project';
 import { EXIT_USAGE, UsageError, exitFor } from './exit';
 import { type CliIo, processIo } from './io';
-import { resolveProjectDir } from './project-dir';
+import { PROJECT_HELP, resolveProjectDir } from './project-dir';
 
 export interface RunsReconcileOptions {
   project?: string;
@@ -66,7 +66,7 @@ export function registerRunsReconcile(program: Command, io: CliIo = processIo): 
   return runs
     .command('reconcile')
     .description('look up, from the provider, the usage of answers cut off after a 2xx (usage unknown) and add it to their runs')
-    .option('--project <dir>', 'project folder (default $AQVEN_PROJECT, then ./showcase); AQVEN_DATABASE_URL names the database when set')
+    .option('--project <dir>', `${PROJECT_HELP}; AQVEN_DATABASE_URL names the database when set`)
     .option('--wait <seconds>', 'keep looking up while lookups are pending, this long at most (default: one pass)')
     .option('--json', 'print JSON')
     .option('--simulate', 'ask the simulator (AQVEN_SIM_URL, or an in-process one) instead of the providers')

@@ -17,7 +17,7 @@ import { cliRunId, formatSearchPage } from './find-runs';
 import { followShown, type FollowCommandOptions } from './follow';
 import { formatRun, formatRunList } from './format-run';
 import { processIo, type CliIo } from './io';
-import { resolveProjectDir } from './project-dir';
+import { PROJECT_HELP, resolveProjectDir } from './project-dir';
 
 /** Reads the project's run history with `read`, then closes the database (a PostgreSQL pool would keep the process alive). */
 async function withProjectDb<T>(dirOpt: string | undefined, io: CliIo, read: (db: Db) => Promise<T>): Promise<T> {
@@ -101,7 +101,7 @@ export function registerRuns(program: Command, io: CliIo = processIo): void {
   program
     .command('runs')
     .description("list recent runs, newest first; the filters are those of the dashboard's run list")
-    .option('--project <dir>', 'project folder')
+    .option('--project <dir>', PROJECT_HELP)
     .option('--status <status>', `only runs with this status (${RUN_STATUSES.join(', ')})`)
     .option('--flow <name>', 'only runs of this flow')
     .option('--agent <name>', 'only runs in which a node of this agent ran')
@@ -121,7 +121,7 @@ export function registerRuns(program: Command, io: CliIo = processIo): void {
     .command('search')
     .description('search run inputs, node outputs and failure text (and run ids by prefix), newest first')
     .argument('<words...>', 'words that must all be there; word* for a prefix')
-    .option('--project <dir>', 'project folder')
+    .option('--project <dir>', PROJECT_HELP)
     .option('--limit <n>', `hits per page (1-${SEARCH_PAGE_MAX})`, '20')
     .option('--before <n>', 'older text: the "next" of a previous page')
     .option('--json', 'print the page as JSON')
@@ -131,7 +131,7 @@ export function registerRuns(program: Command, io: CliIo = processIo): void {
     .command('show')
     .description('show one run')
     .argument('<runId>', 'run id, its short id (the 8 characters shown for a run), or a prefix of 4 or more')
-    .option('--project <dir>', 'project folder')
+    .option('--project <dir>', PROJECT_HELP)
     .option('--json', 'print the run record as JSON')
     .option(
       '--follow',

@@ -18,7 +18,7 @@ import { AuthSecretError, authSecretForEnv } from '@/db/auth-secret';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp, stampFacts } from '@/lib/shared/peer';
 import { type CliIo, processIo } from './io';
-import { resolveProjectDir } from './project-dir';
+import { PROJECT_DEFAULT, resolveProjectDir } from './project-dir';
 import { EXIT_USAGE, exitFor, SIGNAL_EXIT } from './exit';
 import { withAccountsDb, type AccountCommandOptions } from './users';
 import { UsageError } from './usage-error';
@@ -329,10 +329,7 @@ export function registerServe(program: Command, io: CliIo = processIo): Command 
     .description('serve the built dashboard (building it first when there is no build); loopback only until a user exists')
     .option('--host <host>', `address to listen on (default ${DEFAULT_HOST}); beyond loopback needs a user and --public-url`)
     .option('--port <port>', `port (default $PORT, then ${DEFAULT_PORT}; 0 picks a free one)`)
-    .option(
-      '--project <dir>',
-      'the project the dashboard serves (default $AQVEN_PROJECT, then ./showcase); its aqven.yaml names the SQLite database unless AQVEN_DATABASE_URL is set',
-    )
+    .option('--project <dir>', `the project the dashboard serves (${PROJECT_DEFAULT}); its aqven.yaml names the SQLite database unless AQVEN_DATABASE_URL is set`)
     .option('--simulate', 'route every provider to the simulator (also AQVEN_SIMULATE=1)')
     .option('--public-url <url>', 'the URL browsers use (also AQVEN_PUBLIC_URL): the dashboard answers only its host and loopback')
     .action(async (opts: ServeOptions) => io.exit(await runServe(opts, io)));

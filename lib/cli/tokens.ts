@@ -14,7 +14,8 @@ import { parseDuration } from '@/lib/project/duration';
 import { BUDGET_HINT, fmtBudget, fmtSpend, fmtWait, parseDailyBudget } from '@/lib/shared/spend-budget';
 import { auditCli } from './audit-record';
 import { type CliIo, processIo } from './io';
-import { accountFailure, PROJECT_OPTION, UsageError, withAccountsDb, type AccountCommandOptions } from './users';
+import { accountFailure, UsageError, withAccountsDb, type AccountCommandOptions } from './users';
+import { PROJECT_OPTION } from './project-dir';
 
 export const DEFAULT_TOKEN_ROLE = 'editor';
 /** `--expires` unless given: the same 90 days as the data layer's default (DEFAULT_TOKEN_TTL_MS) */

@@ -28,7 +28,7 @@ import type { Db } from '@/db/types';
 import { BUDGET_HINT, fmtBudget, fmtSpend, parseDailyBudget } from '@/lib/shared/spend-budget';
 import { auditCli } from './audit-record';
 import { type CliIo, processIo } from './io';
-import { commandDatabaseTarget } from './project-dir';
+import { commandDatabaseTarget, PROJECT_OPTION } from './project-dir';
 import { EXIT_CANNOT_OPEN, EXIT_USAGE, UsageError, exitFor } from './exit';
 
 type Env = Record<string, string | undefined>;
@@ -252,8 +252,6 @@ export async function runUserBudget(name: string, budget: string, opts: AccountC
 }
 
 // ---- registration ---------------------------------------------------------------------------
-
-export const PROJECT_OPTION = 'project folder naming the SQLite database (default $AQVEN_PROJECT, then ./showcase); AQVEN_DATABASE_URL wins';
 
 export function registerUsers(program: Command, io: CliIo = processIo): Command {
   const user = program.command('user').description('the people who sign in to the dashboard: add, list, remove, change a password, set a daily budget');

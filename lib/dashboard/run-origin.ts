@@ -3,6 +3,9 @@
 // Pure and type-only over db/, so the client header and the command share one wording.
 import type { RunOrigin } from '@/db/queries';
 
+/** a replay whose original run was purged, as the run list and `aqven show` mark it */
+export const PURGED_ORIGINAL_REPLAY = 'replay (its original was purged)';
+
 /** how many hex characters of the project hash stand for it where room is short (as git's short ids) */
 export const SHORT_HASH_CHARS = 12;
 
