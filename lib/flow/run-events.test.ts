@@ -68,6 +68,17 @@ function run(over: Partial<FollowedRun> = {}): FollowedRun {
 const rateLimited = { tryNo: 1, status: 429, error: 'rate_limited' as const, retryAfterMs: 500, waitedMs: 0, discardedText: null, startedAt: 1001, finishedAt: 1002 };
 const okTry = (tryNo: number) => ({ tryNo, status: 200, error: null, retryAfterMs: null, waitedMs: 500, discardedText: null, startedAt: 1503, finishedAt: 1600 });
 
+/** the draft's first attempt as it ended: its stream broke once, its answer failed its schema and was repaired */
+const repaired = attempt(1, {
+  tries: [rateLimited, { ...okTry(2), error: 'connection', discardedText: 'Dear customer, we' }, okTry(3)],
+  streamedText: 'Hello {',
+  outcome: 'ok',
+  cause: 'invalid_output',
+  action: 'repair',
+  discarded: true,
+  finishedAt: 1700,
+});
+
 /** the run as read at successive moments: queued; a rate-limited try and a pause; a stream that breaks and starts afresh; a repair; the end */
 const moments: { run: FollowedRun; pauses: SeenPause[] }[] = [
   { run: run({ status: 'queued' }), pauses: [] },
@@ -91,18 +102,7 @@ const moments: { run: FollowedRun; pauses: SeenPause[] }[] = [
     run: run({
       nodes: [
         node('draft', {
-          attempts: [
-            attempt(1, {
-              tries: [rateLimited, { ...okTry(2), error: 'connection', discardedText: 'Dear customer, we' }, okTry(3)],
-              streamedText: 'Hello {',
-              outcome: 'ok',
-              cause: 'invalid_output',
-              action: 'repair',
-              discarded: true,
-              finishedAt: 1700,
-            }),
-            attempt(2, { streamedText: '{"a": 1, "to": "<EMAIL>' }),
-          ],
+          attempts: [repaired, attempt(2, { streamedText: '{"a": 1, "to": "<EMAIL>' })],
         }),
       ],
     }),
@@ -115,15 +115,7 @@ const endNodes = [
     output: { a: 1 },
     finishedAt: 1900,
     attempts: [
-      attempt(1, {
-        tries: [rateLimited, { ...okTry(2), error: 'connection', discardedText: 'Dear customer, we' }, okTry(3)],
-        streamedText: 'Hello {',
-        outcome: 'ok',
-        cause: 'invalid_output',
-        action: 'repair',
-        discarded: true,
-        finishedAt: 1700,
-      }),
+      repaired,
       // the raw answer replaces the redacted batches at the end
       attempt(2, { tries: [okTry(1)], streamedText: '{"a": 1, "to": "ana@example.com"}', outcome: 'ok', responseText: '{"a": 1}', finishedAt: 1850 }),
     ],

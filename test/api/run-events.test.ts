@@ -7,9 +7,8 @@ import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getRunFacts } from '@/db/queries';
 import { shortRunId } from '@/lib/shared/short-id';
-import { applyRunEvent, type FollowedState } from '@/lib/flow/run-events';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
-import { readEvents, routeEventSource } from '../helpers/run-event-stream';
+import { foldEvents, onceLabels, readEvents, routeEventSource, triageOnce } from '../helpers/run-event-stream';
 import { eventually } from '../queue/workers';
 import { followRunEvents } from '@/lib/dashboard/run-follow';
 import type { RunDetailResponse } from '@/lib/dashboard/api-types';
@@ -60,31 +59,10 @@ const events = async (id: string, headers: Record<string, string> = {}, query = 
   return GET(new NextRequest(`http://localhost/api/runs/${id}/events${query}`, { headers: { ...LOCAL_HEADERS, ...headers } }), { params: Promise.resolve({ id }) });
 };
 
-const fold = (evs: { event: Parameters<typeof applyRunEvent>[1] }[]) => evs.reduce((s, e) => applyRunEvent(s, e.event), { run: null, pauses: [] } as FollowedState);
-const label = (e: { event: { type: string; data: unknown } }) => {
-  const d = e.event.data as { node?: string; id?: string; seq?: number };
-  return [e.event.type, d.node ?? (e.event.type.startsWith('node.') ? d.id : undefined), d.seq].filter((x) => x !== undefined).join(' ');
-};
-
-/** the events a run has once each, whatever the moments it was read at (text and tries may come in more or fewer pieces) */
-const ONCE = [
-  'run.started',
-  'node.started classify',
-  'attempt.started classify 1',
-  'attempt.ended classify 1',
-  'attempt.started classify 2',
-  'attempt.ended classify 2',
-  'node.ended classify',
-  'node.started draft',
-  'attempt.started draft 1',
-  'attempt.ended draft 1',
-  'attempt.started draft 2',
-  'attempt.ended draft 2',
-  'node.ended draft',
-  'node.ended manual_review',
-  'run.ended',
-];
-const once = (evs: { event: { type: string; data: unknown } }[]) => evs.map(label).filter((l) => !/^(attempt\.(text|try)|pause)/.test(l));
+const fold = foldEvents;
+/** the events the run has once each: a repaired classify, a draft retried once */
+const ONCE = triageOnce({ classify: 2, draft: 2 });
+const once = onceLabels;
 
 describe('GET /api/runs/:id/events on SQLite', () => {
   let runId: string;

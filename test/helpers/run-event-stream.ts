@@ -3,7 +3,7 @@
 // many events (a dropped connection), as a client that goes away does; `stopAfterComments`, after
 // that many comments (keep-alives).
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { RunEvent } from '@/lib/flow/run-events';
+import { applyRunEvent, type FollowedState, type RunEvent } from '@/lib/flow/run-events';
 
 export interface ReadEvents {
   status: number;
@@ -69,4 +69,26 @@ export function routeEventSource(get: (url: string) => Promise<Response>) {
     })();
     return es;
   };
+}
+
+/** An event as a line — its type, node and attempt (`attempt.ended draft 1`) — of the events a run has once each (text, tries and pauses come in as many pieces as the reads make). */
+export function onceLabels(events: { event: RunEvent }[]): string[] {
+  return events
+    .filter((e) => !['attempt.text', 'attempt.try', 'pause'].includes(e.event.type))
+    .map((e) => {
+      const d = e.event.data as { node?: string; id?: string; seq?: number };
+      return [e.event.type, d.node ?? (e.event.type.startsWith('node.') ? d.id : undefined), d.seq].filter((x) => x !== undefined).join(' ');
+    });
+}
+
+/** Those lines for a showcase triage run that succeeds: classify's and draft's attempts, manual_review never reached. */
+export function triageOnce(o: { queued?: boolean; classify: number; draft: number }): string[] {
+  const attempts = (node: string, n: number) => Array.from({ length: n }, (_, i) => [`attempt.started ${node} ${i + 1}`, `attempt.ended ${node} ${i + 1}`]).flat();
+  const node = (id: string, n: number) => [`node.started ${id}`, ...attempts(id, n), `node.ended ${id}`];
+  return [...(o.queued ? ['run.queued'] : []), 'run.started', ...node('classify', o.classify), ...node('draft', o.draft), 'node.ended manual_review', 'run.ended'];
+}
+
+/** The facts a client holds after `events`, from nothing. */
+export function foldEvents(events: { event: RunEvent }[]): FollowedState {
+  return events.reduce((s, e) => applyRunEvent(s, e.event), { run: null, pauses: [] } as FollowedState);
 }

@@ -7,12 +7,11 @@ import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getRunFacts } from '@/db/queries';
 import type { Db } from '@/db/types';
-import { applyRunEvent, type FollowedState, type RunEvent } from '@/lib/flow/run-events';
 import { startSimulator, type SimServer } from '@/lib/sim';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 import { aqvenHere, ensureCliBuilt } from '../cli/aqven-process';
 import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
-import { readEvents } from '../helpers/run-event-stream';
+import { foldEvents, onceLabels, readEvents, triageOnce } from '../helpers/run-event-stream';
 import { saveEnv } from '../helpers/saved-env';
 import { copyShowcase, FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { startWorker, type WorkerProcess } from './workers';
@@ -76,15 +75,6 @@ const events = async (id: string, headers: Record<string, string> = {}) => {
   return GET(new NextRequest(`http://localhost/api/runs/${id}/events`, { headers: { ...LOCAL_HEADERS, ...headers } }), { params: Promise.resolve({ id }) });
 };
 
-const fold = (evs: { event: RunEvent }[]) => evs.reduce((s, e) => applyRunEvent(s, e.event), { run: null, pauses: [] } as FollowedState).run;
-const once = (evs: { event: RunEvent }[]) =>
-  evs
-    .filter((e) => !['attempt.text', 'attempt.try', 'pause'].includes(e.event.type))
-    .map((e) => {
-      const d = e.event.data as { node?: string; id?: string; seq?: number };
-      return [e.event.type, d.node ?? (e.event.type.startsWith('node.') ? d.id : undefined), d.seq].filter((x) => x !== undefined).join(' ');
-    });
-
 describe('GET /api/runs/:id/events on PostgreSQL, the run in a worker process', () => {
   it('follows a queued run from the queue to its end, and a cut resumes with nothing lost or repeated', async () => {
     const id = await queue('My invoice is wrong');
@@ -95,22 +85,7 @@ describe('GET /api/runs/:id/events on PostgreSQL, the run in a worker process', 
     const rest = await readEvents(await events(id, { 'last-event-id': part.events[0]!.id }));
     expect(rest.ended).toBe(true);
     const all = [...part.events, ...rest.events];
-    expect(once(all)).toEqual([
-      'run.queued',
-      'run.started',
-      'node.started classify',
-      'attempt.started classify 1',
-      'attempt.ended classify 1',
-      'node.ended classify',
-      'node.started draft',
-      'attempt.started draft 1',
-      'attempt.ended draft 1',
-      'attempt.started draft 2',
-      'attempt.ended draft 2',
-      'node.ended draft',
-      'node.ended manual_review',
-      'run.ended',
-    ]);
+    expect(onceLabels(all)).toEqual(triageOnce({ queued: true, classify: 1, draft: 2 }));
     expect(all.find((e) => e.event.type === 'attempt.ended' && (e.event.data as { node: string }).node === 'draft')!.event.data).toMatchObject({
       seq: 1,
       discarded: true,
@@ -120,7 +95,7 @@ describe('GET /api/runs/:id/events on PostgreSQL, the run in a worker process', 
     const of = (seq: number) => texts.filter((t) => t.seq === seq).reduce((s, t) => s.slice(0, t.from) + t.text, '');
     expect(of(1)).toMatch(/^Dear customer, a first draft/);
     expect(of(2)).toBe(REPLY);
-    expect(fold(all)).toEqual(await getRunFacts(db, id));
+    expect(foldEvents(all).run).toEqual(await getRunFacts(db, id));
     expect(all.at(-1)!.event).toMatchObject({ type: 'run.ended', data: { status: 'succeeded' } });
   }, 120_000);
 
