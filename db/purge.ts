@@ -2,8 +2,9 @@
 // stored under them — nodes, attempts, transport tries, stream chunks, notes, search entries (the
 // foreign keys cascade; SQLite's connection turns them on, db/client.ts) — in short batches, one
 // transaction each, so a dashboard or a worker writing meanwhile waits at most one batch; then the
-// daily sums of the days wholly before the cutoff, the replay batches started before it, the audit
-// events recorded before it, and the Idempotency-Keys created before it. A run still queued or running is never deleted.
+// daily sums of the days wholly before the cutoff, the replay batches started before it and the
+// audit events recorded before it. The Idempotency-Keys created before the cutoff go first (every key
+// of a purged run among them). A run still queued or running is never deleted.
 import { and, asc, count, eq, gt, inArray, lt, lte, notInArray, or, sql } from 'drizzle-orm';
 import { formatBytes } from '@/lib/project/limits';
 import { purgeAudit } from './audit-queries';
