@@ -19,12 +19,13 @@ function open<S extends z.ZodRawShape>(shape: S): z.ZodType<z.output<z.ZodObject
   return z.looseObject(shape) as unknown as z.ZodType<z.output<z.ZodObject<S>>, z.input<z.ZodObject<S>>>;
 }
 
-const ms = z.number().describe('epoch milliseconds');
+/** the pieces the run's answers share (the events' schemas too: run-event-schemas.ts) */
+export const ms = z.number().describe('epoch milliseconds');
 const iso = z.string().describe('ISO 8601 time');
-const runStatus = z.enum(['queued', 'running', 'succeeded', 'failed', 'interrupted', 'cancelled']);
+export const runStatus = z.enum(['queued', 'running', 'succeeded', 'failed', 'interrupted', 'cancelled']);
 const runKind = z.enum(['flow', 'replay', 'limits']);
-const usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() });
-const runError = z.object({ code: z.string(), node: z.string().nullable(), message: z.string(), hint: z.string().nullable() });
+export const usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() });
+export const runError = z.object({ code: z.string(), node: z.string().nullable(), message: z.string(), hint: z.string().nullable() });
 
 const attempt = open({
   seq: z.number().int(),

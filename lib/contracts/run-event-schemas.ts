@@ -3,13 +3,10 @@
 // and as lib/flow/run-events.ts builds them (its RunEvent type names exactly these; its test checks
 // the events it makes against these schemas). Open objects where the run's facts have more fields.
 import { z } from 'zod';
+import { ms, runError, runStatus, usage } from './api-schemas';
 
-const ms = z.number().describe('epoch milliseconds');
 const open = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape);
-const runStatus = z.enum(['queued', 'running', 'succeeded', 'failed', 'interrupted', 'cancelled']);
-const runError = z.object({ code: z.string(), node: z.string().nullable(), message: z.string(), hint: z.string().nullable() });
 const nodeError = z.object({ code: z.string(), message: z.string(), hint: z.string() });
-const usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() });
 
 const runHead = open({
   id: z.string(),

@@ -14,7 +14,7 @@ import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
 import { foldEvents, onceLabels, readEvents, triageOnce } from '../helpers/run-event-stream';
 import { saveEnv } from '../helpers/saved-env';
 import { copyShowcase, FLASH_LITE, GPT_OSS } from '../helpers/showcase';
-import { startWorker, type WorkerProcess } from './workers';
+import { closeDashboardAndWorker, startWorker, type WorkerProcess } from './workers';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
@@ -48,14 +48,7 @@ beforeAll(async () => {
   db = (await (await import('@/lib/server/session')).serverSession()).db;
 }, 120_000);
 
-afterAll(async () => {
-  await (await (await import('@/lib/server/session')).serverSession()).close();
-  worker?.child.kill('SIGTERM');
-  await worker?.exited;
-  await sim?.close();
-  await tdb?.stop();
-  restoreEnv();
-}, 60_000);
+afterAll(() => closeDashboardAndWorker({ worker, sim, tdb, restoreEnv }), 60_000);
 
 const queue = async (ticket: string): Promise<string> => {
   const { POST } = await import('@/app/api/runs/route');

@@ -11,7 +11,7 @@ import { getRun, postRun } from '../helpers/api-call';
 import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
 import { saveEnv } from '../helpers/saved-env';
 import { copyShowcase, FLASH_LITE, GPT_OSS } from '../helpers/showcase';
-import { startWorker, type WorkerProcess } from './workers';
+import { closeDashboardAndWorker, startWorker, type WorkerProcess } from './workers';
 
 vi.mock('server-only', () => ({}));
 vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
@@ -38,14 +38,7 @@ beforeAll(async () => {
   worker = await startWorker({ url: tdb.url, simUrl: sim.url, project: dir, concurrency: 2, drainTimeout: 1 });
 }, 120_000);
 
-afterAll(async () => {
-  await (await (await import('@/lib/server/session')).serverSession()).close();
-  worker?.child.kill('SIGTERM');
-  await worker?.exited;
-  await sim?.close();
-  await tdb?.stop();
-  restoreEnv();
-}, 60_000);
+afterAll(() => closeDashboardAndWorker({ worker, sim, tdb, restoreEnv }), 60_000);
 
 describe('POST /api/runs on PostgreSQL, the run in a worker process', () => {
   it('a run that ends in about 1 s with wait=5: 200 and its record; the same key again answers it and queues nothing', async () => {

@@ -71,3 +71,21 @@ export async function unfinished(db: Db): Promise<number> {
 export function lockTrouble(text: string): string[] {
   return text.split('\n').filter((l) => /deadlock|could not serialize|serialization failure|lock timeout|could not obtain lock|lock not available/i.test(l));
 }
+
+/**
+ * Ends what a test of the dashboard beside a worker started: the dashboard's session in this
+ * process, the worker (SIGTERM, awaited), the simulator and the test database; then the environment.
+ */
+export async function closeDashboardAndWorker(o: {
+  worker?: WorkerProcess;
+  sim?: { close(): Promise<void> };
+  tdb?: { stop(): Promise<void> };
+  restoreEnv: () => void;
+}): Promise<void> {
+  await (await (await import('@/lib/server/session')).serverSession()).close();
+  o.worker?.child.kill('SIGTERM');
+  await o.worker?.exited;
+  await o.sim?.close();
+  await o.tdb?.stop();
+  o.restoreEnv();
+}
