@@ -19,7 +19,7 @@ import { routeToSimulator } from '@/lib/flow/simulate';
 import { loadProject } from '@/lib/project';
 import { startSimulator } from '@/lib/sim';
 import { oneNodeProject } from './one-node-project';
-import { runFacts } from './store-facts';
+import { countCommits, runFacts } from './store-facts';
 
 const { values } = parseArgs({
   options: {
@@ -60,14 +60,7 @@ if (values['no-autoincrement']) {
   for (const o of objects) c.exec(o.type === 'table' ? o.sql.replace(/\s+AUTOINCREMENT/i, '') : o.sql);
 }
 
-// the run store's commits: it commits with `transaction(drain).immediate()` on the connection
-let commits = 0;
-const c = db.$client as unknown as { transaction: (fn: (...a: unknown[]) => unknown) => { immediate: (...a: unknown[]) => unknown } };
-const orig = c.transaction.bind(c);
-c.transaction = (fn) => {
-  const tx = orig(fn);
-  return Object.assign((...a: unknown[]) => (tx as unknown as (...b: unknown[]) => unknown)(...a), { ...tx, immediate: (...a: unknown[]) => (commits++, tx.immediate(...a)) });
-};
+const commits = countCommits(db);
 
 // the statements the store runs (writes and reads): a count of its work the machine's load does not move
 let statements = 0;
@@ -112,7 +105,7 @@ if (values.store) {
 
 await batch(300, true);
 await batch(300, false);
-commits = 0;
+commits.count = 0;
 statements = 0;
 const per = Math.floor(total / rounds);
 const on = { ms: 0, cpu: 0 };
@@ -142,7 +135,7 @@ console.log(
     recordingCostRatio: +(on.ms / off.ms).toFixed(3),
     recordedCpuMsPerRun: +(on.cpu / runs).toFixed(4),
     recordingCpuMsPerRun: +((on.cpu - off.cpu) / runs).toFixed(4),
-    commitsPerRun: +(commits / runs).toFixed(3),
+    commitsPerRun: +(commits.count / runs).toFixed(3),
     statementsPerRun: +(statements / runs).toFixed(2),
     attempts: count('attempts'),
     searchDocs: count('search_docs'),
@@ -168,7 +161,7 @@ async function storeOnly() {
     return { ms: performance.now() - t0, cpu: cpuMs() - c0 };
   };
   await rounds(500);
-  commits = 0;
+  commits.count = 0;
   const written = () => {
     try {
       return Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
@@ -187,7 +180,7 @@ async function storeOnly() {
       recordingCostRatio: 0,
       recordedCpuMsPerRun: +(r.cpu / total).toFixed(4),
       recordingCpuMsPerRun: +(r.cpu / total).toFixed(4),
-      commitsPerRun: +(commits / total).toFixed(3),
+      commitsPerRun: +(commits.count / total).toFixed(3),
       ids: values.ids === 'v4' ? 'v4' : 'v7',
       autoincrement: !values['no-autoincrement'],
       kbWrittenPerRun: Number.isNaN(kbPerRun) ? null : +kbPerRun.toFixed(1),

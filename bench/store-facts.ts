@@ -6,6 +6,7 @@
 // writer-thread probe spends the engine's CPU there); `newId` makes the ids (time-ordered UUID v7,
 // as the product makes them).
 import type { RunStore } from '@/db/run-store';
+import type { SqliteDb } from '@/db/types';
 
 const MODEL = 'openrouter:openai/gpt-oss-20b';
 const REQUEST = [{ role: 'user' as const, content: 'Sort: I was charged twice' }];
@@ -70,4 +71,19 @@ export function runFacts(store: RunStore, o: RunFactsOptions) {
     store.finishNode({ id: node, status: 'succeeded', output, error: null, usage, finishedAt: t + 2 });
     await store.finishRun({ id: runId, status: 'succeeded', output, error: null, turns: 1, usage, finishedAt: t + 3 });
   };
+}
+
+/** Counts the commits of `db`'s run store from now on (it commits with `transaction(drain).immediate()` on the connection); `count` may be reset. */
+export function countCommits(db: SqliteDb): { count: number } {
+  const counter = { count: 0 };
+  const c = db.$client as unknown as { transaction: (fn: (...a: unknown[]) => unknown) => { immediate: (...a: unknown[]) => unknown } };
+  const orig = c.transaction.bind(c);
+  c.transaction = (fn) => {
+    const tx = orig(fn);
+    return Object.assign((...a: unknown[]) => (tx as unknown as (...b: unknown[]) => unknown)(...a), {
+      ...tx,
+      immediate: (...a: unknown[]) => (counter.count++, tx.immediate(...a)),
+    });
+  };
+  return counter;
 }

@@ -25,7 +25,7 @@ import { closeDb, openDb } from '@/db/client';
 import { runStore } from '@/db/run-store';
 import type { SqliteDb } from '@/db/types';
 import { spread } from './peers/metrics';
-import { runFacts } from './store-facts';
+import { countCommits, runFacts } from './store-facts';
 import { workerStore } from './writer-thread-store';
 
 const { values } = parseArgs({ options: { runs: { type: 'string' }, rounds: { type: 'string' }, 'engine-us': { type: 'string' }, invalid: { type: 'string' } } });
@@ -44,14 +44,8 @@ const processMs = () => {
 
 /** the product's store, its commits counted (it commits with `transaction(drain).immediate()`) */
 function inThreadStore(db: SqliteDb) {
-  let commits = 0;
-  const c = db.$client as unknown as { transaction: (fn: (...a: unknown[]) => unknown) => { immediate: (...a: unknown[]) => unknown } };
-  const orig = c.transaction.bind(c);
-  c.transaction = (fn) => {
-    const tx = orig(fn);
-    return Object.assign((...a: unknown[]) => (tx as unknown as (...b: unknown[]) => unknown)(...a), { ...tx, immediate: (...a: unknown[]) => (commits++, tx.immediate(...a)) });
-  };
-  return { store: runStore(db), commits: () => commits, writerNs: async () => 0, close: async () => undefined };
+  const commits = countCommits(db);
+  return { store: runStore(db), commits: () => commits.count, writerNs: async () => 0, close: async () => undefined };
 }
 
 const burn = (us: number) => {
