@@ -65,6 +65,20 @@ module.exports = {
     ...layerRules,
     ...peerRules,
     {
+      name: 'client-stands-alone',
+      comment: 'the typed client (aqven/client, lib/client) ships to services and browsers: no server code, not even its types',
+      severity: 'error',
+      from: { path: '^lib/client/', pathNot: TESTS },
+      to: { path: '^(lib/(?!client/)|db/|app/|components/|proxy\\.ts$)' },
+    },
+    {
+      name: 'client-no-node-builtins',
+      comment: 'the typed client runs in browsers too: only fetch, no node: module',
+      severity: 'error',
+      from: { path: '^lib/client/', pathNot: TESTS },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'no-circular',
       comment: 'a cycle makes the layers meaningless (type-only cycles included)',
       severity: 'error',

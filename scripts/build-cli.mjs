@@ -103,11 +103,32 @@ export async function buildCli({ logLevel = 'warning' } = {}) {
   return manifest;
 }
 
+/**
+ * The typed client (`aqven/client`, docs/client.md): lib/client/index.ts bundled with its one
+ * dependency (eventsource-parser) into dist/client/aqven-client.mjs, for Node 20 and browsers. Its
+ * types are the source itself (package.json `exports`, condition `types`).
+ */
+export async function buildClient({ logLevel = 'warning' } = {}) {
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: ['lib/client/index.ts'],
+    outfile: join(ROOT, 'dist', 'client', 'aqven-client.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: ['node20', 'es2022'],
+    logLevel,
+  });
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const t0 = performance.now();
   try {
     const m = await buildCli();
-    console.log(`aqven CLI built: dist/cli/aqven.mjs (${m.files.length} files, ${m.inputs.length} inputs) in ${Math.round(performance.now() - t0)} ms`);
+    await buildClient();
+    console.log(
+      `aqven CLI built: dist/cli/aqven.mjs (${m.files.length} files, ${m.inputs.length} inputs) and dist/client/aqven-client.mjs in ${Math.round(performance.now() - t0)} ms`,
+    );
   } catch (err) {
     if (!err?.errors?.length) throw err;
     process.exitCode = 1; // esbuild has printed each error with its source line
