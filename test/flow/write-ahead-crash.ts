@@ -16,23 +16,12 @@ import { routeToSimulator } from '@/lib/flow/simulate';
 import { getRunRecord } from '@/lib/flow/stored-run';
 import { loadProject } from '@/lib/project';
 import { startSimulator } from '@/lib/sim';
+import { mulberry32 } from '@/lib/sim/chaos';
 import { openTestDb, type Dialect } from '../helpers/dialects';
 import { copyShowcase } from '../helpers/showcase';
 
 const CHAOS = { rate_limit: 0.1, server_error: 0.1, drop: 0.05, provider_error: 0.05, refusal: 0.02, truncated: 0.05, invalid: 0.15 };
 const TICKET = /ticket (\d+):/;
-
-/** a seeded random in [0, 1) (mulberry32): the kill points of a given seed are the same every time */
-function seeded(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Starts a child running runs [first, first + count) and SIGKILLs it `killAfterMs` after they all started. */
 async function killedChild(o: { dir: string; target: string; simUrl: string; first: number; count: number; killAfterMs: number }): Promise<void> {
@@ -77,7 +66,8 @@ export async function crashRounds(dialect: Dialect, o: { rounds: number; perChil
   if (!project) throw new Error('showcase copy invalid');
   const t = await openTestDb(dialect);
   const sim = await startSimulator({ logLimit: 100_000, chaos: { ...CHAOS, seed: o.seed }, latency: { first_token_ms: 60, tokens_per_s: 400 } });
-  const random = seeded(o.seed);
+  // a seeded random: the kill points of a given seed are the same every time
+  const random = mulberry32(o.seed);
   const { providers, env } = routeToSimulator(project, sim);
   let takenOver = 0;
   try {
@@ -94,8 +84,8 @@ export async function crashRounds(dialect: Dialect, o: { rounds: number; perChil
         takenOver++;
       }
     }
-    const judged = await judge(t.db, sim.requests());
-    return { problems: judged.problems, figures: { ...judged.figures, takenOver } };
+    const { problems, figures } = await judge(t.db, sim.requests());
+    return { problems, figures: { ...figures, takenOver } };
   } finally {
     await sim.close();
     await t.close();
@@ -105,7 +95,7 @@ export async function crashRounds(dialect: Dialect, o: { rounds: number; perChil
 type Request = { body: unknown };
 
 /** The invariants, per run: every request a recorded try; no attempt open; each answer counted once, within its model's budget. */
-async function judge(db: Db, requests: readonly Request[]): Promise<CrashResult> {
+async function judge(db: Db, requests: readonly Request[]): Promise<{ problems: string[]; figures: Omit<CrashFigures, 'takenOver'> }> {
   const { runs, attempts, transportTries } = db.t;
   const rows = await db.q.select({ id: runs.id, status: runs.status, input: runs.input }).from(runs);
   const problems: string[] = [];
@@ -149,5 +139,5 @@ async function judge(db: Db, requests: readonly Request[]): Promise<CrashResult>
       });
     }
   }
-  return { problems, figures: { runs: rows.length, requests: requests.length, tries, cutOff, takenOver: 0 } };
+  return { problems, figures: { runs: rows.length, requests: requests.length, tries, cutOff } };
 }
