@@ -10,6 +10,7 @@ const LAYERS = [
   ['db'], // storage
   ['lib/contracts'], // one module per boundary request: its schema, limits and refusal words; the caller's limits
   ['lib/flow'], // the run loop, the recorder, the run record
+  ['lib/observe'], // traces, metrics, logs and alerts: observers of every run (lib/flow/run-observers.ts)
   ['lib/dashboard', 'lib/forms', 'lib/queue', 'lib/limits'], // view models and form schemas; runs as jobs, the worker; the structural-limits probe
   ['lib/actions', 'lib/server', 'lib/cli'], // server actions, the dashboard's server glue, the command
   ['components', 'app'], // React and routes; proxy.ts at the root stands with them (rule nothing-imports-proxy)

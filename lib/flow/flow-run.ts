@@ -20,6 +20,7 @@ import { budgetCaller } from '@/lib/shared/spend-budget';
 import { nodeCall, pausesOf } from './node-call';
 import { NodeRecorder } from './recorder';
 import { RunHandedBack, RunInterruptedError, RunNotRecordedError } from './run-errors';
+import { watchRun } from './run-observers';
 import { firstFacts, restoreNodes, type LiveFacts } from './run-facts';
 import type { ProgressEvent, RunFlowOptions } from './run-options';
 import { isStopped, stoppedBy, stopWords, type RunPhase, type StoppedPhase } from './run-phase';
@@ -82,7 +83,6 @@ export class FlowRun {
     this.store = db ? runStore(db) : null;
     this.sharedPauses = pausesOf(this.store);
     this.providers = opts.providers ?? opts.project.providers;
-    this.emit = opts.onProgress ?? (() => {});
     this.runId = opts.runId ?? newRecordId();
     this.plan = planOf(flow, opts.only);
     const outer = opts.signal;
@@ -93,6 +93,18 @@ export class FlowRun {
       else outer.addEventListener('abort', fromOuter, { once: true });
     }
     this.facts = firstFacts(opts, flow, this.runId, this.now());
+    // the caller's listener first, then the process's observers (traces, metrics, logs, alerts)
+    const watched = watchRun({
+      runId: this.runId,
+      project: this.project.name,
+      flow: flow.name,
+      kind: this.facts.kind ?? 'flow',
+      startedBy: this.facts.startedBy,
+      startedAt: this.facts.startedAt,
+      resumed: !!opts.resume,
+    });
+    const told = opts.onProgress;
+    this.emit = watched && told ? (e) => (told(e), watched(e)) : (told ?? watched ?? (() => {}));
     ({ nodeRunIds: this.nodeRunIds, state: this.state, restarting: this.restarting, orphans: this.orphans, outputs: this.outputs } = restoreNodes(flow, opts.resume));
     for (const [id, output] of Object.entries(opts.only?.outputs ?? {})) this.outputs[id] = { output };
     const caller = this.facts.startedBy ?? null;
