@@ -1,0 +1,105 @@
+// The user docs cannot drift from the product: every link and anchor between the pages resolves,
+// every YAML example passes `aqven check` in a scratch copy of the showcase, and every `npx aqven`
+// command of a `sh` block runs there and exits 0 — unless the block is marked
+// `<!-- illustrative -->` on the line before it.
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { aqvenHere, ROOT } from '../cli/aqven-process';
+import { copyShowcase } from '../helpers/showcase';
+
+/** the pages written for the user of the seed page (DESIGN stays the builders' document) */
+const PAGES = [
+  'docs/what-happens-when-a-model-is-called.md',
+  'docs/what-this-is-built-on.md',
+  'docs/agent-specification.md',
+  'docs/how-to-check-your-model-providers-are-configured.md',
+  'docs/how-to-call-a-model.md',
+];
+
+interface Block {
+  lang: string;
+  body: string;
+  line: number;
+  illustrative: boolean;
+}
+
+function blocks(text: string): Block[] {
+  const out: Block[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\w*)\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
+    out.push({ lang: open[1]!, body: body.join('\n'), line: start + 1, illustrative: lines[start - 1]?.trim() === '<!-- illustrative -->' });
+  }
+  return out;
+}
+
+/** GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens */
+const slug = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+
+function anchors(file: string): Set<string> {
+  const text = readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+  return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!.trim())));
+}
+
+/** the words of a command line, single and double quotes as a shell reads them */
+function words(line: string): string[] {
+  return [...line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+}
+
+describe.each(PAGES)('%s', (page) => {
+  const text = readFileSync(join(ROOT, page), 'utf8');
+
+  it('every relative link names a file that exists, and an anchor it has', () => {
+    const broken: string[] = [];
+    const prose = text.replace(/^```[\s\S]*?^```/gm, '');
+    for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue;
+      const [path, anchor] = target!.split('#') as [string, string | undefined];
+      const file = path ? resolve(dirname(join(ROOT, page)), path) : join(ROOT, page);
+      if (!existsSync(file)) broken.push(`${target}: no such file`);
+      else if (anchor && file.endsWith('.md') && !anchors(file).has(anchor)) broken.push(`${target}: no heading with that anchor`);
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('every YAML example passes aqven check in a copy of the showcase', async () => {
+    const examples = blocks(text).filter((b) => b.lang === 'yaml' && !b.illustrative);
+    for (const b of examples) {
+      const doc = parse(b.body) as { kind?: string; name?: string };
+      const folder = { Agent: 'agents', Flow: 'flows', Provider: 'providers' }[doc.kind ?? ''];
+      expect(folder, `${page}:${b.line}: a YAML example that is no agent, flow or provider file must be marked <!-- illustrative -->`).toBeDefined();
+      const dir = copyShowcase();
+      writeFileSync(join(dir, folder!, `${doc.kind === 'Provider' ? doc.name : 'doc-example'}.yaml`), b.body);
+      const res = await aqvenHere(['check', '--project', dir, '--json']);
+      const errors = (JSON.parse(res.out) as { severity: string; code: string; message: string }[]).filter((d) => d.severity === 'error');
+      expect(errors, `${page}:${b.line}`).toEqual([]);
+    }
+  });
+
+  it('every aqven command of a sh block runs in a copy of the showcase and exits 0', async () => {
+    const commands = blocks(text)
+      .filter((b) => b.lang === 'sh' && !b.illustrative)
+      .flatMap((b) =>
+        b.body
+          .split('\n')
+          .filter((l) => l.startsWith('npx aqven '))
+          .map((l) => ({ line: b.line, args: words(l).slice(2) })),
+      );
+    const dir = copyShowcase();
+    for (const c of commands) {
+      const args = c.args.map((a, i) => (c.args[i - 1] === '--project' ? dir : a));
+      const res = await aqvenHere(args);
+      expect({ at: `${page}:${c.line}`, code: res.code, err: res.code === 0 ? '' : res.err }).toEqual({ at: `${page}:${c.line}`, code: 0, err: '' });
+    }
+  });
+});
