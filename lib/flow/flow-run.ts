@@ -102,6 +102,8 @@ export class FlowRun {
       startedBy: this.facts.startedBy,
       startedAt: this.facts.startedAt,
       resumed: !!opts.resume,
+      db: db ?? null,
+      config: this.project,
     });
     const told = opts.onProgress;
     this.emit = watched && told ? (e) => (told(e), watched(e)) : (told ?? watched ?? (() => {}));

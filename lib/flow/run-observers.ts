@@ -6,6 +6,8 @@
 // The list lives on globalThis, not in this module: under `aqven serve` the dashboard's server code is
 // Next.js's bundle of lib/, a second copy of this module in the same process, and a run started from
 // a form must reach the observers the command registered.
+import type { Db } from '@/db/types';
+import type { Project } from '@/lib/project';
 import type { ProgressEvent } from './run-options';
 
 /** A run as its observers first see it. */
@@ -21,6 +23,13 @@ export interface ObservedRun {
   startedAt: number;
   /** carried on from its stored facts after its owner stopped (a take-over) */
   resumed: boolean;
+  /**
+   * where its facts are committed (null: recording off). By `run_end` the run's end and its nodes'
+   * are committed, so an observer may read them (failure groups, for alerts) — never write the run.
+   */
+  db: Db | null;
+  /** the project as loaded for this run: aqven.yaml's settings (alerts) as the run saw them */
+  config: Project;
 }
 
 /** One observer's view of one run: told each fact in order; it must not throw (a throw is dropped). */

@@ -46,6 +46,9 @@ describe('run observers', () => {
     expect(seen).toHaveLength(1);
     const [{ run, events }] = seen as [(typeof seen)[0]];
     expect(run).toMatchObject({ runId: rec.id, flow: 'triage', kind: 'flow', resumed: false });
+    // where its facts are committed, and the project it runs under: what an observer reads after run_end
+    expect(run.db).toBe(w.db);
+    expect(run.config).toBe(w.project);
     expect(events[0]).toEqual({ type: 'run_start', runId: rec.id, flow: 'triage' });
     expect(events.at(-1)).toMatchObject({ type: 'run_end', record: { id: rec.id, status: 'succeeded' } });
     const classify = events.flatMap((e) => (e.type === 'engine' && e.node === 'classify' ? [e.event.type] : []));
