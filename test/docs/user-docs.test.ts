@@ -1,8 +1,9 @@
 // The user docs cannot drift from the product: every link and anchor between the pages resolves,
 // every YAML example passes `aqven check` in a scratch copy of the showcase, and every `npx aqven`
-// command of a `sh` block runs there and exits 0 — unless the block is marked
-// `<!-- illustrative -->` on the line before it.
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+// command of a `sh` block runs, in order, in a scratch folder holding a copy of the showcase, and exits 0 — unless the block is marked
+// `<!-- illustrative -->` (or `<!-- checked by FILE -->`, tested there) on the line before it.
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -11,11 +12,16 @@ import { copyShowcase } from '../helpers/showcase';
 
 /** the pages written for the user of the seed page (DESIGN stays the builders' document) */
 const PAGES = [
+  'README.md',
   'docs/what-happens-when-a-model-is-called.md',
   'docs/what-this-is-built-on.md',
   'docs/agent-specification.md',
   'docs/how-to-check-your-model-providers-are-configured.md',
   'docs/how-to-call-a-model.md',
+  'docs/getting-started.md',
+  'docs/how-to-debug-a-failed-node-as-a-team.md',
+  'docs/how-to-share-the-dashboard.md',
+  'docs/how-to-run-on-postgresql.md',
 ];
 
 interface Block {
@@ -34,7 +40,7 @@ function blocks(text: string): Block[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
-    out.push({ lang: open[1]!, body: body.join('\n'), line: start + 1, illustrative: lines[start - 1]?.trim() === '<!-- illustrative -->' });
+    out.push({ lang: open[1]!, body: body.join('\n'), line: start + 1, illustrative: /^<!-- (illustrative|checked by .+) -->$/.test(lines[start - 1]?.trim() ?? '') });
   }
   return out;
 }
@@ -86,7 +92,7 @@ describe.each(PAGES)('%s', (page) => {
     }
   });
 
-  it('every aqven command of a sh block runs in a copy of the showcase and exits 0', async () => {
+  it('every aqven command of a sh block runs, in order, in a folder holding a copy of the showcase, and exits 0', async () => {
     const commands = blocks(text)
       .filter((b) => b.lang === 'sh' && !b.illustrative)
       .flatMap((b) =>
@@ -95,11 +101,17 @@ describe.each(PAGES)('%s', (page) => {
           .filter((l) => l.startsWith('npx aqven '))
           .map((l) => ({ line: b.line, args: words(l).slice(2) })),
       );
-    const dir = copyShowcase();
-    for (const c of commands) {
-      const args = c.args.map((a, i) => (c.args[i - 1] === '--project' ? dir : a));
-      const res = await aqvenHere(args);
-      expect({ at: `${page}:${c.line}`, code: res.code, err: res.code === 0 ? '' : res.err }).toEqual({ at: `${page}:${c.line}`, code: 0, err: '' });
+    const here = process.cwd();
+    const folder = mkdtempSync(join(tmpdir(), 'aqven-docs-'));
+    cpSync(copyShowcase(), join(folder, 'showcase'), { recursive: true });
+    process.chdir(folder);
+    try {
+      for (const c of commands) {
+        const res = await aqvenHere(c.args);
+        expect({ at: `${page}:${c.line}`, code: res.code, err: res.code === 0 ? '' : res.err }).toEqual({ at: `${page}:${c.line}`, code: 0, err: '' });
+      }
+    } finally {
+      process.chdir(here);
     }
   });
 });
