@@ -30,11 +30,14 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const apiVersion = z.literal(API_VERSION, { error: `apiVersion must be "${API_VERSION}"` });
 const kindOf = <K extends string>(kind: K) => z.literal(kind, { error: `kind must be "${kind}" here` });
 
-export const modelStringSchema = z.string().superRefine((value, ctx) => {
-  if (parseModelString(value) === null) {
-    ctx.addIssue({ code: 'custom', message: modelStringProblem(value), params: { code: 'E_MODEL', hint: MODEL_HINT } });
-  }
-});
+export const modelStringSchema = z
+  .string()
+  .superRefine((value, ctx) => {
+    if (parseModelString(value) === null) {
+      ctx.addIssue({ code: 'custom', message: modelStringProblem(value), params: { code: 'E_MODEL', hint: MODEL_HINT } });
+    }
+  })
+  .meta({ description: '"provider:model-id", split at the first colon, e.g. "openrouter:openai/gpt-oss-20b"', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*:[A-Za-z0-9._:/@~-]+$' });
 
 const HOUR_MS = 3_600_000;
 
@@ -51,22 +54,26 @@ export const DURATION_MAX = {
 
 /** A duration string ("500ms", "2s", "1m", "1h") → milliseconds, at most `maxMs`. */
 export function durationUpTo(maxMs: number) {
-  return z.string().transform((value, ctx) => {
-    const ms = parseDuration(value);
-    if (ms === null) {
-      ctx.addIssue({ code: 'custom', message: `"${quote(value)}" is not a duration`, params: { hint: DURATION_HINT } });
-      return z.NEVER;
-    }
-    if (ms > maxMs) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${quote(value)}" is longer than ${formatDuration(maxMs)}, the longest allowed here`,
-        params: { hint: `use a duration of at most ${formatDuration(maxMs)}` },
-      });
-      return z.NEVER;
-    }
-    return ms;
-  });
+  const meta = { description: `a duration: a number and ms, s, m or h ("500ms", "2s", "1m"), at most ${formatDuration(maxMs)}`, pattern: '^\\d+(\\.\\d+)?(ms|s|m|h)$' };
+  return z
+    .string()
+    .meta(meta)
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === null) {
+        ctx.addIssue({ code: 'custom', message: `"${quote(value)}" is not a duration`, params: { hint: DURATION_HINT } });
+        return z.NEVER;
+      }
+      if (ms > maxMs) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${quote(value)}" is longer than ${formatDuration(maxMs)}, the longest allowed here`,
+          params: { hint: `use a duration of at most ${formatDuration(maxMs)}` },
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
 }
 
 /** Timeouts, budgets and deadlines: at most DURATION_MAX.timeoutMs (24h). */
@@ -89,13 +96,18 @@ export const agentSettingsSchema = z.looseObject({
   seed: z.number().int().optional(),
 });
 
-export const agentOutputSchema = z.strictObject({
-  strict: z.boolean().default(false),
-  retries: retriesSchema.default(1),
-  on_error: outcomePolicySchema.default('retry'),
-  on_refusal: outcomePolicySchema.default('fail'),
-  on_truncated: outcomePolicySchema.default('fail'),
-});
+export const agentOutputSchema = z
+  .strictObject({
+    strict: z
+      .boolean()
+      .default(false)
+      .describe('false: AQVEN validates the answer against the node schema and repairs it; true: the provider constrains generation (needs structured_outputs)'),
+    retries: retriesSchema.default(1).describe('one model answers a node at most retries + 1 times; repairs and retries share it'),
+    on_error: outcomePolicySchema.default('retry').describe('after an answer that ended with an error: fail the node, retry the same model, or fallback to the next model'),
+    on_refusal: outcomePolicySchema.default('fail').describe('after a refusal: fail the node, retry the same model, or fallback to the next model'),
+    on_truncated: outcomePolicySchema.default('fail').describe('after a truncated answer: fail the node, retry the same model, or fallback to the next model'),
+  })
+  .describe('what happens after each outcome of a call');
 
 const OUTCOME_FIELDS = ['on_error', 'on_refusal', 'on_truncated'] as const;
 
@@ -145,13 +157,14 @@ export const agentFileSchema = z
   .strictObject({
     apiVersion,
     kind: kindOf('Agent'),
-    description: z.string().optional(),
-    model: modelStringSchema,
-    fallback_models: z.array(modelStringSchema).default([]),
-    system: z.string().optional(),
-    settings: agentSettingsSchema.default({}),
+    description: z.string().optional().describe('shown on the dashboard'),
+    model: modelStringSchema.describe('the model that answers first: "provider:model-id"'),
+    fallback_models: z.array(modelStringSchema).default([]).describe('tried in order when an outcome policy says fallback'),
+    system: z.string().optional().describe('the system prompt'),
+    settings: agentSettingsSchema.default({}).describe('call settings passed to the provider: temperature, max_tokens, top_p, stop, seed, and any other the provider takes'),
     output: agentOutputSchema.prefault({}),
   })
+  .describe('An AQVEN agent (agents/NAME.yaml): which model answers, its call settings, and its outcome policy')
   .superRefine(outcomeFallbackRule)
   .superRefine(chainDuplicateRule);
 
@@ -251,42 +264,44 @@ export const transportBackoffSchema = z
   })
   .prefault({});
 
-export const providerFileSchema = z.strictObject({
-  apiVersion,
-  kind: kindOf('Provider'),
-  /** must equal the file name; checked by the loader */
-  name: z.string().optional(),
-  /** required unless the file overrides a built-in provider; checked by the loader */
-  api: z.enum(['openai', 'anthropic', 'gemini']).optional(),
-  base_url: httpUrl.optional(),
-  api_key_env: apiKeyEnvSchema.optional(),
-  structured_outputs: z.boolean().optional(),
-  transport: z
-    .strictObject({
-      max_attempts: z.number().int().min(1).max(20).default(PROVIDER_DEFAULTS.transport.maxAttempts),
-      budget: durationSchema.default(PROVIDER_DEFAULTS.transport.budgetMs),
-      timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.timeoutMs),
-      idle_timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.idleTimeoutMs),
-      try_deadline: durationSchema.default(PROVIDER_DEFAULTS.transport.tryDeadlineMs),
-      max_response_bytes: z
-        .number()
-        .int()
-        .min(PROVIDER_LIMITS.maxResponseBytes.min)
-        .max(PROVIDER_LIMITS.maxResponseBytes.max)
-        .default(PROVIDER_DEFAULTS.transport.maxResponseBytes),
-      backoff: transportBackoffSchema,
-    })
-    .prefault({}),
-  on_rate_limit: z
-    .strictObject({
-      max_attempts: z.number().int().min(1).max(50).default(PROVIDER_DEFAULTS.onRateLimit.maxAttempts),
-      default_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.defaultWaitMs),
-      max_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.maxWaitMs),
-    })
-    .prefault({}),
-  max_concurrency: z.number().int().min(1).max(10_000).default(PROVIDER_DEFAULTS.maxConcurrency),
-  models: z.record(z.string(), modelCatalogueEntrySchema).default({}),
-});
+export const providerFileSchema = z
+  .strictObject({
+    apiVersion,
+    kind: kindOf('Provider'),
+    /** must equal the file name; checked by the loader */
+    name: z.string().optional().describe('the provider name: must equal the file name'),
+    /** required unless the file overrides a built-in provider; checked by the loader */
+    api: z.enum(['openai', 'anthropic', 'gemini']).optional().describe('the wire protocol the server speaks'),
+    base_url: httpUrl.optional().describe('the API base URL, without credentials'),
+    api_key_env: apiKeyEnvSchema.optional().describe('the environment variable the key is read from (ending _API_KEY or _API_TOKEN); the key is never stored'),
+    structured_outputs: z.boolean().optional().describe('the provider can constrain generation to a JSON schema (needed by output.strict: true)'),
+    transport: z
+      .strictObject({
+        max_attempts: z.number().int().min(1).max(20).default(PROVIDER_DEFAULTS.transport.maxAttempts),
+        budget: durationSchema.default(PROVIDER_DEFAULTS.transport.budgetMs),
+        timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.timeoutMs),
+        idle_timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.idleTimeoutMs),
+        try_deadline: durationSchema.default(PROVIDER_DEFAULTS.transport.tryDeadlineMs),
+        max_response_bytes: z
+          .number()
+          .int()
+          .min(PROVIDER_LIMITS.maxResponseBytes.min)
+          .max(PROVIDER_LIMITS.maxResponseBytes.max)
+          .default(PROVIDER_DEFAULTS.transport.maxResponseBytes),
+        backoff: transportBackoffSchema,
+      })
+      .prefault({}),
+    on_rate_limit: z
+      .strictObject({
+        max_attempts: z.number().int().min(1).max(50).default(PROVIDER_DEFAULTS.onRateLimit.maxAttempts),
+        default_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.defaultWaitMs),
+        max_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.maxWaitMs),
+      })
+      .prefault({}),
+    max_concurrency: z.number().int().min(1).max(10_000).default(PROVIDER_DEFAULTS.maxConcurrency).describe('requests in flight per model, across the process'),
+    models: z.record(z.string(), modelCatalogueEntrySchema).default({}).describe('the catalogue: prices in USD per 1M tokens and capabilities, by model id'),
+  })
+  .describe('An AQVEN provider (providers/NAME.yaml): where requests go and how they are retried');
 
 export type ProviderFile = z.output<typeof providerFileSchema>;
 
@@ -344,41 +359,46 @@ const NODE_ID = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 export const jsonSchemaObject = z.record(z.string(), z.unknown(), { error: 'expected a JSON Schema object' });
 
 export const flowNodeSchema = z.strictObject({
-  agent: z.string().min(1),
-  prompt: z.string().min(1),
-  needs: z.array(z.string()).default([]),
-  output: jsonSchemaObject.optional(),
-  stream: z.boolean().default(false),
-  on_fail: z.string().optional(),
+  agent: z.string().min(1).describe('the agent that answers: agents/NAME.yaml'),
+  prompt: z.string().min(1).describe('the prompt; {{ input.x }} and {{ nodes.id.output.x }} take values'),
+  needs: z.array(z.string()).default([]).describe('nodes that must succeed first'),
+  output: jsonSchemaObject.optional().describe('the JSON Schema the answer must match; absent: text'),
+  stream: z.boolean().default(false).describe('stream the text as it arrives'),
+  on_fail: z.string().optional().describe('the node to run instead when this one fails'),
 });
 
-export const flowFileSchema = z.strictObject({
-  apiVersion,
-  kind: kindOf('Flow'),
-  description: z.string().optional(),
-  input: jsonSchemaObject.default({ type: 'object' }),
-  nodes: z.record(z.string(), flowNodeSchema).superRefine((nodes, ctx) => {
-    const ids = Object.keys(nodes);
-    if (ids.length === 0) ctx.addIssue({ code: 'custom', message: 'a flow needs at least one node', params: { hint: 'add a node under nodes:' } });
-    if (ids.length > LIMITS.flowNodes) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `the flow has ${ids.length} nodes; a flow may have at most ${LIMITS.flowNodes}`,
-        params: { code: 'E_LIMIT', hint: 'split the flow into several flows', at: 'key' } satisfies IssueParams,
-      });
-      return;
-    }
-    for (const id of ids) {
-      if (!NODE_ID.test(id)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [id],
-          message: `node id "${quote(id)}" may contain only letters, digits, "_" and "-" and must not start with a digit or "-"`,
-          params: { hint: 'rename the node, e.g. "classify"; templates refer to it as nodes.<id>.output', at: 'key' } satisfies IssueParams,
-        });
-      }
-    }
-  }),
-});
+export const flowFileSchema = z
+  .strictObject({
+    apiVersion,
+    kind: kindOf('Flow'),
+    description: z.string().optional().describe('shown on the dashboard'),
+    input: jsonSchemaObject.default({ type: 'object' }).describe("the JSON Schema of a run's input"),
+    nodes: z
+      .record(z.string(), flowNodeSchema)
+      .superRefine((nodes, ctx) => {
+        const ids = Object.keys(nodes);
+        if (ids.length === 0) ctx.addIssue({ code: 'custom', message: 'a flow needs at least one node', params: { hint: 'add a node under nodes:' } });
+        if (ids.length > LIMITS.flowNodes) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `the flow has ${ids.length} nodes; a flow may have at most ${LIMITS.flowNodes}`,
+            params: { code: 'E_LIMIT', hint: 'split the flow into several flows', at: 'key' } satisfies IssueParams,
+          });
+          return;
+        }
+        for (const id of ids) {
+          if (!NODE_ID.test(id)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [id],
+              message: `node id "${quote(id)}" may contain only letters, digits, "_" and "-" and must not start with a digit or "-"`,
+              params: { hint: 'rename the node, e.g. "classify"; templates refer to it as nodes.<id>.output', at: 'key' } satisfies IssueParams,
+            });
+          }
+        }
+      })
+      .describe('the nodes by id: which agent answers, its prompt and output schema, what it needs'),
+  })
+  .describe('An AQVEN flow (flows/NAME.yaml): its input schema and its nodes');
 
 export type FlowFile = z.output<typeof flowFileSchema>;
