@@ -81,3 +81,24 @@ describe('aqven init', () => {
     expect((await readdir(dir)).sort()).toEqual(['README.md', 'notes']);
   });
 });
+
+describe('the schema line of every file init writes', () => {
+  it('points the YAML language server at the file’s JSON Schema, by a path that resolves from where the file lives', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'aqven-init-'));
+    const dir = join(parent, 'deeper', 'bot');
+    const r = await initProject(dir, 'showcase');
+    expect(r.files.length).toBeGreaterThan(4);
+    for (const f of r.files) {
+      const text = await readFile(join(dir, f), 'utf8');
+      const first = /^# yaml-language-server: \$schema=(\S+)\n/.exec(text);
+      expect(first, f).not.toBeNull();
+      const kind = f === 'aqven.yaml' ? 'aqven' : f.split('/')[0]!.slice(0, -1);
+      const schema = join(dir, f, '..', first![1]!);
+      expect(relative(join(templatesDir(), '..', 'schemas'), schema), f).toBe(`${kind}.schema.json`);
+      expect(JSON.parse(await readFile(schema, 'utf8')).title, f).toContain('AQVEN');
+      // one line, not two: a template's own line is replaced
+      expect(text.match(/yaml-language-server/g), f).toHaveLength(1);
+    }
+    expect(await checkProject(dir, { env: KEY })).toEqual([]);
+  });
+});
