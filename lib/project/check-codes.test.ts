@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { type CheckCode, checkProject } from './index';
 import { positionOf, writeProject } from '@/test/helpers/fixture-project';
 
-const KEY = { OPENROUTER_API_KEY: 'sk-test' };
+const KEY = { OPENROUTER_API_KEY: 'sk-test', SLACK_WEBHOOK_URL: 'https://hooks.example.com/T0/B0/secret' };
+const PROJECT = 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "fixture"\n';
 
 const agent = (body: string) => `apiVersion: "aqven/v1"\nkind: "Agent"\n${body}`;
 const flow = (nodes: string, input = '  type: object\n  properties: { question: { type: string } }\n') => `apiVersion: "aqven/v1"\nkind: "Flow"\ninput:\n${input}nodes:\n${nodes}`;
@@ -358,6 +359,17 @@ const rows: Row[] = [
     message: /^api_key_env names AQVEN_DATABASE_URL, a variable project files may not read: api_key_env takes only upper-case names ending in _API_KEY or _API_TOKEN/,
   },
   {
+    name: 'alerts.webhook.url_env naming a variable project files may not read',
+    code: 'E_ENV_NAME',
+    good: { 'aqven.yaml': `${PROJECT}alerts:\n  webhook: { url_env: "SLACK_WEBHOOK_URL" }\n` },
+    bad: { 'aqven.yaml': `${PROJECT}alerts:\n  webhook: { url_env: "AQVEN_ALERT_WEBHOOK" }\n` },
+    env: { ...KEY, AQVEN_ALERT_WEBHOOK: 'https://hooks.example.com/T0/B0/secret' },
+    file: 'aqven.yaml',
+    path: ['alerts', 'webhook', 'url_env'],
+    needle: '"AQVEN_ALERT_WEBHOOK"',
+    message: /^alerts\.webhook\.url_env names AQVEN_ALERT_WEBHOOK, a variable project files may not read: url_env takes only upper-case names ending in _WEBHOOK_URL or _WEBHOOK/,
+  },
+  {
     name: 'a provider file whose base_url is on a host outside AQVEN_PROVIDER_HOSTS',
     code: 'E_PROVIDER_HOST',
     good: { 'providers/local.yaml': 'apiVersion: "aqven/v1"\nkind: "Provider"\napi: "openai"\nbase_url: "https://llm.internal/v1"\n' },
@@ -379,6 +391,28 @@ const rows: Row[] = [
     path: ['model'],
     needle: '"openrouter:openai/gpt-oss-20b"',
     message: /OPENROUTER_API_KEY is not set/,
+  },
+  {
+    name: "alerts: set but the webhook's variable unset",
+    code: 'W_ALERT_WEBHOOK',
+    good: { 'aqven.yaml': `${PROJECT}alerts:\n  webhook: { url_env: "SLACK_WEBHOOK_URL" }\n` },
+    bad: { 'aqven.yaml': `${PROJECT}alerts:\n  webhook: { url_env: "SLACK_WEBHOOK_URL" }\n` },
+    env: { OPENROUTER_API_KEY: 'sk-test' },
+    file: 'aqven.yaml',
+    path: ['alerts', 'webhook', 'url_env'],
+    needle: '"SLACK_WEBHOOK_URL"',
+    message: /^SLACK_WEBHOOK_URL is not set: no alert can be sent from here$/,
+  },
+  {
+    name: "alerts: the webhook's variable not an http(s) URL (its value never repeated)",
+    code: 'W_ALERT_WEBHOOK',
+    good: {},
+    bad: { 'aqven.yaml': `${PROJECT}alerts:\n  webhook: { url_env: "SLACK_WEBHOOK_URL", format: generic }\n  rules: { queue_wait: { enabled: false } }\n` },
+    env: { OPENROUTER_API_KEY: 'sk-test', SLACK_WEBHOOK_URL: 'hooks.example.com/T0/B0/secret' },
+    file: 'aqven.yaml',
+    path: ['alerts', 'webhook', 'url_env'],
+    needle: '"SLACK_WEBHOOK_URL"',
+    message: /^SLACK_WEBHOOK_URL is not an http\(s\) URL: no alert can be sent from here$/,
   },
   {
     name: 'a model the catalogue does not price, on a provider that states no cost',

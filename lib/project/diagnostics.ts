@@ -20,7 +20,8 @@ export type CheckCode =
   | 'E_MORE'
   | 'W_API_KEY'
   | 'W_UNPRICED'
-  | 'W_SCHEMA_LIMIT';
+  | 'W_SCHEMA_LIMIT'
+  | 'W_ALERT_WEBHOOK';
 
 export const CHECK_CODES: readonly CheckCode[] = [
   'E_OUTCOME_FALLBACK',
@@ -41,6 +42,7 @@ export const CHECK_CODES: readonly CheckCode[] = [
   'W_UNPRICED',
   // needs a database of measured limits: `aqven check` adds it (lib/project/schema-limits.ts)
   'W_SCHEMA_LIMIT',
+  'W_ALERT_WEBHOOK',
 ];
 
 export type Severity = 'error' | 'warning';

@@ -21,24 +21,28 @@ const REF = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 export const EXPAND_ENV_SUFFIXES = ['_BASE_URL', '_HOST', '_PORT', '_DIR'] as const;
 /** What `api_key_env` may name. */
 export const API_KEY_ENV_SUFFIXES = ['_API_KEY', '_API_TOKEN'] as const;
+/** What `alerts.webhook.url_env` may name: a webhook's URL, a secret of its own (Slack's holds its token). */
+export const WEBHOOK_ENV_SUFFIXES = ['_WEBHOOK_URL', '_WEBHOOK'] as const;
 
 /** Names no project file reads, whatever their suffix: AQVEN's own settings and the database's. */
 const DENIED = /^(AQVEN_|PG)|^DATABASE_URL$/;
 const UPPER_NAME = /^[A-Z][A-Z0-9_]*$/;
 
-export type EnvUse = 'expand' | 'api_key_env';
+export type EnvUse = 'expand' | 'api_key_env' | 'url_env';
+
+const SUFFIXES: Record<EnvUse, readonly string[]> = { expand: EXPAND_ENV_SUFFIXES, api_key_env: API_KEY_ENV_SUFFIXES, url_env: WEBHOOK_ENV_SUFFIXES };
 
 const or = (words: readonly string[]) => `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 
 /** The allowed pattern in words, for messages and hints. */
 export function envPattern(use: EnvUse): string {
-  const suffixes = use === 'expand' ? EXPAND_ENV_SUFFIXES : API_KEY_ENV_SUFFIXES;
+  const suffixes = SUFFIXES[use];
   return `upper-case names ending in ${or(suffixes)}, never AQVEN_*, DATABASE_URL or PG*`;
 }
 
 /** Whether a project file may read the variable `name` for `use`. */
 export function envNameAllowed(name: string, use: EnvUse): boolean {
-  const suffixes = use === 'expand' ? EXPAND_ENV_SUFFIXES : API_KEY_ENV_SUFFIXES;
+  const suffixes = SUFFIXES[use];
   return UPPER_NAME.test(name) && !DENIED.test(name) && suffixes.some((s) => name.length > s.length && name.endsWith(s));
 }
 

@@ -3,7 +3,8 @@
 export { loadProject, checkProject, parseAgentYaml, parseFlowYaml, parseProviderYaml } from './load';
 export type { LoadOptions, AgentContext, FlowContext } from './load';
 export { agentPolicy } from './types';
-export type { AgentDef, AgentSettings, FlowDef, FlowNodeDef, JsonSchema, LoadResult, Project, SimulateConfig } from './types';
+export type { AgentDef, AgentSettings, AlertsConfig, FlowDef, FlowNodeDef, JsonSchema, LoadResult, Project, SimulateConfig } from './types';
+export { ALERT_DEFAULTS } from './alerts-schema';
 export { capDiagnostics, CHECK_CODES, countOf, formatDiagnostic, hasErrors, severityOf, sortDiagnostics } from './diagnostics';
 export { LIMITS } from './limits';
 export type { CheckCode, Diagnostic, PathSegment, Severity } from './diagnostics';

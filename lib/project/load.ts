@@ -16,8 +16,9 @@ import { parseModelString } from '../engine/model-string';
 import { fileStem, nameDiagnostic, parseFile } from './parse-file';
 import { projectYamlFiles as yamlFiles } from './project-files';
 import { readProjectText } from './read-text';
-import { apiKeyWarnings, type LoadedProviders, type ModelUse, providerHostErrors, type ProviderUse, unpricedWarnings } from './project-checks';
+import { alertWebhookWarnings, apiKeyWarnings, type LoadedProviders, type ModelUse, providerHostErrors, type ProviderUse, unpricedWarnings } from './project-checks';
 import { type LoadOptions, providerFromSource } from './provider-yaml';
+import { toAlertsConfig } from './alerts-schema';
 import { type AgentFile, agentFileSchema, type FlowFile, flowFileSchema, type ProjectFile, projectFileSchema } from './schema';
 import type { AgentDef, FlowDef, FlowNodeDef, LoadResult, Project } from './types';
 import type { PathSegment, YamlSource } from './yaml-source';
@@ -185,7 +186,8 @@ async function readProjectFile(root: string, read: Read, env: Env): Promise<{ pr
     return { projectFile: null, diagnostics: [{ file: 'aqven.yaml', line: 1, col: 1, severity: 'error', code: 'E_FIELD', message: `no aqven.yaml in ${root}`, hint, path: [] }] };
   }
   const parsed = parseFile('aqven.yaml', text, projectFileSchema, env);
-  return { projectFile: parsed.data, diagnostics: parsed.diagnostics };
+  const warnings = parsed.data ? alertWebhookWarnings(parsed.src, parsed.data, env) : [];
+  return { projectFile: parsed.data, diagnostics: [...parsed.diagnostics, ...warnings] };
 }
 
 /** Built-ins unless a file overrides them. */
@@ -264,6 +266,7 @@ function resolveProject(root: string, file: ProjectFile, parts: Pick<Project, 'p
     name: file.name ?? basename(root),
     databasePath: database === ':memory:' || isAbsolute(database) ? database : join(root, database),
     ...(file.retention !== undefined && { retentionMs: file.retention }),
+    ...(file.alerts !== undefined && { alerts: toAlertsConfig(file.alerts) }),
     simulate: {
       // a scenario pasted into simulate: may carry its seed in chaos
       seed: simulate.seed ?? simulate.chaos.seed ?? 0,

@@ -93,4 +93,10 @@ describe('envNameAllowed', () => {
     'openai_api_key',
     'API_KEY',
   ])('does not read %s as api_key_env', (name) => expect(envNameAllowed(name, 'api_key_env')).toBe(false));
+  it.each(['SLACK_WEBHOOK_URL', 'ALERTS_WEBHOOK', 'ONCALL_WEBHOOK_URL'])('reads %s as alerts.webhook.url_env', (name) => expect(envNameAllowed(name, 'url_env')).toBe(true));
+  // only names meant for a webhook: a pushed file makes a worker read no other variable of its environment, AQVEN's own least of all
+  it.each(['AQVEN_ALERT_WEBHOOK', 'AQVEN_PUBLIC_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'WEBHOOK_URL', 'slack_webhook_url', 'PG_WEBHOOK'])(
+    'does not read %s as alerts.webhook.url_env',
+    (name) => expect(envNameAllowed(name, 'url_env')).toBe(false),
+  );
 });

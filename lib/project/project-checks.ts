@@ -1,12 +1,15 @@
 // The project's checks across files that need the agents' model strings and the providers together
-// (load.ts gathers both): W_API_KEY, W_UNPRICED, E_PROVIDER_HOST.
+// (load.ts gathers both): W_API_KEY, W_UNPRICED, E_PROVIDER_HOST; and the one of aqven.yaml that needs
+// the environment: W_ALERT_WEBHOOK.
 import type { ResolvedProvider } from '../engine/types';
 import { priced } from '../engine/usage';
 import { parseModelString } from '../engine/model-string';
 import { describeHosts, providerHosts, refusedHost } from '../engine/provider-hosts';
 import { own } from '../shared/own';
+import { readWebhookUrl } from './alerts-schema';
 import { statesItsCost } from './builtin-providers';
 import type { Diagnostic } from './diagnostics';
+import type { ProjectFile } from './schema';
 import type { Env } from './env';
 import { quote } from './limits';
 import type { PathSegment, YamlSource } from './yaml-source';
@@ -103,4 +106,20 @@ export function providerHostErrors(used: ProviderUse, loaded: LoadedProviders, e
     );
   }
   return out;
+}
+
+/** W_ALERT_WEBHOOK: `alerts:` is set but its webhook's variable is unset or not an http(s) URL here: no alert would be sent. */
+export function alertWebhookWarnings(src: YamlSource, file: ProjectFile, env: Env): Diagnostic[] {
+  if (!file.alerts) return [];
+  const { url_env } = file.alerts.webhook;
+  const read = readWebhookUrl(env, url_env);
+  if (read.ok) return [];
+  return [
+    src.diagnosticAt(
+      'W_ALERT_WEBHOOK',
+      ['alerts', 'webhook', 'url_env'],
+      `${read.problem}: no alert can be sent from here`,
+      `export ${url_env}=https://… (the webhook's URL) in every process that runs flows (aqven run, serve, worker); \`aqven alerts test\` sends a sample`,
+    ),
+  ];
 }

@@ -10,7 +10,9 @@ import { scenarioShape } from '../sim/script-schema';
 import { PROVIDER_DEFAULTS, PROVIDER_LIMITS } from './builtin-providers';
 import type { CheckCode } from './diagnostics';
 import { envNameAllowed, envPattern } from './env';
-import { DURATION_HINT, formatDuration, parseDuration, RETENTION_HINT } from './duration';
+import { formatDuration, parseDuration, RETENTION_HINT } from './duration';
+import { durationSchema, waitSchema } from './duration-schema';
+import { alertsSchema } from './alerts-schema';
 import { LIMITS, quote } from './limits';
 import { MODEL_HINT, modelStringProblem, parseModelString } from '../engine/model-string';
 import { RETRIES_MAX } from '../engine/policy';
@@ -39,47 +41,7 @@ export const modelStringSchema = z
   })
   .meta({ description: '"provider:model-id", split at the first colon, e.g. "openrouter:openai/gpt-oss-20b"', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*:[A-Za-z0-9._:/@~-]+$' });
 
-const HOUR_MS = 3_600_000;
-
-/**
- * The longest durations a project file may set: every duration ends up in a Node timer, which
- * fires at once past 2^31-1 ms (about 24.8 days).
- */
-export const DURATION_MAX = {
-  /** timeouts, budgets and deadlines (transport.*) */
-  timeoutMs: 24 * HOUR_MS,
-  /** waits between tries (on_rate_limit.*) */
-  waitMs: HOUR_MS,
-} as const;
-
-/** A duration string ("500ms", "2s", "1m", "1h") → milliseconds, at most `maxMs`. */
-export function durationUpTo(maxMs: number) {
-  const meta = { description: `a duration: a number and ms, s, m or h ("500ms", "2s", "1m"), at most ${formatDuration(maxMs)}`, pattern: '^\\d+(\\.\\d+)?(ms|s|m|h)$' };
-  return z
-    .string()
-    .meta(meta)
-    .transform((value, ctx) => {
-      const ms = parseDuration(value);
-      if (ms === null) {
-        ctx.addIssue({ code: 'custom', message: `"${quote(value)}" is not a duration`, params: { hint: DURATION_HINT } });
-        return z.NEVER;
-      }
-      if (ms > maxMs) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `"${quote(value)}" is longer than ${formatDuration(maxMs)}, the longest allowed here`,
-          params: { hint: `use a duration of at most ${formatDuration(maxMs)}` },
-        });
-        return z.NEVER;
-      }
-      return ms;
-    });
-}
-
-/** Timeouts, budgets and deadlines: at most DURATION_MAX.timeoutMs (24h). */
-export const durationSchema = durationUpTo(DURATION_MAX.timeoutMs);
-/** Waits between tries: at most DURATION_MAX.waitMs (1h). */
-export const waitSchema = durationUpTo(DURATION_MAX.waitMs);
+export { DURATION_MAX, durationSchema, durationUpTo, waitSchema } from './duration-schema';
 
 export const outcomePolicySchema = z.enum(['fail', 'retry', 'fallback']);
 const RETRIES_WORDS = { error: `retries must be a whole number from 0 to ${RETRIES_MAX}` };
@@ -336,6 +298,7 @@ export const projectFileSchema = z.strictObject({
   name: z.string().regex(NAME_PATTERN, { error: 'name may contain letters, digits, "-" and "_"' }).optional(),
   database: z.string().min(1).default('.aqven/aqven.db'),
   retention: retentionSchema.optional(),
+  alerts: alertsSchema.optional().describe('a webhook told when a failure starts (docs/monitoring.md, "Alerts"); absent: no alert'),
   simulate: z
     .strictObject({
       /** absent: chaos.seed, else 0 (resolved by the loader) */

@@ -59,6 +59,21 @@ export interface SimulateConfig {
   limits?: SimLimits;
 }
 
+/** aqven.yaml's `alerts:` (lib/project/alerts-schema.ts); evaluated and sent by lib/observe/alerts/. */
+export interface AlertsConfig {
+  /** the URL is read from the variable `urlEnv` names when an alert is sent, never stored */
+  webhook: { urlEnv: string; format: 'slack' | 'generic' };
+  /** one alert per key per cool-down, across every process of the database */
+  cooldownMs: number;
+  /** each rule's settings; null: switched off (`enabled: false`) */
+  rules: {
+    newFailure: { newForMs: number } | null;
+    failureShare: { threshold: number; windowMs: number; minNodes: number } | null;
+    modelPaused: { longerThanMs: number } | null;
+    queueWait: { longerThanMs: number } | null;
+  };
+}
+
 export interface Project {
   /** absolute */
   dir: string;
@@ -67,6 +82,8 @@ export interface Project {
   databasePath: string;
   /** aqven.yaml `retention` in ms: runs started longer ago are purged (`aqven runs purge`); absent: kept */
   retentionMs?: number;
+  /** aqven.yaml `alerts:`; absent: no alert is evaluated or sent */
+  alerts?: AlertsConfig;
   simulate: SimulateConfig;
   providers: Record<string, ResolvedProvider>;
   agents: Record<string, AgentDef>;
