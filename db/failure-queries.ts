@@ -135,14 +135,46 @@ async function windowTotals(db: Db, { full, partial }: Window, byAgent: SQL | un
   return totals;
 }
 
+/** A signature as its group describes it, and its first failure still in the history. */
+export type SignatureOrigin = Describe & { firstAt: number };
+
+/**
+ * Where each of the signatures `sigs` began: the first failure still in the history, from the
+ * earliest day of each signature (the sums' primary key (sig, day) finds it without reading older
+ * rows), with the signature's description. A signature none of whose days are kept is absent.
+ */
+export async function signatureOrigins(db: Db, sigs: string[]): Promise<Map<string, SignatureOrigin>> {
+  const { failureDaily } = db.t;
+  if (sigs.length === 0) return new Map();
+  const earliest = await db.q
+    .select({ sig: failureDaily.sig, day: sql<number>`min(${failureDaily.day})`.mapWith(Number) })
+    .from(failureDaily)
+    .where(inArray(failureDaily.sig, sigs))
+    .groupBy(failureDaily.sig);
+  const firstRows = earliest.length
+    ? await db.q
+        .select({
+          sig: failureDaily.sig,
+          level: failureDaily.level,
+          agent: failureDaily.agent,
+          model: failureDaily.model,
+          code: failureDaily.code,
+          message: failureDaily.message,
+          firstAt: failureDaily.firstAt,
+        })
+        .from(failureDaily)
+        .where(or(...earliest.map((e) => and(eq(failureDaily.sig, e.sig), eq(failureDaily.day, e.day)))))
+    : [];
+  return new Map(firstRows.map((r) => [r.sig, { ...r, firstAt: Number(r.firstAt) }]));
+}
+
 /**
  * The history of signatures `sigs`: their failures per day from `trendFrom` on (each signature
- * described by `described` if it was not yet), and first seen — the earliest day of each signature
- * (the sums' primary key (sig, day) finds it without reading older rows), and that row's first failure.
+ * described by `described` if it was not yet), and first seen (signatureOrigins).
  */
 async function signatureHistory(db: Db, sigs: string[], trendFrom: number, described: Map<string, Describe>) {
   const { failureDaily } = db.t;
-  const [days, earliest] = await Promise.all([
+  const [days, origins] = await Promise.all([
     db.q
       .select({
         sig: failureDaily.sig,
@@ -158,19 +190,9 @@ async function signatureHistory(db: Db, sigs: string[], trendFrom: number, descr
       .from(failureDaily)
       .where(and(inArray(failureDaily.sig, sigs), gte(failureDaily.day, trendFrom)))
       .orderBy(asc(failureDaily.sig), asc(failureDaily.day)),
-    db.q
-      .select({ sig: failureDaily.sig, day: sql<number>`min(${failureDaily.day})`.mapWith(Number) })
-      .from(failureDaily)
-      .where(inArray(failureDaily.sig, sigs))
-      .groupBy(failureDaily.sig),
+    signatureOrigins(db, sigs),
   ]);
-  const firstRows = earliest.length
-    ? await db.q
-        .select({ sig: failureDaily.sig, firstAt: failureDaily.firstAt })
-        .from(failureDaily)
-        .where(or(...earliest.map((e) => and(eq(failureDaily.sig, e.sig), eq(failureDaily.day, e.day)))))
-    : [];
-  const firstSeen = new Map(firstRows.map((r) => [r.sig, Number(r.firstAt)]));
+  const firstSeen = new Map([...origins].map(([sig, o]) => [sig, o.firstAt]));
   const history = new Map<string, { lastAt: number; perDay: Map<number, number> }>();
   for (const d of days) {
     if (!described.has(d.sig)) described.set(d.sig, { sig: d.sig, level: d.level, agent: d.agent, model: d.model, code: d.code, message: d.message });

@@ -109,6 +109,8 @@ export const nodeRuns = pgTable(
   (t) => [
     index('node_runs_run_idx').on(t.runId, t.turn),
     index('node_runs_agent_idx').on(t.agent, t.runId),
+    // an agent's nodes over the last minutes: the failure_share alert (db/alert-queries.ts)
+    index('node_runs_agent_started_idx').on(t.agent, t.startedAt),
     index('node_runs_failure_idx')
       .on(t.failureSig, t.startedAt)
       .where(sql`failure_sig IS NOT NULL`),
@@ -664,3 +666,31 @@ export const idempotencyKeys = pgTable(
   (t) => [primaryKey({ columns: [t.caller, t.key] }), index('idempotency_keys_run_idx').on(t.runId), index('idempotency_keys_created_idx').on(t.createdAt)],
 );
 export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
+
+/**
+ * Alerts sent when a failure starts (docs/monitoring.md, "Alerts"; lib/observe/alerts/): one row per
+ * alert key (`new_failure:<sig>`, `failure_share:<agent>`, `model_paused:<model>`, `queue_wait`), the
+ * latest firing. The insert decides who fires: it succeeds only for a new key or one whose cool-down
+ * is over, so processes evaluating the same failure at once send it once. Then the delivery is
+ * recorded on the row: tries, the outcome, the last error (redacted, never the webhook URL).
+ */
+export const alerts = pgTable(
+  'alerts',
+  {
+    key: text('key').primaryKey(),
+    rule: text('rule', { enum: ['new_failure', 'failure_share', 'model_paused', 'queue_wait'] }).notNull(),
+    agent: text('agent'),
+    model: text('model'),
+    sig: text('sig'),
+    summary: text('summary').notNull(),
+    firedAt: big('fired_at').notNull(),
+    coolUntil: big('cool_until').notNull(),
+    timesFired: integer('times_fired').notNull().default(1),
+    status: text('status', { enum: ['fired', 'delivered', 'failed'] }).notNull(),
+    tries: integer('tries').notNull().default(0),
+    lastError: text('last_error'),
+    deliveredAt: big('delivered_at'),
+  },
+  (t) => [index('alerts_sig_idx').on(t.sig)],
+);
+export type AlertRow = typeof alerts.$inferSelect;

@@ -99,6 +99,8 @@ export const nodeRuns = sqliteTable(
   (t) => [
     index('node_runs_run_idx').on(t.runId, t.turn),
     index('node_runs_agent_idx').on(t.agent, t.runId),
+    // an agent's nodes over the last minutes: the failure_share alert (db/alert-queries.ts)
+    index('node_runs_agent_started_idx').on(t.agent, t.startedAt),
     index('node_runs_failure_idx')
       .on(t.failureSig, t.startedAt)
       .where(sql`failure_sig IS NOT NULL`),
@@ -697,3 +699,37 @@ export const idempotencyKeys = sqliteTable(
   (t) => [primaryKey({ columns: [t.caller, t.key] }), index('idempotency_keys_run_idx').on(t.runId), index('idempotency_keys_created_idx').on(t.createdAt)],
 );
 export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
+
+/**
+ * Alerts sent when a failure starts (docs/monitoring.md, "Alerts"; lib/observe/alerts/): one row per
+ * alert key (`new_failure:<sig>`, `failure_share:<agent>`, `model_paused:<model>`, `queue_wait`), the
+ * latest firing. The insert decides who fires: it succeeds only for a new key or one whose cool-down
+ * is over, so processes evaluating the same failure at once send it once. Then the delivery is
+ * recorded on the row: tries, the outcome, the last error (redacted, never the webhook URL).
+ */
+export const alerts = sqliteTable(
+  'alerts',
+  {
+    key: text('key').primaryKey(),
+    rule: text('rule', { enum: ['new_failure', 'failure_share', 'model_paused', 'queue_wait'] }).notNull(),
+    /** the agent (new_failure, failure_share), the model (model_paused); null otherwise */
+    agent: text('agent'),
+    model: text('model'),
+    /** new_failure: the failure group's signature (its mark on /failures) */
+    sig: text('sig'),
+    /** the alert's one line, as sent (stored failure text only, redacted again) */
+    summary: text('summary').notNull(),
+    firedAt: integer('fired_at').notNull(),
+    /** no alert of this key before this time */
+    coolUntil: integer('cool_until').notNull(),
+    /** how often the key has fired */
+    timesFired: integer('times_fired').notNull().default(1),
+    /** fired: being delivered (or its process stopped meanwhile); delivered; failed: every try failed */
+    status: text('status', { enum: ['fired', 'delivered', 'failed'] }).notNull(),
+    tries: integer('tries').notNull().default(0),
+    lastError: text('last_error'),
+    deliveredAt: integer('delivered_at'),
+  },
+  (t) => [index('alerts_sig_idx').on(t.sig)],
+);
+export type AlertRow = typeof alerts.$inferSelect;

@@ -1,6 +1,6 @@
 // What `aqven db status` and `aqven db migrate` read (DESIGN: CLI, Storage): the schema version a
 // database has against the migrations this aqven ships, its runs by status, the job queue's depth
-// (PostgreSQL) and the workers seen lately. The database is opened as it is — never migrated, never
+// and its oldest queued run (PostgreSQL; the queue_wait alert reads it too) and the workers seen lately. The database is opened as it is — never migrated, never
 // swept, a SQLite file read-only — so the answer describes the database, not what opening it did.
 // Our tables are read through `db.t`; the tables of drizzle's migrator, of SQLite's catalogue and of
 // graphile-worker are not in our schema and are described here, read-only, per dialect.
@@ -238,6 +238,18 @@ export async function queueDepth(db: Db, env: Record<string, string | undefined>
   const locked = row?.locked ?? 0;
   const leftBehind = row?.left ?? 0;
   return { waiting: row?.waiting ?? 0, running: locked - leftBehind, left: leftBehind, failed: row?.failed ?? 0 };
+}
+
+/** The queued run that has waited longest (its id and when it was queued); null when none waits (or SQLite mode: nothing is queued). */
+export async function oldestQueuedRun(db: Db): Promise<{ id: string; queuedAt: number } | null> {
+  const { runs: r } = db.t;
+  const [row] = await db.q
+    .select({ id: r.id, queuedAt: r.queuedAt })
+    .from(r)
+    .where(and(eq(r.status, 'queued'), isNotNull(r.queuedAt)))
+    .orderBy(r.queuedAt)
+    .limit(1);
+  return row ? { id: row.id, queuedAt: Number(row.queuedAt) } : null;
 }
 
 /** how recent a worker's heartbeat must be for `aqven db status` to list it */
