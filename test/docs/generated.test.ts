@@ -79,6 +79,11 @@ describe('the JSON Schemas of the project files', () => {
       text: 'apiVersion: "aqven/v1"\nkind: "Provider"\nname: "local"\napi: "openai"\nbase_url: "http://localhost:1/v1"\ntransport:\n  timeout: "soon"\n',
     },
     { name: 'a node without its prompt', file: 'flows/bad.yaml', text: 'apiVersion: "aqven/v1"\nkind: "Flow"\nnodes:\n  a:\n    agent: "assistant"\n' },
+    {
+      name: 'an alert threshold above 1, and a webhook URL written in the file',
+      file: 'aqven.yaml',
+      text: 'apiVersion: "aqven/v1"\nkind: "Project"\nalerts:\n  webhook: { url: "https://hooks.example.com/x" }\n  rules: { failure_share: { threshold: 2 } }\n',
+    },
   ];
   it.each(bad)('$name: the schema fails at the field aqven check names', async ({ file, text }) => {
     const dir = await writeProject({ [file]: text });
