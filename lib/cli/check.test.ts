@@ -44,6 +44,7 @@ describe('aqven check', () => {
     expect(io.stdout).toBe(
       'agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models\n' +
         '  hint: add fallback_models (a list of "provider:model-id"), or set output.on_error to "retry" or "fail"\n' +
+        '  see: aqven explain E_OUTCOME_FALLBACK\n' +
         `✗ ${dir.split('/').pop()}: 1 error, 0 warnings\n`,
     );
   });
@@ -149,7 +150,7 @@ describe('aqven check on a file with more errors than are listed', () => {
     const dir = await bombed();
     expect(await runCheck({ project: dir, env: { OPENROUTER_API_KEY: 'sk-test' } }, io)).toBe(1);
     const lines = io.stdout.trim().split('\n');
-    expect(lines.at(-3)).toBe('flows/triage.yaml:1:1: error E_MORE and 59900 more errors in this file, not listed');
+    expect(lines.at(-4)).toBe('flows/triage.yaml:1:1: error E_MORE and 59900 more errors in this file, not listed');
     expect(lines.at(-1)).toBe(`✗ ${dir.split('/').pop()}: 60000 errors, 0 warnings`);
   });
 });

@@ -20,6 +20,7 @@ const loadQueue = () => import('./queue').then((m): Register => m.registerQueue)
 // each subcommand's module is imported only when asked for: `aqven check` never loads SQLite or the simulator
 const COMMANDS: Record<string, () => Promise<Register>> = {
   check: () => import('./check').then((m): Register => m.registerCheck),
+  explain: () => import('./explain').then((m): Register => m.registerExplain),
   run: loadRun,
   runs: loadRun,
   show: loadRun,

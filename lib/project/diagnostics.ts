@@ -70,9 +70,9 @@ export function severityOf(code: CheckCode): Severity {
   return code.startsWith('W_') ? 'warning' : 'error';
 }
 
-/** `file:line:col: error CODE message` and, on a second line, `  hint: …`. */
+/** `file:line:col: error CODE message`, then `  hint: …`, then where the code's page is: `  see: aqven explain CODE` (lib/project/check-reference.ts). */
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${d.file}:${d.line}:${d.col}: ${d.severity} ${d.code} ${d.message}\n  hint: ${d.hint}`;
+  return `${d.file}:${d.line}:${d.col}: ${d.severity} ${d.code} ${d.message}\n  hint: ${d.hint}\n  see: aqven explain ${d.code}`;
 }
 
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {

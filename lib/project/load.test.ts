@@ -369,7 +369,8 @@ describe('the showcase', () => {
     ]);
     expect(formatDiagnostic(diagnostics[0])).toBe(
       'agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models\n' +
-        '  hint: add fallback_models (a list of "provider:model-id"), or set output.on_error to "retry" or "fail"',
+        '  hint: add fallback_models (a list of "provider:model-id"), or set output.on_error to "retry" or "fail"\n' +
+        '  see: aqven explain E_OUTCOME_FALLBACK',
     );
   });
 });
