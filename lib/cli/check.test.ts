@@ -42,7 +42,7 @@ describe('aqven check', () => {
     const code = await runCheck({ project: dir, env: { OPENROUTER_API_KEY: 'sk-test' } }, io);
     expect(code).toBe(1);
     expect(io.stdout).toBe(
-      'agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models\n' +
+      'agents/classifier.yaml:10:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models\n' +
         '  hint: add fallback_models (a list of "provider:model-id"), or set output.on_error to "retry" or "fail"\n' +
         '  see: aqven explain E_OUTCOME_FALLBACK\n' +
         `✗ ${dir.split('/').pop()}: 1 error, 0 warnings\n`,
@@ -58,7 +58,7 @@ describe('aqven check', () => {
     expect(out).toEqual([
       {
         file: 'providers/openrouter.yaml',
-        line: 6,
+        line: 7,
         col: 14,
         severity: 'warning',
         code: 'W_API_KEY',
@@ -68,7 +68,7 @@ describe('aqven check', () => {
       },
       {
         file: 'agents/classifier.yaml',
-        line: 9,
+        line: 10,
         col: 13,
         severity: 'error',
         code: 'E_OUTCOME_FALLBACK',
@@ -104,7 +104,7 @@ describe('aqven check', () => {
       return io;
     };
     const bad = await run(dir);
-    expect(bad.stdout).toContain('agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK');
+    expect(bad.stdout).toContain('agents/classifier.yaml:10:13: error E_OUTCOME_FALLBACK');
     expect(bad.code).toBe(1);
     const good = await run(SHOWCASE);
     expect(good.stdout).toContain('✓ showcase: 4 agents, 3 flows, 0 errors, 0 warnings');

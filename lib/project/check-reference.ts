@@ -166,6 +166,18 @@ export const CHECK_REFERENCE: readonly CheckReference[] = [
     exampleNote: 'needs a measurement: aqven limits MODEL, then a node whose schema is deeper, longer or wider than what it found',
     fix: 'Flatten or shorten the schema, split the node, or use a model measured to hold it.',
   },
+  {
+    code: 'W_ALERT_WEBHOOK',
+    title: 'alerts: is set, but no alert can be sent from here',
+    means:
+      'The variable alerts.webhook.url_env names is not set in this process, or does not hold an http(s) URL: the alert rules are evaluated, but nothing would reach the webhook. A warning: the flow still compiles.',
+    example: {
+      file: 'aqven.yaml',
+      text: 'apiVersion: "aqven/v1"\nkind: "Project"\nname: "fixture"\nalerts:\n  webhook:\n    url_env: "SLACK_WEBHOOK_URL"\n',
+      env: { SLACK_WEBHOOK_URL: undefined },
+    },
+    fix: 'Export the webhook URL under that name in every process that runs flows (aqven run, serve, worker); aqven alerts test sends a sample.',
+  },
 ];
 
 export function checkReference(code: string): CheckReference | null {

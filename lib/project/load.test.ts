@@ -320,9 +320,12 @@ describe('the showcase', () => {
     expect(Object.keys(project!.flows).sort()).toEqual(['long-answer', 'order-intake', 'triage']);
   });
 
-  it('ships agents/gpt.yaml exactly as on the seed page', async () => {
+  it('ships agents/gpt.yaml exactly as on the seed page, under its editor’s schema line', async () => {
     const text = await readFile(join(SHOWCASE, 'agents/gpt.yaml'), 'utf8');
-    expect(text).toBe('apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:openai/gpt-oss-20b"\noutput:\n  strict: false\n  retries: 4\n');
+    expect(text).toBe(
+      '# yaml-language-server: $schema=../../schemas/agent.schema.json\n' +
+        'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:openai/gpt-oss-20b"\noutput:\n  strict: false\n  retries: 4\n',
+    );
   });
 
   it('is the same as templates/showcase', async () => {
@@ -335,7 +338,9 @@ describe('the showcase', () => {
       'flows/triage.yaml',
       'flows/long-answer.yaml',
     ]) {
-      expect(await readFile(join(SHOWCASE, '../templates/showcase', file), 'utf8'), file).toBe(await readFile(join(SHOWCASE, file), 'utf8'));
+      // but for the schema line, whose path is from where each copy lives
+      const body = async (path: string) => (await readFile(path, 'utf8')).replace(/^# yaml-language-server: \$schema=\S+\n/, '');
+      expect(await body(join(SHOWCASE, '../templates/showcase', file)), file).toBe(await body(join(SHOWCASE, file)));
     }
   });
 
@@ -358,7 +363,7 @@ describe('the showcase', () => {
     expect(diagnostics).toEqual([
       {
         file: 'agents/classifier.yaml',
-        line: 9,
+        line: 10,
         col: 13,
         severity: 'error',
         code: 'E_OUTCOME_FALLBACK',
@@ -368,7 +373,7 @@ describe('the showcase', () => {
       },
     ]);
     expect(formatDiagnostic(diagnostics[0])).toBe(
-      'agents/classifier.yaml:9:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models\n' +
+      'agents/classifier.yaml:10:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models\n' +
         '  hint: add fallback_models (a list of "provider:model-id"), or set output.on_error to "retry" or "fail"\n' +
         '  see: aqven explain E_OUTCOME_FALLBACK',
     );

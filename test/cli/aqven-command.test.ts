@@ -19,7 +19,7 @@ describe('the aqven command', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace(/fallback_models:\n- "[^"]+"\n/, ''));
     const res = aqven(['check', '--project', dir]);
     expect(res.code).toBe(1);
-    expect(res.out).toContain('agents/classifier.yaml:7:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models');
+    expect(res.out).toContain('agents/classifier.yaml:8:13: error E_OUTCOME_FALLBACK output.on_error is "fallback" but the agent has no fallback_models');
   });
 
   it('run --simulate --json prints the run record, which show --json prints again from the database', async () => {

@@ -88,7 +88,7 @@ describe('aqven project', () => {
     await writeFile(file, (await readFile(file, 'utf8')).replace(/fallback_models:\n- "[^"]+"\n/, ''));
     const io = captureIo();
     expect(await runProjectPush(dir, { env }, io)).toBe(1);
-    expect(io.stdout).toContain('agents/classifier.yaml:7:13: error E_OUTCOME_FALLBACK');
+    expect(io.stdout).toContain('agents/classifier.yaml:8:13: error E_OUTCOME_FALLBACK');
     expect(io.stderr).toBe(`aqven project push: ${dir} fails aqven check; nothing was pushed\n`);
     expect(await latestSnapshot(t.db)).toBeNull();
   });

@@ -113,5 +113,5 @@ describe.each(PAGES)('%s', (page) => {
     } finally {
       process.chdir(here);
     }
-  });
+  }, 120_000); // several runs of the CLI in this process: a few seconds on a quiet machine
 });
