@@ -23,10 +23,10 @@ export function schemaFileFor(relPath: string): JsonSchemaFile | null {
   return folder ? (`${folder.slice(0, -1)}.schema.json` as JsonSchemaFile) : null;
 }
 
-/** A file's JSON Schema (draft 2020-12) as written, the input side of every transform (what a file holds). */
+/** A file's JSON Schema as written — the input side of every transform (what a file holds) — in draft-07, the newest the YAML language server reads. */
 export function projectJsonSchema(file: JsonSchemaFile): Record<string, unknown> {
   const { title, schema } = JSON_SCHEMA_FILES[file];
-  const json = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
   const { $schema, ...rest } = json;
   return { $schema, title, ...rest };
 }

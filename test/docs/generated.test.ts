@@ -3,7 +3,7 @@
 // fails it at the field `aqven check` names.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { checkProject } from '@/lib/project';
@@ -14,7 +14,7 @@ import { ROOT } from '../cli/aqven-process';
 
 const KEY = { OPENROUTER_API_KEY: 'sk-test' };
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new Map<JsonSchemaFile, ReturnType<typeof ajv.compile>>();
 function validate(file: JsonSchemaFile, value: unknown) {
   let v = validators.get(file);
