@@ -36,6 +36,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   user: () => import('./users').then((m): Register => m.registerUsers),
   token: () => import('./tokens').then((m): Register => m.registerTokens),
   audit: () => import('./audit').then((m): Register => m.registerAudit),
+  alerts: () => import('./alerts').then((m): Register => m.registerAlerts),
   // only `aqven serve` loads Next.js, and only once it starts the dashboard
   serve: () => import('./serve').then((m): Register => m.registerServe),
 };

@@ -21,6 +21,7 @@ const COMMANDS = [
   ['user', 'list'],
   ['token', 'list'],
   ['audit'],
+  ['alerts', 'test'],
   ['worker'],
   ['serve'],
 ];

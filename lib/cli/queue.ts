@@ -17,6 +17,7 @@ import { formatDiagnostic } from '@/lib/project';
 import { NOTHING_QUEUED, openQueueMode, runModeKind } from '@/lib/flow/run-mode';
 import { cancelRunSchema } from '@/lib/contracts/cancel-run';
 import { firstIssue } from '@/lib/contracts/refusal';
+import { startAlerts } from '@/lib/observe/alerts/start-alerts';
 import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
 import { type CliIo, processIo } from './io';
 import { cliRunId } from './find-runs';
@@ -134,6 +135,8 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
     onWarning: say,
   });
   id = worker.id;
+  // aqven.yaml's alerts: every run's failures, and the periodic pause and queue rules over the newest snapshot
+  const alerts = startAlerts({ periodic: async () => ({ db: session.db, project: (await worker.current()).project }), onWarning: say });
   const sim = session.simulated ? `; providers simulated${o.simUrl ? ` by ${o.simUrl}` : ' in this process'}` : '';
   say(`${id} on ${session.db.name}, snapshot ${session.snapshotId}, concurrency ${o.concurrency}${sim}; waiting for runs`);
   status?.draw(statsLine(id, worker.stats()));
@@ -190,6 +193,7 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('unhandledRejection', onUnhandled);
+    await alerts.stop();
   }
 }
 

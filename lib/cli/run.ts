@@ -14,6 +14,7 @@ import { runModeKind } from '@/lib/flow/run-mode';
 import { openSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
 import { simulateRequested } from '@/lib/flow/simulate';
 import type { RunRecord } from '@/lib/flow/run-record';
+import { startAlerts } from '@/lib/observe/alerts/start-alerts';
 import { formatDiagnostic } from '@/lib/project';
 import { cliRunStart } from './cli-caller';
 import { recordAfterLookup } from './cut-off-lookup';
@@ -73,12 +74,18 @@ async function runHere(dir: string, flow: string, input: unknown, opts: RunComma
   const ac = new AbortController();
   const { project, providers, env, db, snapshotId, projectHash } = s;
   const startedBy = await startAllowed(db);
-  const { value: record, signalExit } = await underStopSignals(ac, io, () =>
-    runFlow({ project, flow, input, providers, env, db, snapshotId, projectHash, startedBy, onProgress: live?.onProgress, signal: ac.signal }),
-  );
-  const shown = signalExit === null ? await recordAfterLookup('run', s, record, (line) => io.err(`${line}\n`)) : record;
-  io.out(printed(shown, opts.json));
-  return signalExit ?? (record.status === 'succeeded' ? 0 : 1);
+  // aqven.yaml's alerts: a failed node is evaluated once the run is recorded; the command waits for the delivery after printing the run
+  const alerts = startAlerts({ onWarning: (line) => io.err(`aqven run: ${line}\n`) });
+  try {
+    const { value: record, signalExit } = await underStopSignals(ac, io, () =>
+      runFlow({ project, flow, input, providers, env, db, snapshotId, projectHash, startedBy, onProgress: live?.onProgress, signal: ac.signal }),
+    );
+    const shown = signalExit === null ? await recordAfterLookup('run', s, record, (line) => io.err(`${line}\n`)) : record;
+    io.out(printed(shown, opts.json));
+    return signalExit ?? (record.status === 'succeeded' ? 0 : 1);
+  } finally {
+    await alerts.stop();
+  }
 }
 
 /** How `aqven run` ends on a failure it knows; an unknown one is rethrown (exit 70 in main.ts). */

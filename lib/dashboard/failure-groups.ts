@@ -41,14 +41,8 @@ export function codeOutcome(code: string): 'error' | 'refusal' | 'truncated' | '
   }
 }
 
-/** "just now", "12 min ago", "5 h ago", "3 d ago": how long before `now` (the server's render) `at` was. */
-export function fmtAgo(at: number, now: number): string {
-  const ms = Math.max(0, now - at);
-  if (ms < 60_000) return 'just now';
-  if (ms < HOUR) return `${Math.floor(ms / 60_000)} min ago`;
-  if (ms < 48 * HOUR) return `${Math.floor(ms / HOUR)} h ago`;
-  return `${Math.floor(ms / (24 * HOUR))} d ago`;
-}
+/** "12 min ago" as the page says it (the server's render is `now`) */
+export { fmtAgo } from '@/lib/shared/span-text';
 
 /** A share as a percentage with the precision a small one needs: 0.4 %, 12 %, 100 %. */
 export function fmtShare(share: number | null): string {

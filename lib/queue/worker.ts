@@ -196,6 +196,11 @@ export class QueueWorker {
     }
   }
 
+  /** The session the next run would run with: the newest snapshot's (the periodic alert check reads its project). */
+  current(): Promise<Session> {
+    return this.fresh();
+  }
+
   /** The session of the newest snapshot (one query when it has not changed); a snapshot failing check is refused once, loudly. */
   private fresh(): Promise<Session> {
     this.refreshing ??= currentSession(this.session)

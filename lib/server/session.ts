@@ -15,10 +15,17 @@ import { RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/ru
 import type { CancelRunResult } from '@/lib/flow/run-mode';
 import { openSession, ProjectInvalidError, refreshSession, type Session } from '@/lib/flow/session';
 import { startUsageLookups } from '@/lib/flow/usage-lookup';
+import { startAlerts, type RunningAlerts } from '@/lib/observe/alerts/start-alerts';
 import { own } from '@/lib/shared/own';
 import { dashboardContext } from './context';
 
-const g = globalThis as { __aqvenSession?: Promise<Session>; __aqvenBackground?: () => void; __aqvenSignals?: boolean; __aqvenLookups?: () => void };
+const g = globalThis as {
+  __aqvenSession?: Promise<Session>;
+  __aqvenBackground?: () => void;
+  __aqvenSignals?: boolean;
+  __aqvenLookups?: () => void;
+  __aqvenAlerts?: RunningAlerts;
+};
 
 /** The run mode's background duty (lib/flow/run-mode.ts): SQLite sweeps the runs of dead processes; on PostgreSQL the workers take them over. */
 function startBackground(s: Session): void {
@@ -34,6 +41,22 @@ function startBackground(s: Session): void {
 function startLookups(s: Session): void {
   g.__aqvenLookups?.();
   g.__aqvenLookups = startUsageLookups(s.db, () => ({ providers: s.providers, env: s.env, simulated: s.simulated !== null }));
+}
+
+/**
+ * aqven.yaml's alerts (docs/monitoring.md, "Alerts") for the runs this server runs, and the periodic
+ * pause and queue rules over the project as it is now (refreshSession; a folder that now fails check
+ * keeps the project it had).
+ */
+function startDashboardAlerts(s: Session): void {
+  void g.__aqvenAlerts?.stop(0);
+  g.__aqvenAlerts = startAlerts({
+    periodic: async () => {
+      await refreshSession(s).catch(() => false);
+      return { db: s.db, project: s.project };
+    },
+    onWarning: (line) => console.error(`aqven serve: ${line}`),
+  });
 }
 
 /**
@@ -63,6 +86,7 @@ function session(): Promise<Session> {
       (s) => {
         startBackground(s);
         startLookups(s);
+        startDashboardAlerts(s);
         handleStopSignals();
       },
       () => {
