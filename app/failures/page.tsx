@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { groupAlerts } from '@/db/alert-queries';
 import { failureAgents, failureGroups } from '@/db/failure-queries';
 import { FailureFilters } from '@/components/failures/failure-filters';
 import { FailureGroupList } from '@/components/failures/failure-group-list';
@@ -44,6 +45,13 @@ export default async function FailuresPage({ searchParams }: { searchParams: Pro
     recentBatches(db, now, { limit: BATCHES }),
   ]);
   const total = groups.reduce((n, g) => n + g.failures, 0);
+  // which groups alerted (aqven.yaml's alerts:, rule new_failure), and when
+  const alerts = Object.fromEntries(
+    await groupAlerts(
+      db,
+      groups.map((g) => g.sig),
+    ),
+  );
   return (
     <section className="failures-page">
       <div className="page-head">{heading}</div>
@@ -63,7 +71,7 @@ export default async function FailuresPage({ searchParams }: { searchParams: Pro
             {groups.length === GROUPS ? `The ${GROUPS} largest groups` : `${groups.length} group${groups.length === 1 ? '' : 's'}`}, {total.toLocaleString('en-US')} failures,{' '}
             {FAILURE_WINDOW_LABELS[win].toLowerCase()}.
           </p>
-          <FailureGroupList groups={groups} now={now} replaySince={roleAllows(s.caller.role, 'editor') ? since : null} />
+          <FailureGroupList groups={groups} now={now} replaySince={roleAllows(s.caller.role, 'editor') ? since : null} alerts={alerts} />
         </>
       )}
       <RecentReplayBatches

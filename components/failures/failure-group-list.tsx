@@ -2,30 +2,51 @@
 // particulars replaced), how often and how much of the agent's calls, the spend, when first and
 // last seen, a week's trend, and the newest example runs to open.
 import Link from 'next/link';
+import type { GroupAlert } from '@/db/alert-queries';
 import type { FailureGroup } from '@/db/failure-queries';
 import { fmtCost, shortId, splitModel } from '@/components/ui/format';
 import { LocalTime } from '@/components/ui/local-time';
-import { codeOutcome, exampleHref, fmtAgo, fmtShare } from '@/lib/dashboard/failure-groups';
+import { alertMark, codeOutcome, exampleHref, fmtAgo, fmtShare } from '@/lib/dashboard/failure-groups';
+import { failureGroupAnchor } from '@/lib/shared/failure-group-link';
 import { ReplayGroupButton } from '@/components/replay/replay-group-button';
 import { Sparkline } from './sparkline';
 
-/** `replaySince`: the window's start, for an editor's "Replay group" button; null hides it */
-export function FailureGroupList({ groups, now, replaySince }: { groups: FailureGroup[]; now: number; replaySince: number | null }) {
+/** `replaySince`: the window's start, for an editor's "Replay group" button; null hides it. `alerts`: the groups that alerted, by signature */
+export function FailureGroupList({
+  groups,
+  now,
+  replaySince,
+  alerts = {},
+}: {
+  groups: FailureGroup[];
+  now: number;
+  replaySince: number | null;
+  alerts?: Record<string, GroupAlert>;
+}) {
   return (
     <ol className="fg-list" aria-label="Failure groups">
       {groups.map((g, i) => (
-        <FailureGroupRow key={g.sig} group={g} rank={i + 1} now={now} replaySince={replaySince} />
+        <FailureGroupRow key={g.sig} group={g} rank={i + 1} now={now} replaySince={replaySince} alert={Object.hasOwn(alerts, g.sig) ? alerts[g.sig] : undefined} />
       ))}
     </ol>
   );
 }
 
-function FailureGroupRow({ group: g, rank, now, replaySince }: { group: FailureGroup; rank: number; now: number; replaySince: number | null }) {
+function FailureGroupRow({ group: g, rank, now, replaySince, alert }: { group: FailureGroup; rank: number; now: number; replaySince: number | null; alert?: GroupAlert }) {
   const outcome = codeOutcome(g.code);
+  const mark = alertMark(alert, now);
   const model = g.model ? splitModel(g.model) : null;
   const calls = g.level === 'attempt' ? 'of its attempts' : 'of its nodes';
   return (
-    <li className="fg panel" data-testid="failure-group" data-sig={g.sig} data-level={g.level} data-agent={g.agent} aria-label={`failure group ${rank}: ${g.agent} ${g.code}`}>
+    <li
+      id={failureGroupAnchor(g.sig)}
+      className="fg panel"
+      data-testid="failure-group"
+      data-sig={g.sig}
+      data-level={g.level}
+      data-agent={g.agent}
+      aria-label={`failure group ${rank}: ${g.agent} ${g.code}`}
+    >
       <div className="fg-count">
         <strong className="fg-n" data-testid="failure-count">
           {g.failures.toLocaleString('en-US')}
@@ -49,6 +70,11 @@ function FailureGroupRow({ group: g, rank, now, replaySince }: { group: FailureG
             <span className="muted small">node</span>
           )}
           <span className={`chip ${outcome ? `o-${outcome}` : ''}`}>{g.code || 'no code'}</span>
+          {mark ? (
+            <span className={`badge fg-alert fg-alert-${mark.state}`} title={mark.title} data-testid="failure-alert" data-state={mark.state}>
+              {mark.text}
+            </span>
+          ) : null}
         </div>
         <p className="fg-message mono">{g.message || <span className="muted">(no message)</span>}</p>
         <div className="fg-examples">

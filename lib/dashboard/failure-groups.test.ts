@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeOutcome, exampleHref, fmtAgo, fmtShare, readFailureWindow } from './failure-groups';
+import { alertMark, codeOutcome, exampleHref, fmtAgo, fmtShare, readFailureWindow } from './failure-groups';
 import { readRunAnchor } from './run-anchors';
 
 describe('/failures view rules', () => {
@@ -22,5 +22,22 @@ describe('/failures view rules', () => {
     expect([0.0004, 0.004, 0.25, 1, null].map(fmtShare)).toEqual(['<0.1 %', '0.4 %', '25 %', '100 %', '—']);
     const now = 10 * 86_400_000;
     expect([now - 5_000, now - 12 * 60_000, now - 5 * 3_600_000, now - 3 * 86_400_000].map((t) => fmtAgo(t, now))).toEqual(['just now', '12 min ago', '5 h ago', '3 d ago']);
+  });
+
+  it('marks a group that alerted: when, and whether the webhook took it', () => {
+    const now = 10 * 86_400_000;
+    const firedAt = now - 12 * 60_000;
+    expect(alertMark(undefined, now)).toBeNull();
+    expect(alertMark({ firedAt, status: 'delivered', timesFired: 1, tries: 1 }, now)).toEqual({
+      state: 'delivered',
+      text: 'alerted 12 min ago',
+      title: `the webhook took the alert fired at ${new Date(firedAt).toISOString()} (fired once in all)`,
+    });
+    expect(alertMark({ firedAt, status: 'failed', timesFired: 3, tries: 4 }, now)).toMatchObject({
+      state: 'failed',
+      text: 'alert not delivered 12 min ago',
+      title: expect.stringContaining('after 4 tries (fired 3 times in all)'),
+    });
+    expect(alertMark({ firedAt: now - 5_000, status: 'fired', timesFired: 1, tries: 0 }, now)).toMatchObject({ state: 'fired', text: 'alerting since just now' });
   });
 });
