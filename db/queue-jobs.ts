@@ -25,13 +25,15 @@ export function runIdOf(payload: unknown): string | null {
   return typeof id === 'string' && id.length > 0 ? id : null;
 }
 
-/**
- * graphile-worker's log lines, kept off stdout (which holds one line per run): its warnings and
- * errors go to stderr, prefixed; info and debug are dropped.
- */
-export const queueLogger = new Logger(() => (level: LogLevel, message: string) => {
-  if (level === 'error' || level === 'warning') process.stderr.write(`aqven worker: graphile-worker ${level}: ${message}\n`);
-});
+/** graphile-worker's log lines: its warnings and errors told to `say`; info and debug are dropped. */
+export function queueLoggerTo(say: (level: 'error' | 'warning', message: string) => void): Logger {
+  return new Logger(() => (level: LogLevel, message: string) => {
+    if (level === 'error' || level === 'warning') say(level, message);
+  });
+}
+
+/** graphile-worker's warnings and errors on stderr, prefixed (a worker logs them as its own lines instead: lib/cli/queue.ts). */
+export const queueLogger = queueLoggerTo((level, message) => process.stderr.write(`aqven worker: graphile-worker ${level}: ${message}\n`));
 
 const installed = new Map<string, Promise<void>>();
 

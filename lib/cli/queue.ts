@@ -1,7 +1,10 @@
 // `aqven worker [--concurrency N] [--simulate] [--project DIR] [--drain-timeout S]` and
 // `aqven cancel RUN_ID` (DESIGN: CLI; Storage, "Workers and the queue"). PostgreSQL mode only
-// (AQVEN_DATABASE_URL=postgres://…). The worker prints one line per run it ended on stdout, its
-// own news on stderr, and on a terminal a progress line on stderr, redrawn in place.
+// (AQVEN_DATABASE_URL=postgres://…). Once started, the worker says what happens as log lines on
+// stdout (lib/observe: JSON, or AQVEN_LOG_FORMAT=pretty) — its own news, the runs it claims, takes
+// over and hands back, and every run's lines — and on a terminal a progress line on stderr, redrawn
+// in place. A refusal before it starts (bad usage, no database, a project that fails check) is one
+// line on stderr.
 // Exit statuses — worker: 0 stopped by SIGINT/SIGTERM after draining, 1 the queue failed, 2 bad
 // usage or config, 3 the database cannot be reached, 130/143 a second signal cut the drain short;
 // cancel: 0 cancelled, 1 not cancelled (not queued, no such run, or SQLite mode), 2 bad usage, 3.
@@ -18,7 +21,10 @@ import { NOTHING_QUEUED, openQueueMode, runModeKind } from '@/lib/flow/run-mode'
 import { cancelRunSchema } from '@/lib/contracts/cancel-run';
 import { firstIssue } from '@/lib/contracts/refusal';
 import { startAlerts } from '@/lib/observe/alerts/start-alerts';
-import { QueueWorker, type RunEnd, type WorkerStats } from '@/lib/queue/worker';
+import { QueueWorker, type RunEnd, type RunTaken, type WorkerStats } from '@/lib/queue/worker';
+import { errorField, LogSettingError, logSettings } from '@/lib/observe/logger';
+import { startLogs, type ProcessLogs } from '@/lib/observe/logs';
+import { PROCESS_OWNER } from '@/db/run-lease';
 import { type CliIo, processIo } from './io';
 import { cliRunId } from './find-runs';
 import { PROJECT_HELP, resolveProjectDir } from './project-dir';
@@ -96,49 +102,91 @@ export async function runWorkerCommand(opts: WorkerCommandOptions, env: Env = pr
   try {
     if (runModeKind(env) !== 'queue')
       throw new UsageError('needs AQVEN_DATABASE_URL=postgres://…: runs are queued only in PostgreSQL mode (in SQLite mode a run runs in the process that starts it)');
+    logSettings(env); // AQVEN_LOG_FORMAT and AQVEN_LOG_LEVEL, checked before anything is opened
     const concurrency = positiveInt('--concurrency', opts.concurrency ?? String(DEFAULT_CONCURRENCY), 1000);
     const drainMs = seconds('--drain-timeout', opts.drainTimeout ?? String(DEFAULT_DRAIN_TIMEOUT_S)) * 1000;
     const simulate = simulateRequested(opts.simulate);
     const simUrl = simulate ? sharedSimulatorUrl(env) : null;
     await reachPg(databaseTarget('', env));
     session = await openSession(resolveProjectDir(opts.project, env), { simulate, env });
-    return await serve(session, { concurrency, drainMs, simUrl }, io);
+    return await serve(session, { concurrency, drainMs, simUrl, env }, io);
   } catch (err) {
     if (err instanceof ProjectInvalidError) for (const d of err.diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
-    return exitFor(err, say, [[[UsageError, SimUrlError, NoSnapshotError, ProjectInvalidError], EXIT_USAGE]]);
+    return exitFor(err, say, [[[UsageError, SimUrlError, NoSnapshotError, ProjectInvalidError, LogSettingError], EXIT_USAGE]]);
   } finally {
     await session?.close();
     if (session) await closeDatabase(session.db);
   }
 }
 
-async function serve(session: Session, o: { concurrency: number; drainMs: number; simUrl: string | null }, io: CliIo): Promise<number> {
-  const say = (text: string) => {
-    status?.clear();
-    io.err(`aqven worker: ${text}\n`);
-    status?.draw();
+/** What the worker says of a run it ended that the run's own lines do not: a refusal at its claim, a hand-back, a run lost. */
+function runEndLog(logs: ProcessLogs, r: RunEnd): void {
+  if (!r.refused && r.status !== 'handed back' && r.status !== 'lost') return; // the run's own end line says it (lib/observe/run-log.ts)
+  const fields = {
+    runId: r.runId,
+    flow: r.flow || null,
+    status: r.status,
+    attempts: r.attempts,
+    durationMs: r.durationMs,
+    resumed: r.resumed,
+    note: r.note ? logs.safe(r.note) : null,
   };
+  const line = runEndLine(r);
+  if (r.status === 'lost') logs.log.error(fields, line);
+  else if (r.refused) logs.log.warn(fields, line);
+  else logs.log.info(fields, line);
+}
+
+function runTakenLog(logs: ProcessLogs, r: RunTaken): void {
+  const what = r.takenOver ? 'taken over (its lease had expired)' : `${r.flow} claimed`;
+  logs.log.info({ runId: r.runId, flow: r.flow, takenOver: r.takenOver, fence: r.fence }, `run ${r.runId} ${what}`);
+}
+
+async function serve(session: Session, o: { concurrency: number; drainMs: number; simUrl: string | null; env: Env }, io: CliIo): Promise<number> {
   // the status line is the terminal's: drawn only when the command writes to the process
   const status = io === processIo && process.stderr.isTTY ? new StatusLine(process.stderr) : null;
+  const keys = Object.values(session.providers).map((p) => (p.apiKeyEnv ? (session.env[p.apiKeyEnv] ?? process.env[p.apiKeyEnv]) : undefined));
+  const logs = startLogs({
+    name: 'aqven worker',
+    env: o.env,
+    secrets: keys,
+    bindings: { worker: PROCESS_OWNER },
+    color: io === processIo && process.stdout.isTTY,
+    write: (line) => {
+      status?.clear();
+      io.out(line);
+      status?.draw();
+    },
+  });
+  try {
+    return await work(session, o, logs, status);
+  } finally {
+    logs.stop();
+  }
+}
+
+async function work(session: Session, o: { concurrency: number; drainMs: number; simUrl: string | null }, logs: ProcessLogs, status: StatusLine | null): Promise<number> {
+  const { log } = logs;
   // a missing key fails every call only after the transport's tries: say so before the first run
-  for (const d of session.warnings) io.err(`${formatDiagnostic(d)}\n`);
+  for (const d of session.warnings) log.warn({ file: d.file, code: d.code }, formatDiagnostic(d));
   let id = '';
   const worker = await QueueWorker.start({
     session,
     concurrency: o.concurrency,
-    onRunEnd: (r) => {
-      status?.clear();
-      io.out(`${runEndLine(r)}\n`);
-      status?.draw();
-    },
+    onRunEnd: (r) => runEndLog(logs, r),
+    onRunTaken: (r) => runTakenLog(logs, r),
     onChange: (s) => status?.draw(statsLine(id, s)),
-    onWarning: say,
+    onWarning: (text) => log.warn(logs.safe(text)),
+    onQueueLog: (level, message) => log[level === 'error' ? 'error' : 'warn']({ source: 'graphile-worker' }, `graphile-worker ${level}: ${logs.safe(message)}`),
   });
   id = worker.id;
   // aqven.yaml's alerts: every run's failures, and the periodic pause and queue rules over the newest snapshot
-  const alerts = startAlerts({ periodic: async () => ({ db: session.db, project: (await worker.current()).project }), onWarning: say });
+  const alerts = startAlerts({ periodic: async () => ({ db: session.db, project: (await worker.current()).project }), onWarning: (text) => log.warn(logs.safe(text)) });
   const sim = session.simulated ? `; providers simulated${o.simUrl ? ` by ${o.simUrl}` : ' in this process'}` : '';
-  say(`${id} on ${session.db.name}, snapshot ${session.snapshotId}, concurrency ${o.concurrency}${sim}; waiting for runs`);
+  log.info(
+    { database: session.db.name, snapshot: session.snapshotId, concurrency: o.concurrency, simulated: session.simulated !== null, simulator: o.simUrl },
+    `${id} on ${session.db.name}, snapshot ${session.snapshotId}, concurrency ${o.concurrency}${sim}; waiting for runs`,
+  );
   status?.draw(statsLine(id, worker.stats()));
 
   // until a signal, or the queue fails
@@ -150,7 +198,7 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
     if (first) {
       // a second signal: no more waiting for the runs in progress
       second ??= sig;
-      say(`${sig} again: handing the runs in progress back now`);
+      log.warn({ signal: sig }, `${sig} again: handing the runs in progress back now`);
       worker.cutDrainShort();
       setTimeout(() => {
         interruptAllNow(`stopped by ${sig}`);
@@ -168,8 +216,9 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
   // on — the run is recorded already, and the job left locked is what the stuck-job sweep finds.
   // Anything else unhandled stops the worker as a failed queue does: drained, never a stack.
   const onUnhandled = (err: unknown) => {
-    if (isConnectionLoss(err)) return say(`the database connection was lost while graphile-worker finished a job (its sweep finds the job again): ${pgReason(err)}`);
-    say(`an unexpected failure: ${queryErrorText(err)}`);
+    if (isConnectionLoss(err))
+      return log.warn(logs.safe(`the database connection was lost while graphile-worker finished a job (its sweep finds the job again): ${pgReason(err)}`));
+    log.error({ err: errorField(err, logs.safe) }, logs.safe(`an unexpected failure: ${queryErrorText(err)}`));
     stop(err instanceof Error ? err : new Error(String(err)));
   };
   process.on('unhandledRejection', onUnhandled);
@@ -181,12 +230,12 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
     const why = await stopped;
     const reason = why instanceof Error ? `the queue failed: ${pgReason(why)}` : `stopped by ${why}`;
     const running = worker.stats().running;
-    say(
-      `${why instanceof Error ? reason : why}: draining — no new runs${running ? `; ${running} in progress may finish within ${fmtDuration(o.drainMs)}, then are handed back` : ''}`,
-    );
+    const draining = `${why instanceof Error ? reason : why}: draining — no new runs${running ? `; ${running} in progress may finish within ${fmtDuration(o.drainMs)}, then are handed back` : ''}`;
+    if (why instanceof Error) log.error({ running, drainMs: o.drainMs }, logs.safe(draining));
+    else log.info({ signal: why, running, drainMs: o.drainMs }, draining);
     const drained = await worker.drain(o.drainMs, reason);
     status?.clear();
-    say(`stopped: ${drained.finished} finished while draining, ${drained.handedBack} handed back`);
+    log.info({ finished: drained.finished, handedBack: drained.handedBack }, `stopped: ${drained.finished} finished while draining, ${drained.handedBack} handed back`);
     if (why instanceof Error) return EXIT_QUEUE_FAILED;
     return second ? SIGNAL_EXIT[second] : 0;
   } finally {

@@ -3,6 +3,9 @@
 // programmatic API. Each request carries its socket's address in `x-aqven-peer`, signed with a key
 // made in this process (lib/shared/peer.ts; a client's own values are overwritten): the app believes
 // a peer only when the signature verifies, so plain `next start` never has one. Beyond loopback it listens only once a user exists and a public URL names the host it answers.
+// Once its arguments and settings pass, it says what happens as log lines on stdout (lib/observe:
+// JSON, or AQVEN_LOG_FORMAT=pretty): building, listening (the URL line), request refusals, every
+// run's lines, stopping; a refusal before that is one line on stderr.
 // Exit statuses: 1 the dashboard cannot be built, started or bound; 2 bad usage or a refusal (before
 // listening); 3 the database cannot be opened or reached; 130/143 stopped by SIGINT/SIGTERM.
 import { spawn } from 'node:child_process';
@@ -16,6 +19,8 @@ import type { Command } from 'commander';
 import { anyUser } from '@/db/account-queries';
 import { AuthSecretError, authSecretForEnv } from '@/db/auth-secret';
 import { simulateRequested } from '@/lib/flow/simulate';
+import { errorField, LogSettingError, logSettings } from '@/lib/observe/logger';
+import { startLogs, type ProcessLogs } from '@/lib/observe/logs';
 import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp, stampFacts } from '@/lib/shared/peer';
 import { type CliIo, processIo } from './io';
 import { PROJECT_DEFAULT, resolveProjectDir } from './project-dir';
@@ -97,21 +102,36 @@ export function stampPeer(req: IncomingMessage): void {
 export const UNTRUSTED_PROXY_WARNING =
   'aqven serve: a request came through a proxy (X-Forwarded-For, Forwarded or X-Forwarded-Host) but AQVEN_TRUST_PROXY is not set: such requests count as coming from an unknown address (never this machine, no sign-in from an unknown address). Set AQVEN_TRUST_PROXY=1 if the proxy is yours and sets X-Forwarded-For.';
 
+/** A request the dashboard refused (a 4xx other than 404), as a log line tells it: never its query, headers or body. */
+export interface Refusal {
+  method: string;
+  path: string;
+  status: number;
+}
+
 /**
  * The http server of the dashboard: every request stamped with its peer, then handed to `handler`
  * (requests that come before Next.js is ready wait for it). `onWarning` hears, once, of the first
- * request that came through a proxy the environment does not trust.
+ * request that came through a proxy the environment does not trust; `onRefusal` of each request
+ * answered 4xx but 404 (a missing page is no refusal).
  */
 export function dashboardServer(
   handler: Promise<Handler>,
   onError: (err: unknown) => void = () => undefined,
-  opts: { trustProxy?: boolean; onWarning?: (text: string) => void } = {},
+  opts: { trustProxy?: boolean; onWarning?: (text: string) => void; onRefusal?: (r: Refusal) => void } = {},
 ): Server {
   armPeerStamps();
   handler.catch(() => undefined); // a start that failed is said by whoever started it; each request answers 500
   let warned = false;
+  const onRefusal = opts.onRefusal;
   const server = createServer((req, res) => {
     stampPeer(req);
+    if (onRefusal) {
+      res.once('finish', () => {
+        const status = res.statusCode;
+        if (status >= 400 && status < 500 && status !== 404) onRefusal({ method: req.method ?? '', path: (req.url ?? '').split(/[?#]/, 1)[0]!, status });
+      });
+    }
     if (!warned && !opts.trustProxy && forwarded(rawHeaders(req))) {
       warned = true;
       opts.onWarning?.(UNTRUSTED_PROXY_WARNING);
@@ -170,12 +190,12 @@ function listen(server: Server, port: number, host: string): Promise<number> {
  * its own handler (it interrupts and records its runs, then exits: lib/server/session.ts), it is
  * left to finish, for at most STOP_GRACE_MS.
  */
-function stopOnSignals(server: Server, io: CliIo): void {
+function stopOnSignals(server: Server, logs: ProcessLogs): void {
   const stop = (sig: 'SIGINT' | 'SIGTERM') => {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     const code = SIGNAL_EXIT[sig];
-    io.err(`aqven serve: ${sig}: the dashboard stops\n`);
+    logs.log.info({ signal: sig }, `${sig}: the dashboard stops`);
     server.close();
     server.closeAllConnections();
     // Next.js keeps handles of its own open: the process ends here rather than when they close
@@ -227,9 +247,9 @@ async function refusalBeyondLoopback(host: string, port: number, publicUrl: stri
  * else false (said on stderr), or with the signal that stopped the build: SIGINT/SIGTERM sent to
  * this process are passed on to the build, so no build outlives the command.
  */
-async function ensureBuilt(root: string, io: CliIo): Promise<boolean | 'SIGINT' | 'SIGTERM'> {
+async function ensureBuilt(root: string, logs: ProcessLogs): Promise<boolean | 'SIGINT' | 'SIGTERM'> {
   if (existsSync(join(root, '.next', 'BUILD_ID'))) return true;
-  io.err(`aqven serve: the dashboard is not built yet (no ${join(root, '.next', 'BUILD_ID')}): running next build first, which takes a few minutes\n`);
+  logs.log.info(`the dashboard is not built yet (no ${join(root, '.next', 'BUILD_ID')}): running next build first, which takes a few minutes`);
   // next build's report goes to stderr, beside the other news of this command
   const build = spawn(process.execPath, [nextBin(), 'build'], { cwd: root, stdio: ['ignore', 2, 2], env: process.env });
   let stoppedBy: 'SIGINT' | 'SIGTERM' | null = null;
@@ -246,7 +266,7 @@ async function ensureBuilt(root: string, io: CliIo): Promise<boolean | 'SIGINT' 
     });
     if (stoppedBy) return stoppedBy;
     if (failure === null) return true;
-    io.err(`aqven serve: next build failed (${failure}); the dashboard was not started\n`);
+    logs.log.error(`next build failed (${failure}); the dashboard was not started`);
     return false;
   } finally {
     process.off('SIGINT', pass).off('SIGTERM', pass);
@@ -261,8 +281,9 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
     host = opts.host?.trim() || DEFAULT_HOST;
     port = parsePort(opts.port ?? env.PORT ?? String(DEFAULT_PORT));
     publicUrl = parsePublicUrl(opts.publicUrl ?? env.AQVEN_PUBLIC_URL);
+    logSettings(env); // AQVEN_LOG_FORMAT and AQVEN_LOG_LEVEL
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
+    if (!(err instanceof UsageError || err instanceof LogSettingError)) throw err;
     io.err(`aqven serve: ${err.message}\n`);
     return EXIT_USAGE;
   }
@@ -282,7 +303,22 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
     ...(publicUrl ? { AQVEN_PUBLIC_URL: publicUrl } : {}),
     NODE_ENV: process.env.NODE_ENV || 'production',
   });
-  const built = await ensureBuilt(root, io);
+  const logs = startLogs({ name: 'aqven serve', env, write: (line) => io.out(line), color: io === processIo && process.stdout.isTTY });
+  logs.log.info({ host, port, project: projectDir, simulated: simulateRequested(opts.simulate) }, `starting on ${urlHost(host)}:${port} (project ${projectDir})`);
+  const started = await startDashboard(root, { host, port, publicUrl, projectDir, simulate: opts.simulate, env }, logs);
+  if (started !== null) logs.stop();
+  return started ?? new Promise<number>(() => undefined); // ended by stopOnSignals
+}
+
+/** Builds if need be, listens, starts Next.js: null once it answers (it ends by a signal), else the exit status. */
+async function startDashboard(
+  root: string,
+  o: { host: string; port: number; publicUrl: string | null; projectDir: string; simulate?: boolean; env: Env },
+  logs: ProcessLogs,
+): Promise<number | null> {
+  const { host, port, publicUrl, projectDir, env } = o;
+  const { log, safe } = logs;
+  const built = await ensureBuilt(root, logs);
   if (built !== true) return built === false ? EXIT_START_FAILED : SIGNAL_EXIT[built];
 
   let ready!: (handle: Handler) => void;
@@ -291,15 +327,16 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
     ready = resolve;
     failed = reject;
   });
-  const server = dashboardServer(handler, (err) => io.err(`aqven serve: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`), {
+  const server = dashboardServer(handler, (err) => log.error({ err: errorField(err, safe, { stack: true }) }, `a request failed: ${errorField(err, safe).message}`), {
     trustProxy: env.AQVEN_TRUST_PROXY === '1',
-    onWarning: (text) => io.err(`${text}\n`),
+    onWarning: (text) => log.warn(text),
+    onRefusal: (r) => log.warn(r, `${r.method} ${r.path} refused: ${r.status}`),
   });
   let bound: number;
   try {
     bound = await listen(server, port, host);
   } catch (err) {
-    io.err(`aqven serve: cannot listen on ${urlHost(host)}:${port}: ${(err as Error).message}\n`);
+    log.error(`cannot listen on ${urlHost(host)}:${port}: ${(err as Error).message}`);
     return EXIT_START_FAILED;
   }
   try {
@@ -310,17 +347,21 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
     ready(app.getRequestHandler());
   } catch (err) {
     failed(err);
-    io.err(`aqven serve: the dashboard did not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    log.error({ err: errorField(err, safe, { stack: true }) }, `the dashboard did not start: ${errorField(err, safe).message}`);
     server.close();
     server.closeAllConnections();
     return EXIT_START_FAILED;
   }
-  stopOnSignals(server, io);
+  stopOnSignals(server, logs);
   const local = `http://${urlHost(host)}:${bound}`;
-  const simulated = simulateRequested(opts.simulate) ? ', simulated providers' : '';
+  const simulated = simulateRequested(o.simulate);
   const answers = isLoopbackHost(host) ? `${local}/runs` : `${publicUrl} (listening on ${urlHost(host)}:${bound})`;
-  io.out(`AQVEN dashboard: ${answers}  (project ${projectDir}${simulated})\n`);
-  return new Promise<number>(() => undefined); // ended by stopOnSignals
+  // the line other tools look for: the same words in both formats
+  log.info(
+    { url: isLoopbackHost(host) ? `${local}/runs` : publicUrl, listening: `${urlHost(host)}:${bound}`, project: projectDir, simulated },
+    `AQVEN dashboard: ${answers}  (project ${projectDir}${simulated ? ', simulated providers' : ''})`,
+  );
+  return null;
 }
 
 export function registerServe(program: Command, io: CliIo = processIo): Command {

@@ -16,12 +16,14 @@ export interface ScrubOptions {
   /** our own words (a network error quoting a URL), not the provider's: only secrets are scrubbed,
    * the five redaction detectors are not applied (an address in "ECONNREFUSED 10.0.0.5:443" stays) */
   secretsOnly?: boolean;
+  /** what a key becomes (default KEY_MARK): the logs say <REDACTED> for every secret (lib/observe/logger.ts) */
+  mark?: string;
 }
 
 /** A key's leading characters at the very end of `text` (≥ KEY_PREFIX_MIN of them) become <API_KEY>. */
-function scrubKeyPrefixAtEnd(text: string, key: string): string {
+function scrubKeyPrefixAtEnd(text: string, key: string, mark: string): string {
   for (let n = Math.min(key.length - 1, text.length); n >= KEY_PREFIX_MIN; n--) {
-    if (text.endsWith(key.slice(0, n))) return text.slice(0, text.length - n) + KEY_MARK;
+    if (text.endsWith(key.slice(0, n))) return text.slice(0, text.length - n) + mark;
   }
   return text;
 }
@@ -34,18 +36,19 @@ function scrubKeyPrefixAtEnd(text: string, key: string): string {
  */
 export function scrubSecret(text: string, key: string | undefined | readonly (string | undefined)[], opts: ScrubOptions = {}): string {
   const keys = (typeof key === 'string' || key === undefined ? [key] : [...key]).filter((k): k is string => k !== undefined && k.length >= 4).sort((a, b) => b.length - a.length);
+  const mark = opts.mark ?? KEY_MARK;
   let out = text;
-  for (const k of keys) if (out.includes(k)) out = out.split(k).join(KEY_MARK);
+  for (const k of keys) if (out.includes(k)) out = out.split(k).join(mark);
   const cut = opts.cut === true;
   if (opts.max !== undefined && out.length > opts.max) {
     out = out.slice(0, Math.max(0, opts.max));
     // do not leave half a surrogate pair at the cut
     const last = out.charCodeAt(out.length - 1);
     if (last >= 0xd800 && last <= 0xdbff) out = out.slice(0, -1);
-    for (const k of keys) out = scrubKeyPrefixAtEnd(out, k);
+    for (const k of keys) out = scrubKeyPrefixAtEnd(out, k, mark);
     return `${out}…`;
   }
-  if (cut) for (const k of keys) out = scrubKeyPrefixAtEnd(out, k);
+  if (cut) for (const k of keys) out = scrubKeyPrefixAtEnd(out, k, mark);
   return out;
 }
 

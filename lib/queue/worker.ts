@@ -14,7 +14,7 @@ import type { RunRecord } from '@/lib/flow/run-record';
 import { currentSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
 import { startUsageLookups } from '@/lib/flow/usage-lookup';
 import { claimRun, failClaimedRun } from './claim';
-import { ensureQueueSchema, queueLogger, redeliverStuckRuns, RUN_TASK, runIdOf } from '@/db/queue-jobs';
+import { ensureQueueSchema, queueLogger, queueLoggerTo, redeliverStuckRuns, RUN_TASK, runIdOf } from '@/db/queue-jobs';
 import { beatWorker, registerWorker, stopWorkerRow } from './worker-row';
 import { queryErrorText } from '@/db/pg';
 
@@ -32,6 +32,18 @@ export interface RunEnd {
   sinceStartMs?: number;
   /** why, for a run that did not end on its own: refused by the claim, lost, handed back */
   note?: string;
+  /** it never ran: refused at its claim (its flow or input no longer fit), or it could not be started */
+  refused?: boolean;
+}
+
+/** A run this worker took: claimed from its job, or taken over after its lease expired. */
+export interface RunTaken {
+  runId: string;
+  /** unknown (null) for a take-over until the run is read */
+  flow: string | null;
+  takenOver: boolean;
+  /** the fence of this worker's lease: how many times the run has been taken, this time included */
+  fence: number;
 }
 
 export interface WorkerStats {
@@ -47,6 +59,10 @@ export interface WorkerOptions {
   session: Session;
   concurrency: number;
   onRunEnd?: (r: RunEnd) => void;
+  /** a run was claimed or taken over (before it starts) */
+  onRunTaken?: (r: RunTaken) => void;
+  /** graphile-worker's own warnings and errors (its info is dropped); absent: on stderr */
+  onQueueLog?: (level: 'error' | 'warning', message: string) => void;
   /** something changed (a run started or ended): for a progress line */
   onChange?: (s: WorkerStats) => void;
   /** a problem worth a line on stderr; the worker carries on */
@@ -157,7 +173,7 @@ export class QueueWorker {
       noHandleSignals: true,
       taskList: { [RUN_TASK]: task },
       parsedCronItems: [],
-      logger: queueLogger,
+      logger: o.onQueueLog ? queueLoggerTo(o.onQueueLog) : queueLogger,
     });
     w.timer = setInterval(() => void w.tick(), LEASE_HEARTBEAT_MS);
     w.stopLookups = startUsageLookups(db, () => ({ providers: w.session.providers, env: w.session.env, simulated: w.session.simulated !== null }), {
@@ -187,8 +203,11 @@ export class QueueWorker {
     try {
       const s = await this.fresh();
       const claim = await claimRun(this.db, runId, { project: s.project, snapshotId: s.snapshotId, projectHash: s.projectHash });
-      if (claim.kind === 'claimed') await this.runClaimed(s, runId, claim.flow, claim.input, claim.lease, claim.startedBy);
-      else if (claim.kind === 'refused') this.end({ runId, flow: claim.flow, status: 'failed', attempts: 0, durationMs: 0, resumed: false, note: claim.error.code });
+      if (claim.kind === 'claimed') {
+        this.o.onRunTaken?.({ runId, flow: claim.flow, takenOver: false, fence: claim.lease.fence });
+        await this.runClaimed(s, runId, claim.flow, claim.input, claim.lease, claim.startedBy);
+      } else if (claim.kind === 'refused')
+        this.end({ runId, flow: claim.flow, status: 'failed', attempts: 0, durationMs: 0, resumed: false, note: claim.error.code, refused: true });
       else if (claim.kind === 'expired') await this.takeOver(s, runId, claim.fence);
       // held (another worker runs it: a duplicate delivery), over (finished or cancelled), missing: the job is done
     } finally {
@@ -239,7 +258,7 @@ export class QueueWorker {
       // the claim checked flow and input against this very project, so this is a bug: the run must not stay claimed
       const error = { code: 'internal_error', node: null, message: message(err), hint: 'The worker could not start the run; it is recorded as failed.' };
       await failClaimedRun(this.db, lease, error).catch(() => undefined);
-      this.end({ runId, flow, status: 'failed', attempts: 0, durationMs: 0, resumed: false, note: error.message });
+      this.end({ runId, flow, status: 'failed', attempts: 0, durationMs: 0, resumed: false, note: error.message, refused: true });
       return;
     }
     await this.follow(started, flow, false);
@@ -248,7 +267,9 @@ export class QueueWorker {
   /** Takes over a run whose lease expired (compare-and-set on `fence`) and resumes it; nothing when another worker was first. */
   private async takeOver(s: Session, runId: string, fence: number): Promise<void> {
     const started = await takeOverRun({ db: this.db, runId, fence, project: s.project, providers: s.providers, env: s.env });
-    if (started) await this.follow(started, '', true);
+    if (!started) return;
+    this.o.onRunTaken?.({ runId, flow: null, takenOver: true, fence: fence + 1 });
+    await this.follow(started, '', true);
   }
 
   /** Keeps `p` in `busy` until it settles (the drain waits for it); resolves or rejects as `p` does. */

@@ -8,7 +8,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardServer, isLoopbackHost, NO_USER_REFUSAL, PEER_HEADER, repoRoot } from '@/lib/cli/serve';
+import { dashboardServer, isLoopbackHost, NO_USER_REFUSAL, PEER_HEADER, repoRoot, type Refusal } from '@/lib/cli/serve';
 import { stampedPeer } from '@/lib/shared/peer';
 import { copyShowcase } from '../helpers/showcase';
 import { aqvenHere as aqven, BIN, ensureCliBuilt, ROOT } from './aqven-process';
@@ -24,6 +24,18 @@ function get(port: number, path: string, headers: Record<string, string | string
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject).end();
+  });
+}
+
+/** POST a JSON body to a server on 127.0.0.1; the status and body. */
+function post(port: number, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject).end(JSON.stringify(body));
   });
 }
 
@@ -64,6 +76,29 @@ describe('the peer header', () => {
     expect(JSON.parse(plain.body)).toEqual({ stamped: { address: '127.0.0.1', forwardedFor: null, proxied: false }, raw: 1 });
     const forged = await get(port, '/', { 'X-Aqven-Peer': ['10.9.8.7', '192.168.0.1'], 'X-Aqven-Peer-Sig': 'ab'.repeat(32), 'X-Forwarded-For': '198.51.100.4' });
     expect(JSON.parse(forged.body)).toEqual({ stamped: { address: '127.0.0.1', forwardedFor: '198.51.100.4', proxied: true }, raw: 1 });
+  });
+
+  it('tells each refusal — a 4xx but 404 — by method, path without its query, and status; nothing else', async () => {
+    const refusals: Refusal[] = [];
+    const telling = dashboardServer(
+      Promise.resolve(async (req, res) => {
+        const status = Number(/^\/(\d{3})/.exec(req.url ?? '')?.[1] ?? 200);
+        res.writeHead(status).end();
+      }),
+      undefined,
+      { onRefusal: (r) => refusals.push(r) },
+    );
+    await new Promise<void>((resolve) => telling.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = (telling.address() as AddressInfo).port;
+      for (const path of ['/200', '/401/api/runs?token=secret-in-a-query', '/404', '/429', '/500', '/302']) await get(at, path);
+      expect(refusals).toEqual([
+        { method: 'GET', path: '/401/api/runs', status: 401 },
+        { method: 'GET', path: '/429', status: 429 },
+      ]);
+    } finally {
+      await new Promise((resolve) => telling.close(resolve));
+    }
   });
 
   it('a handler that throws answers 500 and the server goes on', async () => {
@@ -120,6 +155,14 @@ describe('aqven serve refuses before listening (no build needed)', () => {
     const ftp = await aqven(['serve', '--host', '0.0.0.0', '--public-url', 'ftp://files.example', '--project', dir], ENV);
     expect(ftp).toMatchObject({ code: 2, err: 'aqven serve: the public URL must be an http(s) URL such as http://aqven.example.com:3000, got "ftp://files.example"\n' });
   });
+
+  it('a log format or level it does not know is bad usage, named', async () => {
+    expect(await aqven(['serve', '--port', '0', '--project', dir], { ...ENV, AQVEN_LOG_FORMAT: 'logfmt' })).toMatchObject({
+      code: 2,
+      out: '',
+      err: 'aqven serve: AQVEN_LOG_FORMAT must be one of json, pretty, got "logfmt"\n',
+    });
+  });
 });
 
 const built = existsSync(join(ROOT, '.next', 'BUILD_ID'));
@@ -140,14 +183,21 @@ describe('aqven serve serves', () => {
       child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
       child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      try {
+      // its log lines (JSON); Next.js may say a word of its own on stdout while it starts
+      const logs = () => out.split('\n').flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown> & { msg: string }] : []));
+      const until = async (what: string, found: () => unknown) => {
         const deadline = Date.now() + 60_000;
-        // Next.js says a word of its own on stdout while it starts; the URL line comes once it listens
-        const urlLine = () => out.split('\n').find((l) => l.startsWith('AQVEN dashboard: '));
-        while (!urlLine() && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-        expect(urlLine(), err).toMatch(/^AQVEN dashboard: http:\/\/127\.0\.0\.1:\d+\/runs {2}\(project .*, simulated providers\)$/);
-        expect(urlLine()).toContain(`(project ${dir}, `);
-        const port = Number(/:(\d+)\/runs/.exec(urlLine()!)![1]);
+        while (!found() && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(found(), `${what}:\n${out}\n${err}`).toBeTruthy();
+      };
+      try {
+        // the URL line comes once it listens: the same words in either log format
+        const urlLine = () => logs().find((l) => l.msg.startsWith('AQVEN dashboard: '));
+        await until('the URL line', urlLine);
+        expect(urlLine()!.msg).toMatch(/^AQVEN dashboard: http:\/\/127\.0\.0\.1:\d+\/runs {2}\(project .*, simulated providers\)$/);
+        expect(urlLine()!.msg).toContain(`(project ${dir}, `);
+        expect(urlLine()).toMatchObject({ level: 'info', name: 'aqven serve', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/runs$/), project: dir, simulated: true });
+        const port = Number(/:(\d+)\/runs/.exec(urlLine()!.msg)![1]);
 
         const runs = await get(port, '/api/runs');
         expect(runs.status).toBe(200);
@@ -156,12 +206,23 @@ describe('aqven serve serves', () => {
         const page = await get(port, '/runs');
         expect(page.status).toBe(200);
         expect(page.body).toContain('sim-badge');
-        // the proxy runs under this server too: a foreign Host is refused
+        // the proxy runs under this server too: a foreign Host is refused, and the log says so
         expect((await get(port, '/runs', { host: 'rebind.example' })).status).toBe(421);
+        await until('the refusal line', () => logs().find((l) => l.status === 421));
+        expect(logs().find((l) => l.status === 421)).toMatchObject({ level: 'warn', method: 'GET', path: '/runs', msg: 'GET /runs refused: 421' });
+
+        // a run started through the API — Next.js's own copy of the run code — is told to this process's log
+        const started = await post(port, '/api/runs', { flow: 'triage', input: { ticket: 'My invoice is wrong' } }, { origin: `http://127.0.0.1:${port}`, prefer: 'wait=20' });
+        expect(started.status, started.body).toBeLessThan(300);
+        const { id } = JSON.parse(started.body) as { id: string };
+        await until('the run end line', () => logs().find((l) => l.runId === id && typeof l.status === 'string'));
+        const run = logs().filter((l) => l.runId === id);
+        expect(run[0]).toMatchObject({ msg: `run ${id} triage started`, traceId: null, name: 'aqven serve' });
+        expect(run.at(-1)!.msg).toMatch(new RegExp(`^run ${id} triage (succeeded|failed)\\b`));
 
         child.kill('SIGTERM');
         expect(await exited).toBe(143);
-        expect(err).toContain('aqven serve: SIGTERM: the dashboard stops');
+        expect(logs().at(-1)).toMatchObject({ level: 'info', signal: 'SIGTERM', msg: 'SIGTERM: the dashboard stops' });
       } finally {
         if (child.exitCode === null) child.kill('SIGKILL');
       }

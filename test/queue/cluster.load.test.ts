@@ -92,18 +92,16 @@ describe('[big] a cluster of workers', () => {
       // one claim each: no run changed hands
       expect(rows.filter((r) => r.fence !== 1)).toEqual([]);
 
-      // one line per run across the workers, each run once, by the worker that owns it
+      // one end line per run across the workers, each run once, by the worker that owns it
       const lines = workers.flatMap((w) =>
         w
-          .out()
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => ({ w: w.id, l })),
+          .lines()
+          .filter((l) => typeof l.runId === 'string' && typeof l.status === 'string')
+          .map((l) => ({ w: w.id, l: l.msg })),
       );
       const seen = new Map<string, string>();
       for (const { w, l } of lines) {
-        const m = /^run (\S+) triage (succeeded|failed) \d+ attempts? /.exec(l);
+        const m = /^run (\S+) triage (succeeded|failed)\b.*: \d+ attempts?, /.exec(l);
         expect(m, l).not.toBeNull();
         expect(seen.has(m![1]!), `run ${m![1]} printed twice`).toBe(false);
         seen.set(m![1]!, w);
@@ -186,12 +184,7 @@ describe('[big] a cluster of workers', () => {
       expect(exits.map((e) => e.code)).toEqual([0, 0]);
       const trouble = workers.flatMap((w) => lockTrouble(w.out() + w.err()));
       expect(trouble).toEqual([]);
-      const takenLines = workers.slice(1).flatMap((w) =>
-        w
-          .out()
-          .split('\n')
-          .filter((l) => / taken over/.test(l)),
-      );
+      const takenLines = workers.slice(1).flatMap((w) => w.lines().filter((l) => l.takenOver === true));
       console.log(`[big] killed a worker holding ${held.length} runs: all ${ids.length} finished ${(recoveredMs / 1000).toFixed(1)} s later; ${takenLines.length} taken over`);
     }, 150_000);
   });

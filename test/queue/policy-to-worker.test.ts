@@ -84,5 +84,6 @@ describe('a policy saved in the dashboard', () => {
     expect(JSON.stringify(second.classifierPolicy)).not.toBe(JSON.stringify(first.classifierPolicy));
     expect(JSON.stringify(second.classifierPolicy)).toContain('"retries":4');
     expect(worker.err()).not.toMatch(/error/i);
+    expect(worker.lines().filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
   });
 });

@@ -72,7 +72,7 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
     expect(sqlite.err).toMatch(/^aqven cancel: nothing is queued in SQLite mode/);
   });
 
-  it('a worker runs the queued run, prints one line for it, and drains on SIGTERM (exit 0)', async () => {
+  it('a worker runs the queued run, logs its claim, start and end, and drains on SIGTERM (exit 0)', async () => {
     const [queued] = await db.q.select().from(db.t.runs).where(eq(db.t.runs.status, 'queued'));
     const w = await startWorker({ url: tdb.url, simUrl: sim.url, project: dir, concurrency: 2 });
     await eventually('the run to finish', async () => (await unfinished(db)) === 0);
@@ -88,10 +88,16 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
     w.child.kill('SIGTERM');
     const exit = await w.exited;
     expect(exit.code).toBe(0);
-    const lines = w.out().trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^run ${queued!.id} triage ${done.status} \\d+ attempts? \\d+(\\.\\d)? m?s`));
-    expect(w.err()).toMatch(/SIGTERM: draining/);
+    // every line of stdout is a JSON log line; the run's are said once each, with its id
+    const lines = w.lines();
+    const ofRun = lines.filter((l) => l.runId === queued!.id).map((l) => l.msg);
+    expect(ofRun[0]).toBe(`run ${queued!.id} triage claimed`);
+    expect(ofRun[1]).toBe(`run ${queued!.id} triage started`);
+    expect(ofRun.at(-1)).toMatch(new RegExp(`^run ${queued!.id} triage ${done.status}\\b.*: \\d+ attempts?, \\d+(\\.\\d)? m?s, \\$`));
+    expect(ofRun.filter((m) => m.startsWith(`run ${queued!.id} triage ${done.status}`))).toHaveLength(1);
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['SIGTERM: draining — no new runs', 'stopped: 0 finished while draining, 0 handed back']));
+    for (const l of lines) expect(l).toMatchObject({ name: 'aqven worker', worker: w.id });
+    expect(w.err()).toBe('');
     expect(lockTrouble(w.out() + w.err())).toEqual([]);
     const [stopped] = await db.q.select().from(db.t.workers).where(eq(db.t.workers.id, w.id));
     expect(stopped!.stoppedAt).toBeGreaterThan(0);
@@ -114,9 +120,9 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
       });
       a.child.kill('SIGTERM');
       expect((await a.exited).code).toBe(0);
-      const lines = a.out().trim().split('\n');
-      expect(lines.map((l) => l.split(' ').slice(0, 5).join(' ')).sort()).toEqual(ids.map((id) => `run ${id} triage handed back`).sort());
-      expect(a.err()).toMatch(/stopped: 0 finished while draining, 3 handed back/);
+      const back = a.lines().filter((l) => l.status === 'handed back');
+      expect(back.map((l) => l.msg.split(' ').slice(0, 5).join(' ')).sort()).toEqual(ids.map((id) => `run ${id} triage handed back`).sort());
+      expect(a.lines().map((l) => l.msg)).toContain('stopped: 0 finished while draining, 3 handed back');
       // left running, their leases released: no worker holds them; the attempts cut off are recorded, none open
       const left = await db.q.select().from(runs).where(inArray(runs.id, ids));
       for (const r of left) expect(r.status).toBe('running');
@@ -137,15 +143,18 @@ describe('aqven run --queue, aqven worker, aqven cancel', () => {
       }
       b.child.kill('SIGTERM');
       expect((await b.exited).code).toBe(0);
-      // each says how long it took B, then how long since the run started (what its page shows: A's part too)
-      const taken = b
-        .out()
-        .trim()
-        .split('\n')
-        .filter((l) => / taken over/.test(l));
-      expect(taken).toHaveLength(3);
-      for (const l of taken) expect(l).toMatch(/ attempts? \S+ \S+ taken over \(\S+( \S+)* since the run started\)/);
-      expect(lockTrouble(a.err() + b.err())).toEqual([]);
+      // B says it took each over, then each run's end says how long since the run started (what its page shows: A's part too)
+      expect(
+        b
+          .lines()
+          .filter((l) => l.takenOver === true)
+          .map((l) => l.runId)
+          .sort(),
+      ).toEqual([...ids].sort());
+      const ended = b.lines().filter((l) => l.resumed === true && typeof l.status === 'string');
+      expect(ended.map((l) => l.runId).sort()).toEqual([...ids].sort());
+      for (const l of ended) expect(l.msg).toMatch(/ attempts?, \S+ m?s since it started \(taken over\), /);
+      expect(lockTrouble(a.out() + a.err() + b.out() + b.err())).toEqual([]);
     } finally {
       await slow.close();
     }

@@ -9,9 +9,23 @@ export interface WorkerProcess {
   child: ChildProcess;
   /** the worker's id (its PROCESS_OWNER, the owner its leases name), once it said it is up */
   id: string;
+  /** its log lines (stdout), as written */
   out(): string;
+  /** its log lines, parsed (JSON, the default format) */
+  lines(): LogLine[];
   err(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** A log line of `aqven worker` or `aqven serve` (lib/observe/logger.ts), parsed. */
+export type LogLine = { level: string; time: string; msg: string; name: string } & Record<string, unknown>;
+
+/** The JSON log lines in `text` (every line must be one). */
+export function logLines(text: string): LogLine[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as LogLine);
 }
 
 /** The environment of a worker: the database, the shared simulator, nothing of the test's own. */
@@ -20,29 +34,37 @@ export function workerEnv(url: string, simUrl: string | null): NodeJS.ProcessEnv
 }
 
 /** Starts `aqven worker --simulate` and resolves once it is taking jobs. */
-export async function startWorker(o: { url: string; simUrl: string | null; project: string; concurrency: number; drainTimeout?: number }): Promise<WorkerProcess> {
+export async function startWorker(o: {
+  url: string;
+  simUrl: string | null;
+  project: string;
+  concurrency: number;
+  drainTimeout?: number;
+  env?: Record<string, string | undefined>;
+}): Promise<WorkerProcess> {
   const args = ['worker', '--simulate', '--concurrency', String(o.concurrency), '--project', o.project];
   if (o.drainTimeout !== undefined) args.push('--drain-timeout', String(o.drainTimeout));
-  const child = spawn(process.execPath, [BIN, ...args], { env: workerEnv(o.url, o.simUrl) });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...workerEnv(o.url, o.simUrl), ...o.env } });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   const id = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the worker did not start within 60 s:\n${err}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`the worker did not start within 60 s:\n${out}\n${err}`)), 60_000);
+    // its start line, in either log format
     const look = () => {
-      const m = /aqven worker: ([0-9a-f-]{36}) on .* waiting for runs/.exec(err);
+      const m = /([0-9a-f-]{36}) on .* waiting for runs/.exec(out);
       if (m) {
         clearTimeout(timer);
-        child.stderr!.off('data', look);
+        child.stdout!.off('data', look);
         resolve(m[1]!);
       }
     };
-    child.stderr!.on('data', look);
-    void exited.then(({ code }) => reject(new Error(`the worker exited (${code}) before it started:\n${err}`)));
+    child.stdout!.on('data', look);
+    void exited.then(({ code }) => reject(new Error(`the worker exited (${code}) before it started:\n${out}\n${err}`)));
   });
-  return { child, id, out: () => out, err: () => err, exited };
+  return { child, id, out: () => out, lines: () => logLines(out), err: () => err, exited };
 }
 
 /** Polls `f` (a read of the database) until it answers truthy; the bound is a hang guard. */
