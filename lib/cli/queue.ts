@@ -151,7 +151,7 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
     env: o.env,
     secrets: keys,
     bindings: { worker: PROCESS_OWNER },
-    color: io === processIo && process.stdout.isTTY,
+    terminal: io === processIo && process.stdout.isTTY,
     write: (line) => {
       status?.clear();
       io.out(line);

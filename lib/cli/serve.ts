@@ -303,7 +303,7 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
     ...(publicUrl ? { AQVEN_PUBLIC_URL: publicUrl } : {}),
     NODE_ENV: process.env.NODE_ENV || 'production',
   });
-  const logs = startLogs({ name: 'aqven serve', env, write: (line) => io.out(line), color: io === processIo && process.stdout.isTTY });
+  const logs = startLogs({ name: 'aqven serve', env, write: (line) => io.out(line), terminal: io === processIo && process.stdout.isTTY });
   logs.log.info({ host, port, project: projectDir, simulated: simulateRequested(opts.simulate) }, `starting on ${urlHost(host)}:${port} (project ${projectDir})`);
   const started = await startDashboard(root, { host, port, publicUrl, projectDir, simulate: opts.simulate, env }, logs);
   if (started !== null) logs.stop();

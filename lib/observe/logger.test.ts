@@ -44,6 +44,9 @@ describe('the process logger', () => {
     expect(() => logSettings({ AQVEN_LOG_FORMAT: 'xml' })).toThrow(new LogSettingError('AQVEN_LOG_FORMAT must be one of json, pretty, got "xml"'));
     expect(() => logSettings({ AQVEN_LOG_LEVEL: 'verbose' })).toThrow(/^AQVEN_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"$/);
     expect(logSettings({ AQVEN_LOG_FORMAT: ' ', AQVEN_LOG_LEVEL: '' })).toEqual({ format: 'json', level: 'info' });
+    // unset, the format follows where the lines go: a terminal reads them, anything else parses them
+    expect(logSettings({}, { terminal: true })).toEqual({ format: 'pretty', level: 'info' });
+    expect(logSettings({ AQVEN_LOG_FORMAT: 'json' }, { terminal: true }).format).toBe('json');
   });
 
   it('scrubs every secret of the environment from every line, censors secret fields, and makes free text safe', () => {

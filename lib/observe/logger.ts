@@ -1,6 +1,7 @@
 // The structured logs of the long-lived commands (DESIGN: Observability, "Logs"): `aqven serve` and
-// `aqven worker` say what happens as one JSON object per line on stdout (pino), or, with
-// AQVEN_LOG_FORMAT=pretty, as one human line per entry (pino-pretty). Both are formatted in this
+// `aqven worker` say what happens as one JSON object per line on stdout (pino), or as one human
+// line per entry (pino-pretty): AQVEN_LOG_FORMAT=json or pretty, and when it is unset, pretty on a
+// terminal and JSON anywhere else (a pipe, a file, a container's log). Both are formatted in this
 // process and written synchronously to the command's own output: no worker thread, and nothing is
 // lost when the process exits at once after a signal.
 //
@@ -20,7 +21,6 @@ export const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-export const DEFAULT_LOG_FORMAT: LogFormat = 'json';
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
 /** Free text in a line is cut to this many characters (a stored failure text may be 64 KiB). */
@@ -59,10 +59,13 @@ function oneOf<T extends string>(name: string, raw: string | undefined, allowed:
   throw new LogSettingError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
 }
 
-/** The log settings of the environment: AQVEN_LOG_FORMAT (json, pretty) and AQVEN_LOG_LEVEL (default info). */
-export function logSettings(env: Record<string, string | undefined>): LogSettings {
+/**
+ * The log settings of the environment: AQVEN_LOG_FORMAT (json, pretty; unset: pretty when the lines
+ * go to a terminal, else json) and AQVEN_LOG_LEVEL (default info).
+ */
+export function logSettings(env: Record<string, string | undefined>, o: { terminal?: boolean } = {}): LogSettings {
   return {
-    format: oneOf('AQVEN_LOG_FORMAT', env.AQVEN_LOG_FORMAT, LOG_FORMATS, DEFAULT_LOG_FORMAT),
+    format: oneOf('AQVEN_LOG_FORMAT', env.AQVEN_LOG_FORMAT, LOG_FORMATS, o.terminal ? 'pretty' : 'json'),
     level: oneOf('AQVEN_LOG_LEVEL', env.AQVEN_LOG_LEVEL, LOG_LEVELS, DEFAULT_LOG_LEVEL),
   };
 }
@@ -114,8 +117,8 @@ export interface LoggerOptions {
   env: Record<string, string | undefined>;
   /** where each line goes, ending in a newline (the command's stdout) */
   write: (line: string) => void;
-  /** pretty mode: colour the level (a terminal) */
-  color?: boolean;
+  /** the lines go to a terminal: pretty unless AQVEN_LOG_FORMAT says otherwise, the level coloured */
+  terminal?: boolean;
   /** more secret values to scrub from every line (a provider's key held under another name) */
   secrets?: readonly (string | undefined)[];
   /** fields every line of the process carries (a worker's id) */
@@ -124,11 +127,11 @@ export interface LoggerOptions {
 
 /** The one logger factory of the long-lived commands; throws LogSettingError for a bad AQVEN_LOG_FORMAT or AQVEN_LOG_LEVEL. */
 export function createLogger(o: LoggerOptions): ProcessLogger {
-  const { format, level } = logSettings(o.env);
+  const { format, level } = logSettings(o.env, { terminal: o.terminal });
   const secrets = [...new Set([...envSecrets(o.env), ...(o.secrets ?? []).filter((s): s is string => !!s && s.length >= SECRET_VALUE_MIN)])].sort((a, b) => b.length - a.length);
   const pretty =
     format === 'pretty'
-      ? prettyFactory({ colorize: o.color === true, singleLine: true, errorLikeObjectKeys: ['err'], translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+      ? prettyFactory({ colorize: o.terminal === true, singleLine: true, errorLikeObjectKeys: ['err'], translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
       : null;
   const destination = { write: (line: string) => o.write(pretty ? pretty(line) : line) };
   const root = pino(
