@@ -183,8 +183,13 @@ describe('aqven serve serves', () => {
       child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
       child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      // its log lines (JSON); Next.js may say a word of its own on stdout while it starts
-      const logs = () => out.split('\n').flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown> & { msg: string }] : []));
+      // its log lines, each complete line of stdout one JSON object — Next.js's own words too
+      const logs = () =>
+        out
+          .slice(0, out.lastIndexOf('\n') + 1)
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown> & { msg: string });
       const until = async (what: string, found: () => unknown) => {
         const deadline = Date.now() + 60_000;
         while (!found() && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
