@@ -11,7 +11,18 @@ import { createLogger } from './logger';
 import { runLogObserver } from './run-log';
 
 const KEY = 'sk-test-run-log-7f3a9c1e2d';
-const run: ObservedRun = { runId: 'run-1', project: 'showcase', flow: 'triage', kind: 'flow', startedBy: 'token:ci', startedAt: 1_000, resumed: false };
+// the run's database and project are not read by the run lines
+const run: ObservedRun = {
+  runId: 'run-1',
+  project: 'showcase',
+  flow: 'triage',
+  kind: 'flow',
+  startedBy: 'token:ci',
+  startedAt: 1_000,
+  resumed: false,
+  db: null,
+  config: {} as ObservedRun['config'],
+};
 const usage = { inputTokens: 120, outputTokens: 30, costUsd: 0.00042 };
 
 const attempt = (o: Partial<AttemptRecord>): AttemptRecord => ({
