@@ -52,8 +52,16 @@ describe('the process logger', () => {
   it('scrubs every secret of the environment from every line, censors secret fields, and makes free text safe', () => {
     const KEY = 'sk-or-v1-0123456789abcdef';
     const PASSWORD = 'pg-pass-5f1c"quoted';
-    const env = { OPENROUTER_API_KEY: KEY, AQVEN_DATABASE_URL: `postgres://aqven:${encodeURIComponent(PASSWORD)}@db.internal/aqven`, SHORT_TOKEN: 'abc', HOME: '/home/anna' };
-    expect(envSecrets(env)).toEqual(expect.arrayContaining([KEY, PASSWORD, encodeURIComponent(PASSWORD)]));
+    const HOOK = 'https://hooks.slack.com/services/T0001/B0001/XXXXXXXXXXXX';
+    const env = {
+      OPENROUTER_API_KEY: KEY,
+      AQVEN_DATABASE_URL: `postgres://aqven:${encodeURIComponent(PASSWORD)}@db.internal/aqven`,
+      ONCALL_WEBHOOK_URL: HOOK,
+      SHORT_TOKEN: 'abc',
+      HOME: '/home/anna',
+    };
+    expect(envSecrets(env)).toEqual(expect.arrayContaining([KEY, PASSWORD, encodeURIComponent(PASSWORD), HOOK]));
+    expect(envSecrets(env)).not.toContain('/home/anna');
     expect(envSecrets(env)).not.toContain('abc'); // too short to tell from a word
     const c = capture(env, { secrets: ['held-under-another-name-1234'] });
     c.log.warn(
