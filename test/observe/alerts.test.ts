@@ -185,4 +185,19 @@ describe('alerts', () => {
     await alerts.checkNow();
     expect(hook.received).toHaveLength(2);
   });
+
+  it('a process without the webhook variable sends nothing and holds no key (another process that has it may send), and says so once', async () => {
+    const v = virtualClock();
+    const warnings: string[] = [];
+    w = await worldOn('sqlite', REFUSES, showcaseWithAlerts('  webhook: { url_env: SHOWCASE_WEBHOOK_URL }\n  rules: { model_paused: { longer_than: 1m } }\n'));
+    const world = w;
+    alerts = startAlerts({ clock: v.clock, env: {}, onWarning: (l) => warnings.push(l), periodic: async () => ({ db: world.db, project: world.project }) });
+    const now = v.clock.now();
+    const pause = { model: 'openrouter:openai/gpt-oss-20b', reason: 'rate limited', serverWait: null, askedMs: 60_000, maxWaitMs: 60_000 };
+    await w.db.q.insert(w.db.t.rateLimitPauses).values({ ...pause, pausedUntil: now + MIN, setAt: now - 2 * MIN });
+    await alerts.checkNow();
+    await alerts.checkNow();
+    expect(warnings).toEqual(['alerts: "Model openrouter:openai/gpt-oss-20b paused for 2 min" was not sent: SHOWCASE_WEBHOOK_URL is not set in this process']);
+    expect(await w.db.q.select().from(w.db.t.alerts)).toEqual([]);
+  });
 });

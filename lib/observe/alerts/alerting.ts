@@ -93,6 +93,13 @@ export class Alerting {
     if (!cfg || this.cool(db, alert.key)) return null;
     const now = this.deps.clock.now();
     const coolKey = `${db.name}\u0000${alert.key}`;
+    const webhook = readWebhookUrl(this.deps.env, cfg.webhook.urlEnv);
+    if (!webhook.ok) {
+      // not claimed: a process that cannot send must not hold the key for one that can (a shared database)
+      this.cooling.set(coolKey, now + cfg.cooldownMs);
+      this.warn(`"${alert.title}" was not sent: ${webhook.problem} in this process`);
+      return null;
+    }
     const won = await claimAlert(
       db,
       { key: alert.key, rule: alert.rule, agent: alert.agent, model: alert.model, sig: alert.sig, summary: alertSummary(alert) },
@@ -105,28 +112,19 @@ export class Alerting {
       return null;
     }
     this.cooling.set(coolKey, now + cfg.cooldownMs);
-    return { alert, firedAt: now, delivery: await this.deliver(db, project, alert, now) };
+    return { alert, firedAt: now, delivery: await this.deliver(db, project, alert, webhook.url, now) };
   }
 
   /** Sends a fired alert and records each failed try and the outcome on its row. */
-  private async deliver(db: Db, project: Project, alert: Alert, firedAt: number): Promise<Delivery> {
+  private async deliver(db: Db, project: Project, alert: Alert, url: URL, firedAt: number): Promise<Delivery> {
     const cfg = project.alerts!;
-    const note = (d: Delivery) =>
-      noteDelivery(db, alert.key, firedAt, { status: d.ok ? 'delivered' : 'failed', tries: d.tries, lastError: d.lastError, deliveredAt: d.ok ? this.deps.clock.now() : null });
-    const read = readWebhookUrl(this.deps.env, cfg.webhook.urlEnv);
-    if (!read.ok) {
-      const d: Delivery = { ok: false, tries: 0, status: null, lastError: `${read.problem}: not sent` };
-      await note(d);
-      this.warn(`"${alert.title}" was not sent: ${read.problem}`);
-      return d;
-    }
     const body = alertBody(alert, cfg.webhook.format, { project: project.name, firedAt, publicUrl: publicUrlOf(this.deps.env) });
-    const d = await sendWebhook(read.url, body, {
+    const d = await sendWebhook(url, body, {
       clock: this.deps.clock,
       fetch: this.deps.fetch,
       onRetry: (failed) => noteDelivery(db, alert.key, firedAt, { status: 'fired', tries: failed.tries, lastError: failed.lastError, deliveredAt: null }),
     });
-    await note(d);
+    await noteDelivery(db, alert.key, firedAt, { status: d.ok ? 'delivered' : 'failed', tries: d.tries, lastError: d.lastError, deliveredAt: d.ok ? this.deps.clock.now() : null });
     if (!d.ok) this.warn(`"${alert.title}" was not delivered after ${d.tries} ${d.tries === 1 ? 'try' : 'tries'}: ${d.lastError}`);
     return d;
   }

@@ -1,8 +1,9 @@
 // Sending one alert to its webhook (docs/monitoring.md, "Alerts"): a JSON POST, tried at most
-// WEBHOOK_TRIES times. A 408, 409, 429, 5xx (lib/engine/retry-rules.ts) or a connection that failed is
-// tried again after a backoff (1 s doubling to 30 s, up to a quarter off at random) or the Retry-After the receiver asked for,
-// when it is at most WEBHOOK_WAIT_MAX; any other answer ends it. Time is injected (now, sleep,
-// random). The URL is a secret (Slack's carries its token): no error text names it.
+// WEBHOOK_TRIES times. A connection that failed, or a status the transport would send again (408,
+// 409, 429, 500, 502, 503, 504, 529: lib/engine/retry-rules.ts), is tried again after a backoff (1 s
+// doubling to 30 s, up to a quarter off at random) or the Retry-After the receiver asked for, when it
+// is at most WEBHOOK_WAIT_MAX; any other answer ends it. Time is injected (now, sleep, random). The
+// URL is a secret (Slack's carries its token): no error text names it.
 import { transportBackoffMs } from '@/lib/engine/backoff';
 import { parseRetryAfter } from '@/lib/engine/retry-after';
 import { classifyStatus } from '@/lib/engine/retry-rules';
@@ -76,7 +77,7 @@ export async function sendWebhook(url: URL, body: unknown, o: SendOptions): Prom
     const r = await oneTry(url, text, fetchImpl);
     if (r.error === null) return { ok: true, tries: n, status: r.status, lastError: last.lastError };
     last = { ok: false, tries: n, status: r.status, lastError: scrubWebhookText(r.error, url) };
-    // a connection that failed, or an answer the transport would send again (408, 429, 5xx but 501)
+    // a connection that failed, or an answer the transport would send again (408, 409, 429, 500, 502, 503, 504, 529)
     const again = r.status === null || classifyStatus(r.status, null, false).transient;
     if (n === tries || !again) return last;
     const asked = parseRetryAfter(r.retryAfter, o.clock.now());
