@@ -151,6 +151,7 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
     env: o.env,
     secrets: keys,
     bindings: { worker: PROCESS_OWNER },
+    console: io === processIo,
     terminal: io === processIo && process.stdout.isTTY,
     write: (line) => {
       status?.clear();

@@ -15,7 +15,6 @@ import { createRequire } from 'node:module';
 import { isIPv4 } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { format } from 'node:util';
 import type { Command } from 'commander';
 import { anyUser } from '@/db/account-queries';
 import { AuthSecretError, authSecretForEnv } from '@/db/auth-secret';
@@ -304,28 +303,11 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
     ...(publicUrl ? { AQVEN_PUBLIC_URL: publicUrl } : {}),
     NODE_ENV: process.env.NODE_ENV || 'production',
   });
-  const logs = startLogs({ name: 'aqven serve', env, write: (line) => io.out(line), terminal: io === processIo && process.stdout.isTTY });
-  consoleToLog(logs);
+  const logs = startLogs({ name: 'aqven serve', env, write: (line) => io.out(line), terminal: io === processIo && process.stdout.isTTY, console: io === processIo });
   logs.log.info({ host, port, project: projectDir, simulated: simulateRequested(opts.simulate) }, `starting on ${urlHost(host)}:${port} (project ${projectDir})`);
   const started = await startDashboard(root, { host, port, publicUrl, projectDir, simulate: opts.simulate, env }, logs);
   if (started !== null) logs.stop();
   return started ?? new Promise<number>(() => undefined); // ended by stopOnSignals
-}
-
-/**
- * JSON lines: what Next.js (or any code of this process) prints on stdout with console.log and its
- * kin becomes a log line too (`source: console`), so every line of stdout parses — Next.js says
- * `✓ Running next.config.ts took …` as it starts. Its errors go to stderr, as they did.
- */
-function consoleToLog(logs: ProcessLogs): void {
-  if (logs.format !== 'json') return;
-  const line =
-    (level: 'info' | 'debug') =>
-    (...args: unknown[]) =>
-      logs.log[level]({ source: 'console' }, format(...args).trim());
-  console.log = line('info');
-  console.info = line('info');
-  console.debug = line('debug');
 }
 
 /** Builds if need be, listens, starts Next.js: null once it answers (it ends by a signal), else the exit status. */
