@@ -11,8 +11,8 @@ import { createLogger } from './logger';
 import { runLogObserver } from './run-log';
 
 const KEY = 'sk-test-run-log-7f3a9c1e2d';
-// the run's database and project are not read by the run lines
-const run: ObservedRun = {
+// the run's database and project are not read by the run lines; no trace (tracing off)
+const run = {
   runId: 'run-1',
   project: 'showcase',
   flow: 'triage',
@@ -22,7 +22,8 @@ const run: ObservedRun = {
   resumed: false,
   db: null,
   config: {} as ObservedRun['config'],
-};
+  traceId: null,
+} as ObservedRun;
 const usage = { inputTokens: 120, outputTokens: 30, costUsd: 0.00042 };
 
 const attempt = (o: Partial<AttemptRecord>): AttemptRecord => ({
@@ -131,6 +132,15 @@ describe('the run lines', () => {
     });
     expect(lines[3]).toMatchObject({ node: 'classify', code: 'provider_error', attempts: 1, usage });
     expect(lines[4]).toMatchObject({ status: 'failed', durationMs: 2_500, attempts: 2, usage, usageUnknown: false, error: { code: 'provider_error', node: 'classify' } });
+  });
+
+  it("carry the run's trace id when tracing gave it one", () => {
+    const lines: string[] = [];
+    const traced = { ...run, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' } as ObservedRun;
+    const watch = runLogObserver(createLogger({ name: 'aqven serve', env: {}, write: (l) => lines.push(l) })).watch(traced);
+    for (const e of events) watch?.event(e);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) expect(JSON.parse(l)).toMatchObject({ runId: 'run-1', traceId: '4bf92f3577b34da6a3ce929d0e0e4736' });
   });
 
   it('never a key or an email, even when the failure text reaches the log unredacted', () => {
