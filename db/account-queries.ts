@@ -23,6 +23,12 @@ export const TOKEN_USE_WRITE_MS = 60_000;
 export const DEFAULT_TOKEN_TTL_MS = 90 * 86_400_000;
 /** a use of an expired token is recorded in the audit trail at most this often per token */
 export const USE_AFTER_EXPIRY_EVERY_MS = 86_400_000;
+/**
+ * What a token may be made for beyond the API: `metrics`, reading GET /metrics and nothing else (a
+ * Prometheus scrape job's credential). A token without a scope calls the /api routes its role allows.
+ */
+export const TOKEN_SCOPES = ['metrics'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 /** better-auth signs in by email; a user's is made from the login name and never shown */
 const EMAIL_DOMAIN = 'users.aqven.invalid';
@@ -76,12 +82,15 @@ export interface TokenInfo {
   expiresAt: number | null;
   /** USD the runs it starts may spend per UTC day; null: no budget */
   budgetUsdPerDay: number | null;
+  /** null: the /api routes its role allows; `metrics`: GET /metrics only */
+  scope: TokenScope | null;
 }
 
 export interface TokenCaller {
   id: string;
   name: string;
   role: Role;
+  scope: TokenScope | null;
 }
 
 const shown = (raw: string) => JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
@@ -306,7 +315,7 @@ function budgetValue(usd: number | null | undefined): number | null {
  */
 export async function createToken(
   db: Db,
-  t: { name: string; role: string; createdBy: string | null; expiresAt?: number | null; budgetUsdPerDay?: number | null },
+  t: { name: string; role: string; createdBy: string | null; expiresAt?: number | null; budgetUsdPerDay?: number | null; scope?: TokenScope | null },
   now: number,
 ): Promise<{ token: string; info: TokenInfo }> {
   const name = normalizeName(t.name);
@@ -327,6 +336,7 @@ export async function createToken(
     revokedAt: null,
     expiresAt,
     budgetUsdPerDay,
+    scope: t.scope ?? null,
   };
   const exists = (revokedAt: number | null) => new AccountError('E_EXISTS', `a token named ${name} already exists${revokedAt === null ? '' : ' (revoked)'}: choose another name`);
   try {
@@ -355,6 +365,7 @@ export async function listTokens(db: Db): Promise<TokenInfo[]> {
       revokedAt: t.revokedAt,
       expiresAt: t.expiresAt,
       budgetUsdPerDay: t.budgetUsdPerDay,
+      scope: t.scope,
     })
     .from(t)
     .orderBy(t.createdAt, t.name);
@@ -377,7 +388,7 @@ export async function revokeToken(db: Db, name: string, now: number): Promise<{ 
 
 /**
  * Who presents `token` (the value of `Authorization: Bearer …`): an existing, unrevoked, unexpired
- * token's id, name and role, or null. Looked up by its hash, so no comparison of secrets takes place
+ * token's id, name, role and scope, or null. Looked up by its hash, so no comparison of secrets takes place
  * here. Its last use is written when the stored one is a minute old or more (a compare-and-set:
  * requests at once write it once). A use after its expiry is refused and recorded in the audit
  * trail (`token.used-after-expiry`, from `address` when known) once a day per token, not on every
@@ -387,7 +398,7 @@ export async function tokenCaller(db: Db, token: string, now: number, address: s
   if (!TOKEN_RE.test(token)) return null;
   const t = db.t.apiTokens;
   const [row] = await db.q
-    .select({ id: t.id, name: t.name, role: t.role, lastUsedAt: t.lastUsedAt, expiresAt: t.expiresAt })
+    .select({ id: t.id, name: t.name, role: t.role, scope: t.scope, lastUsedAt: t.lastUsedAt, expiresAt: t.expiresAt })
     .from(t)
     .where(and(eq(t.tokenHash, hashToken(token)), isNull(t.revokedAt)))
     .limit(1);
@@ -403,7 +414,7 @@ export async function tokenCaller(db: Db, token: string, now: number, address: s
       .set({ lastUsedAt: now })
       .where(and(eq(t.id, row.id), or(isNull(t.lastUsedAt), lte(t.lastUsedAt, stale))));
   }
-  return { id: row.id, name: row.name, role: row.role };
+  return { id: row.id, name: row.name, role: row.role, scope: row.scope };
 }
 
 /** An expired token was presented: recorded unless it was within the last day (a service retrying must not fill the trail). */

@@ -413,6 +413,7 @@ export const apiTokens = pgTable(
     revokedAt: big('revoked_at'),
     expiresAt: big('expires_at'),
     budgetUsdPerDay: doublePrecision('budget_usd_per_day'),
+    scope: text('scope', { enum: ['metrics'] }),
   },
   (t) => [uniqueIndex('api_tokens_name_idx').on(t.name), uniqueIndex('api_tokens_hash_idx').on(t.tokenHash)],
 );

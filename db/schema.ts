@@ -416,6 +416,8 @@ export const apiTokens = sqliteTable(
     expiresAt: integer('expires_at'),
     /** USD the runs it starts may spend per UTC day; null: no budget */
     budgetUsdPerDay: real('budget_usd_per_day'),
+    /** what it may read beyond its role: null, the /api routes as its role allows; `metrics`, GET /metrics and nothing else */
+    scope: text('scope', { enum: ['metrics'] }),
   },
   (t) => [uniqueIndex('api_tokens_name_idx').on(t.name), uniqueIndex('api_tokens_hash_idx').on(t.tokenHash)],
 );

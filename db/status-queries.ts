@@ -287,6 +287,20 @@ export async function recentWorkers(db: Db, now: number, withinMs = WORKER_SEEN_
   }));
 }
 
+/** The queue as a scrape of /metrics reads it (DESIGN: Observability, "Metrics"); null in SQLite mode, where nothing is queued. */
+export interface QueueGauges {
+  depth: QueueDepth | null;
+  /** ms; null when no run is queued */
+  oldestQueuedAt: number | null;
+  /** workers whose heartbeat is at most WORKER_SEEN_MS old and that have not stopped */
+  liveWorkers: number;
+}
+
+export async function queueGauges(db: Db, now: number, env: Record<string, string | undefined> = process.env): Promise<QueueGauges | null> {
+  if (db.dialect !== 'pg') return null;
+  return { depth: await queueDepth(db, env, now), oldestQueuedAt: (await oldestQueuedRun(db))?.queuedAt ?? null, liveWorkers: (await recentWorkers(db, now)).length };
+}
+
 // ---- everything `aqven db status` shows -----------------------------------------------------
 
 export interface DatabaseStatus {

@@ -1,10 +1,12 @@
-// `aqven worker [--concurrency N] [--simulate] [--project DIR] [--drain-timeout S]` and
+// `aqven worker [--concurrency N] [--simulate] [--project DIR] [--drain-timeout S] [--metrics-port P
+// [--metrics-host H]]` and
 // `aqven cancel RUN_ID` (DESIGN: CLI; Storage, "Workers and the queue"). PostgreSQL mode only
 // (AQVEN_DATABASE_URL=postgres://…). Once started, the worker says what happens as log lines on
 // stdout (lib/observe: JSON, or AQVEN_LOG_FORMAT=pretty) — its own news, the runs it claims, takes
 // over and hands back, and every run's lines — and on a terminal a progress line on stderr, redrawn
 // in place. A refusal before it starts (bad usage, no database, a project that fails check) is one
 // line on stderr.
+// With --metrics-port it also serves its own GET /metrics (lib/observe/metrics-server.ts).
 // Exit statuses — worker: 0 stopped by SIGINT/SIGTERM after draining, 1 the queue failed, 2 bad
 // usage or config, 3 the database cannot be reached, 130/143 a second signal cut the drain short;
 // cancel: 0 cancelled, 1 not cancelled (not queued, no such run, or SQLite mode), 2 bad usage, 3.
@@ -25,6 +27,8 @@ import { QueueWorker, type RunEnd, type RunTaken, type WorkerStats } from '@/lib
 import { errorField, LogSettingError, logSettings } from '@/lib/observe/logger';
 import { startLogs, type ProcessLogs } from '@/lib/observe/logs';
 import { PROCESS_OWNER } from '@/db/run-lease';
+import { DEFAULT_METRICS_HOST, startMetricsServer, type MetricsServer } from '@/lib/observe/metrics-server';
+import { processMetrics } from '@/lib/observe/process-metrics';
 import { type CliIo, processIo } from './io';
 import { cliRunId } from './find-runs';
 import { PROJECT_HELP, resolveProjectDir } from './project-dir';
@@ -45,6 +49,13 @@ export { EXIT_CANNOT_OPEN, EXIT_USAGE };
 function positiveInt(name: string, raw: string, max: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`${name} must be a whole number from 1 to ${max}, got "${raw}"`);
+  return n;
+}
+
+/** `--metrics-port`: 0 (a free port, printed) to 65535. */
+function port(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n > 65_535) throw new UsageError(`${name} must be a whole number from 0 to 65535, got "${raw}"`);
   return n;
 }
 
@@ -93,6 +104,36 @@ export interface WorkerCommandOptions {
   simulate?: boolean;
   project?: string;
   drainTimeout?: string;
+  /** serve this worker's GET /metrics on this port */
+  metricsPort?: string;
+  /** ... on this address (default loopback) */
+  metricsHost?: string;
+}
+
+/** Where --metrics-port asks the worker to serve its GET /metrics (port null: nowhere). */
+interface MetricsAt {
+  port: number | null;
+  host: string;
+}
+
+/** The worker's metrics server, when --metrics-port asks for one (before the first run is taken, so every run is counted); its URL logged. */
+async function metricsServer(session: Session, at: MetricsAt, logs: ProcessLogs): Promise<MetricsServer | null> {
+  if (at.port === null) return null;
+  const metrics = processMetrics();
+  let server: MetricsServer;
+  try {
+    server = await startMetricsServer({
+      host: at.host,
+      port: at.port,
+      db: session.db,
+      metrics,
+      onError: (err) => logs.log.warn({ err: errorField(err, logs.safe) }, logs.safe(`a scrape of /metrics failed: ${queryErrorText(err)}`)),
+    });
+  } catch (err) {
+    throw new UsageError(`cannot serve --metrics-port ${at.port} on ${at.host}: ${(err as Error).message}`);
+  }
+  logs.log.info({ metrics: server.url }, `metrics on ${server.url}`);
+  return server;
 }
 
 /** `aqven worker`: takes queued runs until SIGINT/SIGTERM, then drains. Resolves with the exit status. */
@@ -107,9 +148,11 @@ export async function runWorkerCommand(opts: WorkerCommandOptions, env: Env = pr
     const drainMs = seconds('--drain-timeout', opts.drainTimeout ?? String(DEFAULT_DRAIN_TIMEOUT_S)) * 1000;
     const simulate = simulateRequested(opts.simulate);
     const simUrl = simulate ? sharedSimulatorUrl(env) : null;
+    const metricsAt: MetricsAt = { port: opts.metricsPort === undefined ? null : port('--metrics-port', opts.metricsPort), host: opts.metricsHost?.trim() || DEFAULT_METRICS_HOST };
+    if (opts.metricsHost !== undefined && metricsAt.port === null) throw new UsageError('--metrics-host needs --metrics-port');
     await reachPg(databaseTarget('', env));
     session = await openSession(resolveProjectDir(opts.project, env), { simulate, env });
-    return await serve(session, { concurrency, drainMs, simUrl, env }, io);
+    return await serve(session, { concurrency, drainMs, simUrl, env, metricsAt }, io);
   } catch (err) {
     if (err instanceof ProjectInvalidError) for (const d of err.diagnostics) if (d.severity === 'error') io.err(`${formatDiagnostic(d)}\n`);
     return exitFor(err, say, [[[UsageError, SimUrlError, NoSnapshotError, ProjectInvalidError, LogSettingError], EXIT_USAGE]]);
@@ -142,7 +185,7 @@ function runTakenLog(logs: ProcessLogs, r: RunTaken): void {
   logs.log.info({ runId: r.runId, flow: r.flow, takenOver: r.takenOver, fence: r.fence }, `run ${r.runId} ${what}`);
 }
 
-async function serve(session: Session, o: { concurrency: number; drainMs: number; simUrl: string | null; env: Env }, io: CliIo): Promise<number> {
+async function serve(session: Session, o: { concurrency: number; drainMs: number; simUrl: string | null; env: Env; metricsAt: MetricsAt }, io: CliIo): Promise<number> {
   // the status line is the terminal's: drawn only when the command writes to the process
   const status = io === processIo && process.stderr.isTTY ? new StatusLine(process.stderr) : null;
   const keys = Object.values(session.providers).map((p) => (p.apiKeyEnv ? (session.env[p.apiKeyEnv] ?? process.env[p.apiKeyEnv]) : undefined));
@@ -166,10 +209,25 @@ async function serve(session: Session, o: { concurrency: number; drainMs: number
   }
 }
 
-async function work(session: Session, o: { concurrency: number; drainMs: number; simUrl: string | null }, logs: ProcessLogs, status: StatusLine | null): Promise<number> {
+async function work(
+  session: Session,
+  o: { concurrency: number; drainMs: number; simUrl: string | null; metricsAt: MetricsAt },
+  logs: ProcessLogs,
+  status: StatusLine | null,
+): Promise<number> {
   const { log } = logs;
   // a missing key fails every call only after the transport's tries: say so before the first run
   for (const d of session.warnings) log.warn({ file: d.file, code: d.code }, formatDiagnostic(d));
+  const metrics = await metricsServer(session, o.metricsAt, logs);
+  try {
+    return await takeRuns(session, o, logs, status);
+  } finally {
+    await metrics?.close();
+  }
+}
+
+async function takeRuns(session: Session, o: { concurrency: number; drainMs: number; simUrl: string | null }, logs: ProcessLogs, status: StatusLine | null): Promise<number> {
+  const { log } = logs;
   let id = '';
   const worker = await QueueWorker.start({
     session,
@@ -293,6 +351,8 @@ export function registerQueue(program: Command, io: CliIo = processIo): void {
     .option('--simulate', 'route every provider to a simulator: AQVEN_SIM_URL when set, else one in this process (also AQVEN_SIMULATE=1)')
     .option('--project <dir>', `${PROJECT_HELP}, pushed as the first snapshot when the database has none`)
     .option('--drain-timeout <s>', `after a stop signal, how long the runs in progress may take before they are handed back (default ${DEFAULT_DRAIN_TIMEOUT_S})`)
+    .option('--metrics-port <port>', "serve this worker's Prometheus metrics on GET /metrics at this port (0: a free one, printed)")
+    .option('--metrics-host <host>', `the address of --metrics-port (default ${DEFAULT_METRICS_HOST}); beyond loopback a scrape needs a token made with --scope metrics`)
     .action(async (opts: WorkerCommandOptions) => io.exit(await runWorkerCommand(opts, process.env, io)));
 
   program

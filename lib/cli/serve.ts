@@ -21,6 +21,7 @@ import { AuthSecretError, authSecretForEnv } from '@/db/auth-secret';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { errorField, LogSettingError, logSettings } from '@/lib/observe/logger';
 import { startLogs, type ProcessLogs } from '@/lib/observe/logs';
+import { processMetrics } from '@/lib/observe/process-metrics';
 import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp, stampFacts } from '@/lib/shared/peer';
 import { type CliIo, processIo } from './io';
 import { PROJECT_DEFAULT, resolveProjectDir } from './project-dir';
@@ -339,6 +340,8 @@ async function startDashboard(
     log.error(`cannot listen on ${urlHost(host)}:${port}: ${(err as Error).message}`);
     return EXIT_START_FAILED;
   }
+  // the metrics GET /metrics reads, counting from the first run on (the route finds them on globalThis)
+  processMetrics();
   try {
     // only this command loads Next.js; the hostname and the port it is told are the ones bound
     const { default: next } = await import('next');

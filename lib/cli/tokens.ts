@@ -1,13 +1,14 @@
-// `aqven token create NAME [--role R] [--expires WHEN] [--budget USD/day]`, `aqven token list
-// [--json]`, `aqven token revoke NAME`, `aqven token budget NAME USD/day|none` (DESIGN: CLI; The
-// dashboard, "Accounts, roles and tokens", "Spend budgets"): the keys services present as
-// `Authorization: Bearer …` on POST /api/runs. A token is printed once, when it is made; only its
+// `aqven token create NAME [--role R | --scope metrics] [--expires WHEN] [--budget USD/day]`, `aqven
+// token list [--json]`, `aqven token revoke NAME`, `aqven token budget NAME USD/day|none` (DESIGN:
+// CLI; The dashboard, "Accounts, roles and tokens", "Spend budgets"): the keys services present as
+// `Authorization: Bearer …` on POST /api/runs, and a Prometheus scrape job on GET /metrics (`--scope
+// metrics`: that and nothing else). A token is printed once, when it is made; only its
 // sha256 is stored, and neither is ever listed. It expires (90 days unless `--expires` says
 // otherwise; `never` only when asked for), and may carry a daily spend budget. Exit statuses as for
 // `aqven user`: 0 done, 1 refused (the name is taken, no such token), 2 bad usage, 3 the database
 // cannot be opened or reached.
 import type { Command } from 'commander';
-import { checkRole, createToken, listTokens, normalizeName, revokeToken, ROLES, setTokenBudget, type TokenInfo } from '@/db/account-queries';
+import { checkRole, createToken, listTokens, normalizeName, revokeToken, ROLES, setTokenBudget, TOKEN_SCOPES, type TokenInfo, type TokenScope } from '@/db/account-queries';
 import { cliAuthor } from '@/db/snapshot-queries';
 import { spentToday } from '@/db/spend-queries';
 import { parseDuration } from '@/lib/project/duration';
@@ -18,6 +19,8 @@ import { accountFailure, UsageError, withAccountsDb, type AccountCommandOptions 
 import { PROJECT_OPTION } from './project-dir';
 
 export const DEFAULT_TOKEN_ROLE = 'editor';
+/** the role stored with a `--scope metrics` token: never consulted, as such a token calls no /api route */
+const SCOPED_TOKEN_ROLE = 'viewer';
 /** `--expires` unless given: the same 90 days as the data layer's default (DEFAULT_TOKEN_TTL_MS) */
 export const DEFAULT_TOKEN_EXPIRES = '90d';
 
@@ -40,6 +43,20 @@ export function parseExpires(text: string, now: number): number | null {
   if (Number.isNaN(at)) throw new UsageError(`--expires ${JSON.stringify(text)} is not a time: ${EXPIRES_HINT}`);
   if (at <= now) throw new UsageError(`--expires ${JSON.stringify(text)} is not in the future: ${EXPIRES_HINT}`);
   return at;
+}
+
+/**
+ * `--scope` (null when not given), and what goes with it: a metrics token reads GET /metrics and
+ * nothing else, so a role or a budget (what the runs it starts may spend) would mean nothing.
+ */
+export function parseScope(o: { scope?: string; role?: string; budget?: string }): TokenScope | null {
+  if (o.scope === undefined) return null;
+  const scope = o.scope.trim().toLowerCase();
+  if (!(TOKEN_SCOPES as readonly string[]).includes(scope))
+    throw new UsageError(`--scope ${JSON.stringify(o.scope)} is not a scope: use ${TOKEN_SCOPES.join(', ')} (a token that reads GET /metrics and nothing else)`);
+  if (o.role !== undefined) throw new UsageError(`--role and --scope ${scope} do not go together: a ${scope} token calls no /api route, so it has no role`);
+  if (o.budget !== undefined) throw new UsageError(`--budget and --scope ${scope} do not go together: a ${scope} token starts no runs`);
+  return scope as TokenScope;
 }
 
 /** A daily budget from the command line (`5/day`, `none`); UsageError naming the option otherwise. */
@@ -68,16 +85,34 @@ export interface TokenCreateOptions extends AccountCommandOptions {
   expires?: string;
   /** `--budget`: USD per UTC day ("5/day"), or "none" (the default) */
   budget?: string;
+  /** `--scope metrics`: a token that reads GET /metrics and nothing else */
+  scope?: string;
 }
 
-/** `aqven token create NAME [--role R] [--expires WHEN] [--budget USD/day]`: the token alone on its line, between what it is and how to use it. */
+/** How a new token is used: a service's on POST /api/runs, a scrape job's on GET /metrics. */
+function usageLines(scope: TokenScope | null, url: string): string[] {
+  if (scope === 'metrics')
+    return [
+      'Give it to Prometheus as the scrape job\'s bearer token (docs/monitoring.md, "Metrics"), or try it with the token in $AQVEN_TOKEN:',
+      `  curl ${url}/metrics -H "Authorization: Bearer $AQVEN_TOKEN"`,
+    ];
+  return [
+    'Send it on POST /api/runs as the header `Authorization: Bearer <token>`, e.g. with the token in $AQVEN_TOKEN:',
+    `  curl -X POST ${url}/api/runs -H "Authorization: Bearer $AQVEN_TOKEN" -H 'Content-Type: application/json' -d '{"flow": "FLOW", "input": {}}'`,
+  ];
+}
+
+/** `aqven token create NAME [--role R | --scope metrics] [--expires WHEN] [--budget USD/day]`: the token alone on its line, between what it is and how to use it. */
 export async function runTokenCreate(name: string, opts: TokenCreateOptions, io: CliIo = processIo): Promise<number> {
-  const role = opts.role ?? DEFAULT_TOKEN_ROLE;
   const now = (opts.now ?? Date.now)();
+  let role: string;
+  let scope: TokenScope | null;
   let expiresAt: number | null;
   let budgetUsdPerDay: number | null;
   try {
     normalizeName(name);
+    scope = parseScope(opts);
+    role = scope ? SCOPED_TOKEN_ROLE : (opts.role ?? DEFAULT_TOKEN_ROLE);
     checkRole(role);
     expiresAt = parseExpires(opts.expires ?? DEFAULT_TOKEN_EXPIRES, now);
     budgetUsdPerDay = opts.budget === undefined ? null : parseBudgetOption(opts.budget, '--budget');
@@ -86,23 +121,17 @@ export async function runTokenCreate(name: string, opts: TokenCreateOptions, io:
   }
   return withAccountsDb('token create', opts, io, async (db) => {
     const createdBy = opts.createdBy ?? cliAuthor();
-    const { token, info } = await createToken(db, { name, role, createdBy, expiresAt, budgetUsdPerDay }, now);
-    await auditCli(
-      'token create',
-      db,
-      io,
-      { kind: 'token.created', actor: createdBy, target: `token:${info.name}`, detail: { role: info.role, expiresAt: iso(info.expiresAt), budgetUsdPerDay } },
-      now,
-    );
+    const { token, info } = await createToken(db, { name, role, createdBy, expiresAt, budgetUsdPerDay, scope }, now);
+    const detail: Record<string, string | number | null> = scope ? { scope, expiresAt: iso(info.expiresAt) } : { role: info.role, expiresAt: iso(info.expiresAt), budgetUsdPerDay };
+    await auditCli('token create', db, io, { kind: 'token.created', actor: createdBy, target: `token:${info.name}`, detail }, now);
     io.out(
       [
-        `token ${info.name} created (${info.role}):`,
+        `token ${info.name} created (${roleCell(info)}):`,
         token,
         'It will not be shown again: store it now (only its hash is kept).',
         expiryWords(info.expiresAt, now),
         ...(budgetUsdPerDay === null ? [] : [`The runs it starts may spend ${fmtBudget(budgetUsdPerDay)} (UTC days); past that they stop with E_BUDGET until 00:00 UTC.`]),
-        'Send it on POST /api/runs as the header `Authorization: Bearer <token>`, e.g. with the token in $AQVEN_TOKEN:',
-        `  curl -X POST ${dashboardUrl(opts.env ?? process.env)}/api/runs -H "Authorization: Bearer $AQVEN_TOKEN" -H 'Content-Type: application/json' -d '{"flow": "FLOW", "input": {}}'`,
+        ...usageLines(scope, dashboardUrl(opts.env ?? process.env)),
         '',
       ].join('\n'),
     );
@@ -113,6 +142,9 @@ export async function runTokenCreate(name: string, opts: TokenCreateOptions, io:
 /** A token as listed: with what the runs it started spent today (UTC), against its budget. */
 export type TokenListed = TokenInfo & { spentTodayUsd: number };
 
+/** What a token may do, as listed: its role, or `metrics only` for a scoped one. */
+const roleCell = (t: Pick<TokenInfo, 'role' | 'scope'>) => (t.scope ? `${t.scope} only` : t.role);
+
 /** `never`, the time, or the time marked expired once it is past. */
 const expiresCell = (t: TokenInfo, now: number) => (t.expiresAt === null ? 'never' : `${iso(t.expiresAt)}${t.expiresAt <= now ? ' (expired)' : ''}`);
 
@@ -122,7 +154,7 @@ export function formatTokens(tokens: TokenListed[], now: number = Date.now()): s
     ['NAME', 'ROLE', 'CREATED BY', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED', 'SPENT TODAY'],
     ...tokens.map((t) => [
       t.name,
-      t.role,
+      roleCell(t),
       t.createdBy ?? '-',
       iso(t.createdAt)!,
       iso(t.lastUsedAt) ?? 'never',
@@ -191,17 +223,18 @@ export async function runTokenRevoke(name: string, opts: AccountCommandOptions, 
 }
 
 export function registerTokens(program: Command, io: CliIo = processIo): Command {
-  const token = program.command('token').description('API tokens for services calling POST /api/runs: create, list, revoke, budget');
+  const token = program.command('token').description('API tokens for services calling POST /api/runs, and for scraping GET /metrics: create, list, revoke, budget');
 
   token
     .command('create')
     .description('make a token and print it once (only its hash is stored)')
     .argument('<name>', 'what the token is for: lowercase letters, digits, ".", "_", "-"')
-    .option('--role <role>', ROLES.join(' | '), DEFAULT_TOKEN_ROLE)
+    .option('--role <role>', `${ROLES.join(' | ')} (default ${DEFAULT_TOKEN_ROLE})`)
+    .option('--scope <scope>', "metrics: a token that reads GET /metrics and nothing else (a Prometheus scrape job's), with no role or budget")
     .option('--expires <when>', 'how long it is accepted: "90d", "30d", "12h", a date or ISO time, or "never"', DEFAULT_TOKEN_EXPIRES)
     .option('--budget <usd>', 'what the runs it starts may spend per UTC day, e.g. "5/day" (default: no budget)')
     .option('--project <dir>', PROJECT_OPTION)
-    .action(async (name: string, opts: { role: string; expires: string; budget?: string; project?: string }) => io.exit(await runTokenCreate(name, opts, io)));
+    .action(async (name: string, opts: { role?: string; scope?: string; expires: string; budget?: string; project?: string }) => io.exit(await runTokenCreate(name, opts, io)));
 
   token
     .command('list')

@@ -27,6 +27,8 @@ export interface ApiAnswer {
   body?: z.ZodType;
   /** a `text/event-stream` answer instead: each event's name and the schema of its (JSON) data */
   events?: Readonly<Record<string, z.ZodType>>;
+  /** a text body instead (GET /metrics): its media type and what it holds */
+  text?: { mediaType: string; description: string };
   /** the `code` values an error body may carry */
   codes?: readonly string[];
   headers?: Readonly<Record<string, ApiHeader>>;
@@ -39,8 +41,11 @@ export interface ApiRoute {
   /** OpenAPI style: `/api/runs/{id}` */
   path: string;
   summary: string;
-  /** the least role that may call it (a session cookie or a Bearer token), or `none` */
-  auth: Role | 'none';
+  /**
+   * the least role that may call it (a session cookie or a Bearer token), `none`, or `metrics`: a
+   * request from this machine or a token made with `aqven token create --scope metrics` (GET /metrics)
+   */
+  auth: Role | 'none' | 'metrics';
   params?: z.ZodObject;
   query?: z.ZodObject;
   headers?: Readonly<Record<string, ApiHeader>>;

@@ -3,7 +3,7 @@
 // generated from API_ROUTES (openapi.ts). A new route: define it here with defineRoute, list it in
 // API_ROUTES, answer through `reply(ROUTE, status, body)`; test/api/openapi.test.ts then calls it.
 import { z } from 'zod';
-import { apiError, CALLER_ANSWERS, defineRoute, UNAVAILABLE_CODE, type ApiHeader } from './api-route';
+import { apiError, AUTH_CODE, CALLER_ANSWERS, defineRoute, UNAVAILABLE_CODE, type ApiHeader } from './api-route';
 import {
   ambiguousRunSchema,
   limitsSchema,
@@ -245,7 +245,36 @@ export const OPENAPI = defineRoute({
   answers: { 200: { description: 'the OpenAPI document', body: openApiSchema } },
 });
 
+/** the media type of Prometheus's text exposition format, as prom-client answers it */
+export const METRICS_MEDIA_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+export const METRICS = defineRoute({
+  id: 'getMetrics',
+  method: 'get',
+  path: '/metrics',
+  summary: 'This process\'s metrics for Prometheus: attempts, latencies, tokens, cost, tries, pauses, runs, the queue, redactions (docs/monitoring.md, "Metrics")',
+  auth: 'metrics',
+  answers: {
+    200: {
+      description: "Prometheus's text exposition format 0.0.4",
+      text: { mediaType: METRICS_MEDIA_TYPE, description: 'one sample per line: `aqven_…{label="value"} number`, after its # HELP and # TYPE' },
+    },
+    401: {
+      description: 'neither from this machine nor with a token made by `aqven token create NAME --scope metrics`',
+      body: apiError([AUTH_CODE]),
+      codes: [AUTH_CODE],
+      headers: { 'WWW-Authenticate': { description: '`Bearer`' } },
+    },
+    503: {
+      description: 'the run database cannot be read, so the token cannot be checked',
+      body: apiError([UNAVAILABLE_CODE]),
+      codes: [UNAVAILABLE_CODE],
+      headers: { 'Retry-After': RETRY_AFTER },
+    },
+  },
+});
+
 /** Every route of the API, in the document's order. */
-export const API_ROUTES = [LIST_RUNS, START_RUN, RUN_RECORD, RUN_DETAIL, RUN_NOTES, RUN_EVENTS_STREAM, PAUSES, LIMITS, REPLAY_BATCH, SIM_SCRIPTS, OPENAPI] as const;
+export const API_ROUTES = [LIST_RUNS, START_RUN, RUN_RECORD, RUN_DETAIL, RUN_NOTES, RUN_EVENTS_STREAM, PAUSES, LIMITS, REPLAY_BATCH, SIM_SCRIPTS, OPENAPI, METRICS] as const;
 
 export { CALLER_ANSWERS };

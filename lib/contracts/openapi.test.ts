@@ -23,13 +23,19 @@ describe('the OpenAPI document from the route registry', () => {
         expect(op.security).toEqual([]);
         continue;
       }
+      if (r.auth === 'metrics') {
+        // this machine without a credential, or a metrics token; its own 401 and 503
+        expect(op.security).toEqual([{}, { metricsToken: [] }]);
+        expect(Object.keys(op.responses as Doc)).toEqual(['200', '401', '503']);
+        continue;
+      }
       expect(op.security).toEqual([{ sessionCookie: [] }, { bearerToken: [] }]);
       expect(op['x-aqven-role']).toBe(r.auth);
       for (const s of ['401', '503']) expect(Object.keys(op.responses as Doc)).toContain(s);
       // every caller is a viewer at least: only a route above it can answer 403
       expect(Object.keys(op.responses as Doc).includes('403'), r.id).toBe(r.auth !== 'viewer');
     }
-    expect(Object.keys(doc.components.securitySchemes)).toEqual(['sessionCookie', 'bearerToken']);
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(['sessionCookie', 'bearerToken', 'metricsToken']);
   });
 
   it('gives every error its codes, and the body schema allows exactly those', () => {

@@ -50,6 +50,7 @@ function answerOf(a: ApiAnswer, components: Map<string, z.ZodType>): Json {
     ...(a.headers && { headers: headersOf(a.headers) }),
     ...(a.body && { content: { 'application/json': { schema: jsonSchema(a.body, components) } } }),
     ...(a.events && { content: eventStream(a.events) }),
+    ...(a.text && { content: { [a.text.mediaType]: { schema: { type: 'string', description: a.text.description } } } }),
     ...(a.codes && { 'x-codes': a.codes }),
   };
 }
@@ -59,7 +60,8 @@ function answerOf(a: ApiAnswer, components: Map<string, z.ZodType>): Json {
  * own 503 already names E_UNAVAILABLE), and 403 only above viewer, the role every caller has.
  */
 export function answersOf(route: ApiRoute): Readonly<Record<number, ApiAnswer>> {
-  if (route.auth === 'none') return route.answers;
+  // GET /metrics names its own refusals (lib/observe/metrics-access.ts)
+  if (route.auth === 'none' || route.auth === 'metrics') return route.answers;
   const { 403: forbidden, ...always } = CALLER_ANSWERS;
   const caller: Record<number, ApiAnswer> = route.auth === 'viewer' ? always : { ...always, 403: forbidden };
   return { ...caller, ...route.answers };
@@ -88,13 +90,17 @@ function parameters(route: ApiRoute): Json[] {
   return list;
 }
 
+/** who may call a route that is not by role: anyone; this machine (no credential) or a metrics token */
+const SECURITY: Partial<Record<ApiRoute['auth'], Json[]>> = { none: [], metrics: [{}, { metricsToken: [] }] };
+
 function operation(route: ApiRoute, components: Map<string, z.ZodType>): Json {
   const answers = answersOf(route);
   return {
     operationId: route.id,
     summary: route.summary,
-    security: route.auth === 'none' ? [] : [{ sessionCookie: [] }, { bearerToken: [] }],
-    ...(route.auth !== 'none' && { 'x-aqven-role': route.auth }),
+    security: SECURITY[route.auth] ?? [{ sessionCookie: [] }, { bearerToken: [] }],
+    ...(route.auth !== 'none' && route.auth !== 'metrics' && { 'x-aqven-role': route.auth }),
+    ...(route.auth === 'metrics' && { 'x-aqven-access': 'a request from this machine (aqven serve, aqven worker --metrics-port), or a metrics token' }),
     parameters: parameters(route),
     ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, components) } } } }),
     responses: Object.fromEntries(Object.entries(answers).map(([status, a]) => [status, answerOf(a, components)])),
@@ -120,6 +126,7 @@ export function openApiDocument(routes: readonly ApiRoute[] = API_ROUTES, versio
       securitySchemes: {
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'aqven.session_token', description: "the dashboard's session (signed in at /login)" },
         bearerToken: { type: 'http', scheme: 'bearer', description: 'an API token from `aqven token create` (aqven_…); /api routes only' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'a token from `aqven token create NAME --scope metrics`: GET /metrics only' },
       },
       schemas: Object.fromEntries([...components].map(([id, s]) => [id, inline(s)])),
     },

@@ -7,6 +7,7 @@ import { IBAN_REACH, findIbans } from './iban';
 import { IP_REACH, findIps } from './ip';
 import { PHONE_REACH, findPhones } from './phone';
 import type { PiiKind, Reach, Span } from './span';
+import { countRedaction } from './tally';
 
 export const PLACEHOLDERS: Readonly<Record<PiiKind, string>> = {
   email: '<EMAIL>',
@@ -124,6 +125,7 @@ export function replaceSpans(text: string, spans: readonly Span[], from = 0, to 
     if (s.start >= to) break;
     out += text.slice(last, s.start);
     out += PLACEHOLDERS[s.kind];
+    countRedaction(s.kind);
     last = s.end;
   }
   return out + text.slice(last, to);

@@ -13,11 +13,14 @@
 // a match split across chunks is still caught) and `capFailureText` (the one bound on stored
 // failure text).
 import { detectPii, PLACEHOLDERS, replaceSpans } from './detect';
+import type { PiiKind } from './span';
+import { countRedaction } from './tally';
 
 export { detectPii, DETECTOR_REACH, PLACEHOLDERS } from './detect';
 export type { PiiKind, Reach, Span } from './span';
 export { createStreamRedactor, STREAM_CONTEXT_CHARS, STREAM_HOLD_CHARS, type StreamRedactor, type StreamSecret } from './stream';
 export { capFailureText, FAILURE_TEXT_MAX_CHARS } from './cap';
+export { redactionCounts } from './tally';
 
 export const DEFAULT_EXTRA_PLACEHOLDER = '<REDACTED>';
 
@@ -80,12 +83,13 @@ export function redactText(text: string, opts: RedactOptions = {}): string {
   if (patterns.length === 0) return redact(text);
   const placeholder = opts.placeholder ?? DEFAULT_EXTRA_PLACEHOLDER;
 
-  type Item = { start: number; end: number; with: string; extra: boolean };
+  type Item = { start: number; end: number; with: string; extra: boolean; kind?: PiiKind };
   const items: Item[] = detectPii(text).map((s) => ({
     start: s.start,
     end: s.end,
     with: PLACEHOLDERS[s.kind],
     extra: false,
+    kind: s.kind,
   }));
   for (const m of extraMatches(text, patterns)) items.push({ ...m, with: placeholder, extra: true });
   items.sort((x, y) => x.start - y.start || y.end - x.end);
@@ -105,6 +109,8 @@ export function redactText(text: string, opts: RedactOptions = {}): string {
     cur = { ...it };
   }
   if (cur) merged.push(cur);
+  // a detector's find swallowed by a caller's pattern is that pattern's placeholder, not a redaction of its kind
+  for (const it of merged) if (!it.extra && it.kind) countRedaction(it.kind);
   return rebuild(text, merged, (it) => it.with);
 }
 

@@ -39,10 +39,11 @@ const OPEN: Caller = { kind: 'open', author: null, name: null, role: 'admin' };
 /**
  * Why nobody is let in: no session (`sign-in`); an `Authorization: Bearer` the dashboard does not
  * know — unknown, revoked or expired (`bad-token`) — or sent where tokens are not accepted, a page
- * or a form (`token-not-here`); no account exists and the request is not known to come from this
+ * or a form (`token-not-here`); a token made for GET /metrics only (`metrics-token`, `aqven token
+ * create --scope metrics`); no account exists and the request is not known to come from this
  * machine (`no-account-remote`).
  */
-export type Unknown = { why: 'sign-in' | 'bad-token' | 'token-not-here' | 'no-account-remote' };
+export type Unknown = { why: 'sign-in' | 'bad-token' | 'token-not-here' | 'metrics-token' | 'no-account-remote' };
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -82,6 +83,7 @@ export async function callerOf(db: Db, h: Headers, opts: { tokens?: boolean; now
   if (bearer) {
     if (!opts.tokens) return { why: 'token-not-here' };
     const token = await tokenCaller(db, bearer, now, peerAddress(h));
+    if (token?.scope === 'metrics') return { why: 'metrics-token' };
     return token ? { kind: 'token', author: `token:${token.name}`, name: token.name, role: token.role } : { why: 'bad-token' };
   }
   if (!(await anyUser(db))) return fromThisMachine(h) ? OPEN : { why: 'no-account-remote' };
@@ -129,6 +131,7 @@ function refusalText(c: Caller | Unknown, role: Role): string {
   if (isCaller(c)) return `your role (${c.role}) may not do this: it needs ${role}`;
   if (c.why === 'bad-token') return 'the API token is not valid: unknown, revoked or expired (aqven token list shows yours)';
   if (c.why === 'token-not-here') return 'API tokens are accepted by the /api routes only: sign in to use the dashboard';
+  if (c.why === 'metrics-token') return 'this token reads GET /metrics only (aqven token create --scope metrics): the /api routes need a token made without --scope';
   return c.why === 'no-account-remote' ? NO_ACCOUNT_REMOTE : 'sign in first';
 }
 

@@ -13,6 +13,7 @@ import type { Db } from '@/db/types';
 import { API_ROUTES } from '@/lib/contracts/api-routes';
 import type { ApiRoute } from '@/lib/contracts/api-route';
 import { startFingerprint } from '@/lib/server/idempotent-start';
+import { peerStamp } from '@/lib/shared/peer';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 import { documentChecker } from '../helpers/openapi-check';
 import { runEnded } from '../helpers/run-ended';
@@ -49,6 +50,7 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   '/api/replays/{batchId}': () => import('@/app/api/replays/[batchId]/route'),
   '/api/sim/scripts': () => import('@/app/api/sim/scripts/route'),
   '/api/openapi.json': () => import('@/app/api/openapi.json/route'),
+  '/metrics': () => import('@/app/metrics/route'),
 };
 
 interface Call {
@@ -77,6 +79,10 @@ async function call(route: ApiRoute, c: Call = {}): Promise<{ status: number; he
     await res.body?.cancel();
     expect(check.operation(route.path, route.method)!.responses).toHaveProperty([String(res.status), 'content', 'text/event-stream']);
     return { status: res.status, headers: res.headers, body: null };
+  }
+  if (type.startsWith('text/plain')) {
+    expect(check.operation(route.path, route.method)!.responses).toHaveProperty([String(res.status), 'content', type]);
+    return { status: res.status, headers: res.headers, body: { text: await res.text() } };
   }
   const text = await res.text();
   const body = text ? (JSON.parse(text) as Record<string, unknown>) : null;
@@ -216,6 +222,22 @@ describe('every route against GET /api/openapi.json', () => {
       process.env.AQVEN_SIMULATE = '1';
     }
     expect((await call(R.getOpenApi!, { as: null })).status).toBe(200);
+  }, 60_000);
+
+  it('GET /metrics: from this machine with no credential, from elsewhere with a metrics token; an API token or none from elsewhere is 401', async () => {
+    const local = await call(R.getMetrics!, { as: null });
+    expect(local.status).toBe(200);
+    expect(local.body!.text).toMatch(/^# TYPE aqven_attempts_total counter$/m);
+    const elsewhere = peerStamp({ address: '203.0.113.9', forwardedFor: null, proxied: false });
+    const metricsToken = (await createToken(db, { name: 'prometheus', role: 'viewer', createdBy: 'ed', expiresAt: null, scope: 'metrics' }, Date.now())).token;
+    expect((await call(R.getMetrics!, { as: metricsToken, headers: elsewhere })).status).toBe(200);
+    for (const as of [null, cred.limited, cred.editor]) {
+      const refused = await call(R.getMetrics!, { as, headers: elsewhere });
+      expect(refused).toMatchObject({ status: 401, body: { code: 'E_AUTH' } });
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    // and the metrics token reads nothing else
+    expect(await call(R.listRuns!, { as: metricsToken })).toMatchObject({ status: 401, body: { code: 'E_AUTH' } });
   }, 60_000);
 
   it('saw every answer the document names, but those provoked elsewhere', () => {

@@ -171,6 +171,7 @@ describe('aqven user and aqven token over the project database', { timeout: 60_0
       'name',
       'revokedAt',
       'role',
+      'scope',
       'spentTodayUsd',
     ]);
     // 90 days by default
@@ -186,6 +187,35 @@ describe('aqven user and aqven token over the project database', { timeout: 60_0
     // the example goes where the dashboard is: its public URL when one is set
     const elsewhere = await aqvenHere(['token', 'create', 'ci-public', '--project', dir], { ...SQLITE_ENV, AQVEN_PUBLIC_URL: 'https://aqven.example.com/' });
     expect(elsewhere.out).toContain('curl -X POST https://aqven.example.com/api/runs ');
+  });
+
+  it('token create --scope metrics: a token that reads GET /metrics and nothing else, with no role or budget; listed as such', async () => {
+    const made = await cli(['token', 'create', 'prometheus', '--scope', 'metrics', '--expires', 'never']);
+    expect(made.code).toBe(0);
+    const token = /^aqven_[A-Za-z0-9_-]{43}$/m.exec(made.out)![0];
+    expect(made.out).toContain('token prometheus created (metrics only):\n');
+    expect(made.out).toContain("Give it to Prometheus as the scrape job's bearer token");
+    expect(made.out).toContain('curl http://127.0.0.1:3000/metrics -H "Authorization: Bearer $AQVEN_TOKEN"\n');
+    expect(made.out).not.toContain('/api/runs');
+    expect(await tokenCaller(await db(), token, Date.now())).toMatchObject({ name: 'prometheus', scope: 'metrics' });
+    expect((await cli(['token', 'list'])).out.split('\n').find((l) => l.startsWith('prometheus '))).toMatch(/^prometheus +metrics only +cli:/);
+    expect(JSON.parse((await cli(['token', 'list', '--json'])).out).find((t: { name: string }) => t.name === 'prometheus')).toMatchObject({ scope: 'metrics' });
+    const audited = await listAudit(await db(), { kind: 'token.created', limit: 10 });
+    expect(audited.rows.find((r) => r.target === 'token:prometheus')?.detail).toEqual({ scope: 'metrics', expiresAt: null });
+    // refused before the database is opened: exit 2, nothing stored
+    expect(await cli(['token', 'create', 'p2', '--scope', 'admin'])).toMatchObject({
+      code: 2,
+      err: 'aqven token create: --scope "admin" is not a scope: use metrics (a token that reads GET /metrics and nothing else)\n',
+    });
+    expect(await cli(['token', 'create', 'p2', '--scope', 'metrics', '--role', 'admin'])).toMatchObject({
+      code: 2,
+      err: 'aqven token create: --role and --scope metrics do not go together: a metrics token calls no /api route, so it has no role\n',
+    });
+    expect((await cli(['token', 'create', 'p2', '--scope', 'metrics', '--budget', '5/day'])).code).toBe(2);
+    expect((await listTokens(await db())).map((t) => t.name)).not.toContain('p2');
+    // a token made without --scope reads the API as before, and no metrics scope
+    const svc = /^aqven_\S+$/m.exec((await cli(['token', 'create', 'svc'])).out)![0];
+    expect((await tokenCaller(await db(), svc, Date.now()))?.scope).toBeNull();
   });
 
   it('token create --expires and --budget; token budget and user budget; the lists show spend today against the budget', async () => {
