@@ -63,7 +63,8 @@ function oneLine(message: string): Error {
   return err;
 }
 
-function freePort(): Promise<number> {
+/** A port on 127.0.0.1 nothing listens on now (for a server a test starts as a process). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -41,8 +41,10 @@ export async function startWorker(o: {
   concurrency: number;
   drainTimeout?: number;
   env?: Record<string, string | undefined>;
+  /** more flags (`--metrics-port 0`) */
+  args?: string[];
 }): Promise<WorkerProcess> {
-  const args = ['worker', '--simulate', '--concurrency', String(o.concurrency), '--project', o.project];
+  const args = ['worker', '--simulate', '--concurrency', String(o.concurrency), '--project', o.project, ...(o.args ?? [])];
   if (o.drainTimeout !== undefined) args.push('--drain-timeout', String(o.drainTimeout));
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...workerEnv(o.url, o.simUrl), ...o.env } });
   let out = '';
