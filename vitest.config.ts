@@ -1,20 +1,29 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Three projects; a test file's place says which it belongs to (DESIGN: Tests):
+// Four projects; a test file's place says which it belongs to (DESIGN: Tests):
 //   unit         lib/**/*.test.ts — pure: no child process, no database (neither a SQLite file nor
 //                PostgreSQL), no network but an in-process simulator on loopback, time injected.
 //                A test of lib/ that needs more lives in test/<area>/ instead.
 //   integration  db/**/*.test.ts and test/**/*.test.ts — databases (SQLite files, the throwaway
-//                PostgreSQL cluster), the simulator, the real CLI and its processes.
+//                PostgreSQL cluster), the simulator, the real CLI and its processes; its files share
+//                a process per worker, and what one leaves in it is undone when it ends.
+//   integration-isolated  the few integration files that need a process of their own (OWN_PROCESS).
 //   load         **/*.load.test.ts — the [big] tests (hundreds of runs, clusters of processes):
 //                `npm run test:load`, not part of `npm test`.
-// `npm run test:unit` (what `npm test` runs) is unit, then integration (sequence.groupOrder).
+// `npm run test:unit` (what `npm test` runs) is unit, then both integration projects at once
+// (sequence.groupOrder).
 const LOAD = '**/*.load.test.ts';
 const alias = { '@': fileURLToPath(new URL('.', import.meta.url)) };
 // files of the integration project at once (vitest's default on 2 cores is 1): their time is mostly
 // waiting on processes, databases and sockets
 const INTEGRATION_WORKERS = 3;
+// integration files that need a process of their own (integration-isolated): each replaces one of
+// our own modules (vi.mock), which in a shared process would stay replaced for the files after it
+const OWN_PROCESS = [
+  // lib/server/access's peerAddress and lib/server/auth's authFor, to name the address and count password checks
+  'test/api/sign-in-action.test.ts',
+];
 const shared = { environment: 'node' as const, testTimeout: 20_000, pool: 'forks' as const };
 
 export default defineConfig({
@@ -40,8 +49,24 @@ export default defineConfig({
           ...shared,
           name: 'integration',
           include: ['db/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [LOAD],
+          exclude: [LOAD, ...OWN_PROCESS],
           globalSetup: ['test/helpers/pg-global-setup.ts'],
+          // files share a process per worker, their modules loaded once (isolate: false); what a
+          // file leaves in the process is put back when it ends (shared-process-setup.ts)
+          isolate: false,
+          setupFiles: ['test/helpers/next-stand-ins.ts', 'test/helpers/shared-process-setup.ts'],
+          maxWorkers: INTEGRATION_WORKERS,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          ...shared,
+          name: 'integration-isolated',
+          include: OWN_PROCESS,
+          globalSetup: ['test/helpers/pg-global-setup.ts'],
+          setupFiles: ['test/helpers/next-stand-ins.ts'],
           maxWorkers: INTEGRATION_WORKERS,
           sequence: { groupOrder: 1 },
         },

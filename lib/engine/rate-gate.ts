@@ -92,6 +92,8 @@ export interface RateGate {
   pausedUntil(model: string): number | null;
   /** current pauses and load, for the providers page */
   snapshot(now: number): GatePause[];
+  /** Forgets every model — pauses, probes, slots — as a new process knows none (resetDefaultRateGateForTests). */
+  reset(): void;
 }
 
 /**
@@ -282,6 +284,7 @@ export function createRateGate(): RateGate {
       [...models.entries()]
         .filter(([, g]) => g.pause.until > now || g.slots.active > 0 || g.waiting > 0)
         .map(([model, g]) => ({ model, pausedUntil: g.pause.until, reason: g.pause.reason, origin: g.pause.origin, inFlight: g.slots.active, waiting: g.waiting })),
+    reset: () => models.clear(),
   };
 }
 
@@ -292,3 +295,12 @@ export function createRateGate(): RateGate {
  */
 const GLOBAL_KEY = Symbol.for('aqven.defaultRateGate');
 export const defaultRateGate: RateGate = ((globalThis as { [GLOBAL_KEY]?: RateGate })[GLOBAL_KEY] ??= createRateGate());
+
+/**
+ * The process-wide gate as a new process has it: for the integration tests' shared process, between
+ * files (test/helpers/shared-process-setup.ts), so that a pause one file's simulator caused — on its
+ * virtual clock, perhaps years ahead — holds no later file's calls back.
+ */
+export function resetDefaultRateGateForTests(): void {
+  defaultRateGate.reset();
+}

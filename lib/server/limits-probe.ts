@@ -31,6 +31,11 @@ function forget(now: number): void {
   for (const [id, p] of probes) if (p.done && now - p.startedAt > KEEP_DONE_MS) probes.delete(id);
 }
 
+/** Forgets this process's probes, as a new process knows none (the integration tests' shared process, between files). */
+export function forgetProbesForTests(): void {
+  probes.clear();
+}
+
 /** The probes of `models` this process runs or ran lately, newest first. */
 export function probesOf(models: readonly string[]): ProbeView[] {
   forget(Date.now());

@@ -152,6 +152,11 @@ function remember(view: BatchView): void {
   }
 }
 
+/** Forgets this process's views of its batches, as a new process knows none (the integration tests' shared process, between files). */
+export function forgetBatchesForTests(): void {
+  batches.clear();
+}
+
 /**
  * A batch's progress: this process's own view while it runs the batch, else the stored row (any
  * process, or this one after a restart) — a batch whose process stopped reads as stopped; null for

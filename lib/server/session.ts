@@ -9,7 +9,7 @@
 // "The project folder in a long-lived process"). The usage of answers cut off mid-body is looked up
 // from the provider in the background.
 import 'server-only';
-import { sweepBeforeRead } from '@/db/client';
+import { closeDatabase, sweepBeforeRead } from '@/db/client';
 import { interruptAll, interruptAllNow } from '@/lib/flow/active-runs';
 import { RunInputError, UnknownFlowError, validateRunInput } from '@/lib/flow/run-flow';
 import type { CancelRunResult } from '@/lib/flow/run-mode';
@@ -95,6 +95,26 @@ function session(): Promise<Session> {
     );
   }
   return g.__aqvenSession;
+}
+
+/**
+ * Ends the session of a process that serves one project after another — the integration tests'
+ * shared process (test/helpers/shared-process-setup.ts): its background duties stopped, its
+ * simulator and database closed, and forgotten, so the next serverSession() opens what
+ * AQVEN_PROJECT and AQVEN_DATABASE_URL name then. The runs it started are the caller's to end first
+ * (interruptAll). The stop-signal handlers stay: they act on whatever runs then.
+ */
+export async function closeServerSessionForTests(): Promise<void> {
+  const opening = g.__aqvenSession;
+  g.__aqvenSession = undefined;
+  const s = await opening?.catch(() => null);
+  if (!s) return;
+  g.__aqvenBackground?.();
+  g.__aqvenBackground = undefined;
+  g.__aqvenLookups?.();
+  g.__aqvenLookups = undefined;
+  await s.close();
+  await closeDatabase(s.db);
 }
 
 /** The session; a dead run is swept before it is read (at most every READ_SWEEP_MS). */

@@ -6,15 +6,12 @@
 // handlers with nobody stamping.
 import { request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken, createUser } from '@/db/account-queries';
 import type { Db } from '@/db/types';
 import { dashboardServer, UNTRUSTED_PROXY_WARNING } from '@/lib/cli/serve';
 import { PEER_HEADER, PEER_SIG_HEADER } from '@/lib/shared/peer';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 
 const dashboard = simulatedDashboard();
 let db: Db;

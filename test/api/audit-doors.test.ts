@@ -4,23 +4,20 @@
 // refused action records nothing, a name no account has is never stored, no password is; and the
 // Audit page lets admins only in. Over the showcase's SQLite file, the simulator standing for the
 // providers; the password checks are real (better-auth's scrypt).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '@/db/account-queries';
 import { listAudit, type AuditRow } from '@/db/audit-queries';
 import type { Db } from '@/db/types';
 import type { PasswordState, SignInState } from '@/lib/forms/auth';
 import { peerStamp } from '@/lib/shared/peer';
-import { LOCAL_HEADERS } from '../helpers/next-headers';
+import { LOCAL_HEADERS, request as req } from '../helpers/next-headers';
 import { follow } from '../helpers/next-navigation';
 import { saveEnv } from '../helpers/saved-env';
 import { requestHeaders, sessionCookie } from '../helpers/session-cookie';
 import { copyShowcase } from '../helpers/showcase';
 
-const req = vi.hoisted(() => ({ headers: {} as Record<string, string> }));
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers), cookies: async () => ({ get: () => undefined, set: () => {} }) }));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => import('../helpers/next-navigation'));
+// the request the server code answers (../helpers/next-headers.ts) until a test names another
+req.headers = {};
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 const PASSWORD = 'the team password, long enough';

@@ -5,7 +5,7 @@
 // dist/client is built from the source first (buildClient, what `npm run build:cli` also does), so
 // the package entry point itself is what is called.
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '@/db/account-queries';
 import type { Db } from '@/db/types';
 import type { AqvenError, RunEvent } from 'aqven/client';
@@ -13,10 +13,6 @@ import { buildClient } from '@/scripts/build-cli.mjs';
 import { apiServer } from '../helpers/api-server';
 import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const dash = simulatedDashboard();
 const OK = { [FLASH_LITE]: Array.from({ length: 20 }, () => ({ kind: 'ok' as const })), [GPT_OSS]: Array.from({ length: 20 }, () => ({ kind: 'ok' as const })) };

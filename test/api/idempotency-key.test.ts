@@ -4,7 +4,7 @@
 // body is 422; a key that is too long is 400; keys are per caller; no key behaves as before. Then
 // the key's rules against a clock (expiry, a claim whose request died, one still starting) and the
 // purge, on both dialects.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '@/db/account-queries';
 import { claimKey, setKeyRun, storedKey } from '@/db/idempotency-queries';
 import { purgeRuns } from '@/db/purge';
@@ -16,9 +16,6 @@ import { DIALECTS, withTestDb, type TestDb } from '../helpers/dialects';
 import { runEnded } from '../helpers/run-ended';
 import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 
 const dashboard = simulatedDashboard();
 let db: Db;

@@ -3,7 +3,7 @@
 // /api/limits shows it running and then the levels it measured, any role may read them, only
 // editors may start one, a model can be probed once at a time, and bad form values are refused
 // on their field before anything runs.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken, createUser } from '@/db/account-queries';
 import { getRunFacts } from '@/db/queries';
 import type { Db } from '@/db/types';
@@ -11,13 +11,11 @@ import type { LimitsResponse } from '@/lib/dashboard/limits-view';
 import type { StartLimitsState } from '@/lib/forms/limits';
 import { FLASH_LITE } from '../helpers/showcase';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
+import { LOCAL_HEADERS, request as req } from '../helpers/next-headers';
 import { requestHeaders, signedInUser } from '../helpers/session-cookie';
 
-const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers) }));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
+// the request the server code answers (../helpers/next-headers.ts) until a test names another
+req.headers = { host: 'localhost' };
 
 const dashboard = simulatedDashboard();
 const MODEL = `openrouter:${FLASH_LITE}`;

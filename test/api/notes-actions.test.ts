@@ -2,7 +2,7 @@
 // "Accounts, roles and tokens"): the open dashboard writes as itself; once an account exists, a
 // caller with no credentials is refused, any role may write (a note changes no run), only a note's
 // author changes or deletes it, and the size cap is enforced by the server.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '@/db/account-queries';
 import { listNotes } from '@/db/note-queries';
 import { runStore } from '@/db/run-store';
@@ -10,14 +10,12 @@ import type { Db } from '@/db/types';
 import type { NoteFormState } from '@/lib/forms/notes';
 import { copyShowcase } from '../helpers/showcase';
 import { saveEnv } from '../helpers/saved-env';
-import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
+import { LOCAL_HEADERS, request as req } from '../helpers/next-headers';
 import { requestHeaders, signedInUser } from '../helpers/session-cookie';
 
 /** the request's headers, as each test sets them: this machine, and a token or none */
-const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers) }));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
+// the request the server code answers (../helpers/next-headers.ts) until a test names another
+req.headers = { host: 'localhost' };
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 const T0 = Date.UTC(2026, 0, 1);

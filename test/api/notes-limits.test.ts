@@ -8,14 +8,12 @@ import { createUser, loginEmail } from '@/db/account-queries';
 import { runStore } from '@/db/run-store';
 import type { Db } from '@/db/types';
 import type { NoteFormState } from '@/lib/forms/notes';
-import { LOCAL_HEADERS } from '../helpers/next-headers';
+import { LOCAL_HEADERS, request as req } from '../helpers/next-headers';
 import { saveEnv } from '../helpers/saved-env';
 import { copyShowcase } from '../helpers/showcase';
 
-const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers), cookies: async () => ({ get: () => undefined, set: () => {} }) }));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
+// the request the server code answers (../helpers/next-headers.ts) until a test names another
+req.headers = { host: 'localhost' };
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 const T0 = Date.UTC(2026, 0, 1);

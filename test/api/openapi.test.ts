@@ -4,7 +4,7 @@
 // every (route, status) the document names was seen here, but for the few listed in NOT_HERE with
 // where they are provoked instead.
 import { NextRequest } from 'next/server';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '@/db/account-queries';
 import { claimKey } from '@/db/idempotency-queries';
 import { insertReplayBatch } from '@/db/replay-batch-queries';
@@ -20,10 +20,6 @@ import { runEnded } from '../helpers/run-ended';
 import { requestHeaders, signedInUser } from '../helpers/session-cookie';
 import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 /** answers the document names that this file does not provoke, and where they are */
 const NOT_HERE: Record<string, string> = {

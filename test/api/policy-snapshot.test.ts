@@ -4,7 +4,7 @@
 // a push of another file in between is kept. The project folder on disk is never written.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAudit } from '@/db/audit-queries';
 import { listPolicyRevisions } from '@/db/policy-queries';
 import { latestSnapshot, listSnapshots, pushSnapshot } from '@/db/snapshot-queries';
@@ -12,10 +12,6 @@ import { checkProjectFiles } from '@/lib/project';
 import { openTestDb, type TestDb } from '../helpers/dialects';
 import { copyShowcase } from '../helpers/showcase';
 import { saveEnv } from '../helpers/saved-env';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 let t: TestDb;

@@ -12,10 +12,6 @@ import { own } from '@/lib/shared/own';
 import { writeProject } from '@/test/helpers/fixture-project';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-
 const CONSTRUCTOR_AGENT = 'apiVersion: "aqven/v1"\nkind: "Agent"\nmodel: "openrouter:constructor"\n'; // a model id "constructor" too
 const TOSTRING_FLOW = [
   'apiVersion: "aqven/v1"',

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, eq, isNotNull } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '@/db/account-queries';
 import { listAudit } from '@/db/audit-queries';
 import { replayLink } from '@/db/replay-queries';
@@ -17,14 +17,11 @@ import { follow } from '../helpers/next-navigation';
 import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { runEnded } from '../helpers/run-ended';
 import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
-import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
+import { LOCAL_HEADERS, request as req } from '../helpers/next-headers';
 import { requestHeaders, signedInUser } from '../helpers/session-cookie';
 
-const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers) }));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
+// the request the server code answers (../helpers/next-headers.ts) until a test names another
+req.headers = { host: 'localhost' };
 
 const dashboard = simulatedDashboard();
 const T0 = Date.now();

@@ -4,7 +4,7 @@
 // after a restart) answers GET /api/replays/:batchId from the database, the batch is in the list of
 // recent ones, and a batch whose process stopped reads as stopped. 404 only for an id never stored.
 import { and, eq, isNotNull } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRunFacts } from '@/db/queries';
 import { insertReplayBatch, replayBatch } from '@/db/replay-batch-queries';
 import type { Db } from '@/db/types';
@@ -15,10 +15,6 @@ import { otherProcess } from '../helpers/dialects';
 import { runEnded } from '../helpers/run-ended';
 import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const dashboard = simulatedDashboard();
 let db: Db;

@@ -3,7 +3,7 @@
 // runs it names (never one guessed), the start action replays the run it names; and the replay's
 // record, as GET /api/runs/:id and the run list answer it, says it is a replay of that run.
 import { NextRequest } from 'next/server';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@/db/types';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import { shortRunId } from '@/lib/shared/short-id';
@@ -11,11 +11,6 @@ import { follow } from '../helpers/next-navigation';
 import { runEnded } from '../helpers/run-ended';
 import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
 
 const dashboard = simulatedDashboard();
 let db: Db;

@@ -2,7 +2,7 @@
 // budgets"): `POST /api/runs` answers 429 with E_BUDGET and Retry-After until 00:00 UTC, the /flows
 // form shows the same words, and a replay or a limits probe is refused alike — before anything is
 // stored or queued. A user's budget and a token's; once the budget is removed, runs start again.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken, setTokenBudget, setUserBudget } from '@/db/account-queries';
 import { addSpend } from '@/db/spend-queries';
 import type { Db } from '@/db/types';
@@ -10,17 +10,14 @@ import type { ReplayFormState } from '@/lib/forms/replay';
 import type { StartLimitsState } from '@/lib/forms/limits';
 import type { StartRunFormState } from '@/lib/forms/start-run';
 import { follow } from '../helpers/next-navigation';
-import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
+import { LOCAL_HEADERS, request as req } from '../helpers/next-headers';
 import { runEnded } from '../helpers/run-ended';
 import { requestHeaders, signedInUser } from '../helpers/session-cookie';
 import { FLASH_LITE } from '../helpers/showcase';
 import { DRAFT_REFUSES, simulatedDashboard } from '../helpers/simulated-dashboard';
 
-const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers) }));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
+// the request the server code answers (../helpers/next-headers.ts) until a test names another
+req.headers = { host: 'localhost' };
 
 const dashboard = simulatedDashboard();
 let db: Db;

@@ -1,14 +1,11 @@
 // GET /api/runs/:id takes a run's 8-character short id (from its id's last group; or any unique prefix of 4 or more) as well
 // as its id; a prefix naming several runs is a 409 listing them, never one of them picked.
 import { NextRequest } from 'next/server';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@/db/types';
 import { copyShowcase } from '../helpers/showcase';
 import { saveEnv } from '../helpers/saved-env';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 const A = 'c0ffee00-0000-4000-8000-00000000000a';

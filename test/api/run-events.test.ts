@@ -4,7 +4,7 @@
 // mid-way resumes with Last-Event-ID and misses nothing, repeats nothing; refusals as every
 // /api/runs/:id route has them.
 import { NextRequest } from 'next/server';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRunFacts } from '@/db/queries';
 import { shortRunId } from '@/lib/shared/short-id';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
@@ -16,10 +16,6 @@ import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
 import type { Session } from '@/lib/flow/session';
 import type { ScriptMap } from '@/lib/sim/types';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const dash = simulatedDashboard();
 const REPLY = Array.from({ length: 800 }, (_, i) => `word${i}`).join(' ');

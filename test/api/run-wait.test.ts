@@ -3,15 +3,12 @@
 // with Location once N seconds have passed; `GET /api/runs/:id?wait=N` holds the record until the
 // run ends. SQLite mode (the run in this process), followed through the database; the bounds on
 // elapsed time are loose on purpose (a busy machine), the ordering claims are not.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@/db/types';
 import { interruptAll } from '@/lib/flow/active-runs';
 import { getRun, postRun } from '../helpers/api-call';
 import { FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 
 const dashboard = simulatedDashboard();
 let db: Db;

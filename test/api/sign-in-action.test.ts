@@ -11,12 +11,12 @@ import type { SignInState } from '@/lib/forms/auth';
 import { SIGN_IN_ADDRESS_UNKNOWN } from '@/lib/server/limits';
 import { saveEnv } from '../helpers/saved-env';
 import { copyShowcase } from '../helpers/showcase';
+import { request as req } from '../helpers/next-headers';
 
 /** the request: from this machine, with the client address the trusted proxy saw (`x-test-peer`) */
-const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string>, passwordChecks: 0 }));
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers), cookies: async () => ({ get: () => undefined, set: () => {} }) }));
-vi.mock('next/navigation', () => import('../helpers/next-navigation'));
+req.headers = { host: 'localhost' };
+/** the actions that went as far as better-auth */
+const better = vi.hoisted(() => ({ passwordChecks: 0 }));
 // lib/server/access.ts decides which address to trust; here the test names it
 vi.mock('@/lib/server/access', async (original) => ({
   ...(await original<typeof import('@/lib/server/access')>()),
@@ -25,7 +25,7 @@ vi.mock('@/lib/server/access', async (original) => ({
 // counts the actions that went as far as better-auth (the password check)
 vi.mock('@/lib/server/auth', async (original) => {
   const auth = await original<typeof import('@/lib/server/auth')>();
-  return { ...auth, authFor: (...args: Parameters<typeof auth.authFor>) => (req.passwordChecks++, auth.authFor(...args)) };
+  return { ...auth, authFor: (...args: Parameters<typeof auth.authFor>) => (better.passwordChecks++, auth.authFor(...args)) };
 });
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_SIGN_IN_FAILURES_PER_MINUTE']);
@@ -103,12 +103,12 @@ describe('sign-in limits', () => {
   }, 60_000);
 
   it('a malformed name is refused with the same words before anything is counted', async () => {
-    const checks = req.passwordChecks;
+    const checks = better.passwordChecks;
     for (const name of ['a..b', 'x'.repeat(65), '../etc/passwd', 'ädmin', 'admin.', '-admin', 'ad min']) {
       expect(await signIn(name, 'some password or other', '192.0.2.30')).toEqual(WRONG);
     }
     expect(await rows()).toEqual([]);
-    expect(req.passwordChecks).toBe(checks);
+    expect(better.passwordChecks).toBe(checks);
     // a well-formed name is trimmed and lowercased as the form always did
     expect(await signIn('  Admin ', PASSWORD, '192.0.2.30')).toEqual(IN);
     expect(await signIn('', PASSWORD, '192.0.2.30')).toEqual({ error: 'enter your name and password' });
@@ -127,12 +127,12 @@ describe('sign-in limits', () => {
   }, 60_000);
 
   it('an address the dashboard cannot tell is refused before anything is counted or checked: no shared allowance to use up', async () => {
-    const before = req.passwordChecks;
+    const before = better.passwordChecks;
     const counted = (await rows()).length;
     for (const name of ['vera', 'admin']) {
       expect(await signIn(name, PASSWORD, null)).toEqual({ error: SIGN_IN_ADDRESS_UNKNOWN });
     }
-    expect(req.passwordChecks).toBe(before);
+    expect(better.passwordChecks).toBe(before);
     expect((await rows()).length).toBe(counted);
     expect(await signIn('admin', PASSWORD, '192.0.2.50')).toEqual(IN);
   }, 60_000);

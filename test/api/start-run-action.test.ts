@@ -2,7 +2,7 @@
 // (DESIGN: The dashboard, "Accounts, roles and tokens", *Run limit*): a start refused by either says
 // when to try again, and starts nothing. One caller through both doors: a signed-in user (an API
 // token is accepted by the API alone).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken, createUser } from '@/db/account-queries';
 import type { Db } from '@/db/types';
 import type { StartRunFormState } from '@/lib/forms/start-run';
@@ -10,13 +10,10 @@ import { follow } from '../helpers/next-navigation';
 import { sessionCookie } from '../helpers/session-cookie';
 import { runEnded } from '../helpers/run-ended';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
+import { LOCAL_HEADERS, request as req } from '../helpers/next-headers';
 
-const req = vi.hoisted(() => ({ headers: { host: 'localhost' } as Record<string, string> }));
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => ({ headers: async () => new Headers(req.headers) }));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
+// the request the server code answers (../helpers/next-headers.ts) until a test names another
+req.headers = { host: 'localhost' };
 
 const dashboard = simulatedDashboard();
 const T0 = Date.now();

@@ -9,9 +9,6 @@ import { saveEnv } from '../helpers/saved-env';
 import { peerStamp } from '@/lib/shared/peer';
 import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 
 beforeAll(() => {

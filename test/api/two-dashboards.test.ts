@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb } from '@/db/client';
 import { getRunFacts } from '@/db/queries';
 import { latestSnapshot } from '@/db/snapshot-queries';
@@ -18,8 +18,6 @@ import { updateAgentYaml } from '@/lib/project';
 import { DIALECTS, openTestDb, type TestDb } from '../helpers/dialects';
 import { folderHash, quietShowcase } from '../helpers/quiet-showcase';
 import { saveEnv } from '../helpers/saved-env';
-
-vi.mock('server-only', () => ({}));
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 afterAll(() => restoreEnv());

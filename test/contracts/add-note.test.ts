@@ -2,13 +2,10 @@
 // note that is empty, over the size cap, or names an attempt without its node is refused with the
 // contract's own words (E_BODY for the text, E_FORM for the rest) before anything is stored; an edit
 // and a delete name their note alike. Notes per minute are the caller's limit (caller-limits.test.ts).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addNoteSchema, deleteNoteSchema, editNoteSchema, NOTE_MAX_CHARS } from '@/lib/contracts/add-note';
 import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
 
 const dashboard = simulatedDashboard();
 const IDLE = { status: 'idle' } as const;

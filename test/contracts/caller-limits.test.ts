@@ -4,14 +4,12 @@
 // alone and counts no start; notes per minute. The doors that call it are driven in
 // test/contracts/start-run.test.ts, test/api/start-run-action.test.ts, run-budget.test.ts,
 // notes-limits.test.ts and replay-actions.test.ts.
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createToken, createUser, setUserBudget } from '@/db/account-queries';
 import { addSpend } from '@/db/spend-queries';
 import type { Db } from '@/db/types';
 import { callerLimits, NOTES_PER_MINUTE } from '@/lib/contracts/caller-limits';
 import { DIALECTS, withTestDb } from '@/test/helpers/dialects';
-
-vi.mock('server-only', () => ({}));
 
 const T0 = Date.UTC(2026, 0, 5, 10, 0, 0);
 const env = { AQVEN_RUNS_PER_MINUTE: '2' };

@@ -3,15 +3,11 @@
 // long is refused at both with the same words, before any database is asked: the form with E_RUN,
 // the command with exit 2 (bad usage) — in SQLite mode too, where the command otherwise says that
 // nothing is queued.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureIo } from '@/lib/cli/io';
 import { NOTHING_QUEUED } from '@/lib/flow/run-mode';
 import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const dashboard = simulatedDashboard();
 

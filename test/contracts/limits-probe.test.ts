@@ -3,16 +3,12 @@
 // same bad values are refused at both with the same words — each door naming the field its own way
 // (a label, a flag) — before anything runs: the form on its field with E_FORM, the command with exit
 // 2. The bounds are the form's at both (a typo of a few zeros is no blank cheque at the shell either).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartLimitsState } from '@/lib/forms/limits';
 import { captureIo } from '@/lib/cli/io';
 import { FLASH_LITE } from '../helpers/showcase';
 import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const dashboard = simulatedDashboard();
 const MODEL = `openrouter:${FLASH_LITE}`;

@@ -4,17 +4,12 @@
 // the field its own way), and a run that is not stored with the same code and words, before
 // anything runs. The command may leave --cap out (no cap: a shell on the server); a cap it is given
 // keeps the forms' bounds.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureIo } from '@/lib/cli/io';
 import type { ReplayFormState } from '@/lib/forms/replay';
 import { follow } from '../helpers/next-navigation';
 import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
 
 const dashboard = simulatedDashboard();
 let dir: string;

@@ -4,15 +4,11 @@
 // written; a save that names no agent is E_AGENT.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { savePolicySchema } from '@/lib/contracts/save-policy';
 import { policyErrors, policyInput } from '@/lib/forms/agent-policy';
 import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const dashboard = simulatedDashboard();
 let dir: string;

@@ -3,7 +3,7 @@
 // seam). The same bad requests — no flow, an unknown flow, text that is not JSON, an input its flow's
 // schema refuses, one over AQVEN_MAX_INPUT_BYTES — are refused at each with the same code and words
 // (each door naming the field its own way), and nothing is stored.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@/db/types';
 import type { StartRunFormState } from '@/lib/forms/start-run';
 import { aqven, ensureCliBuilt } from '../cli/aqven-process';
@@ -11,11 +11,6 @@ import { LOCAL_HEADERS } from '@/test/helpers/next-headers';
 import { follow } from '../helpers/next-navigation';
 import { formData } from '../helpers/form-data';
 import { simulatedDashboard } from '../helpers/simulated-dashboard';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => import('@/test/helpers/next-navigation'));
 
 const dashboard = simulatedDashboard();
 let db: Db;

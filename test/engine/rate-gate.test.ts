@@ -317,6 +317,17 @@ describe('clearing a pause', () => {
     expect(gate.clear('p:m')).toBe(false);
     expect(gate.clear('p:other')).toBe(false);
   });
+
+  it('a reset forgets every model, as a new process knows none: no pause, and the next call goes straight through, not as a probe', async () => {
+    const { gate, lease } = setup();
+    gate.pause('p:m', 30_000, 'HTTP 429 from p:m');
+    gate.pause('p:other', 60_000, 'HTTP 429 from p:other');
+    gate.reset();
+    expect(gate.snapshot(0)).toEqual([]);
+    expect(gate.pausedUntil('p:m')).toBeNull();
+    const l = await lease('p:m');
+    expect([l.waitedMs, l.probe]).toEqual([0, false]);
+  });
 });
 
 /**

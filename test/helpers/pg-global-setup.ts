@@ -10,6 +10,8 @@ let cluster: PgCluster | null = null;
 let dropTemplate: (() => Promise<void>) | null = null;
 
 export async function setup(): Promise<void> {
+  // the run's other project that needs it (integration and integration-isolated) made it already: its teardown ends it
+  if (process.env[TEMPLATE_DB_ENV]) return;
   if (!process.env.AQVEN_TEST_DATABASE_URL) {
     cluster = await startPgCluster();
     process.env.AQVEN_TEST_DATABASE_URL = cluster.url;
@@ -21,8 +23,10 @@ export async function setup(): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  if (!cluster && !dropTemplate) return;
   // a given server keeps no template behind; a throwaway cluster goes whole
   if (cluster) await cluster.stop();
   else await dropTemplate?.();
+  cluster = dropTemplate = null;
   delete process.env[TEMPLATE_DB_ENV];
 }

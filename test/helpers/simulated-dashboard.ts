@@ -25,8 +25,9 @@ export function simulatedDashboard() {
       if (o.scripts) session.simulated!.sim.loadScripts(o.scripts);
       return { session, dir };
     },
+    /** ends the session (its simulator, its database) and puts the variables back */
     async close(): Promise<void> {
-      await (await (await server()).serverSession()).close();
+      await (await server()).closeServerSessionForTests();
       restoreEnv();
     },
   };

@@ -3,7 +3,7 @@
 // project snapshot; a running `aqven worker` process moves to it before its next run, which records
 // the new snapshot and the new policy.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodePolicy } from '@/lib/engine/types';
 import { startSimulator, type SimServer } from '@/lib/sim';
 import { ensureCliBuilt } from '../cli/aqven-process';
@@ -11,11 +11,6 @@ import { openTestDb, type TestDb } from '../helpers/dialects';
 import { copyShowcase } from '../helpers/showcase';
 import { eventually, startWorker, type WorkerProcess } from './workers';
 import { saveEnv } from '../helpers/saved-env';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
-vi.mock('next/navigation', () => ({ redirect: () => {} }));
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL', 'AQVEN_SIM_URL']);
 let t: TestDb;

@@ -4,7 +4,7 @@
 // node's discarded attempt and its text tagged by attempt, a cut resumed with Last-Event-ID — and
 // `aqven show --follow` follows the next one and exits 0.
 import { NextRequest } from 'next/server';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRunFacts } from '@/db/queries';
 import type { Db } from '@/db/types';
 import { startSimulator, type SimServer } from '@/lib/sim';
@@ -15,10 +15,6 @@ import { foldEvents, onceLabels, readEvents, triageOnce } from '../helpers/run-e
 import { saveEnv } from '../helpers/saved-env';
 import { copyShowcase, FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { closeDashboardAndWorker, startWorker, type WorkerProcess } from './workers';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 const REPLY = Array.from({ length: 600 }, (_, i) => `word${i}`).join(' ');

@@ -3,7 +3,7 @@
 // worker` process runs it; `Prefer: wait=N` follows the run through the database to its end — 200
 // and the record, or 202 once N seconds have passed — and an Idempotency-Key sent twice at once
 // queues one run.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@/db/types';
 import { startSimulator, type SimServer } from '@/lib/sim';
 import { ensureCliBuilt } from '../cli/aqven-process';
@@ -12,10 +12,6 @@ import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
 import { saveEnv } from '../helpers/saved-env';
 import { copyShowcase, FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { closeDashboardAndWorker, startWorker, type WorkerProcess } from './workers';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const restoreEnv = saveEnv(['AQVEN_PROJECT', 'AQVEN_SIMULATE', 'AQVEN_DATABASE_URL']);
 let tdb: TestDatabase;

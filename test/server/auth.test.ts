@@ -5,14 +5,12 @@
 // from AQVEN_AUTH_SECRET only, never from the database.
 import { createHmac } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, hashToken, loginEmail, removeUser, setPassword } from '@/db/account-queries';
 import type { Db } from '@/db/types';
 import { DIALECTS, otherProcess, withTestDb, type TestDb } from '@/test/helpers/dialects';
 import { saveEnv } from '@/test/helpers/saved-env';
 import { authFor, SESSION_COOKIE, SESSION_TTL_S, sessionUser } from '@/lib/server/auth';
-
-vi.mock('server-only', () => ({}));
 
 const SECRET = 'a test key of at least thirty-two characters, 0123456789';
 const PW = 'correct horse battery staple';

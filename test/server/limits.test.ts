@@ -3,13 +3,11 @@
 // (a success gives its counts back), that a refusal leaves the other limits untouched, that racing
 // attempts cannot all pass one check, and how long a known address is remembered. The clock is
 // injected; test/api/sign-in-action.test.ts drives the same rules through the form.
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { MEMO_MS } from '@/db/request-limits';
 import type { Db } from '@/db/types';
 import { DIALECTS, otherProcess, withTestDb, type TestDb } from '@/test/helpers/dialects';
 import { addressKey, signInFailuresPerMinute, signInLimit, signInSucceeded, signInUnchecked, type SignInAttempt } from '@/lib/server/limits';
-
-vi.mock('server-only', () => ({}));
 
 const T0 = Date.UTC(2026, 0, 1);
 const MINUTE = 60_000;
