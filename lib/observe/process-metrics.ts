@@ -8,14 +8,29 @@ import { addRunObserver } from '@/lib/flow/run-observers';
 import { createMetrics, type AqvenMetrics } from './metrics';
 
 const KEY = Symbol.for('aqven.metrics');
+/** the removal of their run observer */
+const UNWATCH = Symbol.for('aqven.metrics.unwatch');
+type Held = { [KEY]?: AqvenMetrics; [UNWATCH]?: () => void };
 
 /** This process's metrics, and its observer of every run from now on (made at the first call). */
 export function processMetrics(): AqvenMetrics {
-  const g = globalThis as { [KEY]?: AqvenMetrics };
+  const g = globalThis as Held;
   if (!g[KEY]) {
     const made = createMetrics({ processMetrics: true });
-    addRunObserver(made.observer);
+    g[UNWATCH] = addRunObserver(made.observer);
     g[KEY] = made;
   }
   return g[KEY];
+}
+
+/**
+ * Forgets this process's metrics and stops their observer, as a new process has none: for the
+ * integration tests' shared process, between files (test/helpers/shared-process-setup.ts), so that
+ * no file counts the runs of another.
+ */
+export function forgetProcessMetricsForTests(): void {
+  const g = globalThis as Held;
+  g[UNWATCH]?.();
+  delete g[UNWATCH];
+  delete g[KEY];
 }

@@ -5,6 +5,7 @@
 import { afterAll, vi } from 'vitest';
 import { resetDefaultRateGateForTests } from '@/lib/engine/rate-gate';
 import { interruptAll } from '@/lib/flow/active-runs';
+import { forgetProcessMetricsForTests } from '@/lib/observe/process-metrics';
 import { forgetProbesForTests } from '@/lib/server/limits-probe';
 import { forgetBatchesForTests } from '@/lib/server/replay';
 import { closeServerSessionForTests } from '@/lib/server/session';
@@ -19,6 +20,7 @@ afterAll(async () => {
   forgetProbesForTests();
   forgetBatchesForTests();
   resetDefaultRateGateForTests();
+  forgetProcessMetricsForTests();
   // a file that faked the clock (vi.useFakeTimers) and did not put it back
   vi.useRealTimers();
   for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];

@@ -4,10 +4,11 @@
 // the exposition compared with what the database recorded: attempts by model, outcome, cause and
 // action, tries, tokens, cost, the run; the pause read from the database while it is in force; the
 // redaction of the email.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { activePauses } from '@/db/pause-queries';
-import { addRunObserver } from '@/lib/flow/run-observers';
+import { addRunObserver, watchRun, type ObservedRun } from '@/lib/flow/run-observers';
 import { createMetrics } from '@/lib/observe/metrics';
+import { forgetProcessMetricsForTests, processMetrics } from '@/lib/observe/process-metrics';
 import { samples, series, total } from '../helpers/metrics-text';
 import { FLASH_LITE, GPT_OSS, world, type World } from '../helpers/showcase';
 
@@ -93,4 +94,21 @@ describe('the metrics of real runs', () => {
     const text = (await metrics.expose(db)).body;
     for (const leak of [rec.id, 'charged twice', 'anna@example.com', 'upstream failed']) expect(text).not.toContain(leak);
   }, 60_000);
+});
+
+describe("the process's metrics", () => {
+  it('are made once and watch every run from then on; forgotten, they watch none and the next ask makes new ones', () => {
+    // only whether the observer is asked matters here
+    const run = { runId: 'r1', flow: 'triage', kind: 'flow' } as ObservedRun;
+    const first = processMetrics();
+    expect(processMetrics()).toBe(first);
+    const watch = vi.spyOn(first.observer, 'watch').mockReturnValue(null);
+    watchRun(run);
+    expect(watch).toHaveBeenCalledTimes(1);
+    forgetProcessMetricsForTests();
+    watchRun(run);
+    expect(watch).toHaveBeenCalledTimes(1);
+    expect(processMetrics()).not.toBe(first);
+    forgetProcessMetricsForTests();
+  });
 });

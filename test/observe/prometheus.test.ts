@@ -6,7 +6,7 @@
 // asked for the attempts counter and the pause gauge, and they are compared with what the database
 // recorded. Skipped only when prometheus is not installed and this is not CI (in CI it must run:
 // .ci/run installs it).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '@/db/account-queries';
 import type { Db } from '@/db/types';
 import { processMetrics } from '@/lib/observe/process-metrics';
@@ -18,10 +18,6 @@ import { findPrometheus, PROMETHEUS_MISSING, startPrometheus, type Prometheus } 
 import { saveEnv } from '../helpers/saved-env';
 import { copyShowcase, FLASH_LITE, GPT_OSS } from '../helpers/showcase';
 import { closeDashboardAndWorker, eventually, startWorker, unfinished, type WorkerProcess } from '../queue/workers';
-
-vi.mock('server-only', () => ({}));
-vi.mock('next/headers', () => import('@/test/helpers/next-headers'));
-vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const PROMETHEUS = findPrometheus();
 const RUNS = 4;
