@@ -8,6 +8,9 @@
 //   engine    AQVEN's engine alone: callNode over the OpenAI adapter, no store
 //   recorded  AQVEN with full recording: runFlow with the SQLite run store, as `aqven run` records
 //   (unrecorded: runFlow without a database, the run loop's share; only when named in --only)
+//   recorded+metrics: recorded with the process's Prometheus metrics on (lib/observe/process-metrics.ts:
+//   the run observer counting every run, and a scrape of the whole exposition, database gauges
+//   included, every second), against recorded in the same run: the metrics' overhead
 // Reports calls/s and CPU ms per call (process.cpuUsage of the contender's process, all threads).
 //
 //   npx tsx bench/call-cpu.bench.ts [--calls 2000] [--reps 3] [--rounds 4] [--only engine,recorded] [--out none]
@@ -28,7 +31,11 @@ const CONTENDERS = ['fetch', 'openai', 'engine', 'recorded'] as const;
  * `engine@base`, `recorded@base`, … run the same contender from another checkout (--base DIR, the
  * tree before a change, with this file copied in): before and after measured in one run.
  */
-type Contender = (typeof CONTENDERS)[number] | 'unrecorded' | `${(typeof CONTENDERS)[number] | 'unrecorded'}@base`;
+type Contender = (typeof CONTENDERS)[number] | 'unrecorded' | `${(typeof CONTENDERS)[number] | 'unrecorded'}@base` | `${'recorded' | 'unrecorded'}+${Observed}`;
+/** what a `+…` contender switches on besides: the process's metrics */
+type Observed = 'metrics';
+/** how often the `+metrics` contenders are scraped, as Prometheus would (a typical job scrapes every 15 s) */
+const SCRAPE_EVERY_MS = 1000;
 const MODEL_ID = 'openai/gpt-oss-20b';
 const TICKET = 'I was charged twice';
 const ANSWER = JSON.stringify({
@@ -79,9 +86,10 @@ function serve(): void {
 }
 
 /** One contender: builds its call once, then runs batches of `n` calls at concurrency 4 when told. */
-async function contender(who: Contender, baseUrl: string, concurrency: number): Promise<void> {
+async function contender(named: Contender, baseUrl: string, concurrency: number): Promise<void> {
   let one: () => Promise<void>;
   let cleanup = async () => {};
+  const [who, ...observed] = named.split('+') as [Contender, ...Observed[]];
   if (who === 'fetch') {
     const body = JSON.stringify({ model: MODEL_ID, messages: [{ role: 'user', content: `Sort: ${TICKET}` }] });
     const headers = { 'content-type': 'application/json', authorization: 'Bearer bench-key' };
@@ -145,11 +153,18 @@ async function contender(who: Contender, baseUrl: string, concurrency: number): 
       const { openDb, closeDb } = await import('@/db/client');
       const { runFlow } = await import('@/lib/flow/run-flow');
       const db = who === 'recorded' ? openDb(project.databasePath) : null;
+      let scrapes: NodeJS.Timeout | null = null;
+      if (observed.includes('metrics')) {
+        const { processMetrics } = await import('@/lib/observe/process-metrics');
+        const metrics = processMetrics();
+        scrapes = setInterval(() => void metrics.expose(db), SCRAPE_EVERY_MS);
+      }
       one = async () => {
         const r = await runFlow({ project, flow: 'one', input, providers, env, db });
         if (r.status !== 'succeeded') throw new Error(`recorded: ${JSON.stringify(r.error)}`);
       };
       cleanup = async () => {
+        if (scrapes) clearInterval(scrapes);
         if (db) await closeDb(project.databasePath);
         rmSync(dir, { recursive: true, force: true });
       };
@@ -296,6 +311,27 @@ export async function runCallCpuBench(
         };
       }
       result.ratios = ratios;
+    }
+    // a `+metrics` contender against the same contender without, within each repetition
+    const observed = who.filter((c) => c.includes('+') && who.includes(c.split('+')[0] as Contender));
+    if (observed.length > 0) {
+      const vsBase: Record<string, unknown> = {};
+      for (const c of observed) {
+        const base = c.split('+')[0] as Contender;
+        vsBase[c] = {
+          /** calls/s ÷ the base's: 0.95 is 5% fewer calls/s */
+          throughput: spread(
+            reps_.map((x) => x[c].callsPerSec / x[base].callsPerSec),
+            3,
+          ),
+          /** CPU per call ÷ the base's */
+          cpu: spread(
+            reps_.map((x) => x[c].cpuMsPerCall / x[base].cpuMsPerCall),
+            3,
+          ),
+        };
+      }
+      result.vsBase = vsBase;
     }
     if (opts.out !== null) writeResult(opts.out ?? 'call-cpu', result);
     return result;

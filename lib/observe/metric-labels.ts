@@ -11,6 +11,12 @@ export const LABEL_VALUES_MAX = 200;
 /** what a label past LABEL_VALUES_MAX, or a model string that does not parse, reads */
 export const OTHER = 'other';
 
+/** A model's two labels, and a key naming them (for a series' key, metrics.ts). */
+export interface ModelLabels {
+  labels: { provider: string; model: string };
+  key: string;
+}
+
 /** One label's values: the first LABEL_VALUES_MAX as they are, any later one `other`. */
 export class BoundedValues {
   private readonly seen = new Set<string>();
@@ -31,18 +37,25 @@ export class MetricLabels {
   private readonly flows: BoundedValues;
   private readonly nodes: BoundedValues;
 
-  constructor(max = LABEL_VALUES_MAX) {
+  constructor(private readonly max = LABEL_VALUES_MAX) {
     this.providers = new BoundedValues(max);
     this.models = new BoundedValues(max);
     this.flows = new BoundedValues(max);
     this.nodes = new BoundedValues(max);
   }
 
-  /** `provider:model-id` as the labels `provider` and `model` (the id, as the GenAI conventions' gen_ai.request.model). */
-  model(modelString: string): { provider: string; model: string } {
+  /** the labels of each model string met, up to as many strings as a label keeps values (a parse per event is avoidable work) */
+  private readonly modelLabels = new Map<string, ModelLabels>();
+
+  /** `provider:model-id` as the labels `provider` and `model` (the id, as the GenAI conventions' gen_ai.request.model), and a key naming the pair. */
+  model(modelString: string): ModelLabels {
+    const known = this.modelLabels.get(modelString);
+    if (known) return known;
     const ref = parseModelString(modelString);
-    if (!ref) return { provider: OTHER, model: OTHER };
-    return { provider: this.providers.of(ref.provider), model: this.models.of(ref.modelId) };
+    const labels = ref ? { provider: this.providers.of(ref.provider), model: this.models.of(ref.modelId) } : { provider: OTHER, model: OTHER };
+    const made = { labels, key: `${labels.provider}\u0000${labels.model}` };
+    if (this.modelLabels.size < this.max) this.modelLabels.set(modelString, made);
+    return made;
   }
 
   flow(name: string): string {
