@@ -458,7 +458,7 @@ describe('aqven db copy', () => {
     } finally {
       src.$client.close();
     }
-  });
+  }, 60_000); // a whole copy into PostgreSQL: a few seconds quiet, over 20 s on a busy machine
 
   it('reads a history at an older schema from a migrated temporary copy; the file stays as it was', async () => {
     // a database last migrated by an aqven one migration older
