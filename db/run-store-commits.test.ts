@@ -103,6 +103,22 @@ describe.each(DIALECTS)('the run store commits, on %s', (dialect) => {
     await store.flush();
     expect(await nodeRow(`${r}-n`)).toMatchObject({ status: 'failed', finishedAt: T0 + 50 });
   });
+
+  it("a node's end after its run changed hands is refused, though the store has let the run go", async () => {
+    const r = `late-${dialect}`;
+    const store = await begin(r);
+    store.insertNode({ id: `${r}-n`, runId: r, nodeId: 'classify', agent: 'classifier', turn: 1, ord: 0, status: 'running', policy: null, startedAt: T0 });
+    await store.flush();
+    // another process takes the run over: this store's next durable fact is refused, and the run is let go
+    const other = otherProcess(t);
+    await other.db.q.update(other.db.t.runs).set({ owner: 'worker-2', fence: 2 }).where(eq(other.db.t.runs.id, r));
+    await other.close();
+    await expect(store.finishRun({ id: r, status: 'interrupted', output: null, error: null, turns: 1, usage, finishedAt: T0 + 40 })).rejects.toThrow(/lease/);
+    // the stopped run closes its running node late: its run still fences it
+    store.finishNode({ id: `${r}-n`, runId: r, status: 'failed', output: null, error: { code: 'interrupted', message: 'lost', hint: 'h' }, usage, finishedAt: T0 + 50 });
+    await store.flush();
+    expect(await nodeRow(`${r}-n`)).toMatchObject({ status: 'running', finishedAt: null });
+  });
 });
 
 describe('SQLite: a fence confirmed once is not read again until another connection commits', () => {

@@ -55,7 +55,8 @@ export function nodeFacts({ s, feeds, queue }: StoreContext): Pick<RunStore, 'in
     finishNode: (n) => {
       const node = nodeInfo.get(n.id);
       nodeInfo.delete(n.id);
-      const runId = node?.runId ?? null;
+      // a node of a run the store let go (lost, handed back) is no longer known here: its run still fences it
+      const runId = node?.runId ?? n.runId ?? null;
       const agent = node?.agent ?? null;
       const sig = n.status === 'failed' && n.error && agent !== null ? nodeSignature(agent, n.error) : null;
       const output = jsonText(n.output);

@@ -70,8 +70,13 @@ export interface RunStore {
     policy: NodePolicy | null;
     startedAt: number | null;
   }): void;
+  /**
+   * `runId`: the node's run — its end is fenced by the run's lease even once the store has let the
+   * run go (its lease lost, or handed back), so a late end is refused, never written unfenced.
+   */
   finishNode(n: {
     id: string;
+    runId?: string;
     status: 'succeeded' | 'failed';
     output: unknown;
     error: { code: string; message: string; hint: string } | null;

@@ -325,7 +325,7 @@ export class FlowRun {
       if (cut !== undefined) writes.push(...this.cutInFlight(n, cut));
       Object.assign(n, { status: 'failed', error, finishedAt: at });
       const usage = sumUsageRounded(n.attempts.map((a) => a.usage));
-      this.store?.finishNode({ id: this.nodeRunIds.get(n.id)!, status: 'failed', output: null, error, usage, finishedAt: at });
+      this.store?.finishNode({ id: this.nodeRunIds.get(n.id)!, runId: this.runId, status: 'failed', output: null, error, usage, finishedAt: at });
     }
     return writes;
   }
@@ -435,8 +435,8 @@ export class FlowRun {
     if (result.status === 'succeeded') this.outputs[id] = { output: result.output };
     // a restarted node's usage counts its earlier attempts too (the cut-off one's as recorded)
     const usage = restarted ? sumUsage(n.attempts.map((a) => a.usage)) : result.usage;
-    this.store?.finishNode({ id: nodeRunId, status: result.status, output: n.output, error: result.error, usage, finishedAt: n.finishedAt });
-    emit({ type: 'node_end', node: id, result });
+    this.store?.finishNode({ id: nodeRunId, runId, status: result.status, output: n.output, error: result.error, usage, finishedAt: n.finishedAt });
+    emit({ type: 'node_end', node: id, result, at: n.finishedAt });
   }
 
   /** After an engine bug the nodes still running fail with internal_error; returns the run's error. */

@@ -121,7 +121,15 @@ async function endUnfit(
   const nodeError = { code: error.code, message: error.message, hint: error.hint ?? '' };
   for (const n of open) {
     Object.assign(n, { status: 'failed', error: nodeError, finishedAt: now });
-    store.finishNode({ id: nodeRunIds.get(n.id)!, status: 'failed', output: null, error: nodeError, usage: sumUsageRounded(n.attempts.map((a) => a.usage)), finishedAt: now });
+    store.finishNode({
+      id: nodeRunIds.get(n.id)!,
+      runId: facts.id,
+      status: 'failed',
+      output: null,
+      error: nodeError,
+      usage: sumUsageRounded(n.attempts.map((a) => a.usage)),
+      finishedAt: now,
+    });
   }
   Object.assign(facts, { status, error, output: null, finishedAt: now });
   const record = buildRunRecord(facts);

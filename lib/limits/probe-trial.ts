@@ -101,6 +101,7 @@ export async function runTrial(room: TrialRoom, task: LimitTask, trial: number):
     const usage = sumUsageRounded(cut.attempts.map((a) => a.usage));
     store.finishNode({
       id: nodeRunId,
+      runId,
       status: 'failed',
       output: null,
       error: { code: 'interrupted', message: why, hint: 'Run aqven limits again: it resumes the levels measured today.' },
@@ -113,6 +114,7 @@ export async function runTrial(room: TrialRoom, task: LimitTask, trial: number):
   }
   store.finishNode({
     id: nodeRunId,
+    runId,
     status: result.status,
     output: result.output ?? null,
     error: result.error,

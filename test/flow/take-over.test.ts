@@ -43,21 +43,29 @@ async function open(dialect: Dialect, scripts: ScriptMap) {
 }
 
 /**
- * A run of `flow` by a worker that dies once `requests` requests reached the simulator: its own
- * connection (another process), what it queued written, then no heartbeat any more. `kill()` stops
- * what is left of it — its late writes — and resolves with how its run ended for it.
+ * A run of `flow` by a worker that dies once `requests` requests reached the simulator and their
+ * replies' headers reached it: its own connection (another process), what it queued written, then
+ * no heartbeat any more. `kill()` stops what is left of it — its late writes — and resolves with
+ * how its run ended for it.
  */
 async function dyingRun(flow: string, input: unknown, requests: number) {
   const { project, sim, db } = w!;
   const dying = otherProcess({ db, target: targetOf(db), close: async () => undefined });
   const { providers, env } = routeToSimulator(project, sim);
   const ac = new AbortController();
-  const { runId, done } = await beginRun({ project, flow, input, providers, env, db: dying.db, signal: ac.signal });
+  // the tries whose reply headers came in (a generation named) or that ended: the simulator counts a request before its headers leave
+  const answered = new Set<string>();
+  const onProgress = (e: ProgressEvent) => {
+    if (e.type === 'engine' && (e.event.type === 'try_generation' || e.event.type === 'try_end')) {
+      answered.add(`${e.node} ${e.event.seq} ${e.event.type === 'try_end' ? e.event.try.tryNo : e.event.tryNo}`);
+    }
+  };
+  const { runId, done } = await beginRun({ project, flow, input, providers, env, db: dying.db, signal: ac.signal, onProgress });
   const ended = done.then(
     (record) => ({ record, error: null }),
     (error: unknown) => ({ record: null, error }),
   );
-  await until(`${requests} requests at the simulator`, () => sim.requests().length === requests);
+  await until(`${requests} requests at the simulator, their headers back`, () => sim.requests().length === requests && answered.size >= requests);
   await runStore(dying.db).flush(); // what it queued before it died is written
   leaseKeeper(dying.db).drop(runId); // and its lease is renewed no more
   let killed = false;
