@@ -42,11 +42,20 @@ export interface RunLink {
 }
 
 /**
+ * The trace a run's spans are in (DESIGN: Observability, "Traces"): `runs.trace_id`, and the caller's
+ * W3C traceparent the run continues (`runs.traceparent`, kept for the worker that runs it); null when none.
+ */
+export interface RunTrace {
+  traceId: string | null;
+  traceparent: string | null;
+}
+
+/**
  * Every stored fact of one run, nodes in the order the run record lists them — by turn (turn 0,
  * the nodes never reached, last), then their place in the flow (`ord`; 0 in rows written before it
  * was kept), then start and id; null when there is no such run.
  */
-export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOrigin & RunLink) | null> {
+export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOrigin & RunLink & RunTrace) | null> {
   const { attempts, nodeRuns, runs, streamChunks, transportTries } = db.t;
   const run = (await db.q.select().from(runs).where(eq(runs.id, id)).limit(1))[0];
   if (!run) return null;
@@ -107,6 +116,8 @@ export async function getRunFacts(db: Db, id: string): Promise<(RunFacts & RunOr
     kind: run.kind,
     replayOf: run.replayOf,
     replayNode: run.replayNode,
+    traceId: run.traceId,
+    traceparent: run.traceparent,
     nodes: nodes.map((n): NodeFacts => ({
       id: n.nodeId,
       agent: n.agent,

@@ -67,6 +67,10 @@ export const runs = pgTable(
     replayOf: text('replay_of').references((): AnyRunId => runs.id, { onDelete: 'set null' }),
     /** the node id (of the flow) a replay re-ran */
     replayNode: text('replay_node'),
+    /** the trace the run's spans are in (DESIGN: Observability, "Traces"): its caller's, else the one this process's tracer opened; null when neither */
+    traceId: text('trace_id'),
+    /** the caller's span the run continues: the W3C traceparent given to POST /api/runs (as version 00), kept for the worker that runs it */
+    traceparent: text('traceparent'),
   },
   (t) => [
     index('runs_started_at_idx').on(t.startedAt),

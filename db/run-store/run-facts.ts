@@ -33,6 +33,8 @@ function runWrites({ s, fencing, queue }: StoreContext) {
         replayOf: r.replayOf ?? null,
         replayNode: r.replayNode ?? null,
         startedAt: r.startedAt,
+        traceId: r.traceId ?? null,
+        traceparent: r.traceparent ?? null,
       });
       fencing.wrote(r.id, lease); // the row was just written with our lease
       const body = valueSearchText(r.input, input);
@@ -77,6 +79,8 @@ function adoptRun({ s, fencing, feeds, adopt, queue, keeper }: StoreContext): Ru
       if (run.inputDoc !== null) s.searchDoc.run({ runId: r.id, nodeRunId: null, attemptId: null, field: 'input', body: run.inputDoc, at: run.startedAt });
       run.inputDoc = null;
     });
+    const { traceId } = r;
+    if (traceId) queue.later(r.id, () => s.setRunTrace.run({ traceId, id: r.id }));
     keeper.hold(r.lease, (err) => fencing.tell(r.id, err));
   };
 }

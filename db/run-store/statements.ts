@@ -34,7 +34,7 @@ const attemptResult = [
 const inFlight = ['inFlightTry', 'inFlightAt'] as const;
 const runStart = [
   ...(['id', 'project', 'flow', 'pid', 'owner', 'fence', 'heartbeatAt', 'leaseExpiresAt'] as const),
-  ...(['snapshotId', 'projectHash', 'startedBy', 'kind', 'replayOf', 'replayNode', 'startedAt'] as const),
+  ...(['snapshotId', 'projectHash', 'startedBy', 'kind', 'replayOf', 'replayNode', 'startedAt', 'traceId', 'traceparent'] as const),
 ] as const;
 const runEnd = ['status', 'output', 'errorCode', 'errorNode', 'errorMessage', 'errorHint', 'turns', 'inputTokens', 'outputTokens', 'costUsd', 'finishedAt'] as const;
 const attemptCut = ['errorMessage', 'streamedText', 'inputTokens', 'outputTokens', 'costUsd', 'usageUnknown', 'finishedAt'] as const;
@@ -76,6 +76,14 @@ function runStatements(q: Orm, { runs }: Tables, w: Prepare) {
         .set(placeholders(runs, ['turns']))
         .where(eq(runs.id, P('id'))),
       bindColumns(runs, ['turns', 'id']),
+    ),
+    // an adopted run's trace: the one the process that runs it now opened (DESIGN: Observability, "Traces")
+    setRunTrace: w(
+      q
+        .update(runs)
+        .set(placeholders(runs, ['traceId']))
+        .where(eq(runs.id, P('id'))),
+      bindColumns(runs, ['traceId', 'id']),
     ),
   };
 }

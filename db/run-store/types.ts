@@ -33,14 +33,19 @@ export interface RunStore {
     kind?: RunKind;
     replayOf?: string | null;
     replayNode?: string | null;
+    /** the trace the run's spans are in (DESIGN: Observability, "Traces"); null: none */
+    traceId?: string | null;
+    /** the caller's W3C traceparent the run continues (version 00); null: none */
+    traceparent?: string | null;
   }): Promise<void>;
   /**
    * A run whose row exists already — a queued run a worker claimed, or a run taken over from a dead
    * worker — carries on with `lease` (already committed by the claim): its facts are fenced by it
    * and the lease renewed from now on, as insertRun's are. `nodeRunIds`: node runs of the run that
    * were written before (a run taken over restarts them), so that their end is fenced too.
+   * `traceId`: the trace this process opened for it, written behind (none: the row's is kept).
    */
-  adoptRun(r: { id: string; lease: Lease; onLost?: (err: Error) => void; nodeRunIds?: readonly string[] }): void;
+  adoptRun(r: { id: string; lease: Lease; onLost?: (err: Error) => void; nodeRunIds?: readonly string[]; traceId?: string | null }): void;
   /**
    * Hands a running run back without finishing it (DESIGN: Storage, "Leases"): commits everything
    * queued, then stops renewing its lease and releases it (releaseLease), so another process may

@@ -29,6 +29,7 @@ import { startLogs, type ProcessLogs } from '@/lib/observe/logs';
 import { PROCESS_OWNER } from '@/db/run-lease';
 import { DEFAULT_METRICS_HOST, startMetricsServer, type MetricsServer } from '@/lib/observe/metrics-server';
 import { processMetrics } from '@/lib/observe/process-metrics';
+import { commandTracing } from './command-tracing';
 import { type CliIo, processIo } from './io';
 import { cliRunId } from './find-runs';
 import { PROJECT_HELP, resolveProjectDir } from './project-dir';
@@ -219,9 +220,13 @@ async function work(
   // a missing key fails every call only after the transport's tries: say so before the first run
   for (const d of session.warnings) log.warn({ file: d.file, code: d.code }, formatDiagnostic(d));
   const metrics = await metricsServer(session, o.metricsAt, logs);
+  // the runs' spans, when the environment asks for traces
+  const tracing = await commandTracing((line) => log.warn(line));
   try {
     return await takeRuns(session, o, logs, status);
   } finally {
+    // the drained runs' spans (ended, or handed back) are sent before the worker goes
+    await tracing?.shutdown();
     await metrics?.close();
   }
 }

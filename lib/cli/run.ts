@@ -17,6 +17,7 @@ import type { RunRecord } from '@/lib/flow/run-record';
 import { startAlerts } from '@/lib/observe/alerts/start-alerts';
 import { formatDiagnostic } from '@/lib/project';
 import { cliRunStart } from './cli-caller';
+import { commandTracing } from './command-tracing';
 import { recordAfterLookup } from './cut-off-lookup';
 import { EXIT_CANNOT_RECORD, EXIT_USAGE, exitFor, UsageError } from './exit';
 import { formatRun, LiveProgress } from './format-run';
@@ -76,6 +77,8 @@ async function runHere(dir: string, flow: string, input: unknown, opts: RunComma
   const startedBy = await startAllowed(db);
   // aqven.yaml's alerts: a failed node is evaluated once the run is recorded; the command waits for the delivery after printing the run
   const alerts = startAlerts({ onWarning: (line) => io.err(`aqven run: ${line}\n`) });
+  // the run's spans, when the environment asks for traces: sent before the command ends
+  const tracing = await commandTracing((line) => io.err(`${line}\n`));
   try {
     const { value: record, signalExit } = await underStopSignals(ac, io, () =>
       runFlow({ project, flow, input, providers, env, db, snapshotId, projectHash, startedBy, onProgress: live?.onProgress, signal: ac.signal }),
@@ -85,6 +88,7 @@ async function runHere(dir: string, flow: string, input: unknown, opts: RunComma
     return signalExit ?? (record.status === 'succeeded' ? 0 : 1);
   } finally {
     await alerts.stop();
+    await tracing?.shutdown();
   }
 }
 

@@ -18,11 +18,13 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { anyUser } from '@/db/account-queries';
 import { AuthSecretError, authSecretForEnv } from '@/db/auth-secret';
+import { interruptAll } from '@/lib/flow/active-runs';
 import { simulateRequested } from '@/lib/flow/simulate';
 import { errorField, LogSettingError, logSettings } from '@/lib/observe/logger';
 import { startLogs, type ProcessLogs } from '@/lib/observe/logs';
 import { processMetrics } from '@/lib/observe/process-metrics';
 import { armPeerStamps, forwarded, PEER_HEADER, PEER_SIG_HEADER, peerStamp, stampFacts } from '@/lib/shared/peer';
+import { commandTracing, type Tracing } from './command-tracing';
 import { type CliIo, processIo } from './io';
 import { PROJECT_DEFAULT, resolveProjectDir } from './project-dir';
 import { EXIT_USAGE, exitFor, SIGNAL_EXIT } from './exit';
@@ -187,21 +189,28 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 /**
- * SIGINT/SIGTERM close the server and end the process (130/143). When the dashboard's session has
- * its own handler (it interrupts and records its runs, then exits: lib/server/session.ts), it is
- * left to finish, for at most STOP_GRACE_MS.
+ * SIGINT/SIGTERM close the server and end the process (130/143) once the runs of this process have
+ * recorded themselves interrupted (the dashboard's session stops them too: lib/server/session.ts)
+ * and their spans are sent — for at most STOP_GRACE_MS; a second signal ends it at once. This
+ * handler stays registered, so the session's leaves the exiting to it.
  */
-function stopOnSignals(server: Server, logs: ProcessLogs): void {
+function stopOnSignals(server: Server, logs: ProcessLogs, tracing: Tracing | null): void {
+  let stopping = false;
   const stop = (sig: 'SIGINT' | 'SIGTERM') => {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
     const code = SIGNAL_EXIT[sig];
+    if (stopping) process.exit(code);
+    stopping = true;
     logs.log.info({ signal: sig }, `${sig}: the dashboard stops`);
     server.close();
     server.closeAllConnections();
     // Next.js keeps handles of its own open: the process ends here rather than when they close
-    if (process.listenerCount(sig) > 0) setTimeout(() => process.exit(code), STOP_GRACE_MS);
-    else process.exit(code);
+    const grace = setTimeout(() => process.exit(code), STOP_GRACE_MS);
+    void interruptAll(`stopped by ${sig}`)
+      .then(() => tracing?.shutdown())
+      .finally(() => {
+        clearTimeout(grace);
+        process.exit(code);
+      });
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -333,11 +342,14 @@ async function startDashboard(
     onWarning: (text) => log.warn(text),
     onRefusal: (r) => log.warn(r, `${r.method} ${r.path} refused: ${r.status}`),
   });
+  // the runs' spans, when the environment asks for traces: from the first run on
+  const tracing = await commandTracing((line) => log.warn(line));
   let bound: number;
   try {
     bound = await listen(server, port, host);
   } catch (err) {
     log.error(`cannot listen on ${urlHost(host)}:${port}: ${(err as Error).message}`);
+    await tracing?.shutdown();
     return EXIT_START_FAILED;
   }
   // the metrics GET /metrics reads, counting from the first run on (the route finds them on globalThis)
@@ -353,9 +365,10 @@ async function startDashboard(
     log.error({ err: errorField(err, safe, { stack: true }) }, `the dashboard did not start: ${errorField(err, safe).message}`);
     server.close();
     server.closeAllConnections();
+    await tracing?.shutdown();
     return EXIT_START_FAILED;
   }
-  stopOnSignals(server, logs);
+  stopOnSignals(server, logs, tracing);
   const local = `http://${urlHost(host)}:${bound}`;
   const simulated = simulateRequested(o.simulate);
   const answers = isLoopbackHost(host) ? `${local}/runs` : `${publicUrl} (listening on ${urlHost(host)}:${bound})`;

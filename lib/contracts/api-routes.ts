@@ -95,6 +95,10 @@ export const START_RUN = defineRoute({
     'Idempotency-Key': {
       description: `at most ${IDEMPOTENCY_KEY_MAX} printable ASCII characters, plain or as a quoted string: the same caller, key and body within 24 h get the same run and start nothing`,
     },
+    traceparent: {
+      description:
+        "W3C Trace Context: the run's spans continue the caller's trace, its run span a child of this span (also in PostgreSQL mode, where a worker runs it); a malformed one is ignored and the run starts its own trace",
+    },
   },
   body: startRunSchema,
   answers: {

@@ -67,6 +67,7 @@ export const runRecordSchema = z
     startedBy: z.string().nullable(),
     projectHash: z.string().nullable(),
     snapshotId: z.number().int().nullable(),
+    traceId: z.string().optional().describe("the W3C trace id of the run's spans (a traceparent it was started with, or the trace AQVEN exported); absent when none"),
     nodes: z.array(node),
   })
   .register(components, { name: 'RunRecord' });

@@ -53,9 +53,9 @@ describe('the OpenAPI document from the route registry', () => {
     }
   });
 
-  it("documents POST /api/runs's Prefer and Idempotency-Key, its 200 with Preference-Applied, its 409 and 422", () => {
+  it("documents POST /api/runs's Prefer, Idempotency-Key and traceparent, its 200 with Preference-Applied, its 409 and 422", () => {
     const op = check.operation('/api/runs', 'post') as Doc;
-    expect(op.parameters.filter((p: Doc) => p.in === 'header').map((p: Doc) => p.name)).toEqual(['Prefer', 'Idempotency-Key']);
+    expect(op.parameters.filter((p: Doc) => p.in === 'header').map((p: Doc) => p.name)).toEqual(['Prefer', 'Idempotency-Key', 'traceparent']);
     expect(Object.keys(op.responses[200].headers)).toEqual(['Preference-Applied', 'Location', 'Idempotent-Replayed']);
     expect(op.responses[422]['x-codes']).toEqual(['E_IDEMPOTENCY_KEY_REUSED']);
     expect(op.responses[409]['x-codes']).toEqual(['E_IDEMPOTENCY_IN_FLIGHT']);
@@ -85,6 +85,8 @@ describe('the OpenAPI document from the route registry', () => {
     };
     expect(check.errors('/api/runs/{id}', 'get', 200, record)).toBeNull();
     expect(check.errors('/api/runs', 'post', 200, record)).toBeNull();
+    // the trace id is there when the run has a trace, and may be absent
+    expect(check.errors('/api/runs/{id}', 'get', 200, { ...record, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' })).toBeNull();
     expect(check.errors('/api/runs/{id}', 'get', 200, { ...record, status: 'done' })).toMatch(/status/);
     const { nodes: _, ...noNodes } = record;
     expect(check.errors('/api/runs/{id}', 'get', 200, noNodes)).toMatch(/nodes/);

@@ -40,6 +40,8 @@ export interface AdapterResult {
   finishReason: string | null;
   /** OpenRouter's `native_finish_reason` (the upstream model's own value); null elsewhere */
   nativeFinishReason: string | null;
+  /** the model the reply says answered (`model`; Gemini's `modelVersion`); absent or null when it names none */
+  responseModel?: string | null;
   text: string;
   refusal: string | null;
   usage: ReportedUsage;

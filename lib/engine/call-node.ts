@@ -121,6 +121,9 @@ interface Judged {
   verdict: Verdict;
 }
 
+/** What a failure without a reply leaves of one: no finish reason, no text, nothing to validate. */
+const noReply = () => ({ finishReason: null, nativeFinishReason: null, note: null, text: null, issues: [], storedIssues: [], value: null });
+
 /**
  * Step 3 failed: no reply to classify. A client error is not resent by `on_error: retry`; a call
  * the rate-limit gate refused to send is no answer and never resent to the same model.
@@ -148,45 +151,17 @@ function judgeTransportFailure(tr: Extract<TransportResult, { ok: false }>, mode
   if (tr.kind === 'refusal') {
     // the provider declined with an HTTP error (moderation, a content filter): a refusal, as on_refusal says
     const error = { kind: 'refusal' as const, message: `${model} refused to answer: ${tr.message}`, detail: tr.detail };
-    return {
-      outcome: 'refusal',
-      finishReason: null,
-      nativeFinishReason: null,
-      note: null,
-      text: null,
-      error,
-      issues: [],
-      storedIssues: [],
-      value: null,
-      verdict: { outcome: 'refusal', resendable: true },
-    };
+    return { outcome: 'refusal', ...noReply(), error, verdict: { outcome: 'refusal', resendable: true } };
   }
   if (tr.kind === 'quota') {
     // a spent quota: not resent to this model, whatever on_error says (DESIGN: Transport retry and rate limits)
     const error = { kind: 'quota' as const, message: `${model}'s quota is spent: ${tr.message}`, detail: tr.detail };
-    return {
-      outcome: 'error',
-      finishReason: null,
-      nativeFinishReason: null,
-      note: null,
-      text: null,
-      error,
-      issues: [],
-      storedIssues: [],
-      value: null,
-      verdict: { outcome: 'error', resendable: false, quota: true },
-    };
+    return { outcome: 'error', ...noReply(), error, verdict: { outcome: 'error', resendable: false, quota: true } };
   }
   return {
     outcome: 'error',
-    finishReason: null,
-    nativeFinishReason: null,
-    note: null,
-    text: null,
+    ...noReply(),
     error: notSent ? { kind: 'not_sent', message: tr.message, detail: tr.detail } : { kind: tr.kind, message: `${model} ${what}: ${tr.message}`, detail: tr.detail },
-    issues: [],
-    storedIssues: [],
-    value: null,
     verdict: notSent
       ? { outcome: 'error', resendable: false, notSent }
       : tr.waitTooLong
@@ -315,6 +290,8 @@ function attemptRecord(f: AttemptFacts): AttemptRecord {
   const reasoning = reasoningOf(f.tr.usage);
   if (reasoning !== undefined) record.reasoningTokens = reasoning;
   if (j.nativeFinishReason !== null) record.nativeFinishReason = j.nativeFinishReason;
+  if (f.tr.ok && f.tr.response.responseModel) record.responseModel = f.tr.response.responseModel;
+  if (f.tr.ok && f.tr.response.responseModel) record.responseModel = f.tr.response.responseModel;
   if (j.note !== null) record.finishNote = j.note;
   return record;
 }

@@ -143,6 +143,8 @@ export interface AttemptRecord {
   finishReason: string | null;
   /** the upstream provider's own value when a router normalises finishReason (OpenRouter native_finish_reason) */
   nativeFinishReason?: string | null;
+  /** the model the provider says answered (its reply's `model`, Gemini's `modelVersion`); absent when it named none. Not stored: told to observers (traces) */
+  responseModel?: string;
   /** an ok answer whose finish reason decided nothing (DESIGN: Outcome classification): "unrecognised finish reason `eos`", "no finish reason" */
   finishNote?: string | null;
   cause: Cause | null;

@@ -3,6 +3,7 @@
 // (status `queued`, fence 0, no owner) and its graphile-worker job are committed in one transaction.
 import { transaction } from '@/db/tx';
 import type { PgDb } from '@/db/types';
+import { parseTraceparent } from '@/lib/contracts/traceparent';
 import { UnknownFlowError, validateRunInput } from './run-flow';
 import type { Project } from '@/lib/project';
 import { own } from '@/lib/shared/own';
@@ -18,6 +19,8 @@ export interface EnqueueOptions {
   projectHash?: string | null;
   /** who queues the run: a user's name, `token:<name>`, `cli:<login>`; recorded with the run */
   startedBy?: string | null;
+  /** the caller's span the run continues (a W3C traceparent): stored, so the worker's run continues it; a malformed one is ignored */
+  traceparent?: string | null;
   flow: string;
   input: unknown;
   runId?: string;
@@ -37,6 +40,7 @@ export async function enqueueRun(o: EnqueueOptions): Promise<string> {
   await ensureQueueSchema(o.db);
   const id = o.runId ?? newRecordId();
   const now = o.now ?? Date.now();
+  const parent = parseTraceparent(o.traceparent);
   const { runs } = o.db.t;
   await transaction(o.db, async (q) => {
     await q.insert(runs).values({
@@ -52,6 +56,9 @@ export async function enqueueRun(o: EnqueueOptions): Promise<string> {
       snapshotId: o.snapshotId,
       projectHash: o.projectHash ?? null,
       startedBy: o.startedBy ?? null,
+      traceparent: parent?.header ?? null,
+      // the caller's trace is the run's, whoever runs it; a worker tracing a run without one writes its own
+      traceId: parent?.traceId ?? null,
     });
     await addRunJob(q, id);
   });

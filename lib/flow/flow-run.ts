@@ -8,6 +8,7 @@ import { runStore, type RunStore } from '@/db/run-store';
 import { StorageError } from '@/db/storage-error';
 import type { NodeFacts, RunError } from '@/db/types';
 import { callerLimits } from '@/lib/contracts/caller-limits';
+import { parseTraceparent } from '@/lib/contracts/traceparent';
 import { callNode } from '@/lib/engine/call-node';
 import { endsNode } from '@/lib/engine/policy';
 import type { AttemptRefusal, ResolvedProvider, SharedPauses } from '@/lib/engine/types';
@@ -93,18 +94,25 @@ export class FlowRun {
       else outer.addEventListener('abort', fromOuter, { once: true });
     }
     this.facts = firstFacts(opts, flow, this.runId, this.now());
+    // the caller's span the run continues: given, or stored with the queued or taken-over run
+    const parent = parseTraceparent(opts.traceparent ?? opts.resume?.facts.traceparent);
     // the caller's listener first, then the process's observers (traces, metrics, logs, alerts)
-    const watched = watchRun({
+    const { listener: watched, traceId } = watchRun({
       runId: this.runId,
       project: this.project.name,
       flow: flow.name,
       kind: this.facts.kind ?? 'flow',
+      agents: Object.fromEntries(Object.entries(flow.nodes).map(([id, n]) => [id, n.agent])),
       startedBy: this.facts.startedBy,
       startedAt: this.facts.startedAt,
       resumed: !!opts.resume,
       db: db ?? null,
       config: this.project,
+      parent,
     });
+    // a taken-over run nobody traces here keeps the trace it was recorded with
+    this.facts.traceId = traceId ?? this.facts.traceId ?? null;
+    this.facts.traceparent = parent?.header ?? null;
     const told = opts.onProgress;
     this.emit = watched && told ? (e) => (told(e), watched(e)) : (told ?? watched ?? (() => {}));
     ({ nodeRunIds: this.nodeRunIds, state: this.state, restarting: this.restarting, orphans: this.orphans, outputs: this.outputs } = restoreNodes(flow, opts.resume));
@@ -120,11 +128,11 @@ export class FlowRun {
       const onLost = (err: Error) => this.stop(err);
       if (this.opts.lease) {
         const nodeRunIds = [...this.restarting.values(), ...this.orphans].map((n) => this.nodeRunIds.get(n.id)!);
-        this.store.adoptRun({ id: runId, lease: this.opts.lease, onLost, nodeRunIds });
+        this.store.adoptRun({ id: runId, lease: this.opts.lease, onLost, nodeRunIds, traceId: facts.traceId });
         const message = (id: string) => `the run was taken over under a project whose flow ${flow.name} has no node ${id}`;
         for (const n of this.orphans) this.failNodes([n], { code: INTERRUPTED_NODE_ERROR.code, message: message(n.id), hint: INTERRUPTED_NODE_ERROR.hint }, this.now());
       } else {
-        const { kind, replayOf, replayNode, startedAt, snapshotId, projectHash, startedBy } = facts;
+        const { kind, replayOf, replayNode, startedAt, snapshotId, projectHash, startedBy, traceId, traceparent } = facts;
         this.started = this.store.insertRun({
           id: runId,
           project: this.project.name,
@@ -134,6 +142,8 @@ export class FlowRun {
           snapshotId,
           projectHash,
           startedBy,
+          traceId,
+          traceparent,
           onLost,
           ...(this.opts.runKind && { kind, replayOf, replayNode }),
         });
@@ -202,9 +212,10 @@ export class FlowRun {
     await this.heldCommitted();
     const turn = resumed ?? ++this.facts.turns;
     if (resumed === undefined) this.store?.setRunTurns(this.runId, turn);
-    this.emit({ type: 'turn_start', turn, nodes: ready });
+    const at = this.now();
+    this.emit({ type: 'turn_start', turn, nodes: ready, at });
     // allSettled: a node that throws must not leave its siblings writing after the run is closed
-    const settledTurn = await Promise.allSettled(ready.map((id) => this.runNode(id, turn)));
+    const settledTurn = await Promise.allSettled(ready.map((id) => this.runNode(id, turn, at)));
     const broken = settledTurn.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (broken) throw broken.reason;
   }
@@ -264,7 +275,9 @@ export class FlowRun {
     await Promise.allSettled(writes);
     // releaseRun commits what is still queued before it releases: the next owner finds it all
     await this.store?.releaseRun(this.runId, this.now()).catch(() => false);
-    return buildRunRecord(this.facts);
+    const record = buildRunRecord(this.facts);
+    this.emit({ type: 'run_handed_back', record, reason: message, at: this.now() });
+    return record;
   }
 
   /** A stopped run: its facts closed (closeStopped) and committed; throws when it could not be recorded. */
@@ -375,11 +388,11 @@ export class FlowRun {
     this.facts.nodes.push(n);
     const ord = this.plan.ids.indexOf(id);
     this.store?.insertNode({ id: newRecordId(), runId: this.runId, nodeId: id, agent: node.agent, turn, ord, status: 'skipped', policy, startedAt: n.startedAt });
-    this.emit({ type: 'node_skipped', node: id, reason });
+    this.emit({ type: 'node_skipped', node: id, reason, at });
   }
 
-  /** Node `id`'s facts as it starts: a restarted node's stored ones on its own row, or new ones on a new row. */
-  private nodeStart(id: string, turn: number): { n: NodeFacts; nodeRunId: string; restarted: boolean } {
+  /** Node `id`'s facts as it starts at `startedAt`: a restarted node's stored ones on its own row, or new ones on a new row. */
+  private nodeStart(id: string, turn: number, startedAt: number): { n: NodeFacts; nodeRunId: string; restarted: boolean } {
     const agent = this.project.agents[this.flow.nodes[id]!.agent]!;
     const policy = agentPolicy(agent);
     // a node of a taken-over run restarts on its own row, after its stored attempts
@@ -387,7 +400,6 @@ export class FlowRun {
     this.restarting.delete(id);
     const nodeRunId = restarted ? this.nodeRunIds.get(id)! : newRecordId();
     this.nodeRunIds.set(id, nodeRunId);
-    const startedAt = this.now();
     const n: NodeFacts = restarted ?? { id, agent: agent.name, turn, status: 'running', output: null, error: null, policy, attempts: [], startedAt, finishedAt: null };
     n.policy = policy;
     if (!restarted) {
@@ -399,10 +411,10 @@ export class FlowRun {
     return { n, nodeRunId, restarted: !!restarted };
   }
 
-  /** Runs one node through the engine, recording its facts as they happen. */
-  private async runNode(id: string, turn: number): Promise<void> {
+  /** Runs one node through the engine from `startedAt` (its turn's start), recording its facts as they happen. */
+  private async runNode(id: string, turn: number, startedAt: number): Promise<void> {
     const { opts, emit, runId } = this;
-    const { n, nodeRunId, restarted } = this.nodeStart(id, turn);
+    const { n, nodeRunId, restarted } = this.nodeStart(id, turn, startedAt);
     const earlier = restarted ? [...n.attempts] : [];
     const recorder = this.store ? new NodeRecorder(this.store, runId, nodeRunId, this.now) : null;
     if (recorder) this.recorders.set(id, recorder);

@@ -1,12 +1,12 @@
 // A run's facts at its start (DESIGN: Storage): a new run's first facts, or a taken-over run's
 // stored ones (DESIGN: Storage, "Leases") sorted into what keeps its state and what restarts.
-import type { RunLink, RunOrigin } from '@/db/queries';
+import type { RunLink, RunOrigin, RunTrace } from '@/db/queries';
 import type { NodeFacts, RunFacts } from '@/db/types';
 import type { FlowDef } from '@/lib/project';
 import { own } from '@/lib/shared/own';
 import type { ResumeFrom, RunFlowOptions } from './run-options';
 
-export type LiveFacts = RunFacts & RunOrigin & Partial<RunLink>;
+export type LiveFacts = RunFacts & RunOrigin & Partial<RunLink> & Partial<RunTrace>;
 
 /** A replay's or a limits probe's link, recorded from its first fact (a taken-over run's kind is read with its row). */
 export function runLink(runKind: RunFlowOptions['runKind']): Partial<RunLink> {

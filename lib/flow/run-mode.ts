@@ -45,6 +45,8 @@ export interface StartRequest {
   input: unknown;
   /** who starts the run: a user's name, `token:<name>`, `cli:<login>`; null while the dashboard is open */
   startedBy: string | null;
+  /** the caller's span the run continues (a W3C traceparent; DESIGN: Observability, "Traces"): kept with a queued run */
+  traceparent?: string | null;
 }
 
 /**

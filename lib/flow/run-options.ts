@@ -1,19 +1,27 @@
 // What a run is started with and what it tells as it goes (DESIGN: flows/NAME.yaml, Storage).
 import type { Lease } from '@/db/run-lease';
-import type { RunLink, RunOrigin } from '@/db/queries';
+import type { RunLink, RunOrigin, RunTrace } from '@/db/queries';
 import type { Db, RunFacts } from '@/db/types';
 import type { RateGate } from '@/lib/engine/rate-gate';
 import type { Clock, EngineEvent, NodeResult, ResolvedProvider } from '@/lib/engine/types';
 import type { Project } from '@/lib/project';
 import type { RunRecord } from './run-record';
 
+/** What a run tells as it goes; `at` is the run's clock (ms), as its facts record it. */
 export type ProgressEvent =
   | { type: 'run_start'; runId: string; flow: string }
-  | { type: 'turn_start'; turn: number; nodes: string[] }
-  | { type: 'node_skipped'; node: string; reason: string }
+  /** `nodes` start now, at `at` (each node's `startedAt`) */
+  | { type: 'turn_start'; turn: number; nodes: string[]; at: number }
+  | { type: 'node_skipped'; node: string; reason: string; at: number }
   | { type: 'engine'; node: string; event: EngineEvent }
-  | { type: 'node_end'; node: string; result: NodeResult }
-  | { type: 'run_end'; record: RunRecord };
+  /** `at`: the node's `finishedAt` */
+  | { type: 'node_end'; node: string; result: NodeResult; at: number }
+  | { type: 'run_end'; record: RunRecord }
+  /**
+   * The run left this process without ending (a worker draining handed it back: DESIGN: Storage,
+   * "Hand-back"): no run_end follows here; `record` is the run as this process leaves it (running).
+   */
+  | { type: 'run_handed_back'; record: RunRecord; reason: string; at: number };
 
 export interface RunFlowOptions {
   project: Project;
@@ -38,6 +46,11 @@ export interface RunFlowOptions {
   /** who starts the run: a user's name, `token:<name>`, `cli:<login>`; recorded with the run */
   startedBy?: string | null;
   /**
+   * The caller's span the run continues (DESIGN: Observability, "Traces"): a W3C traceparent, as
+   * given to POST /api/runs or stored with the queued run; a malformed one is ignored.
+   */
+  traceparent?: string | null;
+  /**
    * The run's row exists already and this lease on it is committed (a worker claimed the queued
    * run): the run carries on under the lease instead of inserting its row (`runId` names it).
    */
@@ -61,7 +74,7 @@ export interface RunFlowOptions {
  */
 export interface ResumeFrom {
   /** with who started the run and under which project, as first recorded: a take-over keeps them */
-  facts: RunFacts & Partial<RunOrigin> & Partial<RunLink>;
+  facts: RunFacts & Partial<RunOrigin> & Partial<RunLink> & Partial<RunTrace>;
   nodeRunIds: ReadonlyMap<string, string>;
 }
 

@@ -1,14 +1,14 @@
 // The run record (DESIGN: The run record): one shape for `aqven run --json`, `aqven show --json`,
 // `GET /api/runs/:id` and the dashboard. Built by one function from the same facts, whether they
 // come from a live run or from the database, so the two can never drift apart.
-import type { RunLink, RunOrigin } from '@/db/queries';
+import type { RunLink, RunOrigin, RunTrace } from '@/db/queries';
 import type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunStatus } from '@/db/types';
 import { computeBudget } from '@/lib/engine/policy';
 import type { Message, NodePolicy } from '@/lib/engine/types';
 import { roundCost, sumUsageRounded } from '@/lib/engine/usage';
 
 // the facts are db's types (what is stored); re-exported for the readers of the record
-export type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunLink, RunOrigin, RunStatus };
+export type { AttemptFacts, NodeFacts, NodeStatus, RunError, RunFacts, RunLink, RunOrigin, RunStatus, RunTrace };
 
 export interface UsageJson {
   inputTokens: number;
@@ -89,6 +89,8 @@ export interface RunRecord {
   projectHash: string | null;
   /** the project snapshot the run ran under (PostgreSQL mode); null when the project is a folder */
   snapshotId: number | null;
+  /** the W3C trace id of the run's spans (DESIGN: Observability, "Traces"): its caller's traceparent's, or the one AQVEN's tracer opened; absent when neither */
+  traceId?: string;
   nodes: NodeJson[];
 }
 
@@ -131,7 +133,7 @@ function attemptJson(a: AttemptFacts): AttemptJson {
   };
 }
 
-export function buildRunRecord(run: RunFacts & Partial<RunOrigin> & Partial<RunLink>): RunRecord {
+export function buildRunRecord(run: RunFacts & Partial<RunOrigin> & Partial<RunLink> & Partial<RunTrace>): RunRecord {
   const nodes: NodeJson[] = run.nodes.map((n) => ({
     id: n.id,
     agent: n.agent,
@@ -161,6 +163,7 @@ export function buildRunRecord(run: RunFacts & Partial<RunOrigin> & Partial<RunL
     startedBy: run.startedBy ?? null,
     projectHash: run.projectHash ?? null,
     snapshotId: run.snapshotId ?? null,
+    ...(run.traceId && { traceId: run.traceId }),
     nodes,
   };
 }

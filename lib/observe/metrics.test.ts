@@ -23,6 +23,9 @@ const RUN: ObservedRun = {
   resumed: false,
   db: null,
   config: {} as Project, // the metrics read neither
+  agents: { classify: 'classifier', draft: 'writer' },
+  parent: null,
+  traceId: null,
 };
 
 const key = (name: string, labels: Record<string, string> = {}) => {
@@ -83,7 +86,7 @@ function triageRun(): ProgressEvent[] {
   const record = { id: RUN.runId, status: 'succeeded' } as RunRecord;
   return [
     { type: 'run_start', runId: RUN.runId, flow: 'triage' },
-    { type: 'turn_start', turn: 1, nodes: ['classify'] },
+    { type: 'turn_start', turn: 1, nodes: ['classify'], at: 0 },
     engine('classify', { type: 'attempt_start', nodeId: 'classify', seq: 1, model: FLASH, chainIndex: 0, answerNo: 1, request: [], startedAt: 1_000 }),
     engine('classify', { type: 'try_start', nodeId: 'classify', seq: 1, tryNo: 1, at: 1_000 }),
     engine('classify', { type: 'try_end', nodeId: 'classify', seq: 1, try: tryRecord(1, 'rate_limited', 429) }),
@@ -99,7 +102,12 @@ function triageRun(): ProgressEvent[] {
     engine('classify', { type: 'attempt_start', nodeId: 'classify', seq: 2, model: GPT, chainIndex: 1, answerNo: 1, request: [], startedAt: 3_500 }),
     engine('classify', { type: 'try_end', nodeId: 'classify', seq: 2, try: tryRecord(1, null, 200) }),
     engine('classify', { type: 'attempt_end', nodeId: 'classify', attempt: ok }),
-    { type: 'node_end', node: 'classify', result: { status: 'succeeded', output: {}, error: null, usage: ok.usage, attempts: [failed, ok], budget: { retries: 0, models: [] } } },
+    {
+      type: 'node_end',
+      node: 'classify',
+      result: { status: 'succeeded', output: {}, error: null, usage: ok.usage, attempts: [failed, ok], budget: { retries: 0, models: [] } },
+      at: 4_000,
+    },
     { type: 'run_end', record },
   ];
 }
@@ -147,7 +155,7 @@ describe('the metrics of a run', () => {
     const m = createMetrics();
     play(m, RUN, triageRun());
     play(m, { ...RUN, runId: 'second' }, [
-      { type: 'turn_start', turn: 1, nodes: ['draft'] },
+      { type: 'turn_start', turn: 1, nodes: ['draft'], at: 0 },
       engine('draft', { type: 'attempt_start', nodeId: 'draft', seq: 1, model: GPT, chainIndex: 0, answerNo: 1, request: [], startedAt: 0 }),
       engine('draft', { type: 'attempt_interrupted', nodeId: 'draft', seq: 1, usage: { inputTokens: 40, outputTokens: 3, costUsd: 0.000002 }, usageUnknown: true }),
       { type: 'run_end', record: { id: 'second', status: 'interrupted' } as RunRecord },

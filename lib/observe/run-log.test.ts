@@ -22,6 +22,8 @@ const run = {
   resumed: false,
   db: null,
   config: {} as ObservedRun['config'],
+  agents: { classify: 'classifier' },
+  parent: null,
   traceId: null,
 } as ObservedRun;
 const usage = { inputTokens: 120, outputTokens: 30, costUsd: 0.00042 };
@@ -65,7 +67,7 @@ const record = {
 
 const events: ProgressEvent[] = [
   { type: 'run_start', runId: 'run-1', flow: 'triage' },
-  { type: 'turn_start', turn: 1, nodes: ['classify'] },
+  { type: 'turn_start', turn: 1, nodes: ['classify'], at: 1_000 },
   { type: 'engine', node: 'classify', event: { type: 'try_start', nodeId: 'classify', seq: 1, tryNo: 1, at: 1_000 } },
   {
     type: 'engine',
@@ -94,8 +96,9 @@ const events: ProgressEvent[] = [
     type: 'node_end',
     node: 'classify',
     result: { status: 'failed', output: null, error: { code: 'provider_error', message: raw, hint: '' }, usage, attempts: [failed], budget: { retries: 0, models: [] } },
+    at: 1_300,
   },
-  { type: 'node_skipped', node: 'draft', reason: 'classify failed' },
+  { type: 'node_skipped', node: 'draft', reason: 'classify failed', at: 1_300 },
   { type: 'run_end', record },
 ];
 

@@ -11,11 +11,6 @@ import type { RunRecord } from '@/lib/flow/run-record';
 import { fmtCost } from '@/lib/shared/cost-text';
 import type { Logger, ProcessLogger } from './logger';
 
-/** The run's trace id, where the traces part set one on the seam (null-safe before it has). */
-function traceIdOf(run: ObservedRun): string | null {
-  return (run as ObservedRun & { traceId?: string | null }).traceId ?? null;
-}
-
 const notOk = (a: AttemptRecord) => a.outcome !== 'ok' || a.cause !== null;
 
 const attemptsOf = (r: RunRecord) => r.nodes.reduce((n, x) => n + x.attempts.length, 0);
@@ -123,7 +118,7 @@ export function runLogObserver(p: ProcessLogger): RunObserver {
     watch(run: ObservedRun): RunWatch | null {
       // nothing of a run is said below warn, and only its failures there: silent or error, no watch at all
       if (!p.log.isLevelEnabled('warn')) return null;
-      const log = p.log.child({ runId: run.runId, traceId: traceIdOf(run) });
+      const log = p.log.child({ runId: run.runId, traceId: run.traceId });
       return {
         event(e) {
           switch (e.type) {

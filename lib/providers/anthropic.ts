@@ -13,7 +13,7 @@ import {
 } from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { ANTHROPIC_STOP, outcomeOf, unrecognisedNote } from './finish-reasons';
-import { errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, splitSystem, str, unfinished } from './wire-helpers';
+import { answeredBy, errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, splitSystem, str, unfinished } from './wire-helpers';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Anthropic requires max_tokens; used when the agent sets none. */
@@ -123,7 +123,7 @@ function parseBody(text: string): AdapterResult {
     const answer = result({ error: body, stopReason: null }, '', null, usage);
     return kind ? { ...answer, broken: eventBreak(kind, innerMessage(body), body, 'body') } : answer;
   }
-  return result({ error: undefined, stopReason: str(body.stop_reason) }, textOf(body.content), body.stop_details, usage);
+  return answeredBy(result({ error: undefined, stopReason: str(body.stop_reason) }, textOf(body.content), body.stop_details, usage), body.model);
 }
 
 function createStream(): StreamAccumulator {
@@ -133,6 +133,7 @@ function createStream(): StreamAccumulator {
   let details: unknown = null;
   let complete = false;
   let usage: ReportedUsage = { inputTokens: 0, outputTokens: 0, costUsd: null };
+  let model: unknown = null;
 
   const push = (ev: EventSourceMessage) => {
     const data = tryJson(ev.data);
@@ -144,7 +145,10 @@ function createStream(): StreamAccumulator {
     let progress = false;
     switch (type) {
       case 'message_start':
-        if (isObj(data.message)) usage = usageOf(data.message.usage, usage);
+        if (isObj(data.message)) {
+          usage = usageOf(data.message.usage, usage);
+          model = data.message.model;
+        }
         break;
       case 'content_block_delta':
         if (isObj(data.delta) && data.delta.type === 'text_delta' && typeof data.delta.text === 'string') {
@@ -187,7 +191,7 @@ function createStream(): StreamAccumulator {
       // a stop_reason came (message_delta): the answer is whole, even if message_stop did not follow
       return stopReason === null ? unfinished('a stop_reason') : null;
     },
-    finish: () => result({ error, stopReason }, text, details, usage),
+    finish: () => answeredBy(result({ error, stopReason }, text, details, usage), model),
   };
 }
 

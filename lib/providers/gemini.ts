@@ -13,7 +13,7 @@ import {
 } from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { GEMINI_FINISH, GEMINI_UNSPECIFIED, outcomeOf, unrecognisedNote } from './finish-reasons';
-import { errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, splitSystem, statusCode, str, unfinished } from './wire-helpers';
+import { answeredBy, errorMessage, errorResult, eventBreak, isObj, isSpentQuota, joinUrl, num, splitSystem, statusCode, str, unfinished } from './wire-helpers';
 
 export interface GeminiSignals {
   error: unknown;
@@ -132,7 +132,10 @@ function parseBody(text: string): AdapterResult {
   }
   const c = firstCandidate(body);
   const blockReason = blockReasonOf(body);
-  return result({ error: undefined, blockReason, finishReason: c ? str(c.finishReason) : null }, candidateText(c), usage, c ? str(c.finishMessage) : null);
+  return answeredBy(
+    result({ error: undefined, blockReason, finishReason: c ? str(c.finishReason) : null }, candidateText(c), usage, c ? str(c.finishMessage) : null),
+    body.modelVersion,
+  );
 }
 
 function hasParts(c: Record<string, unknown>): boolean {
@@ -147,11 +150,13 @@ function createStream(): StreamAccumulator {
   let finishReason: string | null = null;
   let finishMessage: string | null = null;
   let usage: ReportedUsage = { inputTokens: 0, outputTokens: 0, costUsd: null };
+  let model: unknown = null;
 
   const push = (ev: EventSourceMessage) => {
     const chunk = tryJson(ev.data);
     if (!isObj(chunk)) return { delta: '', done: false, progress: false };
     if (chunk.error !== undefined && chunk.error !== null) error = chunk.error;
+    model ??= chunk.modelVersion;
     usage = usageOf(chunk.usageMetadata, usage); // cumulative: the last one wins
     blockReason = blockReasonOf(chunk) ?? blockReason;
     const c = firstCandidate(chunk);
@@ -179,7 +184,7 @@ function createStream(): StreamAccumulator {
       if (blockReason !== null) return null;
       return finishReason === null || finishReason === GEMINI_UNSPECIFIED ? unfinished('a finishReason') : null;
     },
-    finish: () => result({ error, blockReason, finishReason }, text, usage, finishMessage),
+    finish: () => answeredBy(result({ error, blockReason, finishReason }, text, usage, finishMessage), model),
   };
 }
 

@@ -13,7 +13,7 @@ import {
 } from '@/lib/engine/adapter';
 import { transientEventError } from '@/lib/engine/retry-rules';
 import { NATIVE_DECIDES, OPENAI_FINISH, outcomeOf, unrecognisedNote } from './finish-reasons';
-import { errorMessage, errorResult, eventBreak, isObj, isRefusalError, isSpentQuota, joinUrl, num, statusCode, str, unfinished } from './wire-helpers';
+import { answeredBy, errorMessage, errorResult, eventBreak, isObj, isRefusalError, isSpentQuota, joinUrl, num, statusCode, str, unfinished } from './wire-helpers';
 
 export interface OpenAISignals {
   /** a top-level, choice-level or chunk-level `error` object */
@@ -170,7 +170,7 @@ function parseBody(text: string): AdapterResult {
     finishReason: str(choice.finish_reason),
     nativeFinishReason: str(choice.native_finish_reason),
   };
-  return result(signals, contentText(message.content), usage);
+  return answeredBy(result(signals, contentText(message.content), usage), body.model);
 }
 
 function createStream(): StreamAccumulator {
@@ -184,6 +184,7 @@ function createStream(): StreamAccumulator {
   let nativeFinishReason: string | null = null;
   let usage: ReportedUsage = { inputTokens: 0, outputTokens: 0, costUsd: null };
   let done = false;
+  let model: unknown = null;
 
   const push = (ev: EventSourceMessage) => {
     if (ev.data === '[DONE]') {
@@ -192,6 +193,7 @@ function createStream(): StreamAccumulator {
     }
     const chunk = tryJson(ev.data);
     if (!isObj(chunk)) return { delta: '', done, progress: false };
+    model ??= chunk.model;
     // content, for transport.idle_timeout: anything but an empty or role-only chunk
     let progress = false;
     if (chunk.error !== undefined && chunk.error !== null) [error, event] = [chunk.error, true];
@@ -233,7 +235,7 @@ function createStream(): StreamAccumulator {
       }
       return finishReason === null && nativeFinishReason === null ? unfinished('a finish_reason') : null;
     },
-    finish: () => result({ error, refusal: refusal || null, finishReason, nativeFinishReason }, text, usage),
+    finish: () => answeredBy(result({ error, refusal: refusal || null, finishReason, nativeFinishReason }, text, usage), model),
   };
 }
 

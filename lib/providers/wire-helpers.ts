@@ -100,6 +100,11 @@ export function errorResult(message: string, detail: unknown, partial: Partial<A
   };
 }
 
+/** `r` with the model the reply says answered (its `model`, Gemini's `modelVersion`), when it names one */
+export function answeredBy(r: AdapterResult, model: unknown): AdapterResult {
+  return typeof model === 'string' && model !== '' ? { ...r, responseModel: model } : r;
+}
+
 /** A numeric status in an error object's `code` (`429`, `"503"`), or null. */
 export function statusCode(v: unknown): number | null {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{3}$/.test(v) ? Number(v) : NaN;

@@ -11,8 +11,11 @@ import { own } from '@/lib/shared/own';
 
 /** What a worker found when it tried to claim a run. */
 export type Claim =
-  /** the run is ours: run it under `lease`; `startedBy` is who queued it (its budget applies: DESIGN, "Spend budgets") */
-  | { kind: 'claimed'; lease: Lease; flow: string; input: unknown; startedBy: string | null }
+  /**
+   * the run is ours: run it under `lease`; `startedBy` is who queued it (its budget applies: DESIGN, "Spend budgets");
+   * `traceparent` the caller's span its trace continues (DESIGN: Observability, "Traces")
+   */
+  | { kind: 'claimed'; lease: Lease; flow: string; input: unknown; startedBy: string | null; traceparent: string | null }
   /** the run was queued, but its flow or input does not fit the project the worker runs: it is now failed with `error` */
   | { kind: 'refused'; flow: string; error: RunError }
   /** running under a live lease: another worker has it (a duplicate delivery) */
@@ -74,7 +77,7 @@ export async function claimRun(db: Db, runId: string, o: ClaimOptions): Promise<
   // two rounds at most: a row that changes between the read and the write is read again once
   for (let round = 0; round < 2; round++) {
     const [row] = await db.q
-      .select({ status: r.status, flow: r.flow, input: r.input, fence: r.fence, owner: r.owner, expiresAt: r.leaseExpiresAt, startedBy: r.startedBy })
+      .select({ status: r.status, flow: r.flow, input: r.input, fence: r.fence, owner: r.owner, expiresAt: r.leaseExpiresAt, startedBy: r.startedBy, traceparent: r.traceparent })
       .from(r)
       .where(eq(r.id, runId))
       .limit(1);
@@ -118,7 +121,8 @@ export async function claimRun(db: Db, runId: string, o: ClaimOptions): Promise<
       })
       .where(and(eq(r.id, runId), eq(r.status, 'queued')))
       .returning({ fence: r.fence });
-    if (won) return { kind: 'claimed', lease: { runId, owner, fence: won.fence, expiresAt }, flow: row.flow, input: row.input, startedBy: row.startedBy };
+    if (won)
+      return { kind: 'claimed', lease: { runId, owner, fence: won.fence, expiresAt }, flow: row.flow, input: row.input, startedBy: row.startedBy, traceparent: row.traceparent };
   }
   return { kind: 'held', owner: null }; // changed hands twice while we looked: someone else is on it
 }

@@ -13,7 +13,7 @@ import { beginRun, RunNotRecordedError, type StartedRun } from '@/lib/flow/run-f
 import type { RunRecord } from '@/lib/flow/run-record';
 import { currentSession, ProjectInvalidError, type Session } from '@/lib/flow/session';
 import { startUsageLookups } from '@/lib/flow/usage-lookup';
-import { claimRun, failClaimedRun } from './claim';
+import { claimRun, failClaimedRun, type Claim } from './claim';
 import { ensureQueueSchema, queueLogger, queueLoggerTo, redeliverStuckRuns, RUN_TASK, runIdOf } from '@/db/queue-jobs';
 import { beatWorker, registerWorker, stopWorkerRow } from './worker-row';
 import { queryErrorText } from '@/db/pg';
@@ -205,7 +205,7 @@ export class QueueWorker {
       const claim = await claimRun(this.db, runId, { project: s.project, snapshotId: s.snapshotId, projectHash: s.projectHash });
       if (claim.kind === 'claimed') {
         this.o.onRunTaken?.({ runId, flow: claim.flow, takenOver: false, fence: claim.lease.fence });
-        await this.runClaimed(s, runId, claim.flow, claim.input, claim.lease, claim.startedBy);
+        await this.runClaimed(s, runId, claim);
       } else if (claim.kind === 'refused')
         this.end({ runId, flow: claim.flow, status: 'failed', attempts: 0, durationMs: 0, resumed: false, note: claim.error.code, refused: true });
       else if (claim.kind === 'expired') await this.takeOver(s, runId, claim.fence);
@@ -237,7 +237,8 @@ export class QueueWorker {
     return this.refreshing;
   }
 
-  private async runClaimed(s: Session, runId: string, flow: string, input: unknown, lease: Parameters<typeof failClaimedRun>[1], startedBy: string | null): Promise<void> {
+  private async runClaimed(s: Session, runId: string, claim: Extract<Claim, { kind: 'claimed' }>): Promise<void> {
+    const { flow, input, lease, startedBy, traceparent } = claim;
     let started: StartedRun;
     try {
       // who queued the run: its record says so, and their spend budget applies to its attempts
@@ -253,6 +254,7 @@ export class QueueWorker {
         snapshotId: s.snapshotId,
         projectHash: s.projectHash,
         startedBy,
+        traceparent,
       });
     } catch (err) {
       // the claim checked flow and input against this very project, so this is a bug: the run must not stay claimed

@@ -151,9 +151,10 @@ async function upToDate(s: Session): Promise<{ ok: true } | { ok: false; status:
  * recorded is refused (503) before any provider is called. PostgreSQL mode: the run and its job
  * are committed, queued for `aqven worker`, checked against the newest snapshot (the one the
  * workers run). Bad input is refused (400, naming the field), never queued. The caller's limits
- * (runs per minute, the spend budget) are checked before, by the door (callerLimits).
+ * (runs per minute, the spend budget) are checked before, by the door (callerLimits). `traceparent`:
+ * the caller's span the run's trace continues (POST /api/runs's header), kept with a queued run.
  */
-export async function startRun(flowName: string, input: unknown, startedBy: string | null = null): Promise<StartRunResult> {
+export async function startRun(flowName: string, input: unknown, startedBy: string | null = null, traceparent: string | null = null): Promise<StartRunResult> {
   const s = await serverSession();
   const fresh = await upToDate(s);
   if (!fresh.ok) return fresh;
@@ -167,7 +168,7 @@ export async function startRun(flowName: string, input: unknown, startedBy: stri
     if (err instanceof RunInputError) return { ok: false, status: 400, error: err.message, field: err.field };
     throw err;
   }
-  const started = await s.mode.start({ project, providers, env, snapshotId, projectHash }, { flow: flowName, input, startedBy });
+  const started = await s.mode.start({ project, providers, env, snapshotId, projectHash }, { flow: flowName, input, startedBy, traceparent });
   return started.ok ? started : { ok: false, status: 503, error: started.error };
 }
 

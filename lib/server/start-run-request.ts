@@ -2,8 +2,8 @@
 // checks run: the caller (editor); the `Prefer: wait` and `Idempotency-Key` headers (400 E_WAIT,
 // E_IDEMPOTENCY_KEY); with a key, the body is read and an earlier request with the key answered —
 // its run (starting nothing, counting no run start), 422 for another body, 409 while it still
-// starts; the caller's limits (429); the body (413, 400); the key claimed; the run started; the
-// answer (run-answer.ts).
+// starts; the caller's limits (429); the body (413, 400); the key claimed; the run started, its
+// trace continuing the caller's `traceparent` when one parses; the answer (run-answer.ts).
 import 'server-only';
 import { dropKey, setKeyRun } from '@/db/idempotency-queries';
 import type { Db } from '@/db/types';
@@ -15,6 +15,7 @@ import { preferWait } from '@/lib/contracts/prefer-wait';
 import type { Labels } from '@/lib/contracts/refusal';
 import { BODY_CODE } from '@/lib/contracts/request-body';
 import { startRefusalCode, startRunRefusal, type StartRunField } from '@/lib/contracts/start-run';
+import { parseTraceparent } from '@/lib/contracts/traceparent';
 import { routeCaller } from './access';
 import { apiRefusal } from './api-refusal';
 import { claimOrPrior, priorRequest, startFingerprint, type KeyedRequest, type PriorRequest } from './idempotent-start';
@@ -54,10 +55,10 @@ function priorAnswer(prior: Exclude<PriorRequest, { kind: 'none' }>, key: string
 }
 
 /** Starts the run with the key claimed (when there is one): the key names the run, or is given back when the start is refused. */
-async function startClaimed(db: Db, start: StartBody, author: string | null, claim: { k: KeyedRequest; at: number } | null) {
+async function startClaimed(db: Db, start: StartBody, author: string | null, claim: { k: KeyedRequest; at: number } | null, traceparent: string | null) {
   const release = () => (claim ? dropKey(db, claim.k.caller, claim.k.key, claim.at) : Promise.resolve(false));
   try {
-    const res = await startRun(start.flow, start.input, author);
+    const res = await startRun(start.flow, start.input, author, traceparent);
     if (!res.ok) await release();
     else if (claim) await setKeyRun(db, claim.k.caller, claim.k.key, res.id);
     return res;
@@ -103,7 +104,8 @@ export async function startRunRequest(req: Request): Promise<Response> {
     if (c.kind !== 'claimed') return priorAnswer(c, k.key, started(true));
     claim = { k, at: c.at };
   }
-  const res = await startClaimed(db, start, caller.author, claim);
+  // the caller's trace continues into the run; a malformed traceparent is ignored (W3C Trace Context §3.2.2)
+  const res = await startClaimed(db, start, caller.author, claim, parseTraceparent(req.headers.get('traceparent'))?.header ?? null);
   if (!res.ok) return apiRefusal(res.status, { code: startRefusalCode(res), message: res.error }, { field: res.field });
   return started(false)(res.id);
 }

@@ -29,7 +29,19 @@ import { testDatabase, type TestDatabase } from '../helpers/pg-cluster';
 import { FLASH_LITE, GPT_OSS, worldOn, type World } from '../helpers/showcase';
 
 /** the columns of runs, node_runs and attempts that the team-debugging migration and later ones added: a history written before it has none of them */
-const ADDED = new Set(['kind', 'replay_of', 'replay_node', 'failure_sig', 'reasoning_tokens', 'cost_source', 'in_flight_try', 'in_flight_at', 'in_flight_generation']);
+const ADDED = new Set([
+  'kind',
+  'replay_of',
+  'replay_node',
+  'failure_sig',
+  'reasoning_tokens',
+  'cost_source',
+  'in_flight_try',
+  'in_flight_at',
+  'in_flight_generation',
+  'trace_id',
+  'traceparent',
+]);
 const TABLES = ['runs', 'nodeRuns', 'attempts'] as const;
 
 /** A history like the one recorded in `from`, written at the schema before the team-debugging migration. */
