@@ -43,12 +43,17 @@ function runEvents(i: number): ProgressEvent[] {
   const engine = (event: Extract<ProgressEvent, { type: 'engine' }>['event']): ProgressEvent => ({ type: 'engine', node: 'classify', event });
   return [
     { type: 'run_start', runId: `r${i}`, flow: 'one' },
-    { type: 'turn_start', turn: 1, nodes: ['classify'] },
+    { type: 'turn_start', turn: 1, nodes: ['classify'], at: i },
     engine({ type: 'attempt_start', nodeId: 'classify', seq: 1, model: MODEL, chainIndex: 0, answerNo: 1, request: [], startedAt: i }),
     engine({ type: 'try_start', nodeId: 'classify', seq: 1, tryNo: 1, at: i }),
     engine({ type: 'try_end', nodeId: 'classify', seq: 1, try: { tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: i, finishedAt: i + 3 } }),
     engine({ type: 'attempt_end', nodeId: 'classify', attempt }),
-    { type: 'node_end', node: 'classify', result: { status: 'succeeded', output: {}, error: null, usage: attempt.usage, attempts: [attempt], budget: { retries: 0, models: [] } } },
+    {
+      type: 'node_end',
+      node: 'classify',
+      result: { status: 'succeeded', output: {}, error: null, usage: attempt.usage, attempts: [attempt], budget: { retries: 0, models: [] } },
+      at: i + 3,
+    },
     { type: 'run_end', record: { id: `r${i}`, status: 'succeeded' } as RunRecord },
   ];
 }
@@ -71,6 +76,9 @@ export async function runMetricsObserverBench(o: { runs?: number; out?: string |
     resumed: false,
     db: null,
     config: {} as Project,
+    agents: { classify: 'classifier' },
+    parent: null,
+    traceId: null,
   });
   // the events are made beforehand: what is timed is the observer
   const events = Array.from({ length: 1000 }, (_, i) => runEvents(i));
