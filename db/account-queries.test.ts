@@ -241,6 +241,7 @@ describe.each(DIALECTS)('API tokens on %s', (dialect) => {
       revokedAt: null,
       expiresAt: T0 + DEFAULT_TOKEN_TTL_MS,
       budgetUsdPerDay: null,
+      scope: null,
     });
     const rows = await db.q.select().from(db.t.apiTokens);
     expect(rows).toHaveLength(1);
@@ -249,7 +250,7 @@ describe.each(DIALECTS)('API tokens on %s', (dialect) => {
     expect(JSON.stringify(rows)).not.toContain(token.slice(TOKEN_PREFIX.length));
 
     const caller = await tokenCaller(db, token, T0 + 1_000);
-    expect(caller).toEqual({ id: rows[0]!.id, name: 'ci', role: 'editor' });
+    expect(caller).toEqual({ id: rows[0]!.id, name: 'ci', role: 'editor', scope: null });
     expect(await tokenCaller(db, `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, T0)).toBeNull();
     expect(await tokenCaller(db, 'Bearer nonsense', T0)).toBeNull();
     expect(await tokenCaller(db, '', T0)).toBeNull();
