@@ -1,5 +1,6 @@
 // The top of a run page: status, totals with the spend on dropped attempts apart, who started the
-// run and the project version it ran under, and the error with its hint (DESIGN: "The dashboard").
+// run, the project version it ran under and its trace (linked to AQVEN_TRACE_URL's trace UI), and
+// the error with its hint (DESIGN: "The dashboard").
 import Link from 'next/link';
 import type { RunDetailResponse } from '@/lib/dashboard/api-types';
 import { projectVersion } from '@/lib/dashboard/run-origin';
@@ -10,11 +11,12 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { RUN_STATUS_NOTES } from '@/lib/dashboard/run-status';
 import { shortRunIdSpan } from '@/lib/shared/short-id';
 import { nodeAnchor } from '@/lib/dashboard/run-anchors';
+import type { TraceLink } from '@/lib/dashboard/trace-link';
 
 /** long names and hashes wrap anywhere rather than widen the header past a phone's 390 px */
 const WRAP = { overflowWrap: 'anywhere' } as const;
 
-export function RunHeader({ run, now }: { run: RunDetailResponse; now: number }) {
+export function RunHeader({ run, now, trace = null }: { run: RunDetailResponse; now: number; trace?: TraceLink }) {
   const spend = runSpend(run);
   const version = projectVersion(run);
   const attempts = run.nodes.reduce((n, x) => n + x.attempts.length, 0);
@@ -48,6 +50,20 @@ export function RunHeader({ run, now }: { run: RunDetailResponse; now: number })
             <dt>{queued ? 'Queued by' : 'Started by'}</dt>
             <dd className="mono" data-testid="run-started-by" style={WRAP}>
               {run.startedBy}
+            </dd>
+          </div>
+        ) : null}
+        {run.traceId ? (
+          <div>
+            <dt>Trace</dt>
+            <dd className="mono" data-testid="run-trace" style={WRAP}>
+              {trace && 'href' in trace ? (
+                <a href={trace.href} target="_blank" rel="noopener noreferrer" data-testid="run-trace-link">
+                  {run.traceId}
+                </a>
+              ) : (
+                <span title={trace && 'problem' in trace ? trace.problem : undefined}>{run.traceId}</span>
+              )}
             </dd>
           </div>
         ) : null}

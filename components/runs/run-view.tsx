@@ -6,6 +6,7 @@
 import type { RunDetailResponse } from '@/lib/dashboard/api-types';
 import { nodeStates, unstartedNodes, type FlowShape } from '@/lib/dashboard/flow-graph';
 import type { BackoffConfig, PauseLite } from '@/lib/dashboard/live-wait';
+import type { TraceLink } from '@/lib/dashboard/trace-link';
 import { isLiveRun, runWithoutNodes } from '@/lib/dashboard/run-status';
 import { nodesByTurn, place, timeAxis, type TurnGroup } from '@/lib/dashboard/run-view';
 import { FlowGraph, FlowGraphNotes } from './flow-graph';
@@ -25,6 +26,7 @@ export function RunView({
   flowNote = null,
   backoffs = {},
   pauses = [],
+  trace = null,
 }: {
   initial: RunDetailResponse;
   renderedAt: number;
@@ -35,6 +37,8 @@ export function RunView({
   /** on_rate_limit settings per provider, for the wait of an attempt in flight */
   backoffs?: Record<string, BackoffConfig>;
   pauses?: PauseLite[];
+  /** the run's trace in the team's trace UI (AQVEN_TRACE_URL) */
+  trace?: TraceLink;
 }) {
   const { data: run, pauses: told, dataUpdatedAt, isError } = useRunDetail(initial.id, initial, renderedAt);
   const now = Math.max(dataUpdatedAt, renderedAt);
@@ -46,7 +50,7 @@ export function RunView({
   const few = nodes.length <= 6;
   return (
     <RunLiveProvider pauses={livePauses(pauses, told)} backoffs={backoffs}>
-      <RunHeader run={run} now={now} />
+      <RunHeader run={run} now={now} trace={trace} />
       {isError ? <p className="error-text">Could not refresh this run; showing the last data.</p> : null}
       {flow ? (
         <section className="panel flow-panel" aria-labelledby="flow-graph-title">

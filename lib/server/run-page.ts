@@ -1,12 +1,14 @@
 // What the run page shows besides the run's stored facts (DESIGN: The dashboard, "The live run
 // page", "The flow graph"): the run's flow as the project has it now (its nodes, needs and on_fail
-// routes), each provider's backoff settings and the models' pauses, for the waits of attempts in flight.
+// routes), each provider's backoff settings and the models' pauses, for the waits of attempts in flight;
+// the link of the run's trace (AQVEN_TRACE_URL).
 import 'server-only';
 import { activePauses } from '@/db/pause-queries';
-import type { RunKind } from '@/db/queries';
+import type { RunKind, RunTrace } from '@/db/queries';
 import type { RunFacts } from '@/db/types';
 import { flowShape, type FlowShape } from '@/lib/dashboard/flow-graph';
 import type { BackoffConfig, PauseLite } from '@/lib/dashboard/live-wait';
+import { traceLink, TRACE_URL_ENV, type TraceLink } from '@/lib/dashboard/trace-link';
 import { TRANSPORT_BACKOFF_DEFAULT } from '@/lib/engine/backoff';
 import type { Session } from '@/lib/flow/session';
 import { own } from '@/lib/shared/own';
@@ -16,9 +18,15 @@ export interface RunPageExtras {
   flowNote: string | null;
   backoffs: Record<string, BackoffConfig>;
   pauses: PauseLite[];
+  /** the run's trace in the team's trace UI (AQVEN_TRACE_URL), or why the setting gives none */
+  trace: TraceLink;
 }
 
-export async function runPageExtras(session: Session, run: RunFacts & { projectHash?: string | null; kind?: RunKind }, now = Date.now()): Promise<RunPageExtras> {
+export async function runPageExtras(
+  session: Session,
+  run: RunFacts & { projectHash?: string | null; kind?: RunKind } & Partial<RunTrace>,
+  now = Date.now(),
+): Promise<RunPageExtras> {
   // a replay or a limits run ran some nodes only: the flow's others were never meant to run (no graph, none pending)
   const def = run.kind === undefined || run.kind === 'flow' ? own(session.project.flows, run.flow) : undefined;
   // the run ran under other files (an edit, a newer snapshot): the graph is the flow as it is now
@@ -31,5 +39,6 @@ export async function runPageExtras(session: Session, run: RunFacts & { projectH
     flowNote: def && changed ? 'as the project has it now: the run started under an earlier version of the files' : null,
     backoffs,
     pauses: live ? (await activePauses(session.db, now)).map((p) => ({ model: p.model, pausedUntil: p.pausedUntil })) : [],
+    trace: traceLink(run.traceId, process.env[TRACE_URL_ENV]),
   };
 }
