@@ -131,7 +131,7 @@ export function attemptCutAttributes(e: Extract<EngineEvent, { type: 'attempt_in
 
 /**
  * A try span (`POST`): one HTTP exchange, as the HTTP client conventions name it, with the wait
- * before it and the rate-limit pause its 429 set. No URL: a key may ride in a query.
+ * before it and the rate-limit pause its 429 set. No URL: a provider's base_url may carry credentials.
  */
 export function tryAttributes(t: TryRecord, pause: (PauseOrigin & { pausedUntil: number }) | null): Attributes {
   const errorType = t.status !== null && t.status >= 400 ? String(t.status) : t.error;
