@@ -53,7 +53,10 @@ export default defineConfig({
           globalSetup: ['test/helpers/pg-global-setup.ts'],
           // files share a process per worker, their modules loaded once (isolate: false); what a
           // file leaves in the process is put back when it ends (shared-process-setup.ts)
-          isolate: false,
+          // Back to a process per file for now: in the fresh-clone run at load ~18, files failed in the
+          // shared process that pass alone (pg-migrations' pooled connection, the usage lookup's 404);
+          // the resets stay, so switching it back is this one line once those are understood.
+          isolate: true,
           setupFiles: ['test/helpers/next-stand-ins.ts', 'test/helpers/shared-process-setup.ts'],
           maxWorkers: INTEGRATION_WORKERS,
           sequence: { groupOrder: 1 },
