@@ -80,6 +80,12 @@ describe('simulator: GET /generation (openrouter)', () => {
     expect((await ask(sim, id, 'sk-good')).status).toBe(200);
   });
 
+  it('404 for the first asks of an answer (readyAfterLookups), then its stats', async () => {
+    sim = await startSimulator({ generations: { readyAfterLookups: 2 } });
+    const id = await chat(sim);
+    expect([(await ask(sim, id)).status, (await ask(sim, id)).status, (await ask(sim, id)).status]).toEqual([404, 404, 200]);
+  });
+
   it('remembers the newest `keep` answers; a 4xx it answered instead is no generation', async () => {
     sim = await startSimulator({ generations: { keep: 2 } });
     const ids = [await chat(sim), await chat(sim), await chat(sim)];

@@ -16,6 +16,8 @@ interface Generation {
   finishReason: string;
   /** Date.now() when the answer was rendered */
   at: number;
+  /** how often its stats were asked for */
+  asked?: number;
 }
 
 const DEFAULT_KEEP = 10_000;
@@ -61,7 +63,9 @@ export class Generations {
     // another simulator's (or this one's before a reset): never this one's, whatever its number
     if (!id.startsWith(simGenerationPrefix(tag))) return send(res, 400, { error: { code: 400, message: `Generation ${id} was not made by this simulator` } });
     const g = this.byId.get(id);
-    if (!g || now - g.at < (this.opts.readyAfterMs ?? 0)) return send(res, 404, { error: { code: 404, message: `Generation ${id} not found` } });
+    if (g) g.asked = (g.asked ?? 0) + 1;
+    const ready = g && now - g.at >= (this.opts.readyAfterMs ?? 0) && g.asked! > (this.opts.readyAfterLookups ?? 0);
+    if (!ready) return send(res, 404, { error: { code: 404, message: `Generation ${id} not found` } });
     const completion = g.usage.output + g.usage.thoughts;
     send(res, 200, {
       data: {

@@ -26,6 +26,8 @@ export interface SimOptions {
 export interface SimGenerationOptions {
   /** ms after an answer before its stats are ready (404 until then, as OpenRouter's take a few seconds); default 0 */
   readyAfterMs?: number;
+  /** asks of an answer's stats answered 404 before they are ready, whatever the clock (a lookup that came too early, told without timing); default 0 */
+  readyAfterLookups?: number;
   /** the one API key the endpoint accepts (`Authorization: Bearer …`); any other gets 401. Default: any key, or none */
   key?: string;
   /** answers remembered, the oldest forgotten first; default 10000 */
