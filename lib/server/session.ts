@@ -22,7 +22,7 @@ import { dashboardContext } from './context';
 const g = globalThis as {
   __aqvenSession?: Promise<Session>;
   __aqvenBackground?: () => void;
-  __aqvenSignals?: boolean;
+  __aqvenSignals?: () => void;
   __aqvenLookups?: () => void;
   __aqvenAlerts?: RunningAlerts;
 };
@@ -67,15 +67,20 @@ function startDashboardAlerts(s: Session): void {
  */
 function handleStopSignals(): void {
   if (g.__aqvenSignals) return;
-  g.__aqvenSignals = true;
   const onSignal = (sig: 'SIGINT' | 'SIGTERM') => {
     void interruptAll(`stopped by ${sig}`).finally(() => {
       if (process.listenerCount(sig) === 1) process.exit(sig === 'SIGINT' ? 130 : 143);
     });
   };
+  const onExit = () => interruptAllNow('stopped: the dashboard server exited');
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  process.on('exit', () => interruptAllNow('stopped: the dashboard server exited'));
+  process.on('exit', onExit);
+  g.__aqvenSignals = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('exit', onExit);
+  };
 }
 
 function session(): Promise<Session> {
@@ -99,10 +104,10 @@ function session(): Promise<Session> {
 
 /**
  * Ends the session of a process that serves one project after another — the integration tests'
- * shared process (test/helpers/shared-process-setup.ts): its background duties stopped, its
- * simulator and database closed, and forgotten, so the next serverSession() opens what
- * AQVEN_PROJECT and AQVEN_DATABASE_URL name then. The runs it started are the caller's to end first
- * (interruptAll). The stop-signal handlers stay: they act on whatever runs then.
+ * shared process (test/helpers/shared-process-setup.ts): its background duties, alerts and
+ * stop-signal handlers stopped, its simulator and database closed, and forgotten, so the next serverSession()
+ * opens what AQVEN_PROJECT and AQVEN_DATABASE_URL name then. The runs it started are the caller's
+ * to end first (interruptAll).
  */
 export async function closeServerSessionForTests(): Promise<void> {
   const opening = g.__aqvenSession;
@@ -113,6 +118,10 @@ export async function closeServerSessionForTests(): Promise<void> {
   g.__aqvenBackground = undefined;
   g.__aqvenLookups?.();
   g.__aqvenLookups = undefined;
+  g.__aqvenSignals?.();
+  g.__aqvenSignals = undefined;
+  await g.__aqvenAlerts?.stop(0);
+  g.__aqvenAlerts = undefined;
   await s.close();
   await closeDatabase(s.db);
 }
