@@ -1,9 +1,10 @@
 // The history a what-if estimate replays (DESIGN: The dashboard, the agent page's what-if): an
 // agent's last N finished nodes of flow runs (replays and limit probes are not its traffic), each
-// with its attempts in order. Two bounded reads: the nodes through node_runs_agent_idx (walking
-// runs newest first by runs_kind_idx), their attempts through attempts_node_run_idx.
+// with its attempts in order. Two bounded reads: the agent's own nodes newest first through
+// node_runs_agent_started_idx (each node's run by its primary key, for its kind), their attempts
+// through attempts_node_run_idx. Other agents' traffic is never walked.
 // Pure reads: no 'server-only', so the CLI may use them too.
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { NodePolicy, Outcome } from '@/lib/engine/types';
 import type { Db } from './types';
 
@@ -35,7 +36,7 @@ export interface HistoryNode {
   attempts: HistoryAttempt[];
 }
 
-/** The agent's last `limit` finished nodes of flow runs, newest run first, each with its attempts in seq order. */
+/** The agent's last `limit` finished nodes of flow runs, newest first, each with its attempts in seq order. */
 export async function agentNodeHistory(db: Db, agent: string, limit: number): Promise<HistoryNode[]> {
   const { attempts, nodeRuns, runs } = db.t;
   const n = Math.max(0, Math.min(Math.floor(limit), WHAT_IF_MAX_NODES));
@@ -50,11 +51,12 @@ export async function agentNodeHistory(db: Db, agent: string, limit: number): Pr
       startedAt: nodeRuns.startedAt,
       runStartedAt: runs.startedAt,
     })
-    .from(runs)
-    .innerJoin(nodeRuns, and(eq(nodeRuns.agent, agent), eq(nodeRuns.runId, runs.id)))
-    .where(and(eq(runs.kind, 'flow'), inArray(nodeRuns.status, ['succeeded', 'failed'])))
-    // runs are started_at NOT NULL: the order needs no NULL rule; ids break ties on both dialects
-    .orderBy(desc(runs.startedAt), desc(runs.id), desc(nodeRuns.id))
+    .from(nodeRuns)
+    .innerJoin(runs, eq(runs.id, nodeRuns.runId))
+    .where(and(eq(nodeRuns.agent, agent), eq(runs.kind, 'flow'), inArray(nodeRuns.status, ['succeeded', 'failed'])))
+    // a node recorded before nodes had a start sorts last on both dialects (PostgreSQL's DESC would
+    // put it first); ids break ties
+    .orderBy(sql`${nodeRuns.startedAt} desc nulls last`, desc(nodeRuns.id))
     .limit(n);
   if (nodes.length === 0) return [];
 
