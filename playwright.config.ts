@@ -1,18 +1,23 @@
 import { defineConfig } from '@playwright/test';
-import { EDITOR_STATE } from './e2e/accounts';
-import { E2E_PORT, e2eProjectDir } from './e2e/project-dir';
+import { E2E_PORT, E2E_WORKERS, e2eProjectDir, editorState, portOf } from './e2e/project-dir';
 
-const port = E2E_PORT;
+// Each worker has a dashboard of its own (e2e/project-dir.ts): this file is read again in every
+// worker, where E2E_PORT and editorState() name that worker's server.
+const servers = Array.from({ length: E2E_WORKERS }, (_, server) => server);
 
 export default defineConfig({
   testDir: './e2e',
-  fullyParallel: false,
-  workers: 1,
+  // a test shares its server with the tests before it on the same worker only, never with one running at once
+  fullyParallel: true,
+  workers: E2E_WORKERS,
   retries: 0,
-  timeout: 60_000,
+  // three times a slow spec's quiet time (a spec that waits longer sets its own)
+  timeout: 90_000,
+  // a page's first answer (a route's modules loaded, a password hashed) takes seconds on a busy 2-core machine
+  expect: { timeout: 15_000 },
   reporter: process.env.CI ? [['list']] : [['list']],
   use: {
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL: `http://127.0.0.1:${E2E_PORT}`,
     trace: 'retain-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -22,14 +27,17 @@ export default defineConfig({
   projects: [
     { name: 'accounts', testMatch: /auth\.setup\.ts$/ },
     // every spec starts signed in as the editor; a spec about access signs in (or out) itself
-    { name: 'dashboard', dependencies: ['accounts'], use: { storageState: EDITOR_STATE } },
+    { name: 'dashboard', dependencies: ['accounts'], use: { storageState: editorState() } },
   ],
-  webServer: {
-    command: `node e2e/serve.mjs ${port} ${e2eProjectDir()}`,
-    url: `http://127.0.0.1:${port}/runs`,
-    timeout: 240_000,
+  // started one after another: the first builds the dashboard when its sources changed (serve.mjs),
+  // the others find the build made
+  webServer: servers.map((server) => ({
+    command: `node e2e/serve.mjs ${portOf(server)} ${e2eProjectDir(server)}`,
+    url: `http://127.0.0.1:${portOf(server)}/runs`,
+    // the first may build first: about 1.5 min on a quiet machine, over 4 on a busy one
+    timeout: server === 0 ? 600_000 : 240_000,
     reuseExistingServer: false,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  },
+    stdout: 'pipe' as const,
+    stderr: 'pipe' as const,
+  })),
 });

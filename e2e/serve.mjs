@@ -1,9 +1,12 @@
-// Builds (once per source state) and serves the dashboard on a fresh copy of the showcase project
-// with simulated providers, so browser tests never touch a developer's own database.
+// Builds the dashboard when its sources changed since the build serve.mjs last made (build-stamp.mjs;
+// E2E_SKIP_BUILD=1 serves whatever `.next` holds), then serves it on a fresh copy of the showcase
+// project with simulated providers, so browser tests never touch a developer's own database.
+// playwright.config.ts starts one per worker: `node e2e/serve.mjs PORT FOLDER`.
 import { spawnSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isBuiltFrom, sourceHash, stampBuild } from './build-stamp.mjs';
 
 const port = process.argv[2] ?? '3311';
 // a given folder (argv[3]) is made afresh, so specs know where the project lives
@@ -19,8 +22,15 @@ const env = {
   AQVEN_RUNS_PER_MINUTE: process.env.E2E_RUNS_PER_MINUTE ?? '40',
 };
 if (!process.env.E2E_SKIP_BUILD) {
-  const b = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env });
-  if (b.status !== 0) process.exit(b.status ?? 1);
+  const root = process.cwd();
+  const hash = sourceHash(root);
+  if (isBuiltFrom(root, hash)) {
+    console.log('e2e: .next is a build of these sources: not building again');
+  } else {
+    const b = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env });
+    if (b.status !== 0) process.exit(b.status ?? 1);
+    stampBuild(root, hash);
+  }
 }
 // served as every documented start serves it: `aqven serve` (the peer stamped from the socket, so
 // loopback is known, never guessed from a Host header); it keeps idle connections 2 min, so a test's

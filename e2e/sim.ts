@@ -3,11 +3,11 @@
 // the chaos profile for the models they name; `{}` gives every model back to the chaos.
 import type { APIRequestContext } from '@playwright/test';
 import { expect } from '@playwright/test';
-import { E2E_PORT } from './project-dir';
+import { originOf } from './project-dir';
 
-/** The e2e server's origin: the dashboard refuses a state-changing request without it (proxy.ts);
- * a browser sends it, Playwright's API client does not. */
-export const E2E_ORIGIN = `http://127.0.0.1:${E2E_PORT}`;
+/** This worker's server's origin: the dashboard refuses a state-changing request without it
+ * (proxy.ts); a browser sends it, Playwright's API client does not. */
+export const E2E_ORIGIN = originOf();
 
 export const GEMINI = 'google/gemini-2.5-flash-lite';
 export const GPT = 'openai/gpt-oss-20b';
