@@ -44,13 +44,16 @@ function expectNonceOnEveryTag(html: string, nonce: string): void {
 /**
  * Opens `path` and waits until the page has settled: the served scripts carry the answer's nonce;
  * in the browser, a script without it is a chunk of our own that Next.js's runtime added later
- * (trusted through 'strict-dynamic'), never an inline one.
+ * (trusted through 'strict-dynamic'), never an inline one. `loaded` checks the page as it loaded,
+ * before it settles: a page polling a live run once a second is idle only between polls, so on a
+ * busy machine it may settle only once the run has ended.
  */
-async function open(page: Page, path: string, status = 200): Promise<void> {
+async function open(page: Page, path: string, status = 200, loaded?: () => Promise<void>): Promise<void> {
   const res = await page.goto(path);
   expect(res?.status(), path).toBe(status);
   const nonce = nonceOf(res!.headers()['content-security-policy']);
   expectNonceOnEveryTag(await res!.text(), nonce);
+  await loaded?.();
   await page.waitForLoadState('networkidle');
   const scripts = await page.locator('script').evaluateAll((els) => els.map((s) => ({ nonce: (s as HTMLScriptElement).nonce, src: (s as HTMLScriptElement).src })));
   expect(scripts.filter((s) => s.nonce === nonce).length, path).toBeGreaterThan(0);
@@ -80,16 +83,16 @@ test('every page answer has a policy with a fresh nonce, and no inline script is
 
 test('/runs, a run page and an agent page load and work without a violation', async ({ page }) => {
   const violations = await watchViolations(page);
-  // the run takes a few seconds, so /runs and its page see it running, then finished, without a reload
-  const slow = { kind: 'ok', latency: { first_token_ms: 2500 } };
-  await loadScripts(page.request, { [GEMINI]: [slow], [GPT]: [slow] });
+  // the run takes over 12 s, so /runs (opened within that, even on a busy machine) and its page see it
+  // running, then finished, without a reload
+  const slow = (ms: number) => ({ kind: 'ok', latency: { first_token_ms: ms } });
+  await loadScripts(page.request, { [GEMINI]: [slow(10_000)], [GPT]: [slow(2500)] });
   const started = await page.request.post('/api/runs', { data: { flow: 'triage', input: { ticket: 'CSP: the page keeps working' } }, headers: { Origin: E2E_ORIGIN } });
   expect(started.status(), await started.text()).toBe(202);
   const { id } = (await started.json()) as { id: string };
 
   const runs = new RunsPage(page);
-  await open(page, '/runs');
-  await expect(runs.row(id)).toHaveAttribute('data-status', /^(queued|running)$/);
+  await open(page, '/runs', 200, () => expect(runs.row(id)).toHaveAttribute('data-status', /^(queued|running)$/));
   // React Query polls /api/runs while the run is live (connect-src 'self')
   await expect(runs.row(id)).toHaveAttribute('data-status', /^(succeeded|failed)$/, { timeout: 30_000 });
 
