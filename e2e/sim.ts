@@ -34,7 +34,7 @@ export async function runToEnd(request: APIRequestContext, flow: string, input: 
 }
 
 /** Waits until a run has finished (a spec leaves no run in flight to eat the next spec's scripts). */
-export async function waitForRun(request: APIRequestContext, id: string, headers?: Record<string, string>): Promise<string> {
+export async function waitForRun(request: APIRequestContext, id: string, headers?: Record<string, string>, timeout = 30_000): Promise<string> {
   let status = 'running';
   // the run is stored before the 202 is sent
   expect((await request.get(`/api/runs/${id}`, { headers })).status()).toBe(200);
@@ -45,7 +45,7 @@ export async function waitForRun(request: APIRequestContext, id: string, headers
         status = got.ok() ? ((await got.json()) as { status: string }).status : 'unknown';
         return FINISHED.includes(status);
       },
-      { timeout: 30_000 },
+      { timeout },
     )
     .toBe(true);
   return status;
