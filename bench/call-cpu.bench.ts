@@ -11,9 +11,16 @@
 //   recorded+metrics: recorded with the process's Prometheus metrics on (lib/observe/process-metrics.ts:
 //   the run observer counting every run, and a scrape of the whole exposition, database gauges
 //   included, every second), against recorded in the same run: the metrics' overhead
+//   recorded+traces: recorded with traces on (lib/observe/tracing.ts, as OTEL_EXPORTER_OTLP_ENDPOINT
+//   switches them on): every run's four spans exported over OTLP/HTTP to a sink in the answering
+//   server's process, which reads and drops them; recorded+traces+metrics: both, the issue's figure
 // Reports calls/s and CPU ms per call (process.cpuUsage of the contender's process, all threads).
+// --latency MS holds every answer that long and --concurrency N sets the calls in flight per
+// contender (default 0 ms and 4: the CPU-bound worst case); e.g. --latency 200 --concurrency 32 is a
+// service calling a fast model, where calls/s is set by the provider and the overhead is what CPU adds.
 //
 //   npx tsx bench/call-cpu.bench.ts [--calls 2000] [--reps 3] [--rounds 4] [--only engine,recorded] [--out none]
+//     [--latency 0] [--concurrency 4]
 //     [--base DIR --only openai,engine,recorded,engine@base,recorded@base]
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,9 +38,14 @@ const CONTENDERS = ['fetch', 'openai', 'engine', 'recorded'] as const;
  * `engine@base`, `recorded@base`, … run the same contender from another checkout (--base DIR, the
  * tree before a change, with this file copied in): before and after measured in one run.
  */
-type Contender = (typeof CONTENDERS)[number] | 'unrecorded' | `${(typeof CONTENDERS)[number] | 'unrecorded'}@base` | `${'recorded' | 'unrecorded'}+${Observed}`;
-/** what a `+…` contender switches on besides: the process's metrics */
-type Observed = 'metrics';
+type Contender =
+  | (typeof CONTENDERS)[number]
+  | 'unrecorded'
+  | `${(typeof CONTENDERS)[number] | 'unrecorded'}@base`
+  | `${'recorded' | 'unrecorded'}+${Observed}`
+  | `${'recorded' | 'unrecorded'}+traces+metrics`;
+/** what a `+…` contender switches on besides: the process's metrics, traces exported over OTLP */
+type Observed = 'metrics' | 'traces';
 /** how often the `+metrics` contenders are scraped, as Prometheus would (a typical job scrapes every 15 s) */
 const SCRAPE_EVERY_MS = 1000;
 const MODEL_ID = 'openai/gpt-oss-20b';
@@ -69,13 +81,30 @@ function threadCpu(): Record<string, number> {
   return out;
 }
 
-/** The fake provider: one fixed valid answer, keep-alive, no latency. */
-function serve(): void {
+/** The fake provider: one fixed valid answer, keep-alive, no latency; and a sink for OTLP exports (POST /v1/traces). */
+function serve(latencyMs: number): void {
+  const sink = { exports: 0, spans: 0 };
+  process.on('message', () => process.send!(sink));
   const server = createServer((req, res) => {
-    req.resume();
+    const traces = req.url === '/v1/traces';
+    let body = '';
+    if (traces) req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    else req.resume();
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ANSWER) });
-      res.end(ANSWER);
+      if (traces) {
+        // counted, not decoded: every span of the JSON export has one spanId
+        sink.exports++;
+        sink.spans += body.split('"spanId"').length - 1;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 });
+        res.end('{}');
+        return;
+      }
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ANSWER) });
+        res.end(ANSWER);
+      };
+      if (latencyMs > 0) setTimeout(answer, latencyMs);
+      else answer();
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -85,7 +114,7 @@ function serve(): void {
   });
 }
 
-/** One contender: builds its call once, then runs batches of `n` calls at concurrency 4 when told. */
+/** One contender: builds its call once, then runs batches of `n` calls, `concurrency` at a time, when told. */
 async function contender(named: Contender, baseUrl: string, concurrency: number): Promise<void> {
   let one: () => Promise<void>;
   let cleanup = async () => {};
@@ -154,6 +183,14 @@ async function contender(named: Contender, baseUrl: string, concurrency: number)
       const { runFlow } = await import('@/lib/flow/run-flow');
       const db = who === 'recorded' ? openDb(project.databasePath) : null;
       let scrapes: NodeJS.Timeout | null = null;
+      let tracing: { shutdown(): Promise<void> } | null = null;
+      if (observed.includes('traces')) {
+        // as a user switches them on: the standard variable, read by the one start call
+        process.env.OTEL_EXPORTER_OTLP_ENDPOINT = new URL(baseUrl).origin;
+        const { startTracing } = await import('@/lib/observe/tracing');
+        tracing = await startTracing({ version: 'bench', log: (line) => console.error(line) });
+        if (!tracing) throw new Error('traces: startTracing did not start');
+      }
       if (observed.includes('metrics')) {
         const { processMetrics } = await import('@/lib/observe/process-metrics');
         const metrics = processMetrics();
@@ -165,6 +202,7 @@ async function contender(named: Contender, baseUrl: string, concurrency: number)
       };
       cleanup = async () => {
         if (scrapes) clearInterval(scrapes);
+        await tracing?.shutdown();
         if (db) await closeDb(project.databasePath);
         rmSync(dir, { recursive: true, force: true });
       };
@@ -228,20 +266,35 @@ const ask = (proc: ChildProcess, n: number) =>
   });
 
 export async function runCallCpuBench(
-  opts: { calls?: number; reps?: number; rounds?: number; only?: Contender[]; out?: string | null; profile?: Contender[]; base?: string } = {},
+  opts: {
+    calls?: number;
+    reps?: number;
+    rounds?: number;
+    only?: Contender[];
+    out?: string | null;
+    profile?: Contender[];
+    base?: string;
+    latencyMs?: number;
+    concurrency?: number;
+  } = {},
 ) {
   const calls = opts.calls ?? 2000;
   const reps = opts.reps ?? 3;
   const rounds = opts.rounds ?? 4;
   const who = opts.only ?? [...CONTENDERS];
-  const server = await child(['--role', 'server']);
+  const latencyMs = opts.latencyMs ?? 0;
+  const concurrency = opts.concurrency ?? 4;
+  const server = await child(['--role', 'server', '--latency', String(latencyMs)]);
   const baseUrl = `http://127.0.0.1:${server.first.port as number}/v1`;
   const procs = new Map<Contender, ChildProcess>();
   for (const c of who) {
     const prof = opts.profile?.includes(c) ? ['--cpu-prof', '--cpu-prof-dir', join(tmpdir(), 'aqven-cpu-prof', c)] : [];
     const [name, at] = c.split('@');
     if (at && !opts.base) throw new Error(`${c} needs --base DIR`);
-    procs.set(c, (await child(['--role', 'contender', '--who', name!, '--base-url', baseUrl], prof, at ? resolve(opts.base!) : undefined)).proc);
+    procs.set(
+      c,
+      (await child(['--role', 'contender', '--who', name!, '--base-url', baseUrl, '--concurrency', String(concurrency)], prof, at ? resolve(opts.base!) : undefined)).proc,
+    );
   }
   try {
     // warm-up: connections, JIT, the database file
@@ -274,7 +327,8 @@ export async function runCallCpuBench(
     }
     const result: Record<string, unknown> = {
       calls: Math.floor(calls / rounds) * rounds,
-      concurrency: 4,
+      concurrency,
+      latencyMs,
       reps,
       rounds,
       /** the tree the `@base` contenders ran from */
@@ -312,7 +366,7 @@ export async function runCallCpuBench(
       }
       result.ratios = ratios;
     }
-    // a `+metrics` contender against the same contender without, within each repetition
+    // a `+metrics`, `+traces`, … contender against the same contender without, within each repetition
     const observed = who.filter((c) => c.includes('+') && who.includes(c.split('+')[0] as Contender));
     if (observed.length > 0) {
       const vsBase: Record<string, unknown> = {};
@@ -332,6 +386,22 @@ export async function runCallCpuBench(
         };
       }
       result.vsBase = vsBase;
+    }
+    if (who.some((c) => c.includes('+traces'))) {
+      // what reached the collector once the traced contenders ended (their last spans sent at exit):
+      // a run is 4 spans (run, node, attempt, try); fewer is spans dropped
+      for (const c of who.filter((x) => x.includes('+traces'))) {
+        const p = procs.get(c)!;
+        p.send({ exit: true });
+        await new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)));
+        procs.delete(c);
+      }
+      const sink = await new Promise<{ exports: number; spans: number }>((res) => {
+        server.proc.once('message', (m) => res(m as { exports: number; spans: number }));
+        server.proc.send({ count: true });
+      });
+      const runs = who.filter((c) => c.includes('+traces')).length * (300 + Math.floor(calls / rounds) * rounds * reps);
+      result.traceSink = { ...sink, runsTraced: runs, spansPerRun: +(sink.spans / runs).toFixed(3) };
     }
     if (opts.out !== null) writeResult(opts.out ?? 'call-cpu', result);
     return result;
@@ -355,13 +425,17 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
       out: { type: 'string' },
       profile: { type: 'string' },
       base: { type: 'string' },
+      latency: { type: 'string' },
+      concurrency: { type: 'string' },
     },
   });
-  if (values.role === 'server') serve();
-  else if (values.role === 'contender') await contender(values.who as Contender, values['base-url']!, 4);
+  if (values.role === 'server') serve(Number(values.latency ?? 0));
+  else if (values.role === 'contender') await contender(values.who as Contender, values['base-url']!, Number(values.concurrency ?? 4));
   else {
     const r = await runCallCpuBench({
       calls: values.calls ? Number(values.calls) : undefined,
+      latencyMs: values.latency ? Number(values.latency) : undefined,
+      concurrency: values.concurrency ? Number(values.concurrency) : undefined,
       reps: values.reps ? Number(values.reps) : undefined,
       rounds: values.rounds ? Number(values.rounds) : undefined,
       only: values.only ? (values.only.split(',') as Contender[]) : undefined,
