@@ -3,11 +3,13 @@
 // wording: markInterrupted (db/client.ts) writes it, and whoever explains an interrupted run reads
 // it from here.
 
+import { explainHint } from '@/lib/shared/run-codes';
+
 /** The error of a node that was running (or waiting) when its process died. */
 export const INTERRUPTED_NODE_ERROR = {
   code: 'interrupted',
   message: 'the process running this node stopped before it finished',
-  hint: 'Start the run again: every attempt that finished is kept above.',
+  hint: explainHint('interrupted', 'Start the run again: every attempt that finished is kept above.'),
 } as const;
 
 /** The error of an attempt that was in flight when its process died; it has no outcome. */

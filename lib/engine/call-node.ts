@@ -2,6 +2,7 @@
 // completion — build the request, pass the rate-limit gate, transport, classify the outcome before
 // any parsing, validate only an `ok` answer, follow the policy, record the attempt — and emits a
 // fact per attempt and per try. `callNode` reads in that order; each step is a named function.
+import { explainHint } from '@/lib/shared/run-codes';
 import { capFailureText, FAILURE_TEXT_MAX_CHARS, redactMessages, redactText } from '@/lib/redact';
 import { attemptKeys, deltaRecorder, scrubberOf, type Scrub } from './attempt-scrub';
 import type { AdapterResult, AdapterTable, ProviderAdapter } from './adapter';
@@ -401,7 +402,9 @@ function finish(r: NodeRun, status: NodeResult['status'], output: unknown, error
   const { call, attempts } = r;
   // a restarted node's earlier answers count in its budget, by model
   const earlier = (call.prior?.attempts ?? []).map((a) => ({ chainIndex: call.policy.chain.indexOf(a.model), error: a.error })).filter((a) => a.chainIndex >= 0);
-  return { status, output, error, usage: sumUsage(attempts.map((a) => a.usage)), attempts, budget: computeBudget(call.policy, [...earlier, ...attempts]) };
+  // every failed node's hint ends with the command that prints its code's page
+  const failure = error && { ...error, hint: explainHint(error.code, error.hint) };
+  return { status, output, error: failure, usage: sumUsage(attempts.map((a) => a.usage)), attempts, budget: computeBudget(call.policy, [...earlier, ...attempts]) };
 }
 
 /** The end of a decision that ends the node: succeeded with its value, or failed with its words. */

@@ -2,9 +2,11 @@
 // The flow runner, the recorder, the CLI and the dashboard all consume these types; the engine core
 // owns them.
 
+import type { NODE_CAUSES } from '@/lib/shared/run-codes';
+
 export type Outcome = 'ok' | 'error' | 'refusal' | 'truncated';
-/** `quota`: the provider said the account's quota or spend limit is spent (outcome error): waiting will not clear it */
-export type Cause = 'provider_error' | 'refusal' | 'truncated' | 'invalid_output' | 'quota';
+/** provider_error, refusal, truncated, invalid_output, quota — `quota`: the provider said the account's quota or spend limit is spent (outcome error): waiting will not clear it. The list and each one's page: lib/shared/run-codes.ts */
+export type Cause = (typeof NODE_CAUSES)[number];
 export type Action = 'retry' | 'fallback' | 'repair' | 'none';
 export type OutcomePolicy = 'fail' | 'retry' | 'fallback';
 export type NodeErrorCode = Cause;

@@ -2,6 +2,7 @@
 // schedule (lib/flow/schedule.ts) reads off them, and the writes that record them. A run whose facts
 // can no longer be written (StorageError) or are refused (its lease was lost) is stopped at once; a
 // stop from outside ends it `interrupted`; a hand-back stops it without ending it (run-phase.ts).
+import { explainHint } from '@/lib/shared/run-codes';
 import { INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
 import { LeaseLostError } from '@/db/run-lease';
 import { runStore, type RunStore } from '@/db/run-store';
@@ -455,7 +456,7 @@ export class FlowRun {
   private failStuckNodes(err: unknown, at: number): RunError {
     // failure text like any other (DESIGN: Redaction): what an exception says may quote anything
     const message = capFailureText(redact(err instanceof Error ? err.message : String(err)));
-    const hint = 'The engine stopped unexpectedly; the attempts recorded so far are kept.';
+    const hint = explainHint('internal_error', 'The engine stopped unexpectedly; the attempts recorded so far are kept.');
     const stuck = this.facts.nodes.filter((n) => n.status === 'running');
     this.failNodes(stuck, { code: 'internal_error', message, hint }, at);
     return { code: 'internal_error', node: stuck[0]?.id ?? null, message, hint };

@@ -3,6 +3,7 @@
 // run carries on from its stored facts under the new lease — finished nodes are not run again, and
 // an unfinished node restarts from its original request with its models' answers counted. The old
 // owner's late writes are refused from the claim on (the run store's fencing).
+import { explainHint } from '@/lib/shared/run-codes';
 import { getRunFacts, type RunKind, type RunOrigin } from '@/db/queries';
 import { nodeRunIdsOf } from '@/db/resume-queries';
 import { takeOver, type Lease } from '@/db/run-lease';
@@ -78,7 +79,7 @@ const LIMITS_TAKEN_OVER: RunError = {
   code: 'interrupted',
   node: null,
   message: "the limits run's process stopped before it ended; a limits run is not carried on by another process",
-  hint: PROBE_RESUME_HINT,
+  hint: explainHint('interrupted', PROBE_RESUME_HINT),
 };
 
 /** Why a taken-over run cannot go on under the project (its flow removed, its input no longer valid), or null. */
@@ -88,7 +89,7 @@ function unfit(err: unknown): RunError | null {
       code: 'unknown_flow',
       node: null,
       message: err.message,
-      hint: 'The flow was removed or renamed while the run was going; push a project that has it and start the run again.',
+      hint: explainHint('unknown_flow', 'The flow was removed or renamed while the run was going; push a project that has it and start the run again.'),
     };
   }
   if (err instanceof RunInputError) {
@@ -96,7 +97,7 @@ function unfit(err: unknown): RunError | null {
       code: 'invalid_input',
       node: null,
       message: err.message,
-      hint: "The flow's input schema changed while the run was going; start the run again with an input that fits it.",
+      hint: explainHint('invalid_input', "The flow's input schema changed while the run was going; start the run again with an input that fits it."),
     };
   }
   return null;

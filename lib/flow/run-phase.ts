@@ -1,5 +1,6 @@
 // Where a run stands (DESIGN: Storage, "Leases", "Durable points"): running its turns, settling
 // once they are over, or stopped early — and then by what, which decides how it is closed.
+import { explainHint } from '@/lib/shared/run-codes';
 import { INTERRUPTED_NODE_ERROR } from '@/db/interrupted-error';
 import { LeaseLostError } from '@/db/run-lease';
 import { StorageError } from '@/db/storage-error';
@@ -35,7 +36,7 @@ export function isStopped(phase: RunPhase): phase is StoppedPhase {
 /** The words of a stop, for the nodes and attempts it cut off. */
 export function stopWords(reason: Error): { code: string; message: string; hint: string } {
   if (reason instanceof StorageError) {
-    return { code: 'cannot_record', message: reason.message, hint: 'Fix the storage problem named above, then start the run again.' };
+    return { code: 'cannot_record', message: reason.message, hint: explainHint('cannot_record', 'Fix the storage problem named above, then start the run again.') };
   }
   const message = reason instanceof RunInterruptedError ? `the run was ${reason.message}` : reason.message;
   return { code: INTERRUPTED_NODE_ERROR.code, message, hint: INTERRUPTED_NODE_ERROR.hint };

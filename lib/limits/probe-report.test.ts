@@ -44,7 +44,7 @@ describe('runEnding', () => {
   it('fails with the budget code when the caller spent the budget', () => {
     expect(runEnding({ reason: 'spend_budget', message: 'budget spent' }, null, spend)).toEqual({
       status: 'failed',
-      error: { code: BUDGET_CODE, node: null, message: 'budget spent', hint: 'wait for tomorrow' },
+      error: { code: BUDGET_CODE, node: null, message: 'budget spent', hint: 'wait for tomorrow — see: aqven explain E_BUDGET' },
     });
   });
 

@@ -1,5 +1,6 @@
 // What the limits probe (probe.ts) says: a level's rates, a dimension it never reached, why it stopped,
 // and the run row's end (status and error).
+import { explainHint } from '@/lib/shared/run-codes';
 import type { RunError } from '@/db/types';
 import { PROBE_RESUME_HINT } from '@/lib/contracts/limits-probe';
 import { wilson } from '@/lib/shared/wilson';
@@ -83,9 +84,14 @@ export function runEnding(
 ): { status: 'interrupted' | 'failed' | 'succeeded'; error: RunError | null } {
   const interrupted = stopped?.reason === 'interrupted';
   const error: RunError | null = failure
-    ? { code: 'limits_error', node: null, message: stopped!.message, hint: 'Fix the cause named above, then run aqven limits again: it resumes the levels measured today.' }
+    ? {
+        code: 'limits_error',
+        node: null,
+        message: stopped!.message,
+        hint: explainHint('limits_error', 'Fix the cause named above, then run aqven limits again: it resumes the levels measured today.'),
+      }
     : spend
-      ? { code: BUDGET_CODE, node: null, message: spend.refusal.message, hint: spend.refusal.hint }
+      ? { code: BUDGET_CODE, node: null, message: spend.refusal.message, hint: explainHint(BUDGET_CODE, spend.refusal.hint) }
       : null;
   return {
     status: interrupted ? 'interrupted' : error ? 'failed' : 'succeeded',
@@ -94,7 +100,7 @@ export function runEnding(
           code: 'interrupted',
           node: null,
           message: `the limits run was ${stopped!.message}`,
-          hint: PROBE_RESUME_HINT,
+          hint: explainHint('interrupted', PROBE_RESUME_HINT),
         }
       : error,
   };

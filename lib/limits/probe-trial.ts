@@ -1,5 +1,6 @@
 // One trial of the limits probe: one node of the limits run (probe.ts), called through the engine and
 // recorded attempt by attempt like any node, then judged: first-try valid, valid after one repair, right.
+import { explainHint } from '@/lib/shared/run-codes';
 import type { RunStore } from '@/db/run-store';
 import { callNode } from '@/lib/engine/call-node';
 import type { AttemptRefusal, Clock, NodePolicy, NodeResult, SharedPauses, UsageTotals } from '@/lib/engine/types';
@@ -104,7 +105,7 @@ export async function runTrial(room: TrialRoom, task: LimitTask, trial: number):
       runId,
       status: 'failed',
       output: null,
-      error: { code: 'interrupted', message: why, hint: 'Run aqven limits again: it resumes the levels measured today.' },
+      error: { code: 'interrupted', message: why, hint: explainHint('interrupted', 'Run aqven limits again: it resumes the levels measured today.') },
       usage,
       finishedAt: now(),
     });

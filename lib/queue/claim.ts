@@ -2,6 +2,7 @@
 // moves the row from `queued` to `running` under its lease. A job delivered twice, or to two
 // workers, is claimed once; the loser finds the run running under a live lease and lets it go, or
 // under an expired one and takes it over. The job's lock decides nothing: the row does.
+import { explainHint } from '@/lib/shared/run-codes';
 import { and, eq, sql } from 'drizzle-orm';
 import { LEASE_TTL_MS, PROCESS_OWNER, type Lease } from '@/db/run-lease';
 import type { Db, RunError, RunStatus } from '@/db/types';
@@ -50,7 +51,7 @@ function unfit(project: Project, flowName: string, input: unknown): RunError | n
         code: 'unknown_flow',
         node: null,
         message: err.message,
-        hint: 'The flow was removed or renamed after the run was queued; push a project that has it and start the run again.',
+        hint: explainHint('unknown_flow', 'The flow was removed or renamed after the run was queued; push a project that has it and start the run again.'),
       };
     }
     if (err instanceof RunInputError) {
@@ -58,7 +59,7 @@ function unfit(project: Project, flowName: string, input: unknown): RunError | n
         code: 'invalid_input',
         node: null,
         message: err.message,
-        hint: "The flow's input schema changed after the run was queued; start the run again with an input that fits it.",
+        hint: explainHint('invalid_input', "The flow's input schema changed after the run was queued; start the run again with an input that fits it."),
       };
     }
     throw err;

@@ -5,6 +5,7 @@
 // (their worker died, or handed them back) when it has a free slot, and gives queued runs whose job
 // is stuck a new job. Stopping drains: no new run is taken, the runs in progress may finish for a
 // while, and the rest are handed back for another worker to take over at once.
+import { explainHint } from '@/lib/shared/run-codes';
 import { run, type Runner, type Task } from 'graphile-worker';
 import { expiredLeases, LEASE_HEARTBEAT_MS, leaseKeeper, PROCESS_OWNER } from '@/db/run-lease';
 import type { PgDb, RunStatus } from '@/db/types';
@@ -258,7 +259,12 @@ export class QueueWorker {
       });
     } catch (err) {
       // the claim checked flow and input against this very project, so this is a bug: the run must not stay claimed
-      const error = { code: 'internal_error', node: null, message: message(err), hint: 'The worker could not start the run; it is recorded as failed.' };
+      const error = {
+        code: 'internal_error',
+        node: null,
+        message: message(err),
+        hint: explainHint('internal_error', 'The worker could not start the run; it is recorded as failed.'),
+      };
       await failClaimedRun(this.db, lease, error).catch(() => undefined);
       this.end({ runId, flow, status: 'failed', attempts: 0, durationMs: 0, resumed: false, note: error.message, refused: true });
       return;

@@ -187,7 +187,9 @@ describe('a spent quota is not a rate limit: never resent to the same model, nev
     expect(res.attempts[0]).toMatchObject({ outcome: 'error', cause: 'quota', action: 'none' });
     expect(res.attempts[0]!.error!.kind).toBe('quota');
     expect(res.error!.code).toBe('quota');
-    expect(res.error!.hint).toMatch(/^Raise the quota of .+, or add another model to fallback_models and set output\.on_error to "fallback" in agents\/classifier\.yaml$/);
+    expect(res.error!.hint).toMatch(
+      /^Raise the quota of .+, or add another model to fallback_models and set output\.on_error to "fallback" in agents\/classifier\.yaml — see: aqven explain quota$/,
+    );
   });
 
   it.each(QUOTAS)('%s: fallback still works', async (_n, c, stream, step) => {
@@ -321,7 +323,7 @@ describe('a retry-after beyond on_rate_limit.max_wait is not undercut by the pol
     expect(res.attempts[0]).toMatchObject({ outcome: 'error', cause: 'provider_error', action: 'none' });
     expect(res.attempts[0]!.error!.message).toContain('longer than on_rate_limit.max_wait (60 s)');
     expect(res.error!.hint).toBe(
-      `Raise on_rate_limit.max_wait (now 60 s) in providers/${c.provider}.yaml, or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml`,
+      `Raise on_rate_limit.max_wait (now 60 s) in providers/${c.provider}.yaml, or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml — see: aqven explain provider_error`,
     );
   });
 

@@ -31,7 +31,7 @@ describe.each(DIALECTS)('$dialect', (c) => {
       // no fallback_models: "fallback" alone would fail aqven check, so the hint adds the model too
       expect(res.error).toMatchObject({
         code: 'truncated',
-        hint: 'Set output.on_truncated to "retry", or add another model to fallback_models and set output.on_truncated to "fallback" in agents/classifier.yaml',
+        hint: 'Set output.on_truncated to "retry", or add another model to fallback_models and set output.on_truncated to "fallback" in agents/classifier.yaml — see: aqven explain truncated',
       });
     });
 
@@ -185,7 +185,7 @@ describe.each(MODES)('refusals ($name) → refusal → default fail', ({ stream 
     expect(res.status).toBe('failed');
     expect(res.error).toMatchObject({
       code: 'refusal',
-      hint: 'Set output.on_refusal to "retry", or add another model to fallback_models and set output.on_refusal to "fallback" in agents/classifier.yaml',
+      hint: 'Set output.on_refusal to "retry", or add another model to fallback_models and set output.on_refusal to "fallback" in agents/classifier.yaml — see: aqven explain refusal',
     });
   });
 });

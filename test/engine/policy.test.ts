@@ -46,7 +46,10 @@ describe.each(DIALECTS)('policy over $dialect', (c) => {
     expect(h.requests(c.modelId)).toHaveLength(2);
     expect(res.status).toBe('failed');
     // every provider of the simulator has structured outputs, so strict: true would pass aqven check
-    expect(res.error).toMatchObject({ code: 'invalid_output', hint: 'Raise output.retries (now 1), or set output.strict: true in agents/classifier.yaml' });
+    expect(res.error).toMatchObject({
+      code: 'invalid_output',
+      hint: 'Raise output.retries (now 1), or set output.strict: true in agents/classifier.yaml — see: aqven explain invalid_output',
+    });
     expect(res.attempts.map((a) => a.action)).toEqual(['repair', 'none']);
   });
 
@@ -85,7 +88,10 @@ describe.each(DIALECTS)('policy over $dialect', (c) => {
       [c.model, 'fallback'],
       [fb.model, 'none'],
     ]);
-    expect(res.error).toMatchObject({ code: 'provider_error', hint: 'Add another model to fallback_models, or set output.on_error to "retry" in agents/classifier.yaml' });
+    expect(res.error).toMatchObject({
+      code: 'provider_error',
+      hint: 'Add another model to fallback_models, or set output.on_error to "retry" in agents/classifier.yaml — see: aqven explain provider_error',
+    });
   });
 
   it('on_error: retry, retries: 2, the model always errors → exactly 3 answers, then provider_error', async () => {
@@ -95,7 +101,9 @@ describe.each(DIALECTS)('policy over $dialect', (c) => {
     expect(res.attempts.map((a) => a.action)).toEqual(['retry', 'retry', 'none']);
     expect(res.status).toBe('failed');
     expect(res.error?.code).toBe('provider_error');
-    expect(res.error?.hint).toBe('Raise output.retries (now 2), or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml');
+    expect(res.error?.hint).toBe(
+      'Raise output.retries (now 2), or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml — see: aqven explain provider_error',
+    );
   });
 
   it('the budget is shared: 1 repair + 1 error-retry with retries: 2 leaves 1 answer', async () => {

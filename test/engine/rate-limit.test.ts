@@ -197,7 +197,7 @@ describe('a call the rate-limit gate refuses without sending is no answer (DESIG
     expect(res.budget.models).toEqual([{ model: c.model, answers: 0, limit: 3 }]);
     expect(res.error).toMatchObject({
       code: 'provider_error',
-      hint: `Raise on_rate_limit.max_wait (now 60 s) in providers/${c.provider}.yaml, or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml`,
+      hint: `Raise on_rate_limit.max_wait (now 60 s) in providers/${c.provider}.yaml, or add another model to fallback_models and set output.on_error to "fallback" in agents/classifier.yaml — see: aqven explain provider_error`,
     });
     expect(res.error!.message).toContain('a model still paused is not asked again');
   });
