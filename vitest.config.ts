@@ -25,6 +25,9 @@ const OWN_PROCESS = [
   'test/api/sign-in-action.test.ts',
 ];
 const shared = { environment: 'node' as const, testTimeout: 20_000, pool: 'forks' as const };
+// an integration test waits on processes, databases and sockets: its timeout only catches a hang, at
+// 3x its quiet time or more on a busy machine (the slowest quiet ones, 10-17 s, set their own above it)
+const INTEGRATION_TIMEOUTS = { testTimeout: 60_000, hookTimeout: 60_000 };
 
 export default defineConfig({
   resolve: { alias },
@@ -58,6 +61,7 @@ export default defineConfig({
           // the resets stay, so switching it back is this one line once those are understood.
           isolate: true,
           setupFiles: ['test/helpers/next-stand-ins.ts', 'test/helpers/shared-process-setup.ts'],
+          ...INTEGRATION_TIMEOUTS,
           maxWorkers: INTEGRATION_WORKERS,
           sequence: { groupOrder: 1 },
         },
@@ -70,6 +74,7 @@ export default defineConfig({
           include: OWN_PROCESS,
           globalSetup: ['test/helpers/pg-global-setup.ts'],
           setupFiles: ['test/helpers/next-stand-ins.ts'],
+          ...INTEGRATION_TIMEOUTS,
           maxWorkers: INTEGRATION_WORKERS,
           sequence: { groupOrder: 1 },
         },
