@@ -1,10 +1,13 @@
 // `npm run docs:generate`: writes what is generated from the code, so it cannot drift from it —
-// the project files' JSON Schemas in schemas/ (lib/project/json-schemas.ts) and the reference of
-// aqven check's codes, docs/errors.md (lib/project/check-reference.ts). test/docs/generated.test.ts
+// the project files' JSON Schemas in schemas/ (lib/project/json-schemas.ts), the reference of
+// aqven check's codes and of the codes a failed run or node carries, docs/errors.md
+// (lib/project/check-reference.ts, lib/shared/run-codes.ts), and the CLI reference,
+// docs/cli-reference.md (the command definitions: lib/cli/cli-reference.ts). test/docs/generated.test.ts
 // fails when a written file differs from what this would write.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliReference } from '../lib/cli/cli-reference';
 import { CHECK_REFERENCE, formatCheckReference } from '../lib/project/check-reference';
 import { RUN_CODE_REFERENCE, formatRunCodeReference } from '../lib/shared/run-codes';
 import { JSON_SCHEMA_FILES, projectJsonSchemaText, type JsonSchemaFile } from '../lib/project/json-schemas';
@@ -30,15 +33,16 @@ with \`see: aqven explain CODE\`, which prints the same page in a terminal.
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** every generated file, by its path from the repository's root */
-export function generatedFiles(): Record<string, string> {
+export async function generatedFiles(): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
   for (const f of Object.keys(JSON_SCHEMA_FILES) as JsonSchemaFile[]) files[`schemas/${f}`] = projectJsonSchemaText(f);
   files['docs/errors.md'] = ERRORS_HEAD + CHECK_REFERENCE.map(formatCheckReference).join('\n') + '\n' + RUN_CODES_HEAD + RUN_CODE_REFERENCE.map(formatRunCodeReference).join('\n');
+  files['docs/cli-reference.md'] = await cliReference();
   return files;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  for (const [path, text] of Object.entries(generatedFiles())) {
+  for (const [path, text] of Object.entries(await generatedFiles())) {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), text);
     console.log(`wrote ${path}`);

@@ -65,17 +65,28 @@ export function failureOf(err: unknown): { code: number; line: string } {
  * early — help, --version, commander's usage errors (2), a failure (failureOf) — its text written
  * to `io`; null when a command ran, which set its status through `io.exit`.
  */
-export async function runCli(args: string[], io: CliIo): Promise<number | null> {
+/** The program with the subcommands `loaders` register; its output goes to `io`. */
+async function buildProgram(io: CliIo, loaders: (() => Promise<Register>)[]): Promise<Command> {
   const program = new Command('aqven')
     .description('Run LLM flows where every call ends ok, error, refusal or truncated — and see what happened')
     .version(version, '-V, --version', 'print the aqven version')
     .configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t) })
     .showHelpAfterError()
     .exitOverride();
+  const registers = await Promise.all(loaders.map((load) => load()));
+  // the subcommands inherit the program's output and exit override: commander's usage errors exit 2, like ours
+  for (const register of registers) register(program, io);
+  return program;
+}
+
+/** The whole command line, every subcommand registered, for reading its definitions (docs/cli-reference.md); runs nothing. */
+export function allCommands(io: CliIo): Promise<Command> {
+  return buildProgram(io, [...new Set(Object.values(COMMANDS))]);
+}
+
+export async function runCli(args: string[], io: CliIo): Promise<number | null> {
   try {
-    const registers = await Promise.all(loadersFor(args).map((load) => load()));
-    // the subcommands inherit the program's output and exit override: commander's usage errors exit 2, like ours
-    for (const register of registers) register(program, io);
+    const program = await buildProgram(io, loadersFor(args));
     await program.parseAsync(args, { from: 'user' });
     return null;
   } catch (err) {
