@@ -2,12 +2,14 @@
 // the project files' JSON Schemas in schemas/ (lib/project/json-schemas.ts), the reference of
 // aqven check's codes and of the codes a failed run or node carries, docs/errors.md
 // (lib/project/check-reference.ts, lib/shared/run-codes.ts), and the CLI reference,
-// docs/cli-reference.md (the command definitions: lib/cli/cli-reference.ts). test/docs/generated.test.ts
+// docs/cli-reference.md (the command definitions: lib/cli/cli-reference.ts), and the run record's
+// fields, docs/run-record-fields.md (its schema: lib/contracts/run-record-fields.ts). test/docs/generated.test.ts
 // fails when a written file differs from what this would write.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliReference } from '../lib/cli/cli-reference';
+import { formatRunRecordFields } from '../lib/contracts/run-record-fields';
 import { CHECK_REFERENCE, formatCheckReference } from '../lib/project/check-reference';
 import { RUN_CODE_REFERENCE, formatRunCodeReference } from '../lib/shared/run-codes';
 import { JSON_SCHEMA_FILES, projectJsonSchemaText, type JsonSchemaFile } from '../lib/project/json-schemas';
@@ -25,8 +27,9 @@ run or node carries come after them: [What a failed run or node reports](#what-a
 
 const RUN_CODES_HEAD = `# What a failed run or node reports
 
-A failed node's \`error.code\`, and a failed or interrupted run's, is one of these. Its hint ends
-with \`see: aqven explain CODE\`, which prints the same page in a terminal.
+A failed node's \`error.code\`, and a failed or interrupted run's ([the run record's
+fields](run-record-fields.md)), is one of these. Its hint ends with \`see: aqven explain CODE\`,
+which prints the same page in a terminal.
 
 `;
 
@@ -38,6 +41,7 @@ export async function generatedFiles(): Promise<Record<string, string>> {
   for (const f of Object.keys(JSON_SCHEMA_FILES) as JsonSchemaFile[]) files[`schemas/${f}`] = projectJsonSchemaText(f);
   files['docs/errors.md'] = ERRORS_HEAD + CHECK_REFERENCE.map(formatCheckReference).join('\n') + '\n' + RUN_CODES_HEAD + RUN_CODE_REFERENCE.map(formatRunCodeReference).join('\n');
   files['docs/cli-reference.md'] = await cliReference();
+  files['docs/run-record-fields.md'] = formatRunRecordFields();
   return files;
 }
 

@@ -81,7 +81,7 @@ describe('the OpenAPI document from the route registry', () => {
       startedBy: null,
       projectHash: null,
       snapshotId: null,
-      nodes: [{ id: 'n', agent: 'a', turn: 1, status: 'succeeded', output: null, error: null, usage, attempts: [], budget: {} }],
+      nodes: [{ id: 'n', agent: 'a', turn: 1, status: 'succeeded', output: null, error: null, usage, attempts: [], budget: { retries: 0, models: [] } }],
     };
     expect(check.errors('/api/runs/{id}', 'get', 200, record)).toBeNull();
     expect(check.errors('/api/runs', 'post', 200, record)).toBeNull();

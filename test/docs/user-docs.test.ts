@@ -25,7 +25,7 @@ const PAGES = [
 ];
 
 /** the references (the generated ones among them: npm run docs:generate) and the guides that link to them: their links and anchors are checked */
-const REFERENCES = ['docs/errors.md', 'docs/cli-reference.md', 'docs/cli.md', 'docs/run-record.md'];
+const REFERENCES = ['docs/errors.md', 'docs/cli-reference.md', 'docs/run-record-fields.md', 'docs/cli.md', 'docs/run-record.md'];
 
 interface Block {
   lang: string;
