@@ -24,7 +24,7 @@ describe('the CLI reference (docs/cli-reference.md)', () => {
       for (const a of cmd.registeredArguments) expect(section, `${fullName(cmd)} ${a.name()}`).toContain(a.description);
     }
     // a default commander fills in is in its column
-    expect(sections.find((s) => s.startsWith('aqven runs\n'))).toMatch(/\| `--limit <n>` \| how many \(1-500\) \| `"20"` \|/);
+    expect(sections.find((s) => s.startsWith('aqven runs\n'))).toMatch(/\| `--limit <n>` \| how many \(1-500\) \| `20` \|/);
   });
 
   it('reads no environment: the same page whatever is set, with the rule of a default from the environment, and no machine path', { timeout: 60_000 }, async () => {

@@ -40,14 +40,19 @@ function argumentText(a: Argument): string {
 
 function defaultText(o: Option | Argument): string {
   if (o.defaultValue === undefined) return '';
-  const shown = o.defaultValueDescription ?? JSON.stringify(o.defaultValue);
+  const shown = o.defaultValueDescription ?? (typeof o.defaultValue === 'string' ? o.defaultValue : JSON.stringify(o.defaultValue));
   return `\`${shown}\``;
 }
 
 function commandSection(cmd: Command): string[] {
   const args = cmd.registeredArguments;
   const options = cmd.options.filter((o) => !o.hidden);
-  const lines = [`## ${fullName(cmd)}`, '', '```text', `${fullName(cmd)}${options.length ? ' [options]' : ''}${args.map((a) => ` ${argumentText(a)}`).join('')}`, '```', ''];
+  const usage = [
+    // a command with subcommands and nothing of its own is only their group
+    ...(options.length || args.length || !cmd.commands.length ? [`${fullName(cmd)}${options.length ? ' [options]' : ''}${args.map((a) => ` ${argumentText(a)}`).join('')}`] : []),
+    ...(cmd.commands.length ? [`${fullName(cmd)} <command> …`] : []),
+  ];
+  const lines = [`## ${fullName(cmd)}`, '', '```text', ...usage, '```', ''];
   if (cmd.description()) lines.push(sentence(cmd.description()), '');
   if (cmd.commands.length) {
     lines.push('Commands:', '', ...cmd.commands.map((c) => `- [\`${fullName(c)}\`](#${slug(fullName(c))}): ${c.description()}`), '');
