@@ -72,6 +72,8 @@ describe.each(DIALECTS)('showcase flows over the simulator, recorded on %s', (di
     expect(rec.error).toMatchObject({ code: 'truncated', node: 'draft' });
     expect(rec.error!.hint).toContain('output.on_truncated');
     expect(rec.error!.hint).toContain('agents/gpt.yaml');
+    // the hint as stored ends with the command that prints its code's page (docs/errors.md#truncated)
+    expect((await getRunRecord(w.db, rec.id))!.error!.hint).toMatch(/agents\/gpt\.yaml — see: aqven explain truncated$/);
     const draft = rec.nodes.find((n) => n.id === 'draft')!;
     expect(draft.attempts).toHaveLength(1);
     expect(draft.attempts[0]).toMatchObject({ outcome: 'truncated', cause: 'truncated', action: 'none' });
