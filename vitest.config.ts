@@ -56,10 +56,9 @@ export default defineConfig({
           globalSetup: ['test/helpers/pg-global-setup.ts'],
           // files share a process per worker, their modules loaded once (isolate: false); what a
           // file leaves in the process is put back when it ends (shared-process-setup.ts)
-          // Back to a process per file for now: in the fresh-clone run at load ~18, files failed in the
-          // shared process that pass alone (pg-migrations' pooled connection, the usage lookup's 404);
-          // the resets stay, so switching it back is this one line once those are understood.
-          isolate: true,
+          // (the two files that failed here at load 18 were races in any process, fixed: pg-migrations'
+          // pooled connection released before it ended, the usage lookup's real-time readiness)
+          isolate: false,
           setupFiles: ['test/helpers/next-stand-ins.ts', 'test/helpers/shared-process-setup.ts'],
           ...INTEGRATION_TIMEOUTS,
           maxWorkers: INTEGRATION_WORKERS,
