@@ -19,11 +19,27 @@ import { useOpenOnLink } from '@/components/notes/link-target';
 import { NoteCount, NoteThread } from '@/components/notes/note-thread';
 import { ReplayNodeLink } from '@/components/replay/replay-node-link';
 import { nodeAnchor } from '@/lib/dashboard/run-anchors';
+import { ErrorDocLink } from '@/components/docs/error-doc-link';
 
 /** The badge of a node the run never started: "not reached", "not needed" (its stored status stays in data-status). */
 const UNRUN_WORD: Partial<Record<NodeStateView['state'], string>> = { 'not-reached': 'not reached', 'not-needed': 'not needed' };
 
-export function NodeRow({ node, axis, now, defaultOpen, state }: { node: NodeFacts; axis: TimeAxis; now: number; defaultOpen: boolean; state?: NodeStateView }) {
+export function NodeRow({
+  node,
+  axis,
+  now,
+  defaultOpen,
+  state,
+  errorCodes = [],
+}: {
+  node: NodeFacts;
+  axis: TimeAxis;
+  now: number;
+  defaultOpen: boolean;
+  state?: NodeStateView;
+  /** the codes docs/errors.md explains */
+  errorCodes?: readonly string[];
+}) {
   // nothing to open: skipped, or not started yet (a node of the flow without a row)
   const skipped = node.status === 'skipped' || (node.status === 'pending' && node.startedAt == null && node.attempts.length === 0);
   const [open, setOpen] = useState(defaultOpen && !skipped);
@@ -126,7 +142,14 @@ export function NodeRow({ node, axis, now, defaultOpen, state }: { node: NodeFac
               <div>
                 <span className="mono error-text">{node.error.code}</span> {node.error.message}
               </div>
-              {node.error.hint ? <div className="hint">{node.error.hint}</div> : null}
+              {node.error.hint ? (
+                <div className="hint">
+                  {node.error.hint}
+                  <ErrorDocLink code={node.error.code} codes={errorCodes} />
+                </div>
+              ) : (
+                <ErrorDocLink code={node.error.code} codes={errorCodes} />
+              )}
               {node.status === 'failed' ? (
                 <Link href={`/agents/${encodeURIComponent(node.agent)}`} className="policy-link">
                   Change the policy of agent {node.agent} →

@@ -2,6 +2,7 @@
 // run, the project version it ran under and its trace (linked to AQVEN_TRACE_URL's trace UI), and
 // the error with its hint (DESIGN: "The dashboard").
 import Link from 'next/link';
+import { ErrorDocLink } from '@/components/docs/error-doc-link';
 import type { RunDetailResponse } from '@/lib/dashboard/api-types';
 import { projectVersion } from '@/lib/dashboard/run-origin';
 import { runSpend } from '@/lib/dashboard/run-view';
@@ -16,7 +17,7 @@ import type { TraceLink } from '@/lib/dashboard/trace-link';
 /** long names and hashes wrap anywhere rather than widen the header past a phone's 390 px */
 const WRAP = { overflowWrap: 'anywhere' } as const;
 
-export function RunHeader({ run, now, trace = null }: { run: RunDetailResponse; now: number; trace?: TraceLink }) {
+export function RunHeader({ run, now, trace = null, errorCodes = [] }: { run: RunDetailResponse; now: number; trace?: TraceLink; errorCodes?: readonly string[] }) {
   const spend = runSpend(run);
   const version = projectVersion(run);
   const attempts = run.nodes.reduce((n, x) => n + x.attempts.length, 0);
@@ -144,6 +145,7 @@ export function RunHeader({ run, now, trace = null }: { run: RunDetailResponse; 
           {run.error.hint ? (
             <div className="hint" data-testid="error-hint">
               {run.error.hint}
+              <ErrorDocLink code={run.error.code} codes={errorCodes} />
               {failedNode ? (
                 <>
                   {' '}

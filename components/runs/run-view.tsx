@@ -27,6 +27,7 @@ export function RunView({
   backoffs = {},
   pauses = [],
   trace = null,
+  errorCodes = [],
 }: {
   initial: RunDetailResponse;
   renderedAt: number;
@@ -39,6 +40,8 @@ export function RunView({
   pauses?: PauseLite[];
   /** the run's trace in the team's trace UI (AQVEN_TRACE_URL) */
   trace?: TraceLink;
+  /** the codes docs/errors.md explains: a hint links to its code's section */
+  errorCodes?: string[];
 }) {
   const { data: run, pauses: told, dataUpdatedAt, isError } = useRunDetail(initial.id, initial, renderedAt);
   const now = Math.max(dataUpdatedAt, renderedAt);
@@ -50,7 +53,7 @@ export function RunView({
   const few = nodes.length <= 6;
   return (
     <RunLiveProvider pauses={livePauses(pauses, told)} backoffs={backoffs}>
-      <RunHeader run={run} now={now} trace={trace} />
+      <RunHeader run={run} now={now} trace={trace} errorCodes={errorCodes} />
       {isError ? <p className="error-text">Could not refresh this run; showing the last data.</p> : null}
       {flow ? (
         <section className="panel flow-panel" aria-labelledby="flow-graph-title">
@@ -114,7 +117,7 @@ export function RunView({
             <div className="turn-label">{g.kind === 'turn' ? `turn ${g.turn}` : GROUP_LABEL[g.kind]}</div>
             {g.nodes.map((n) => (
               <div key={n.id} id={nodeAnchor(n.id)}>
-                <NodeRow node={n} axis={axis} now={now} defaultOpen={few || n.status === 'failed'} state={states.get(n.id)} />
+                <NodeRow node={n} axis={axis} now={now} defaultOpen={few || n.status === 'failed'} state={states.get(n.id)} errorCodes={errorCodes} />
               </div>
             ))}
           </div>

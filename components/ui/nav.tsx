@@ -9,6 +9,7 @@ const LINKS = [
   { href: '/flows', label: 'Flows' },
   { href: '/agents', label: 'Agents' },
   { href: '/providers', label: 'Providers' },
+  { href: '/docs', label: 'Docs' },
 ];
 
 /** the audit trail: admins only (DESIGN: The dashboard, "Audit trail") */

@@ -309,6 +309,8 @@ export async function runServe(opts: ServeOptions, io: CliIo = processIo): Promi
   // the dashboard runs in this process: its settings are this process's environment
   Object.assign(process.env, {
     AQVEN_PROJECT: projectDir,
+    // the checkout the app is served from: /docs reads its docs/ (lib/server/docs.ts), whatever the working directory
+    AQVEN_ROOT: process.env.AQVEN_ROOT || root,
     ...(opts.simulate ? { AQVEN_SIMULATE: '1' } : {}),
     ...(publicUrl ? { AQVEN_PUBLIC_URL: publicUrl } : {}),
     NODE_ENV: process.env.NODE_ENV || 'production',

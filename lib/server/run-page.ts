@@ -12,6 +12,7 @@ import { traceLink, TRACE_URL_ENV, type TraceLink } from '@/lib/dashboard/trace-
 import { TRANSPORT_BACKOFF_DEFAULT } from '@/lib/engine/backoff';
 import type { Session } from '@/lib/flow/session';
 import { own } from '@/lib/shared/own';
+import { errorPageCodes } from './docs';
 
 export interface RunPageExtras {
   flow: FlowShape | null;
@@ -20,6 +21,8 @@ export interface RunPageExtras {
   pauses: PauseLite[];
   /** the run's trace in the team's trace UI (AQVEN_TRACE_URL), or why the setting gives none */
   trace: TraceLink;
+  /** the codes docs/errors.md explains: a failed run's or node's hint links to its section */
+  errorCodes: string[];
 }
 
 export async function runPageExtras(
@@ -40,5 +43,6 @@ export async function runPageExtras(
     backoffs,
     pauses: live ? (await activePauses(session.db, now)).map((p) => ({ model: p.model, pausedUntil: p.pausedUntil })) : [],
     trace: traceLink(run.traceId, process.env[TRACE_URL_ENV]),
+    errorCodes: errorPageCodes(),
   };
 }
