@@ -81,6 +81,7 @@ describe('links between pages', () => {
     for (const href of [
       'DESIGN.md#10-storage-db-drizzle',
       'WIRE.md#a-runs-events',
+      'measurements.md',
       '../README.md#calling-aqven-from-a-service',
       '../lib/sim/README.md',
       '../showcase/agents/writer.yaml',
