@@ -24,6 +24,7 @@ export const DOC_PAGES = [
   'cli',
   'cli-reference',
   'run-record',
+  'run-record-fields',
   'errors',
   'limits',
   'client',
