@@ -3,15 +3,14 @@ import { join } from 'node:path';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import Markdown from 'react-markdown';
-import remarkGfm from 'remark-gfm';
 import { describe, expect, it } from 'vitest';
-import { BUILDERS_DOCS, DOC_PAGES, docLinkTarget, docTitle, docPage, errorCodes, errorDocHref, githubSlug, markdownSection, rehypeDocTree, slugger } from './docs';
+import { BUILDERS_DOCS, DOC_PAGES, docLinkTarget, docTitle, docPage, errorCodes, errorDocHref, githubSlug, markdownSection, docMarkdownOptions, slugger } from './docs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
 /** a page as /docs/<page> renders it (components/docs/doc-markdown.tsx's pipeline) */
-const render = (markdown: string) => renderToStaticMarkup(createElement(Markdown, { remarkPlugins: [remarkGfm], rehypePlugins: [rehypeDocTree()] }, markdown));
+const render = (markdown: string) => renderToStaticMarkup(createElement(Markdown, docMarkdownOptions(), markdown));
 const ids = (html: string) => new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]!));
 
 describe('the pages /docs shows', () => {
@@ -123,6 +122,12 @@ describe('a rendered page', () => {
   it('points its links at /docs, and shows a link to a file not shown as text', () => {
     expect(html).toContain('<a href="/docs/how-to-call-a-model#the-model-string">the model string</a>');
     expect(html).toContain('<span class="doc-offsite" title="DESIGN.md (in the repository)">design</span>');
+  });
+
+  it('leaves out the markers for the docs’ tests (HTML comments)', () => {
+    const out = render('# T\n\n<!-- illustrative -->\n\n```sh\nnpx aqven check\n```\n');
+    expect(out).not.toContain('illustrative');
+    expect(out).toContain('npx aqven check');
   });
 
   it('scrolls a table in a box of its own', () => {

@@ -2,6 +2,7 @@
 // and in what order, GitHub's heading anchors, and the rewriting of the pages' markdown tree (hast,
 // after remark-rehype) so that heading ids, the table of contents and the links between pages work
 // at /docs/<page> as they do on GitHub. Pure: the files are read by lib/server/docs.ts.
+import remarkGfm from 'remark-gfm';
 
 /**
  * The pages /docs shows, in the README's docs index order, then the references it does not list. A
@@ -214,4 +215,12 @@ export function rehypeDocTree(opts: { tocMin?: number } = {}) {
   return () => (tree: HastRoot) => {
     rewriteDocTree(tree, opts);
   };
+}
+
+/**
+ * react-markdown's settings for a docs page: GitHub's markdown, the tree rewritten, and raw HTML left
+ * out (the pages hold only comments such as `<!-- illustrative -->`, markers for their tests).
+ */
+export function docMarkdownOptions(opts: { tocMin?: number } = {}) {
+  return { remarkPlugins: [remarkGfm], rehypePlugins: [rehypeDocTree(opts)], skipHtml: true };
 }
