@@ -3,7 +3,7 @@
 // anchors as GitHub makes them, the table of contents, links between pages pointing at /docs). Raw
 // HTML in a page (its test markers, `<!-- illustrative -->`) is left out.
 import Markdown from 'react-markdown';
-import { docMarkdownOptions } from '@/lib/dashboard/docs';
+import { docMarkdownOptions, isPlainTextPage } from '@/lib/dashboard/docs';
 
 /** `bare`: the markdown alone, inside a page of its own (no article, no contents). */
 export function DocMarkdown({ markdown, bare = false }: { markdown: string; bare?: boolean }) {
@@ -11,7 +11,7 @@ export function DocMarkdown({ markdown, bare = false }: { markdown: string; bare
   return bare ? (
     md
   ) : (
-    <article className="doc-page" data-testid="doc-page">
+    <article className={isPlainTextPage(markdown) ? 'doc-page doc-plain' : 'doc-page'} data-testid="doc-page">
       {md}
     </article>
   );

@@ -4,7 +4,20 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import Markdown from 'react-markdown';
 import { describe, expect, it } from 'vitest';
-import { BUILDERS_DOCS, DOC_PAGES, docLinkTarget, docTitle, docPage, errorCodes, errorDocHref, githubSlug, markdownSection, docMarkdownOptions, slugger } from './docs';
+import {
+  BUILDERS_DOCS,
+  DOC_PAGES,
+  docLinkTarget,
+  docTitle,
+  docPage,
+  errorCodes,
+  errorDocHref,
+  githubSlug,
+  markdownSection,
+  docMarkdownOptions,
+  isPlainTextPage,
+  slugger,
+} from './docs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -172,6 +185,14 @@ describe('a page’s title', () => {
     expect(docTitle('', 'x')).toBe('x');
     expect(render('Plain title\n\nA paragraph.\n')).toMatch(/^<h1 id="plain-title">Plain title/);
     expect(render('# Title\n\nA paragraph.\n')).toContain('<p>A paragraph.</p>');
+  });
+});
+
+describe('a plain-text page', () => {
+  it('is one without any heading (the seed page); a markdown page is not', () => {
+    expect(isPlainTextPage(read('docs/what-happens-when-a-model-is-called.md'))).toBe(true);
+    expect(isPlainTextPage(read('docs/getting-started.md'))).toBe(false);
+    expect(isPlainTextPage('Title\n\n```md\n# not a heading\n```\n')).toBe(true);
   });
 });
 

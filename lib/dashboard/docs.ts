@@ -121,6 +121,11 @@ export function docTitle(markdown: string, fallback: string): string {
   return m ? plainText(m[1]!.trim()) : fallback;
 }
 
+/** A page written as plain text, not markdown (the seed page): no heading at all. Its line breaks are kept on the page. */
+export function isPlainTextPage(markdown: string): boolean {
+  return !/^#{1,6} /m.test(markdown.replace(/^```[\s\S]*?^```/gm, ''));
+}
+
 const plainText = (md: string) => md.replace(/`([^`]*)`/g, '$1').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
 
 // ---- the hast tree of a page (what remark-rehype makes and react-markdown renders) ----
