@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { slugger } from '@/lib/dashboard/docs';
 import { aqvenHere, ROOT } from '../cli/aqven-process';
 import { copyShowcase } from '../helpers/showcase';
 
@@ -48,15 +49,10 @@ function blocks(text: string): Block[] {
   return out;
 }
 
-/** GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens */
-const slug = (heading: string) =>
-  heading
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, '')
-    .replace(/ /g, '-');
-
+/** a page's heading anchors, as GitHub and the dashboard's /docs make them (a repeated heading gets -1, -2, …) */
 function anchors(file: string): Set<string> {
   const text = readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+  const slug = slugger();
   return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!.trim())));
 }
 
