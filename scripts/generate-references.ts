@@ -1,5 +1,6 @@
 // `npm run docs:generate`: writes what is generated from the code, so it cannot drift from it —
-// the project files' JSON Schemas in schemas/ (lib/project/json-schemas.ts), the reference of
+// the project files' JSON Schemas in schemas/ (lib/project/json-schemas.ts) and their every-field
+// page docs/project-file-reference.md (lib/project/project-file-reference.ts), the reference of
 // aqven check's codes and of the codes a failed run or node carries, docs/errors.md
 // (lib/project/check-reference.ts, lib/shared/run-codes.ts), and the CLI reference,
 // docs/cli-reference.md (the command definitions: lib/cli/cli-reference.ts), and the run record's
@@ -13,6 +14,7 @@ import { formatRunRecordFields } from '../lib/contracts/run-record-fields';
 import { CHECK_REFERENCE, formatCheckReference } from '../lib/project/check-reference';
 import { RUN_CODE_REFERENCE, formatRunCodeReference } from '../lib/shared/run-codes';
 import { JSON_SCHEMA_FILES, projectJsonSchemaText, type JsonSchemaFile } from '../lib/project/json-schemas';
+import { projectFileReference } from '../lib/project/project-file-reference';
 
 const ERRORS_HEAD = `# What aqven check reports
 
@@ -42,6 +44,7 @@ export async function generatedFiles(): Promise<Record<string, string>> {
   files['docs/errors.md'] = ERRORS_HEAD + CHECK_REFERENCE.map(formatCheckReference).join('\n') + '\n' + RUN_CODES_HEAD + RUN_CODE_REFERENCE.map(formatRunCodeReference).join('\n');
   files['docs/cli-reference.md'] = await cliReference();
   files['docs/run-record-fields.md'] = formatRunRecordFields();
+  files['docs/project-file-reference.md'] = projectFileReference();
   return files;
 }
 

@@ -22,6 +22,7 @@ export const DOC_PAGES = [
   'how-to-run-on-postgresql',
   'monitoring',
   'project-files',
+  'project-file-reference',
   'cli',
   'cli-reference',
   'run-record',

@@ -51,11 +51,14 @@ export const retriesSchema = z.number(RETRIES_WORDS).int(RETRIES_WORDS).min(0, R
 // agents/NAME.yaml
 
 export const agentSettingsSchema = z.looseObject({
-  temperature: z.number().min(0).max(2).optional(),
-  max_tokens: z.number().int().positive().optional(),
-  top_p: z.number().min(0).max(1).optional(),
-  stop: z.union([z.string(), z.array(z.string())]).optional(),
-  seed: z.number().int().optional(),
+  temperature: z.number().min(0).max(2).optional().describe('sampling temperature: 0 the most likely tokens, higher more varied'),
+  max_tokens: z.number().int().positive().optional().describe('the most tokens the answer may have; an answer cut there ends truncated'),
+  top_p: z.number().min(0).max(1).optional().describe('nucleus sampling: the share of probability mass sampled from'),
+  stop: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('text at which the model stops'),
+  seed: z.number().int().optional().describe('asks the provider for repeatable sampling, where it offers it'),
 });
 
 export const agentOutputSchema = z
@@ -198,9 +201,9 @@ const apiKeyEnvSchema = z.string().superRefine((name, ctx) => {
 });
 
 export const modelCatalogueEntrySchema = z.strictObject({
-  input_per_mtok: z.number().nonnegative().optional(),
-  output_per_mtok: z.number().nonnegative().optional(),
-  structured_outputs: z.boolean().optional(),
+  input_per_mtok: z.number().nonnegative().optional().describe('USD per million input tokens, for the cost of an attempt'),
+  output_per_mtok: z.number().nonnegative().optional().describe('USD per million output tokens (reasoning tokens count as output)'),
+  structured_outputs: z.boolean().optional().describe("this model can be constrained to a JSON schema; overrides the provider's structured_outputs"),
 });
 
 const BACKOFF_DEFAULT = PROVIDER_DEFAULTS.transport.backoff;
@@ -208,12 +211,12 @@ const BACKOFF_DEFAULT = PROVIDER_DEFAULTS.transport.backoff;
 /** transport.backoff (DESIGN: Transport retry and rate limits): the wait before re-trying a failure that is not a rate limit. */
 export const transportBackoffSchema = z
   .strictObject({
-    base: waitSchema.default(BACKOFF_DEFAULT.baseMs),
+    base: waitSchema.default(BACKOFF_DEFAULT.baseMs).describe('the wait before the second try'),
     /** each next re-try waits this many times longer; 1: every re-try waits base */
-    factor: z.number().min(1).max(10).default(BACKOFF_DEFAULT.factor),
-    cap: waitSchema.default(BACKOFF_DEFAULT.capMs),
+    factor: z.number().min(1).max(10).default(BACKOFF_DEFAULT.factor).describe('each next wait is the last one times this'),
+    cap: waitSchema.default(BACKOFF_DEFAULT.capMs).describe('the longest wait'),
     /** the largest fraction of a wait taken off at random: 0 none, 1 "full jitter" */
-    jitter: z.number().min(0).max(1).default(BACKOFF_DEFAULT.jitter),
+    jitter: z.number().min(0).max(1).default(BACKOFF_DEFAULT.jitter).describe('the largest fraction of a wait taken off at random: 0 none, 1 full jitter'),
   })
   .superRefine((b, ctx) => {
     if (b.cap >= b.base) return;
@@ -239,25 +242,37 @@ export const providerFileSchema = z
     structured_outputs: z.boolean().optional().describe('the provider can constrain generation to a JSON schema (needed by output.strict: true)'),
     transport: z
       .strictObject({
-        max_attempts: z.number().int().min(1).max(20).default(PROVIDER_DEFAULTS.transport.maxAttempts),
-        budget: durationSchema.default(PROVIDER_DEFAULTS.transport.budgetMs),
-        timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.timeoutMs),
-        idle_timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.idleTimeoutMs),
-        try_deadline: durationSchema.default(PROVIDER_DEFAULTS.transport.tryDeadlineMs),
+        max_attempts: z
+          .number()
+          .int()
+          .min(1)
+          .max(20)
+          .default(PROVIDER_DEFAULTS.transport.maxAttempts)
+          .describe('HTTP tries of one answer after a transport failure (5xx, timeout, a dropped connection), the first included'),
+        budget: durationSchema.default(PROVIDER_DEFAULTS.transport.budgetMs).describe("the most time one answer's tries and waits may take together"),
+        timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.timeoutMs).describe("the longest wait for a reply's headers"),
+        idle_timeout: durationSchema.default(PROVIDER_DEFAULTS.transport.idleTimeoutMs).describe('the longest silence inside a reply (a stream that stops sending)'),
+        try_deadline: durationSchema.default(PROVIDER_DEFAULTS.transport.tryDeadlineMs).describe('the most time one try may take, its whole reply read'),
         max_response_bytes: z
           .number()
           .int()
           .min(PROVIDER_LIMITS.maxResponseBytes.min)
           .max(PROVIDER_LIMITS.maxResponseBytes.max)
           .default(PROVIDER_DEFAULTS.transport.maxResponseBytes),
-        backoff: transportBackoffSchema,
+        backoff: transportBackoffSchema.describe('the wait before trying again after a failure that is not a rate limit'),
       })
       .prefault({}),
     on_rate_limit: z
       .strictObject({
-        max_attempts: z.number().int().min(1).max(50).default(PROVIDER_DEFAULTS.onRateLimit.maxAttempts),
-        default_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.defaultWaitMs),
-        max_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.maxWaitMs),
+        max_attempts: z
+          .number()
+          .int()
+          .min(1)
+          .max(50)
+          .default(PROVIDER_DEFAULTS.onRateLimit.maxAttempts)
+          .describe('HTTP tries of one answer while the provider answers 429, the first included'),
+        default_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.defaultWaitMs).describe('the pause after a 429 without a retry-after header'),
+        max_wait: waitSchema.default(PROVIDER_DEFAULTS.onRateLimit.maxWaitMs).describe("the longest pause AQVEN takes, whatever the provider's retry-after asks"),
       })
       .prefault({}),
     max_concurrency: z.number().int().min(1).max(10_000).default(PROVIDER_DEFAULTS.maxConcurrency).describe('requests in flight per model, across the process'),
@@ -295,19 +310,19 @@ export const retentionSchema = z.string().transform((value, ctx) => {
 export const projectFileSchema = z.strictObject({
   apiVersion,
   kind: kindOf('Project'),
-  name: z.string().regex(NAME_PATTERN, { error: 'name may contain letters, digits, "-" and "_"' }).optional(),
-  database: z.string().min(1).default('.aqven/aqven.db'),
-  retention: retentionSchema.optional(),
+  name: z.string().regex(NAME_PATTERN, { error: 'name may contain letters, digits, "-" and "_"' }).optional().describe("the project's name (letters, digits, - and _)"),
+  database: z.string().min(1).default('.aqven/aqven.db').describe("the SQLite file runs are recorded in, from the project's folder (AQVEN_DATABASE_URL wins)"),
+  retention: retentionSchema.optional().describe('how long runs are kept: aqven runs purge deletes runs started longer ago ("90d", "12h")'),
   alerts: alertsSchema.optional().describe('a webhook told when a failure starts (docs/monitoring.md, "Alerts"); absent: no alert'),
   simulate: z
     .strictObject({
       /** absent: chaos.seed, else 0 (resolved by the loader) */
-      seed: z.number().int().optional(),
-      chaos: scenarioShape.chaos.default({}),
-      latency: scenarioShape.latency.default({}),
-      scripts: scenarioShape.scripts.default({}),
+      seed: z.number().int().optional().describe("the simulator's random seed: the same seed, the same answers"),
+      chaos: scenarioShape.chaos.default({}).describe('the share of answers that go wrong, by kind (rate_limit, server_error, drop, provider_error, refusal, truncated, invalid)'),
+      latency: scenarioShape.latency.default({}).describe('how slowly simulated models answer: time to the first token, tokens per second'),
+      scripts: scenarioShape.scripts.default({}).describe('by model: the answers the simulator gives in order'),
       /** structural limits the simulated models play (`aqven limits --simulate` finds them) */
-      limits: scenarioShape.limits.optional(),
+      limits: scenarioShape.limits.optional().describe('structural limits the simulated models play, found by aqven limits --simulate'),
     })
     .superRefine(seedRule)
     .prefault({}),
