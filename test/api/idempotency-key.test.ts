@@ -19,18 +19,21 @@ import { simulatedDashboard } from '../helpers/simulated-dashboard';
 
 const dashboard = simulatedDashboard();
 let db: Db;
+let session: Awaited<ReturnType<typeof dashboard.open>>['session'];
 const TRIAGE = { flow: 'triage', input: { ticket: 'my invoice is wrong', lang: 'en' } };
 const runIds = async () => (await db.q.select({ id: db.t.runs.id }).from(db.t.runs)).map((r) => r.id);
 
 describe('Idempotency-Key on POST /api/runs (SQLite, the dashboard in this process)', () => {
   beforeAll(async () => {
-    ({
-      session: { db },
-    } = await dashboard.open({ scripts: { [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'ok' }] } }));
+    ({ session } = await dashboard.open({ scripts: { [FLASH_LITE]: [{ kind: 'ok' }], [GPT_OSS]: [{ kind: 'ok' }] } }));
+    db = session.db;
   }, 90_000);
   afterAll(() => dashboard.close());
 
   it('two concurrent requests with one key start one run and both answer it; a retry gets it too and starts nothing', async () => {
+    // the run lasts long enough for both to find it going: with an instant answer it could end before
+    // the second request is answered, which then answers its record (200), as a later retry does
+    session.simulated!.sim.loadScripts({ [FLASH_LITE]: [{ kind: 'ok', latency: { first_token_ms: 3_000 } }], [GPT_OSS]: [{ kind: 'ok' }] });
     const key = { 'idempotency-key': 'order-1' };
     const [a, b] = await Promise.all([postRun<{ id: string }>(TRIAGE, key), postRun<{ id: string }>(TRIAGE, key)]);
     expect([a.status, b.status]).toEqual([202, 202]);
