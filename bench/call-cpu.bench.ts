@@ -48,6 +48,8 @@ type Contender =
 type Observed = 'metrics' | 'traces';
 /** how often the `+metrics` contenders are scraped, as Prometheus would (a typical job scrapes every 15 s) */
 const SCRAPE_EVERY_MS = 1000;
+/** calls each contender makes before it is measured (connections, JIT, the database file) */
+const WARM_UP_CALLS = 300;
 const MODEL_ID = 'openai/gpt-oss-20b';
 const TICKET = 'I was charged twice';
 const ANSWER = JSON.stringify({
@@ -298,7 +300,7 @@ export async function runCallCpuBench(
   }
   try {
     // warm-up: connections, JIT, the database file
-    for (const c of who) await ask(procs.get(c)!, 300);
+    for (const c of who) await ask(procs.get(c)!, WARM_UP_CALLS);
     const per = Math.floor(calls / rounds);
     const reps_: Record<Contender, { callsPerSec: number; cpuMsPerCall: number }>[] = [];
     for (let r = 0; r < reps; r++) {
@@ -400,7 +402,7 @@ export async function runCallCpuBench(
         server.proc.once('message', (m) => res(m as { exports: number; spans: number }));
         server.proc.send({ count: true });
       });
-      const runs = who.filter((c) => c.includes('+traces')).length * (300 + Math.floor(calls / rounds) * rounds * reps);
+      const runs = who.filter((c) => c.includes('+traces')).length * (WARM_UP_CALLS + Math.floor(calls / rounds) * rounds * reps);
       result.traceSink = { ...sink, runsTraced: runs, spansPerRun: +(sink.spans / runs).toFixed(3) };
     }
     if (opts.out !== null) writeResult(opts.out ?? 'call-cpu', result);

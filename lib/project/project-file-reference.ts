@@ -3,6 +3,7 @@
 // that are themselves made from the zod schemas `aqven check` parses with (json-schemas.ts), so the
 // page cannot drift from the checks. Written by `npm run docs:generate`.
 import { JSON_SCHEMA_FILES, projectJsonSchema, type JsonSchemaFile } from './json-schemas';
+import { MODEL_STRING_PATTERN } from './schema';
 
 /** the part of a JSON Schema (draft-07, as zod writes it) this page reads */
 interface Schema {
@@ -52,12 +53,9 @@ export function typeText(s: Schema): string {
   const type = Array.isArray(s.type) ? s.type.join(' or ') : (s.type ?? 'any');
   if (type === 'array') return `list of ${s.items ? typeText(s.items) : 'any'}`;
   if (type === 'object') return s.properties ? 'object' : 'object (any keys)';
-  const extra = [bounds(s), s.minLength ? 'not empty' : '', s.pattern === MODEL_PATTERN ? 'a model string "provider:model-id"' : ''].filter(Boolean).join(', ');
+  const extra = [bounds(s), s.minLength ? 'not empty' : '', s.pattern === MODEL_STRING_PATTERN ? 'a model string "provider:model-id"' : ''].filter(Boolean).join(', ');
   return extra ? `${type} (${extra})` : type;
 }
-
-/** the model-string pattern (lib/project/schema.ts): named in words rather than printed */
-const MODEL_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]*:[A-Za-z0-9._:/@~-]+$';
 
 /** Every field of a schema, depth first in the schema's order: objects' properties, a map's entries as `<name>`, a list's items as `[]`. */
 export function fieldRows(schema: Schema, prefix = '', out: FieldRow[] = []): FieldRow[] {

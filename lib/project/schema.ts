@@ -32,6 +32,9 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const apiVersion = z.literal(API_VERSION, { error: `apiVersion must be "${API_VERSION}"` });
 const kindOf = <K extends string>(kind: K) => z.literal(kind, { error: `kind must be "${kind}" here` });
 
+/** a model string's shape for editors (the JSON Schemas' `pattern`); parseModelString is the rule itself */
+export const MODEL_STRING_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]*:[A-Za-z0-9._:/@~-]+$';
+
 export const modelStringSchema = z
   .string()
   .superRefine((value, ctx) => {
@@ -39,7 +42,7 @@ export const modelStringSchema = z
       ctx.addIssue({ code: 'custom', message: modelStringProblem(value), params: { code: 'E_MODEL', hint: MODEL_HINT } });
     }
   })
-  .meta({ description: '"provider:model-id", split at the first colon, e.g. "openrouter:openai/gpt-oss-20b"', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*:[A-Za-z0-9._:/@~-]+$' });
+  .meta({ description: '"provider:model-id", split at the first colon, e.g. "openrouter:openai/gpt-oss-20b"', pattern: MODEL_STRING_PATTERN });
 
 export { DURATION_MAX, durationSchema, durationUpTo, waitSchema } from './duration-schema';
 
