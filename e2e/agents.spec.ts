@@ -9,6 +9,7 @@ import { AgentPage } from './pages/agent-page';
 import { e2eProjectDir } from './project-dir';
 import { GEMINI, runToEnd } from './sim';
 import { openPage } from './pages/open';
+import { shoot } from './pages/shoot';
 
 const writerFile = () => join(e2eProjectDir(), 'agents', 'writer.yaml');
 let shipped: string | null = null;
@@ -142,12 +143,12 @@ test('/agents and /agents/classifier fit a 1280 px screen and a 390 px phone', a
     // the table itself fits: nothing to scroll sideways inside it either
     const table = page.locator('.table-scroll').first();
     expect(await table.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: testInfo.outputPath(`agents-${width}.png`), fullPage: true });
+    await shoot(page, testInfo, `agents-${width}.png`);
 
     await openPage(page, '/agents/classifier');
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     await expect(page.getByTestId('agent-charts')).toBeVisible();
     await fitsTheScreen(page, '/agents/classifier', width);
-    await page.screenshot({ path: testInfo.outputPath(`agent-classifier-${width}.png`), fullPage: true });
+    await shoot(page, testInfo, `agent-classifier-${width}.png`);
   }
 });

@@ -5,6 +5,7 @@
 import { expect, test } from '@playwright/test';
 import { RunPage } from './pages/run-page';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+import { shoot } from './pages/shoot';
 
 test.afterEach(async ({ request }) => resetScripts(request));
 
@@ -28,7 +29,7 @@ test('four invalid answers: three identical repairs fold into "×3"; Enter on a 
   await expect(fold.getByTestId('repeat-count')).toHaveText('×3');
   await expect(run.attemptDetails('classify')).toHaveCount(1); // #4, the last answer
   await expect(run.attemptBars('classify')).toHaveCount(4);
-  await page.screenshot({ path: testInfo.outputPath('repeats-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'repeats-1280.png');
   await fold.getByRole('button', { name: 'Show all 3' }).click();
   await expect(run.attemptDetails('classify')).toHaveCount(4);
 
@@ -72,8 +73,8 @@ test('a node with eight attempts lists them as a table; "Failed only" hides the 
   await rows.nth(1).click();
   await expect(run.attemptDetails('classify')).toHaveCount(1);
   await expect(run.attemptDetails('classify')).toHaveAttribute('data-cause', 'provider_error');
-  await page.screenshot({ path: testInfo.outputPath('attempt-table-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'attempt-table-1280.png');
   await page.setViewportSize({ width: 390, height: 900 });
   expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
-  await page.screenshot({ path: testInfo.outputPath('attempt-table-390.png'), fullPage: true });
+  await shoot(page, testInfo, 'attempt-table-390.png');
 });

@@ -9,6 +9,7 @@ import { ADMIN, EDITOR, VIEWER, signIn } from './accounts';
 import { AgentPage } from './pages/agent-page';
 import { openPage } from './pages/open';
 import { e2eProjectDir } from './project-dir';
+import { shoot } from './pages/shoot';
 
 const SIGNED_OUT = { cookies: [], origins: [] };
 /** an agent no other spec edits: its revisions are this spec's own */
@@ -66,7 +67,7 @@ test.describe('the audit trail', () => {
         expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
         const table = page.locator('.table-scroll').first();
         expect(await table.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
-        await page.screenshot({ path: testInfo.outputPath(`audit-${width}.png`), fullPage: true });
+        await shoot(page, testInfo, `audit-${width}.png`);
       }
     } finally {
       // the showcase's agent as shipped, for the specs after this one

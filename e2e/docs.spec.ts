@@ -7,6 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { openPage } from './pages/open';
 import { RunPage } from './pages/run-page';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+import { shoot } from './pages/shoot';
 
 /** Content Security Policy complaints and uncaught errors, from now on */
 function watchProblems(page: Page): string[] {
@@ -27,7 +28,7 @@ test('the docs open from the top bar; a page has contents, anchors and links to 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Docs' }).click();
   await expect(page).toHaveURL(/\/docs$/);
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Docs' })).toHaveAttribute('aria-current', 'page');
-  await page.screenshot({ path: testInfo.outputPath('docs-index-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'docs-index-1280.png');
   const index = page.getByTestId('docs-index');
   await expect(index.getByRole('link', { name: 'Getting started' })).toBeVisible();
   // the builders' documents are not the user's
@@ -40,7 +41,7 @@ test('the docs open from the top bar; a page has contents, anchors and links to 
   await page.getByTestId('doc-toc').getByRole('link', { name: 'Calling it' }).click();
   await expect(page).toHaveURL(/\/docs\/how-to-call-a-model#calling-it$/);
   await expect(page.locator('h2#calling-it')).toBeInViewport();
-  await page.screenshot({ path: testInfo.outputPath('docs-page-1280.png') });
+  await shoot(page, testInfo, 'docs-page-1280.png', { fullPage: false });
 
   // a link to another page (agent-specification.md in the markdown) goes to its /docs page
   await page.getByTestId('doc-page').locator('a[href="/docs/agent-specification"]').first().click();
@@ -50,11 +51,11 @@ test('the docs open from the top bar; a page has contents, anchors and links to 
   // an error code's section by its code, as a hint links to it
   await openPage(page, '/docs/errors#E_FIELD');
   await expect(page.locator('h2#e_field')).toBeInViewport();
-  await page.screenshot({ path: testInfo.outputPath('docs-errors-1280.png') });
+  await shoot(page, testInfo, 'docs-errors-1280.png', { fullPage: false });
   // the seed page (plain text, no # title) has its first line as its title
   await openPage(page, '/docs/what-happens-when-a-model-is-called');
   await expect(page.getByRole('heading', { level: 1, name: 'What happens when a model is called' })).toBeVisible();
-  await page.screenshot({ path: testInfo.outputPath('docs-seed-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'docs-seed-1280.png');
   expect(problems).toEqual([]);
 });
 
@@ -72,12 +73,12 @@ test('a failed node’s hint links to its error code’s section of the referenc
   await expect(run.errorHint().getByTestId('error-doc-link')).toHaveAttribute('href', '/docs/errors#truncated');
   const link = run.node('draft').getByTestId('error-doc-link');
   await expect(link).toHaveText('What truncated means →');
-  await page.screenshot({ path: testInfo.outputPath('docs-run-hint-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'docs-run-hint-1280.png');
   await link.click();
   await expect(page).toHaveURL(/\/docs\/errors#truncated$/);
   const section = page.locator('[id="truncated"]');
   await expect(section).toBeInViewport();
-  await page.screenshot({ path: testInfo.outputPath('docs-error-truncated-1280.png') });
+  await shoot(page, testInfo, 'docs-error-truncated-1280.png', { fullPage: false });
 });
 
 test('a page reads on a 390 px phone: no sideways scrolling, tables and code scroll in their own box', async ({ page }, testInfo) => {
@@ -92,7 +93,7 @@ test('a page reads on a 390 px phone: no sideways scrolling, tables and code scr
     await openPage(page, path);
     // the error reference has two parts, each with its # title
     await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
-    await page.screenshot({ path: testInfo.outputPath(`docs-${name}-390.png`), fullPage: true });
+    await shoot(page, testInfo, `docs-${name}-390.png`);
     expect(await scrollWidth(page), `${path} scrolls sideways at 390 px`).toBeLessThanOrEqual(390);
   }
   // the page's text is a readable column on the phone, not a scaled-down desktop
@@ -124,7 +125,7 @@ test('the HTTP API reference has every route of the document the API serves, and
   await expect(start).toContainText('role editor or above');
   await expect(start).toContainText('Idempotency-Key');
   await expect(page.getByTestId('api-examples')).toContainText('curl -s http://127.0.0.1:3000/api/runs');
-  await page.screenshot({ path: testInfo.outputPath('docs-api-1280.png') });
+  await shoot(page, testInfo, 'docs-api-1280.png', { fullPage: false });
 });
 
 test('a name that is not a page is a 404, never a file', async ({ page }) => {

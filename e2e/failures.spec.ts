@@ -1,7 +1,8 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { RunsPage } from './pages/runs-page';
 import { E2E_ORIGIN, GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
 import { openPage } from './pages/open';
+import { shoot } from './pages/shoot';
 
 // Failure groups and the live run list. Works on a fresh showcase copy signed in and on a shared
 // dashboard with a history of its own: the spec finds its rows by a word only its runs carry.
@@ -11,14 +12,14 @@ test.afterEach(async ({ request }) => resetScripts(request));
 /** letters only, none of them hex digits: the failure signature keeps such a word as it is */
 const word = () => Array.from({ length: 10 }, () => 'ghjkmnpqrstvwxyz'[Math.floor(Math.random() * 16)]).join('');
 
-async function shoot(page: Page, name: string, path: string, outputPath: (name: string) => string) {
+async function checkAndShoot(page: Page, name: string, path: string, testInfo: TestInfo) {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     await openPage(page, path);
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     const extra = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(extra, `${path} at ${width} px is wider than the screen by ${extra} px`).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: outputPath(`${name}-${width}.png`), fullPage: true });
+    await shoot(page, testInfo, `${name}-${width}.png`);
   }
 }
 
@@ -73,7 +74,7 @@ test('one agent failing the same way in several runs is one failure group, and i
   await expect(page.locator('[data-testid="node-row"][data-node="classify"]')).toHaveAttribute('data-status', 'failed');
   await expect(page.locator('#attempt-classify-1')).toContainText(marker);
 
-  await shoot(page, 'failures', '/failures', (n) => testInfo.outputPath(n));
+  await checkAndShoot(page, 'failures', '/failures', testInfo);
 });
 
 test('a run started elsewhere appears on the first page of /runs without a reload', async ({ page, request }, testInfo) => {
@@ -105,7 +106,7 @@ test('a run started elsewhere appears on the first page of /runs without a reloa
     await expect(runs.rows().first()).toHaveAttribute('data-run', before!);
   }
 
-  await shoot(page, 'runs', '/runs', (n) => testInfo.outputPath(n));
+  await checkAndShoot(page, 'runs', '/runs', testInfo);
 });
 
 test('an editor replays a whole failure group under the current files and sees how many now succeed', async ({ page, request }) => {

@@ -5,6 +5,7 @@
 import { expect, test } from '@playwright/test';
 import { E2E_ORIGIN, GEMINI, GPT, loadScripts, resetScripts, waitForRun } from './sim';
 import { openPage } from './pages/open';
+import { shoot } from './pages/shoot';
 
 test.afterEach(async ({ request }) => resetScripts(request));
 
@@ -43,11 +44,11 @@ test('a running run shows its pending nodes and counts down the wait for the nex
   await expect(node('draft')).toContainText('pending: waits for classify');
   await expect(node('manual_review')).toContainText('pending: runs only if classify fails');
   await expect(page.locator('[data-testid="graph-node"][data-node="draft"]')).toHaveAttribute('data-state', 'pending');
-  await page.screenshot({ path: testInfo.outputPath('live-run-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'live-run-1280.png');
 
   await page.setViewportSize({ width: 390, height: 900 });
   await expect(wait).toHaveText(/^next try in \d+\.\d s$/);
-  await page.screenshot({ path: testInfo.outputPath('live-run-390.png'), fullPage: true });
+  await shoot(page, testInfo, 'live-run-390.png');
 
   expect(await waitForRun(request, id, undefined, (WAIT_S + 30) * 1000)).toBe('succeeded');
   await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 10_000 });

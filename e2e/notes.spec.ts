@@ -1,6 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
 import { openPage } from './pages/open';
+import { shoot } from './pages/shoot';
 
 // Notes on a run page and its copy-link buttons. Works signed in (the suite's editor) and on an
 // open dashboard (no account): the note's author is whoever this page writes as.
@@ -59,7 +60,7 @@ test('a note is markdown shown safely; its author edits and deletes it; an overs
   await expect(second.getByTestId('note-body').locator('em')).toHaveText('answered');
   await expect(attempt(page, 'classify', 1).getByTestId('note')).toHaveCount(0);
   await expect(page.locator('[data-node="classify"]').getByTestId('note-count')).toHaveAttribute('data-count', '1');
-  await page.screenshot({ path: testInfo.outputPath('notes-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'notes-1280.png');
 
   // the author edits it: the new text is shown, marked edited, and survives a reload
   await note.getByTestId('note-edit').click();
@@ -84,7 +85,7 @@ test('a note is markdown shown safely; its author edits and deletes it; an overs
   await expect(runThread(page).getByTestId('note')).toBeVisible();
   // the narrow layout: nothing wider than the screen
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await page.screenshot({ path: testInfo.outputPath('notes-390.png'), fullPage: true });
+  await shoot(page, testInfo, 'notes-390.png');
 
   // the author deletes it, after saying yes
   const kept = runThread(page).getByTestId('note');
@@ -119,7 +120,7 @@ test('a copied link opens the page scrolled to the attempt, its node opened, the
   await expect(target).toBeInViewport();
   await expect(target).toHaveAttribute('data-link-target', '');
   expect(await phone.evaluate(() => window.scrollY)).toBeGreaterThan(0);
-  await phone.screenshot({ path: testInfo.outputPath('copy-link-390.png') });
+  await shoot(phone, testInfo, 'copy-link-390.png', { fullPage: false });
   await phone.close();
 
   // a collapsed node: the link opens it, then scrolls to its attempt
@@ -131,5 +132,5 @@ test('a copied link opens the page scrolled to the attempt, its node opened, the
   await page.evaluate((hash) => (window.location.hash = hash), 'attempt-classify-2');
   await expect(attempt(page, 'classify', 2)).toBeInViewport();
   await expect(node.locator('button.toggle')).toHaveAttribute('aria-expanded', 'true');
-  await page.screenshot({ path: testInfo.outputPath('copy-link-1280.png') });
+  await shoot(page, testInfo, 'copy-link-1280.png', { fullPage: false });
 });

@@ -5,6 +5,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
 import { openPage } from './pages/open';
+import { shoot } from './pages/shoot';
 
 test.afterEach(async ({ request }) => resetScripts(request));
 
@@ -42,7 +43,7 @@ test('the pages fit a 390 px phone with a usable timeline, and a 1280 px screen'
     for (const [name, path] of pages) {
       await openPage(page, path);
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-      await page.screenshot({ path: testInfo.outputPath(`${name}-${width}.png`), fullPage: true });
+      await shoot(page, testInfo, `${name}-${width}.png`);
       expect(await scrollWidth(page), `${path} at ${width} px scrolls sideways`).toBeLessThanOrEqual(width);
     }
   }

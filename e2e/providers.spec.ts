@@ -4,6 +4,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ProvidersPage } from './pages/providers-page';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
+import { shoot } from './pages/shoot';
 
 const MODEL = `openrouter:${GEMINI}`;
 const FAR = 'Fri, 31 Dec 9999 23:59:59 GMT';
@@ -72,7 +73,7 @@ test('a 429 with retry-after in year 9999 pauses the model for max_wait at most;
   expect(until).toBeGreaterThan(before);
   expect(until).toBeLessThanOrEqual(Date.now() + MAX_WAIT_MS);
   await expectNoSideways(page);
-  await page.screenshot({ path: testInfo.outputPath('providers-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'providers-1280.png');
 
   // the action validates the model string it is sent (zod): a forged one is refused, nothing cleared
   await pause.locator('input[name="model"]').evaluate((el: HTMLInputElement) => (el.value = 'not a model string'));
@@ -88,12 +89,12 @@ test('a 429 with retry-after in year 9999 pauses the model for max_wait at most;
   await expect(providers.origin(MODEL)).toContainText(`retry-after: ${FAR}`);
   await expect(providers.clearButton(MODEL)).toBeInViewport();
   await expectNoSideways(page);
-  await page.screenshot({ path: testInfo.outputPath('providers-390.png'), fullPage: true });
+  await shoot(page, testInfo, 'providers-390.png');
 
   await providers.clearButton(MODEL).click();
   await expect(providers.pause(MODEL)).toHaveCount(0);
   await expect(providers.cleared()).toHaveAttribute('data-model', MODEL);
-  await page.screenshot({ path: testInfo.outputPath('providers-390-cleared.png'), fullPage: true });
+  await shoot(page, testInfo, 'providers-390-cleared.png');
   await providers.goto(); // gone from the database too
   await expect(providers.pause(MODEL)).toHaveCount(0);
 

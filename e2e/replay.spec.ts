@@ -6,6 +6,7 @@ import { e2eProjectDir } from './project-dir';
 import { RunPage } from './pages/run-page';
 import { GEMINI, GPT, loadScripts, resetScripts, runToEnd } from './sim';
 import { openPage } from './pages/open';
+import { shoot } from './pages/shoot';
 
 const writerFile = () => join(e2eProjectDir(), 'agents', 'writer.yaml');
 let shipped: string | null = null;
@@ -57,9 +58,9 @@ test('a node that failed is replayed under the changed policy and now succeeds, 
   await expect(page.getByTestId('prompt-diff')).toContainText(ticket);
   await expect(page.getByTestId('replay-estimate-cost')).toHaveText(/^\$/);
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: testInfo.outputPath('replay-preview-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'replay-preview-1280.png');
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: testInfo.outputPath('replay-preview-390.png'), fullPage: true });
+  await shoot(page, testInfo, 'replay-preview-390.png');
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
   // a cap under the estimate is refused, nothing started
@@ -91,9 +92,9 @@ test('a node that failed is replayed under the changed policy and now succeeds, 
   await expect(page.getByTestId('node-row')).toHaveCount(1);
   await expect(run.attemptBars('draft')).toHaveCount(2);
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: testInfo.outputPath('replay-compare-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'replay-compare-1280.png');
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: testInfo.outputPath('replay-compare-390.png'), fullPage: true });
+  await shoot(page, testInfo, 'replay-compare-390.png');
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
   // the original names its replay

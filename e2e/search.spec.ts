@@ -4,6 +4,7 @@ import { RunPage } from './pages/run-page';
 import { GEMINI, GPT, loadScripts, resetScripts } from './sim';
 import { shortRunId } from '../lib/shared/short-id';
 import { openPage } from './pages/open';
+import { shoot } from './pages/shoot';
 
 // Search from the top bar and short run ids. Works on a fresh history and on a long one: each test
 // finds its own run by words made for it.
@@ -61,7 +62,7 @@ test('a word of a run input or a node output, searched from the top bar, leads t
   await expect(mine).toHaveAttribute('data-field', 'output');
   await expect(mine).toContainText('output of draft');
   await expect(page.getByTestId('search-summary')).toContainText(/\d+ hits? for/);
-  await page.screenshot({ path: testInfo.outputPath('search-1280.png'), fullPage: true });
+  await shoot(page, testInfo, 'search-1280.png');
   await mine.getByRole('link').click();
   await expect(page).toHaveURL(`/runs/${runId}#node-draft`);
   await expect(new RunPage(page).node('draft')).toBeVisible();
@@ -74,7 +75,7 @@ test('a word of a run input or a node output, searched from the top bar, leads t
   const box = await page.getByTestId('search-box').boundingBox();
   expect(box!.width).toBeGreaterThan(300);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await page.screenshot({ path: testInfo.outputPath('search-390.png'), fullPage: true });
+  await shoot(page, testInfo, 'search-390.png');
 
   // words found nowhere: said so
   await searchFromTopBar(page, `${inWord} ${outWord}`);

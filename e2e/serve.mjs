@@ -1,18 +1,20 @@
-// Builds the dashboard when its sources changed since the build serve.mjs last made (build-stamp.mjs;
-// E2E_SKIP_BUILD=1 serves whatever `.next` holds), then serves it on a fresh copy of the showcase
-// project with simulated providers, so browser tests never touch a developer's own database.
+// Builds the dashboard when its sources changed since the last build (build.mjs; E2E_SKIP_BUILD=1
+// serves whatever `.next` holds), then serves it on a fresh copy of the showcase project with
+// simulated providers answering at once, so browser tests never touch a developer's own database.
 // playwright.config.ts starts one per worker: `node e2e/serve.mjs PORT FOLDER`.
-import { spawnSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { isBuiltFrom, sourceHash, stampBuild } from './build-stamp.mjs';
+import { copyShowcaseTo } from '../test/helpers/showcase-copy.mjs';
+import { buildUnlessBuilt } from './build.mjs';
 
 const port = process.argv[2] ?? '3311';
 // a given folder (argv[3]) is made afresh, so specs know where the project lives
 const project = process.argv[3] ? resolve(process.argv[3]) : mkdtempSync(join(tmpdir(), 'aqven-e2e-'));
 if (process.argv[3]) rmSync(project, { recursive: true, force: true });
-cpSync('showcase', project, { recursive: true, filter: (src) => !src.includes('.aqven') });
+// its simulator answers at once: a spec about time scripts its own latency or retry-after
+copyShowcaseTo(project);
 const env = {
   ...process.env,
   AQVEN_PROJECT: project,
@@ -22,16 +24,8 @@ const env = {
   AQVEN_RUNS_PER_MINUTE: process.env.E2E_RUNS_PER_MINUTE ?? '40',
 };
 if (!process.env.E2E_SKIP_BUILD) {
-  const root = process.cwd();
-  const hash = sourceHash(root);
-  if (isBuiltFrom(root, hash)) {
-    console.log('e2e: .next is a build of these sources: not building again');
-  } else {
-    // without Next.js's own type check (next.config.ts): npm test has run `tsc --noEmit` first
-    const b = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env: { ...env, AQVEN_NEXT_NO_TYPECHECK: '1' } });
-    if (b.status !== 0) process.exit(b.status ?? 1);
-    stampBuild(root, hash);
-  }
+  const status = await buildUnlessBuilt();
+  if (status !== 0) process.exit(status);
 }
 // served as every documented start serves it: `aqven serve` (the peer stamped from the socket, so
 // loopback is known, never guessed from a Host header); it keeps idle connections 2 min, so a test's

@@ -3,6 +3,7 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { AgentPage } from './pages/agent-page';
 import { E2E_ORIGIN, GEMINI, GPT, loadScripts, resetScripts, waitForRun } from './sim';
+import { shoot } from './pages/shoot';
 
 const FIRST = `openrouter:${GEMINI}`;
 const SECOND = `openrouter:${GPT}`;
@@ -117,7 +118,7 @@ test('a what-if figure that matches a hand-computed case on a seeded history', a
     // tall enough that the form needs no scrolling under the sticky top bar
     await page.setViewportSize({ width, height: 2400 });
     await w.ready();
-    await page.locator('form.policy-form').screenshot({ path: testInfo.outputPath(`what-if-form-${width}.png`) });
+    await shoot(page.locator('form.policy-form'), testInfo, `what-if-form-${width}.png`);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
   }
 });

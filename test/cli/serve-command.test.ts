@@ -1,17 +1,14 @@
 // `aqven serve` (DESIGN: CLI; The dashboard): the refusals before listening, which need no build of
-// the dashboard (the command line run in this process: aqvenHere), the peer header a client cannot
-// forge, and — when the checkout has a build — the dashboard actually served by the real bin and
-// stopped by SIGTERM. Tests never build the dashboard.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// the dashboard (the command line run in this process: aqvenHere), and the peer header a client
+// cannot forge. The dashboard actually served by the real bin and stopped by SIGTERM is a browser
+// spec's (e2e/serve.spec.ts), where the build is made: tests here never build the dashboard.
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardServer, isLoopbackHost, NO_USER_REFUSAL, PEER_HEADER, repoRoot, type Refusal } from '@/lib/cli/serve';
 import { stampedPeer } from '@/lib/shared/peer';
 import { copyShowcase } from '../helpers/showcase';
-import { aqvenHere as aqven, BIN, ensureCliBuilt, ROOT } from './aqven-process';
+import { aqvenHere as aqven, ROOT } from './aqven-process';
 
 const ENV = { AQVEN_DATABASE_URL: undefined, AQVEN_PUBLIC_URL: undefined, PORT: undefined };
 
@@ -24,18 +21,6 @@ function get(port: number, path: string, headers: Record<string, string | string
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject).end();
-  });
-}
-
-/** POST a JSON body to a server on 127.0.0.1; the status and body. */
-function post(port: number, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject).end(JSON.stringify(body));
   });
 }
 
@@ -163,75 +148,4 @@ describe('aqven serve refuses before listening (no build needed)', () => {
       err: 'aqven serve: AQVEN_LOG_FORMAT must be one of json, pretty, got "logfmt"\n',
     });
   });
-});
-
-const built = existsSync(join(ROOT, '.next', 'BUILD_ID'));
-
-describe('aqven serve serves', () => {
-  // Only with a build of the dashboard in this checkout (`npm run build`): tests never build it.
-  it.skipIf(!built)(
-    'the built dashboard on loopback, answering its routes and the request checks; SIGTERM stops it (143) [needs `npm run build`]',
-    async () => {
-      ensureCliBuilt();
-      const dir = copyShowcase();
-      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--simulate', '--project', dir], {
-        env: { ...process.env, ...ENV, AQVEN_SIMULATE: undefined, AQVEN_PROJECT: undefined },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-      child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      // its log lines, each complete line of stdout one JSON object — Next.js's own words too
-      const logs = () =>
-        out
-          .slice(0, out.lastIndexOf('\n') + 1)
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as Record<string, unknown> & { msg: string });
-      const until = async (what: string, found: () => unknown) => {
-        const deadline = Date.now() + 60_000;
-        while (!found() && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-        expect(found(), `${what}:\n${out}\n${err}`).toBeTruthy();
-      };
-      try {
-        // the URL line comes once it listens: the same words in either log format
-        const urlLine = () => logs().find((l) => l.msg.startsWith('AQVEN dashboard: '));
-        await until('the URL line', urlLine);
-        expect(urlLine()!.msg).toMatch(/^AQVEN dashboard: http:\/\/127\.0\.0\.1:\d+\/runs {2}\(project .*, simulated providers\)$/);
-        expect(urlLine()!.msg).toContain(`(project ${dir}, `);
-        expect(urlLine()).toMatchObject({ level: 'info', name: 'aqven serve', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/runs$/), project: dir, simulated: true });
-        const port = Number(/:(\d+)\/runs/.exec(urlLine()!.msg)![1]);
-
-        const runs = await get(port, '/api/runs');
-        expect(runs.status).toBe(200);
-        expect(JSON.parse(runs.body)).toMatchObject({ items: [], nextCursor: null });
-        expect(runs.headers['x-frame-options']).toBe('DENY');
-        const page = await get(port, '/runs');
-        expect(page.status).toBe(200);
-        expect(page.body).toContain('sim-badge');
-        // the proxy runs under this server too: a foreign Host is refused, and the log says so
-        expect((await get(port, '/runs', { host: 'rebind.example' })).status).toBe(421);
-        await until('the refusal line', () => logs().find((l) => l.status === 421));
-        expect(logs().find((l) => l.status === 421)).toMatchObject({ level: 'warn', method: 'GET', path: '/runs', msg: 'GET /runs refused: 421' });
-
-        // a run started through the API — Next.js's own copy of the run code — is told to this process's log
-        const started = await post(port, '/api/runs', { flow: 'triage', input: { ticket: 'My invoice is wrong' } }, { origin: `http://127.0.0.1:${port}`, prefer: 'wait=20' });
-        expect(started.status, started.body).toBeLessThan(300);
-        const { id } = JSON.parse(started.body) as { id: string };
-        await until('the run end line', () => logs().find((l) => l.runId === id && typeof l.status === 'string'));
-        const run = logs().filter((l) => l.runId === id);
-        expect(run[0]).toMatchObject({ msg: `run ${id} triage started`, traceId: null, name: 'aqven serve' });
-        expect(run.at(-1)!.msg).toMatch(new RegExp(`^run ${id} triage (succeeded|failed)\\b`));
-
-        child.kill('SIGTERM');
-        expect(await exited).toBe(143);
-        expect(logs().at(-1)).toMatchObject({ level: 'info', signal: 'SIGTERM', msg: 'SIGTERM: the dashboard stops' });
-      } finally {
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
-    },
-    90_000,
-  );
 });

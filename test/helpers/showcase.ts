@@ -1,6 +1,6 @@
 // A fresh copy of the showcase project, its own database and a simulator on loopback playing
 // the scripts a test gives: the integration tests' whole world, no mocks.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeDb, openDb } from '@/db/client';
@@ -10,8 +10,8 @@ import { runFlow, type RunFlowOptions } from '@/lib/flow/run-flow';
 import { loadProject, type Project } from '@/lib/project';
 import { startSimulator, type ScriptMap, type SimServer } from '@/lib/sim';
 import { openTestDb, type Dialect } from './dialects';
+import { copyShowcaseTo } from './showcase-copy.mjs';
 
-export const SHOWCASE = join(process.cwd(), 'showcase');
 export const FLASH_LITE = 'google/gemini-2.5-flash-lite';
 export const GPT_OSS = 'openai/gpt-oss-20b';
 
@@ -24,24 +24,13 @@ export interface World<D extends Db = ReturnType<typeof openDb>> {
   close(): Promise<void>;
 }
 
-/** The showcase's simulated latency (aqven.yaml), played by every session started with --simulate / AQVEN_SIMULATE=1. */
-const SHOWCASE_LATENCY = 'latency: { first_token_ms: 150, tokens_per_s: 120 }';
-
 /**
  * A copy of the showcase without its run history. Its simulator answers at once (zero latency),
  * chaos and everything else as in the showcase: a test about time asks for `{ latency: 'showcase' }`
  * or scripts its own latency.
  */
 export function copyShowcase(o: { latency?: 'zero' | 'showcase' } = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'aqven-it-'));
-  cpSync(SHOWCASE, dir, { recursive: true, filter: (src) => !src.includes('.aqven') });
-  if (o.latency !== 'showcase') {
-    const file = join(dir, 'aqven.yaml');
-    const text = readFileSync(file, 'utf8');
-    if (!text.includes(SHOWCASE_LATENCY)) throw new Error(`showcase/aqven.yaml no longer says "${SHOWCASE_LATENCY}": update test/helpers/showcase.ts`);
-    writeFileSync(file, text.replace(SHOWCASE_LATENCY, 'latency: { first_token_ms: 0, tokens_per_s: 0 }'));
-  }
-  return dir;
+  return copyShowcaseTo(mkdtempSync(join(tmpdir(), 'aqven-it-')), o);
 }
 
 /** The showcase in `dir`, its simulator playing `scripts`, and the database `open` gives (closed with the world). */
