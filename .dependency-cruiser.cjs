@@ -1,5 +1,5 @@
-// Layer rules of the product, checked by `npm run layers` (the third step of `npm test`).
-// A module imports only from its own layer or the layers below it; the picture is in
+// Layer rules of the product, checked by `npm run layers` (one of the static checks of `npm test`).
+// A module imports only from its own layer or the layers below it; the table is in
 // docs/DESIGN.md, section "Layout". Type-only imports count too, and no cycle is allowed.
 
 /** Bottom to top. A folder may import the folders of lower layers, never of higher ones. */
