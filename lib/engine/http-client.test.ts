@@ -58,6 +58,26 @@ describe('the engine HTTP client reads what fetch reads', () => {
     expect(seen!.headers.accept).toBe('application/json');
     expect(seen!.headers.authorization).toBe('Bearer k');
     expect(seen!.headers['accept-encoding']).toBe('gzip, deflate');
+    // the headers go to node:http as a list, so the Host header is ours to add: once, as node:http would
+    expect(seen!.rawHeaders.filter((_, i) => i % 2 === 0 && seen!.rawHeaders[i]!.toLowerCase() === 'host')).toEqual(['Host']);
+    expect(seen!.headers.host).toBe(new URL(base).host);
+    expect(seen!.headers.connection).toBe('keep-alive');
+  });
+
+  it("a caller's own Host and content-length headers are not doubled", async () => {
+    let seen: IncomingMessage | null = null;
+    handler = (req, res) => {
+      seen = req;
+      res.end('{}');
+    };
+    const r = await postWire(`${base}/x?q=1`, { headers: { Host: 'api.example.test', 'Content-Length': '999' }, body: '{}' });
+    await readBodyText(r.body, 1024, 'throw');
+    const names = seen!.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+    expect(names.filter((n) => n === 'host')).toHaveLength(1);
+    expect(names.filter((n) => n === 'content-length')).toHaveLength(1);
+    expect(seen!.headers.host).toBe('api.example.test');
+    expect(seen!.headers['content-length']).toBe('2');
+    expect(seen!.url).toBe('/x?q=1');
   });
 
   it('keeps the connection: calls one after another go over one socket', async () => {
