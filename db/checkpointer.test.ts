@@ -34,9 +34,10 @@ async function writeSteadily(restartFrames: number): Promise<number> {
 describe('background checkpoints', () => {
   it('start the WAL over once it passes its frame limit, so a steady writer does not grow it without bound', async () => {
     const bounded = await writeSteadily(300);
-    // the limit plus what is written between two ticks of the worker (250 ms): about 1,000 pages
-    // here. The same load under PASSIVE checkpoints alone (restartFrames past any WAL) left
-    // 2,750–9,200 pages: the WAL is seldom wholly copied while commits keep coming, so they append
-    expect(bounded).toBeLessThan(2000 * PAGE);
+    // the limit plus what is written between two ticks of the worker (250 ms): 1,090–1,250 pages on
+    // a quiet machine, 2,420 at a load of 10 (the worker's ticks come late). The same load under
+    // PASSIVE checkpoints alone (restartFrames past any WAL) leaves 11,000 pages: the WAL is never
+    // wholly copied while commits keep coming, so every commit appends to it
+    expect(bounded).toBeLessThan(5000 * PAGE);
   }, 60_000);
 });
