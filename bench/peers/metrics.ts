@@ -91,6 +91,13 @@ export interface W1Figures {
   firstOkMs: number;
   /** the last request's arrival, ms after the fake's first request */
   lastRequestMs: number;
+  /**
+   * The release, from the fake's side: ms from the first request answered ok (the probe after the
+   * last pause) to the next request's arrival — how soon the waiting calls went — and to the last
+   * request's arrival (NaN when nothing came after it).
+   */
+  releaseFirstMs: number;
+  releaseLastMs: number;
   /** the last call's end, ms after the fake's first request */
   lastDoneMs: number;
   optimumMs: number;
@@ -103,12 +110,16 @@ export function w1Figures(log: readonly KeyedLogEntry[], results: readonly CallR
   const lastDone = Math.max(...results.map((r) => r.doneAt));
   const optimumMs = o.rule.windowMs + o.rttMs;
   const lastDoneMs = lastDone - o.startedAt;
+  const firstOkMs = Math.min(...log.filter((e) => kindOf(e) === 'ok').map((e) => e.at));
+  const after = log.filter((e) => e.at > firstOkMs).map((e) => e.at);
   return {
     requests: log.length,
     rateLimited: log.filter((e) => kindOf(e) === 'rate_limit').length,
     duringWindow: log.filter((e) => e.at < o.rule.windowMs).length,
-    firstOkMs: Math.min(...log.filter((e) => kindOf(e) === 'ok').map((e) => e.at)),
+    firstOkMs,
     lastRequestMs: Math.max(...log.map((e) => e.at)),
+    releaseFirstMs: after.length ? Math.min(...after) - firstOkMs : NaN,
+    releaseLastMs: after.length ? Math.max(...after) - firstOkMs : NaN,
     lastDoneMs,
     optimumMs,
     ratioToOptimum: lastDoneMs / optimumMs,

@@ -136,7 +136,7 @@ async function prepare(kind: ContenderKind, w: Workload): Promise<Prepared> {
 /** One repetition's W1 figures, as the progress lines print them. */
 function w1Line(f: W1Figures): string {
   return (
-    `W1 ${f.requests} req, ${f.rateLimited} 429, first ok ${Math.round(f.firstOkMs)} ms, last request ${Math.round(f.lastRequestMs)} ms, ` +
+    `W1 ${f.requests} req, ${f.rateLimited} 429, first ok ${Math.round(f.firstOkMs)} ms (the next request +${f.releaseFirstMs.toFixed(1)} ms, the last +${f.releaseLastMs.toFixed(1)} ms), last request ${Math.round(f.lastRequestMs)} ms, ` +
     `last done ${Math.round(f.lastDoneMs)} ms (×${f.ratioToOptimum.toFixed(3)}), ${f.failures} failed, ${f.pauseViolations} beyond one per pause`
   );
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ruleFloorCall, type CallResult } from '@/bench/peers/contender';
-import { pausedByRateLimits, pauseViolations, w2Figures, w3Figures } from '@/bench/peers/metrics';
+import { pausedByRateLimits, pauseViolations, w1Figures, w2Figures, w3Figures } from '@/bench/peers/metrics';
 import { BEGIN, END, evaluateTargets, renderTable, w1ToFloor, writeReadmeTable, type PeersResult } from '@/bench/peers/table';
 import { BAD, exactMix, GOOD, MODEL, w1, w2, W2_MIX, w3, W3_MIX } from '@/bench/peers/workloads';
 import { startSimulator } from '@/lib/sim';
@@ -164,6 +164,16 @@ describe("W1's one-request-per-pause rule, from the fake's log", () => {
     // 4 over the cap of 16; 19 retries beside the one probe of the second pause
     expect(pauseViolations([...burst, ...retries], rule)).toBe(4 + 19);
     expect(pauseViolations([...burst, ...retries], { ...rule, burstCap: Infinity })).toBe(19);
+  });
+
+  it('times the release from the probe answered ok: to the next request and to the last', () => {
+    const limited = (at: number, call: number, answer: number): KeyedLogEntry => ({ ...entry(at, call, answer), step: { kind: 'status', status: 429 } });
+    const log = [limited(0, 1, 1), limited(1010, 1, 2), entry(2020, 1, 3), entry(2037, 2, 2), entry(2041.5, 3, 2), entry(2070, 4, 2)];
+    const kindOf = (e: KeyedLogEntry) => (e.step.kind === 'ok' ? 'ok' : 'rate_limit') as const;
+    const calls = [1, 2, 3, 4].map((call) => ({ call, returned: true, doneAt: 2080, visibleTokens: 0 }));
+    const f = w1Figures(log, calls, kindOf, { startedAt: 0, rttMs: 1, rule });
+    expect(f).toMatchObject({ firstOkMs: 2020, releaseFirstMs: 17, releaseLastMs: 50, lastRequestMs: 2070, rateLimited: 2 });
+    expect(w1Figures(log.slice(0, 3), calls, kindOf, { startedAt: 0, rttMs: 1, rule }).releaseFirstMs).toBeNaN();
   });
 });
 
