@@ -23,7 +23,21 @@ export default defineConfig({
     trace: (process.env.E2E_TRACE as 'off' | 'retain-on-failure' | undefined) ?? (process.env.CI ? 'off' : 'retain-on-failure'),
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+      // the compositor in the browser process instead of a GPU process of its own, no software
+      // rasterizer, no process per site: 22 % less CPU for the same specs (209 against 266-271 CPU s,
+      // 17 specs, measured 2026-12-02); a browser test is CPU-bound on this 2-core machine
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--in-process-gpu',
+        '--disable-software-rasterizer',
+        '--disable-site-isolation-trials',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-quic',
+        '--no-first-run',
+      ],
     },
   },
   projects: [
