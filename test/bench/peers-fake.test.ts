@@ -169,7 +169,7 @@ describe("W1's one-request-per-pause rule, from the fake's log", () => {
   it('times the release from the probe answered ok: to the next request and to the last', () => {
     const limited = (at: number, call: number, answer: number): KeyedLogEntry => ({ ...entry(at, call, answer), step: { kind: 'status', status: 429 } });
     const log = [limited(0, 1, 1), limited(1010, 1, 2), entry(2020, 1, 3), entry(2037, 2, 2), entry(2041.5, 3, 2), entry(2070, 4, 2)];
-    const kindOf = (e: KeyedLogEntry) => (e.step.kind === 'ok' ? 'ok' : 'rate_limit') as const;
+    const kindOf = (e: KeyedLogEntry): 'ok' | 'rate_limit' => (e.step.kind === 'ok' ? 'ok' : 'rate_limit');
     const calls = [1, 2, 3, 4].map((call) => ({ call, returned: true, doneAt: 2080, visibleTokens: 0 }));
     const f = w1Figures(log, calls, kindOf, { startedAt: 0, rttMs: 1, rule });
     expect(f).toMatchObject({ firstOkMs: 2020, releaseFirstMs: 17, releaseLastMs: 50, lastRequestMs: 2070, rateLimited: 2 });
@@ -237,6 +237,8 @@ describe('the verdicts and the README table', () => {
     rateLimited: 17,
     duringWindow: 17,
     firstOkMs: 2010,
+    releaseFirstMs: 6,
+    releaseLastMs: lastDoneMs - 2015,
     lastRequestMs: lastDoneMs - 5,
     lastDoneMs,
     optimumMs: 2002,
