@@ -2,22 +2,12 @@
 // each an npm script of package.json. Each one's output is held and printed whole, in that order,
 // under a line naming it, its status and its time, so the four never interleave; the exit status is
 // 1 when any failed (all four run to the end either way, so one run lists every problem).
-import { spawn } from 'node:child_process';
+import { startStep } from './child-step.mjs';
 
 const CHECKS = ['typecheck', 'lint', 'format:check', 'layers'];
 
-/** Runs `npm run -s NAME`; resolves with its status, its stdout and stderr together, and its time. */
-function run(name) {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '-s', name], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (text += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (text += d));
-    child.on('error', (err) => resolve({ name, code: 1, text: `${text}${err.message}\n`, ms: performance.now() - started }));
-    child.on('close', (code, signal) => resolve({ name, code: code ?? (signal ? 1 : 0), text, ms: performance.now() - started }));
-  });
-}
+/** Runs `npm run -s NAME`, its output held; resolves with its name, status, output and time. */
+const run = (name) => startStep('npm', ['run', '-s', name], { hold: true }).done.then((r) => ({ name, ...r }));
 
 const started = performance.now();
 const results = CHECKS.map(run);
