@@ -12,6 +12,9 @@ const nextConfig: NextConfig = {
     // the same 1 MiB as DEFAULT_MAX_BODY_BYTES (lib/server/request-guard.ts); proxy.ts refuses a
     // larger declared Content-Length first, this caps a server action's body however it is sent
     serverActions: { bodySizeLimit: '1mb' },
+    // a CI job's build starts from a fresh clone and its cache is thrown away with it: writing
+    // Turbopack's build cache cost a third of the build's CPU (82 against 55 CPU s, measured 2026-12-03)
+    turbopackFileSystemCacheForBuild: !process.env.CI,
   },
 };
 
