@@ -3,28 +3,19 @@
 import { spawn } from 'node:child_process';
 
 /**
- * Starts `cmd args`. With `hold` its stdout and stderr are kept, together, for the caller to print,
- * until `release()` writes what was kept to stdout and lets the rest through as it comes; else they
- * are the caller's own. With `group` it leads a process group of its own, so stopping it (`stop`)
- * stops its children too (npx → next build). `done` resolves with its exit status (1 when it could
- * not start or a signal ended it), the text held (none once released) and its time in ms.
+ * Starts `cmd args`. With `hold` its stdout and stderr are kept, together, for the caller to print;
+ * else they are the caller's own. With `group` it leads a process group of its own, so stopping it
+ * (`stop`) stops its children too (npx → next build). `done` resolves with its exit status (1 when it
+ * could not start or a signal ended it), the held text and its time in ms.
  */
 export function startStep(cmd, args, { hold = false, group = false } = {}) {
   const started = performance.now();
   const child = spawn(cmd, args, { stdio: hold ? ['ignore', 'pipe', 'pipe'] : 'inherit', detached: group });
   let text = '';
-  let held = hold;
   if (hold) {
-    const keep = (d) => (held ? (text += d) : process.stdout.write(d));
-    child.stdout.setEncoding('utf8').on('data', keep);
-    child.stderr.setEncoding('utf8').on('data', keep);
+    child.stdout.setEncoding('utf8').on('data', (d) => (text += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (text += d));
   }
-  const release = () => {
-    if (!held) return;
-    held = false;
-    process.stdout.write(text);
-    text = '';
-  };
   const done = new Promise((resolve) => {
     child.on('error', (err) => resolve({ code: 1, text: `${text}${cmd}: ${err.message}\n`, ms: performance.now() - started }));
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), text, ms: performance.now() - started }));
@@ -37,5 +28,5 @@ export function startStep(cmd, args, { hold = false, group = false } = {}) {
       // already gone
     }
   };
-  return { done, stop, release };
+  return { done, stop };
 }
