@@ -4,28 +4,11 @@
 // tested without a build (test/cli/serve-command.test.ts). No browser: plain HTTP.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { rawRequest } from '../test/helpers/raw-request';
 import { copyShowcaseTo } from '../test/helpers/showcase-copy.mjs';
-
-/** A request to a server on 127.0.0.1 with raw headers (a foreign Host among them); the status, headers and body. */
-function send(
-  port: number,
-  path: string,
-  o: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const headers = o.body === undefined ? o.headers : { 'content-type': 'application/json', ...o.headers };
-    const req = request({ host: '127.0.0.1', port, path, method: o.method ?? 'GET', headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject).end(o.body === undefined ? undefined : JSON.stringify(o.body));
-  });
-}
 
 test('aqven serve serves the built dashboard on loopback, answers its routes and the request checks, logs a run; SIGTERM stops it (143)', async () => {
   const dir = copyShowcaseTo(mkdtempSync(join(tmpdir(), 'aqven-serve-')));
@@ -57,20 +40,20 @@ test('aqven serve serves the built dashboard on loopback, answers its routes and
     expect(urlLine()).toMatchObject({ level: 'info', name: 'aqven serve', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/runs$/), project: dir, simulated: true });
     const port = Number(/:(\d+)\/runs/.exec(urlLine()!.msg)![1]);
 
-    const runs = await send(port, '/api/runs');
+    const runs = await rawRequest(port, '/api/runs');
     expect(runs.status).toBe(200);
     expect(JSON.parse(runs.body)).toMatchObject({ items: [], nextCursor: null });
     expect(runs.headers['x-frame-options']).toBe('DENY');
-    const page = await send(port, '/runs');
+    const page = await rawRequest(port, '/runs');
     expect(page.status).toBe(200);
     expect(page.body).toContain('sim-badge');
     // the proxy runs under this server too: a foreign Host is refused, and the log says so
-    expect((await send(port, '/runs', { headers: { host: 'rebind.example' } })).status).toBe(421);
+    expect((await rawRequest(port, '/runs', { headers: { host: 'rebind.example' } })).status).toBe(421);
     await until('the refusal line', () => logs().find((l) => l.status === 421));
     expect(logs().find((l) => l.status === 421)).toMatchObject({ level: 'warn', method: 'GET', path: '/runs', msg: 'GET /runs refused: 421' });
 
     // a run started through the API — Next.js's own copy of the run code — is told to this process's log
-    const started = await send(port, '/api/runs', {
+    const started = await rawRequest(port, '/api/runs', {
       method: 'POST',
       body: { flow: 'triage', input: { ticket: 'My invoice is wrong' } },
       headers: { origin: `http://127.0.0.1:${port}`, prefer: 'wait=20' },

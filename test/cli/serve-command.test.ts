@@ -2,28 +2,17 @@
 // the dashboard (the command line run in this process: aqvenHere), and the peer header a client
 // cannot forge. The dashboard actually served by the real bin and stopped by SIGTERM is a browser
 // spec's (e2e/serve.spec.ts), where the build is made: tests here never build the dashboard.
-import { request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardServer, isLoopbackHost, NO_USER_REFUSAL, PEER_HEADER, repoRoot, type Refusal } from '@/lib/cli/serve';
 import { stampedPeer } from '@/lib/shared/peer';
+import { rawRequest } from '../helpers/raw-request';
 import { copyShowcase } from '../helpers/showcase';
 import { aqvenHere as aqven, ROOT } from './aqven-process';
 
 const ENV = { AQVEN_DATABASE_URL: undefined, AQVEN_PUBLIC_URL: undefined, PORT: undefined };
 
 /** GET `path` from a server on 127.0.0.1 with extra raw headers; the status, headers and body. */
-function get(port: number, path: string, headers: Record<string, string | string[]> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject).end();
-  });
-}
-
 describe('which hosts are loopback', () => {
   it('127.0.0.0/8, ::1 in any spelling, IPv4-mapped 127/8 and localhost; nothing else', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST']) {
@@ -57,9 +46,11 @@ describe('the peer header', () => {
   });
 
   it('is the socket peer and the proxy headers as the client sent them, whatever it sent under the stamp names', async () => {
-    const plain = await get(port, '/');
+    const plain = await rawRequest(port, '/');
     expect(JSON.parse(plain.body)).toEqual({ stamped: { address: '127.0.0.1', forwardedFor: null, proxied: false }, raw: 1 });
-    const forged = await get(port, '/', { 'X-Aqven-Peer': ['10.9.8.7', '192.168.0.1'], 'X-Aqven-Peer-Sig': 'ab'.repeat(32), 'X-Forwarded-For': '198.51.100.4' });
+    const forged = await rawRequest(port, '/', {
+      headers: { 'X-Aqven-Peer': ['10.9.8.7', '192.168.0.1'], 'X-Aqven-Peer-Sig': 'ab'.repeat(32), 'X-Forwarded-For': '198.51.100.4' },
+    });
     expect(JSON.parse(forged.body)).toEqual({ stamped: { address: '127.0.0.1', forwardedFor: '198.51.100.4', proxied: true }, raw: 1 });
   });
 
@@ -76,7 +67,7 @@ describe('the peer header', () => {
     await new Promise<void>((resolve) => telling.listen(0, '127.0.0.1', resolve));
     try {
       const at = (telling.address() as AddressInfo).port;
-      for (const path of ['/200', '/401/api/runs?token=secret-in-a-query', '/404', '/429', '/500', '/302']) await get(at, path);
+      for (const path of ['/200', '/401/api/runs?token=secret-in-a-query', '/404', '/429', '/500', '/302']) await rawRequest(at, path);
       expect(refusals).toEqual([
         { method: 'GET', path: '/401/api/runs', status: 401 },
         { method: 'GET', path: '/429', status: 429 },
@@ -90,7 +81,7 @@ describe('the peer header', () => {
     const failing = dashboardServer(Promise.reject(new Error('no build')));
     await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
     try {
-      const res = await get((failing.address() as AddressInfo).port, '/runs');
+      const res = await rawRequest((failing.address() as AddressInfo).port, '/runs');
       expect(res).toMatchObject({ status: 500, body: 'internal error\n' });
     } finally {
       await new Promise((resolve) => failing.close(resolve));
