@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodePolicy } from '@/lib/engine/types';
 import type { NodeFacts } from '@/lib/flow/run-record';
 import { unstartedNodes, type FlowShape } from './flow-graph';
-import { attemptSegments, chainModels, nodesByTurn, outcomeKey, placedTurn, runSpend, streamParts, type AttemptFacts } from './run-view';
+import { attemptSegments, chainModels, nodesByTurn, outcomeKey, placedTurn, runSpend, streamParts, timeAxis, type AttemptFacts } from './run-view';
 
 const policy: NodePolicy = { chain: ['sim:a', 'sim:b', 'sim:c'], retries: 1, onError: 'fallback', onRefusal: 'fail', onTruncated: 'fail', strict: false };
 
@@ -222,5 +222,25 @@ describe('streamParts', () => {
       ['Dear cu', true],
       ['Dear customer, thanks.', false],
     ]);
+  });
+});
+
+describe('timeAxis', () => {
+  const run = (startedAt: number, finishedAt: number) => ({ startedAt, finishedAt, nodes: [] });
+  it('gives a run over in a few milliseconds several ticks, 0 first', () => {
+    for (const span of [0, 1, 3, 7, 9]) {
+      const { ticks } = timeAxis(run(1000, 1000 + span), 5000);
+      expect(ticks.length, `a run of ${span} ms`).toBeGreaterThan(1);
+      expect(ticks[0]).toEqual({ at: 1000, label: '0' });
+    }
+    expect(timeAxis(run(0, 7), 0).ticks.map((t) => t.label)).toEqual(['0', '1 ms', '2 ms', '3 ms', '4 ms', '5 ms', '6 ms', '7 ms']);
+  });
+  it('keeps at most nine ticks at a round step however long the run', () => {
+    for (const span of [12, 95, 999, 4_321, 61_000, 7_200_000]) {
+      const { ticks } = timeAxis(run(0, span), 0);
+      expect(ticks.length, `a run of ${span} ms`).toBeGreaterThan(1);
+      expect(ticks.length, `a run of ${span} ms`).toBeLessThanOrEqual(9);
+    }
+    expect(timeAxis(run(0, 61_000), 0).ticks.map((t) => t.label)).toEqual(['0', '10 s', '20 s', '30 s', '40 s', '50 s', '60 s']);
   });
 });

@@ -162,7 +162,8 @@ export interface TimeAxis {
   ticks: { at: number; label: string }[];
 }
 
-const STEPS = [10, 20, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
+// from 1 ms: a run over in a few milliseconds (a simulator answering at once) still gets an axis of several ticks
+const STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
 
 export function timeAxis(run: Pick<RunFacts, 'startedAt' | 'finishedAt' | 'nodes'>, now: number): TimeAxis {
   const start = run.startedAt;
