@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
 import { E2E_PORT, E2E_WORKERS, e2eProjectDir, editorState, portOf } from './e2e/project-dir';
 
 // Each worker has a dashboard of its own (e2e/project-dir.ts): this file is read again in every
 // worker, where E2E_PORT and editorState() name that worker's server.
 const servers = Array.from({ length: E2E_WORKERS }, (_, server) => server);
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
 
 export default defineConfig({
   testDir: './e2e',
@@ -26,9 +28,9 @@ export default defineConfig({
       // headless: the same Blink without the full browser's UI layers. A new context with a page
       // loaded costs a third of the full browser's CPU (0.73 against 2.26 CPU s), and 19 specs took
       // 62 CPU s of it against 136 (measured 2026-12-03); a browser test is CPU-bound on this 2-core
-      // machine. The compositor runs in the browser process instead of a GPU process of its own, no
-      // software rasterizer, no process per site.
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
+      // machine. Debian's full chromium where the shell is not installed. The compositor runs in the
+      // browser process instead of a GPU process of its own, no software rasterizer, no process per site.
+      executablePath: process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium'),
       args: [
         '--no-sandbox',
         '--disable-gpu',
