@@ -16,6 +16,7 @@ import {
   markdownSection,
   docMarkdownOptions,
   isPlainTextPage,
+  plainPageMarkdown,
   slugger,
 } from './docs';
 
@@ -193,6 +194,19 @@ describe('a plain-text page', () => {
     expect(isPlainTextPage(read('docs/what-happens-when-a-model-is-called.md'))).toBe(true);
     expect(isPlainTextPage(read('docs/getting-started.md'))).toBe(false);
     expect(isPlainTextPage('Title\n\n```md\n# not a heading\n```\n')).toBe(true);
+  });
+
+  it('keeps its layout: a block under a YAML label is a code block with its indentation, tab-split lines a table', () => {
+    const html = render(plainPageMarkdown(read('docs/what-happens-when-a-model-is-called.md')));
+    expect(html).toContain(
+      '<code class="language-yaml">apiVersion: &quot;aqven/v1&quot;\nkind: &quot;Agent&quot;\nmodel: &quot;openrouter:openai/gpt-oss-20b&quot;\noutput:\n  strict: false\n  retries: 4\n</code>',
+    );
+    expect(html).toContain('  on_error: &quot;fallback&quot;');
+    expect(html).not.toMatch(/<p>YAML<\/p>/);
+    expect(html).toMatch(/<th>Field<\/th>\s*<th>Outcome<\/th>\s*<th>Default<\/th>/);
+    expect(html).toMatch(/<td>on_refusal<\/td>\s*<td>refusal<\/td>\s*<td>fail<\/td>/);
+    // a label with no block under it, and a word that names no language, stay text
+    expect(plainPageMarkdown('YAML\n\n\nconstructor\n\nmore')).toBe('YAML\n\n\nconstructor\n\nmore');
   });
 });
 

@@ -127,6 +127,53 @@ export function isPlainTextPage(markdown: string): boolean {
   return !/^#{1,6} /m.test(markdown.replace(/^```[\s\S]*?^```/gm, ''));
 }
 
+/** The label line a plain-text page puts above a block of code (the seed page's `YAML`), and the block's language. */
+const PLAIN_CODE_LABELS = new Map([
+  ['YAML', 'yaml'],
+  ['JSON', 'json'],
+  ['Shell', 'sh'],
+  ['TypeScript', 'ts'],
+]);
+
+/**
+ * A plain-text page as markdown, so its layout survives: a block under a label line (`YAML`, then a
+ * blank line, then the lines up to the next blank one) becomes a code block of that language, its
+ * indentation kept; lines whose cells are split by tabs become a table, the first line its head.
+ * Everything else is left as it is (the page keeps its line breaks, `.doc-plain`).
+ */
+export function plainPageMarkdown(text: string): string {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const lang = PLAIN_CODE_LABELS.get(lines[i]!.trim());
+    if (lang !== undefined && lines[i + 1]?.trim() === '' && (lines[i + 2] ?? '').trim() !== '') {
+      let end = i + 2;
+      while (end < lines.length && lines[end]!.trim() !== '') end++;
+      out.push('```' + lang, ...lines.slice(i + 2, end), '```');
+      i = end - 1;
+      continue;
+    }
+    if (lines[i]!.includes('\t')) {
+      let end = i;
+      while (end < lines.length && lines[end]!.includes('\t')) end++;
+      const rows = lines.slice(i, end).map(
+        (l) =>
+          `| ${l
+            .split('\t')
+            .map((c) => c.trim().replace(/\|/g, '\\|'))
+            .join(' | ')} |`,
+      );
+      const width = lines[i]!.split('\t').length;
+      if (out.length > 0 && out[out.length - 1]!.trim() !== '') out.push('');
+      out.push(rows[0]!, `|${' --- |'.repeat(width)}`, ...rows.slice(1));
+      i = end - 1;
+      continue;
+    }
+    out.push(lines[i]!);
+  }
+  return out.join('\n');
+}
+
 const plainText = (md: string) => md.replace(/`([^`]*)`/g, '$1').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
 
 // ---- the hast tree of a page (what remark-rehype makes and react-markdown renders) ----
