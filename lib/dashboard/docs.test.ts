@@ -203,6 +203,7 @@ describe('a plain-text page', () => {
     );
     expect(html).toContain('  on_error: &quot;fallback&quot;');
     expect(html).not.toMatch(/<p>YAML<\/p>/);
+    expect(html).toContain('the stored record has that address replaced with &lt;EMAIL&gt; — the rest');
     expect(html).toMatch(/<th>Field<\/th>\s*<th>Outcome<\/th>\s*<th>Default<\/th>/);
     expect(html).toMatch(/<td>on_refusal<\/td>\s*<td>refusal<\/td>\s*<td>fail<\/td>/);
     // a label with no block under it, and a word that names no language, stay text

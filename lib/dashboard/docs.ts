@@ -139,7 +139,8 @@ const PLAIN_CODE_LABELS = new Map([
  * A plain-text page as markdown, so its layout survives: a block under a label line (`YAML`, then a
  * blank line, then the lines up to the next blank one) becomes a code block of that language, its
  * indentation kept; lines whose cells are split by tabs become a table, the first line its head.
- * Everything else is left as it is (the page keeps its line breaks, `.doc-plain`).
+ * Everything else is left as it is (the page keeps its line breaks, `.doc-plain`), but a `<` is
+ * escaped: markdown would read `<EMAIL>` as HTML, which the docs leave out.
  */
 export function plainPageMarkdown(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
@@ -169,7 +170,8 @@ export function plainPageMarkdown(text: string): string {
       i = end - 1;
       continue;
     }
-    out.push(lines[i]!);
+    // a `<` is text on a plain page (the seed page's `<EMAIL>` placeholder), never the start of HTML
+    out.push(lines[i]!.replace(/</g, '\\<'));
   }
   return out.join('\n');
 }
