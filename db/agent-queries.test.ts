@@ -9,32 +9,12 @@ import { DIALECTS, withTestDb } from '../test/helpers/dialects';
 import { agentModelStats, agentStats, recentAgentFailures, type AgentStats } from './agent-queries';
 import { runStore, type RunKind } from './run-store';
 import type { Db } from './types';
+import { attemptRecord } from '../test/helpers/attempt-record';
 
 const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
 
-function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
-  return {
-    seq,
-    model: 'sim:a',
-    chainIndex: 0,
-    answerNo: seq,
-    outcome: 'ok',
-    finishReason: 'stop',
-    cause: null,
-    action: 'none',
-    request: [],
-    responseText: '{}',
-    error: null,
-    validationErrors: [],
-    discarded: false,
-    streamedText: null,
-    usage,
-    startedAt: 100 + seq,
-    finishedAt: 110 + seq,
-    tries: [],
-    ...over,
-  };
-}
+const attempt = (seq: number, over: Partial<AttemptRecord> = {}) =>
+  attemptRecord(seq, { model: 'sim:a', request: [], tries: [], startedAt: 100 + seq, finishedAt: 110 + seq, ...over });
 
 async function seedNode(db: Db, runId: string, agent: string, status: 'succeeded' | 'failed', atts: AttemptRecord[], startedAt = 100, kind: RunKind = 'flow') {
   const s = runStore(db);

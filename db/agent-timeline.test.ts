@@ -12,6 +12,7 @@ import { getRunFacts } from './queries';
 import { runStore, type RunKind } from './run-store';
 import type { AgentDailyRow } from './schema';
 import type { Db } from './types';
+import { attemptRecord } from '../test/helpers/attempt-record';
 
 const DAY = 86_400_000;
 const TODAY = Date.UTC(2026, 4, 30);
@@ -34,29 +35,8 @@ function daily(over: Partial<AgentDailyRow>): AgentDailyRow {
   };
 }
 
-function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
-  return {
-    seq,
-    model: 'sim:a',
-    chainIndex: 0,
-    answerNo: seq,
-    outcome: 'ok',
-    finishReason: 'stop',
-    cause: null,
-    action: 'none',
-    request: [],
-    responseText: '{}',
-    error: null,
-    validationErrors: [],
-    discarded: false,
-    streamedText: null,
-    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 },
-    startedAt: NOW + seq,
-    finishedAt: NOW + seq + 10,
-    tries: [],
-    ...over,
-  };
-}
+const attempt = (seq: number, over: Partial<AttemptRecord> = {}) =>
+  attemptRecord(seq, { model: 'sim:a', request: [], tries: [], startedAt: NOW + seq, finishedAt: NOW + seq + 10, ...over });
 
 /** one run of one node of the `router` agent (the tests before it wrote classifier's sums) */
 async function seedRun(db: Db, runId: string, atts: AttemptRecord[], kind: RunKind = 'flow') {

@@ -2,37 +2,16 @@
 // page's names (node id, attempt seq), only its author edits or deletes it, and it goes with its run.
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AttemptRecord } from '@/lib/engine/types';
 import { DIALECTS, withTestDb } from '../test/helpers/dialects';
 import { addNote, deleteNote, editNote, listNotes } from './note-queries';
 import { runStore } from './run-store';
 import type { Db } from './types';
+import { attemptRecord } from '../test/helpers/attempt-record';
 
 const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
 const T0 = Date.UTC(2026, 0, 1);
 
-function attempt(seq: number): AttemptRecord {
-  return {
-    seq,
-    model: 'openrouter:a',
-    chainIndex: 0,
-    answerNo: seq,
-    outcome: 'ok',
-    finishReason: 'stop',
-    cause: null,
-    action: 'none',
-    request: [{ role: 'user', content: 'hi' }],
-    responseText: '{}',
-    error: null,
-    validationErrors: [],
-    discarded: false,
-    streamedText: null,
-    usage,
-    startedAt: 1000 + seq,
-    finishedAt: 1010 + seq,
-    tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: 1000 + seq, finishedAt: 1010 + seq }],
-  };
-}
+const attempt = (seq: number) => attemptRecord(seq);
 
 /** A finished run with node "classify" (attempts 1 and 2) and node "draft-reply" (attempt 1). */
 async function seedRun(db: Db, id: string) {

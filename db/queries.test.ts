@@ -11,32 +11,11 @@ import { encodeCursor, getRunFacts, InvalidCursorError, listRuns, type RunFilter
 import { LEASE_TTL_MS, leaseKeeper, newLease } from './run-lease';
 import { runStore } from './run-store';
 import type { Db } from './types';
+import { attemptRecord } from '../test/helpers/attempt-record';
 
 const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
 
-function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
-  return {
-    seq,
-    model: 'openrouter:a',
-    chainIndex: 0,
-    answerNo: seq,
-    outcome: 'ok',
-    finishReason: 'stop',
-    cause: null,
-    action: 'none',
-    request: [{ role: 'user', content: 'hi' }],
-    responseText: '{}',
-    error: null,
-    validationErrors: [],
-    discarded: false,
-    streamedText: null,
-    usage,
-    startedAt: 1000 + seq,
-    finishedAt: 1010 + seq,
-    tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: 1000 + seq, finishedAt: 1010 + seq }],
-    ...over,
-  };
-}
+const attempt = attemptRecord;
 
 async function seedRun(db: Db, id: string, startedAt: number, flow: string, atts: AttemptRecord[], status: 'succeeded' | 'failed' = 'succeeded') {
   const s = runStore(db);

@@ -6,33 +6,13 @@ import { DIALECTS, withTestDb } from '../test/helpers/dialects';
 import { runStore, type RunKind } from './run-store';
 import type { Db } from './types';
 import { agentNodeHistory } from './what-if-queries';
+import { attemptRecord } from '../test/helpers/attempt-record';
 
 const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
 const POLICY: NodePolicy = { chain: ['sim:a', 'sim:b'], retries: 3, onError: 'fallback', onRefusal: 'fail', onTruncated: 'fail', strict: false };
 
-function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
-  return {
-    seq,
-    model: 'sim:a',
-    chainIndex: 0,
-    answerNo: seq,
-    outcome: 'ok',
-    finishReason: 'stop',
-    cause: null,
-    action: 'none',
-    request: [],
-    responseText: '{}',
-    error: null,
-    validationErrors: [],
-    discarded: false,
-    streamedText: null,
-    usage,
-    startedAt: 1000 * seq,
-    finishedAt: 1000 * seq + 250,
-    tries: [],
-    ...over,
-  };
-}
+const attempt = (seq: number, over: Partial<AttemptRecord> = {}) =>
+  attemptRecord(seq, { model: 'sim:a', request: [], tries: [], startedAt: 1000 * seq, finishedAt: 1000 * seq + 250, ...over });
 
 interface Seed {
   run: string;

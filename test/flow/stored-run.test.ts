@@ -4,34 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeDb, openDb } from '@/db/client';
 import { runStore } from '@/db/run-store';
-import type { AttemptRecord } from '@/lib/engine/types';
 import { getRunRecord } from '@/lib/flow/stored-run';
+import { attemptRecord } from '../helpers/attempt-record';
 
 const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
 
-function attempt(seq: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
-  return {
-    seq,
-    model: 'openrouter:a',
-    chainIndex: 0,
-    answerNo: seq,
-    outcome: 'ok',
-    finishReason: 'stop',
-    cause: null,
-    action: 'none',
-    request: [{ role: 'user', content: 'hi' }],
-    responseText: '{}',
-    error: null,
-    validationErrors: [],
-    discarded: false,
-    streamedText: null,
-    usage,
-    startedAt: 1000 + seq,
-    finishedAt: 1010 + seq,
-    tries: [{ tryNo: 1, status: 200, error: null, retryAfterMs: null, waitedMs: 0, startedAt: 1000 + seq, finishedAt: 1010 + seq }],
-    ...over,
-  };
-}
+const attempt = attemptRecord;
 
 describe('a stored run as its run record', () => {
   it('reads attempts and tries in order, times as ISO strings; null for an unknown id', async () => {
