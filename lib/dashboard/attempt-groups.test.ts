@@ -1,30 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { collapseRepeats, failedOnly, seqRange } from './attempt-groups';
 import type { AttemptFacts } from './run-view';
+import { attemptRecord } from '@/test/helpers/attempt-record';
 
-function attempt(seq: number, over: Partial<AttemptFacts> = {}): AttemptFacts {
-  return {
-    seq,
-    model: 'sim:a',
-    chainIndex: 0,
-    answerNo: seq,
-    outcome: 'ok',
-    finishReason: 'stop',
-    cause: null,
-    action: 'none',
-    request: [],
-    responseText: '{}',
-    error: null,
-    validationErrors: [],
-    discarded: false,
-    streamedText: null,
-    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 },
-    startedAt: seq * 100,
-    finishedAt: seq * 100 + 50,
-    tries: [],
-    ...over,
-  };
-}
+const attempt = (seq: number, over: Partial<AttemptFacts> = {}): AttemptFacts => ({
+  ...attemptRecord(seq, { model: 'sim:a', request: [], tries: [], startedAt: seq * 100, finishedAt: seq * 100 + 50 }),
+  ...over,
+});
 
 const invalid = (seq: number, over: Partial<AttemptFacts> = {}) =>
   attempt(seq, {

@@ -3,32 +3,14 @@ import type { NodePolicy } from '@/lib/engine/types';
 import type { NodeFacts } from '@/lib/flow/run-record';
 import { unstartedNodes, type FlowShape } from './flow-graph';
 import { attemptSegments, chainModels, nodesByTurn, outcomeKey, placedTurn, runSpend, streamParts, timeAxis, type AttemptFacts } from './run-view';
+import { attemptRecord } from '@/test/helpers/attempt-record';
 
 const policy: NodePolicy = { chain: ['sim:a', 'sim:b', 'sim:c'], retries: 1, onError: 'fallback', onRefusal: 'fail', onTruncated: 'fail', strict: false };
 
-function attempt(seq: number, over: Partial<AttemptFacts> = {}): AttemptFacts {
-  return {
-    seq,
-    model: 'sim:a',
-    chainIndex: 0,
-    answerNo: 1,
-    outcome: 'ok',
-    finishReason: 'stop',
-    cause: null,
-    action: 'none',
-    request: [],
-    responseText: '{}',
-    error: null,
-    validationErrors: [],
-    discarded: false,
-    streamedText: null,
-    usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.001 },
-    startedAt: 1000,
-    finishedAt: 1100,
-    tries: [],
-    ...over,
-  };
-}
+const attempt = (seq: number, over: Partial<AttemptFacts> = {}): AttemptFacts => ({
+  ...attemptRecord(seq, { model: 'sim:a', answerNo: 1, request: [], tries: [], startedAt: 1000, finishedAt: 1100 }),
+  ...over,
+});
 
 function node(over: Partial<NodeFacts>): NodeFacts {
   return { id: 'classify', agent: 'classifier', turn: 1, status: 'succeeded', output: null, error: null, policy, attempts: [], startedAt: 1000, finishedAt: 2000, ...over };
