@@ -7,18 +7,13 @@
 // the product makes them (time-ordered, UUID v7; `--ids v4` for random ones, as before), and the
 // bytes the process wrote per run (the WAL and the checkpoints into the file; Linux only).
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { v7 } from 'uuid';
-import { closeDb, openDb } from '@/db/client';
+import { closeDb } from '@/db/client';
 import { runStore } from '@/db/run-store';
 import { runFlow } from '@/lib/flow/run-flow';
-import { routeToSimulator } from '@/lib/flow/simulate';
-import { loadProject } from '@/lib/project';
-import { startSimulator } from '@/lib/sim';
-import { oneNodeProject } from './one-node-project';
+import { probeProject, withoutAutoincrement } from './probe-setup';
 import { countCommits, runFacts } from './store-facts';
 
 const { values } = parseArgs({
@@ -37,28 +32,10 @@ const rounds = Number(values.rounds ?? 3);
 const invalid = Number(values.invalid ?? 0);
 const concurrency = 4;
 
-const dir = mkdtempSync(join(tmpdir(), 'aqven-probe-'));
-for (const [f, text] of Object.entries(oneNodeProject('probe'))) {
-  mkdirSync(join(dir, f, '..'), { recursive: true });
-  writeFileSync(join(dir, f), text);
-}
-const { project } = await loadProject(dir, { env: {} });
-if (!project) throw new Error('probe project invalid');
-const sim = await startSimulator();
+const { dir, project, sim, providers, env, db } = await probeProject('probe');
 if (invalid > 0) sim.setChaos({ seed: 7, invalid });
-const { providers, env } = routeToSimulator(project, sim);
-const db = openDb(project.databasePath);
-// `--no-autoincrement`: search_docs made again (it is empty yet) with its id a plain rowid alias, as
-// it would be without AUTOINCREMENT — no sqlite_sequence row rewritten by every commit that adds a doc
-if (values['no-autoincrement']) {
-  const c = db.$client;
-  const objects = c.prepare("SELECT type, sql FROM sqlite_master WHERE tbl_name = 'search_docs' AND sql IS NOT NULL ORDER BY type = 'table' DESC").all() as {
-    type: string;
-    sql: string;
-  }[];
-  c.exec('DROP TABLE search_docs');
-  for (const o of objects) c.exec(o.type === 'table' ? o.sql.replace(/\s+AUTOINCREMENT/i, '') : o.sql);
-}
+// `--no-autoincrement`: search_docs without AUTOINCREMENT (bench/probe-setup.ts)
+if (values['no-autoincrement']) withoutAutoincrement(db.$client);
 
 const commits = countCommits(db);
 
