@@ -96,6 +96,8 @@ const cpuMsPerRun = (() => {
 const wal = walFrames(readFileSync(`${path}-wal`));
 reader.exec('COMMIT');
 reader.close();
+// the reader held the WAL: had it been started over anyway, the frames before `from` would be others
+if (wal.frames.length < from) throw new Error('wal-frames: the WAL was started over while it was pinned; nothing measured');
 const frames = wal.frames.slice(from);
 const commits = frames.filter((f) => f.commit).length;
 const byTree = framesByTree(frames, pageOwners(db.$client));
