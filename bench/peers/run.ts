@@ -24,6 +24,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** how a contender process starts: the esbuild bundle (bundle.ts), else contender.ts under tsx */
 let contenderEntry = { file: join(here, 'contender.ts'), execArgv: ['--import', 'tsx'] };
 
+/**
+ * Calls each W4 contender makes before it is measured. 200 were too few: V8 was still tiering the
+ * code up through the first repetition, which then cost every contender about twice the CPU per
+ * call of the later ones (AQVEN alone 0.81 against 0.26–0.31 ms); after 2,000 it is 0.33.
+ */
+const W4_WARM_UP_CALLS = 2000;
 /** AQVEN's default max_concurrency: the cap on its first burst */
 const AQVEN_MAX_CONCURRENCY = PROVIDER_DEFAULTS.maxConcurrency;
 export const FAULT_CONTENDERS: ContenderKind[] = ['ai-generateObject', 'ai-generateText', 'openai-parse', 'aqven-recorded'];
@@ -258,7 +264,7 @@ export async function runPeersBench(opts: PeersOptions = {}): Promise<{ result: 
     const procs: Contender[] = [];
     try {
       for (const kind of opts.writerThread ? [...W4_CONTENDERS, WRITER_THREAD] : W4_CONTENDERS) procs.push(await spawnContender(kind, sim.baseUrl('openrouter')));
-      for (const p of procs) await p.run(Math.min(200, sizes.w4), wd.concurrency, false);
+      for (const p of procs) await p.run(Math.min(W4_WARM_UP_CALLS, sizes.w4), wd.concurrency, false);
       // many short rounds: the machine's load drifts, and each contender should see the same drift
       const rounds = 10;
       const per = Math.floor(sizes.w4 / rounds);
