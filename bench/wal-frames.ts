@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { closeDb } from '@/db/client';
 import { runFlow } from '@/lib/flow/run-flow';
+import { spread } from './peers/metrics';
 import { dropIndexes, probeProject, withoutAutoincrement } from './probe-setup';
 import { framesByTree, pageOwners, walFrames } from './wal-file';
 import { writeResult } from './write-result';
@@ -61,24 +62,25 @@ function frameWriteCost(pageSize: number, n = 20_000) {
   const fd = openSync(file, 'w');
   const header = Buffer.alloc(24, 1);
   const page = Buffer.alloc(pageSize, 2);
+  const perBatch = n / 10;
   const samples: { wall: number; cpu: number }[] = [];
   try {
     for (let batch = 0; batch < 10; batch++) {
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      for (let i = 0, pos = 0; i < n / 10; i++, pos += header.length + page.length) {
+      for (let i = 0, pos = 0; i < perBatch; i++, pos += header.length + page.length) {
         writeSync(fd, header, 0, header.length, pos);
         writeSync(fd, page, 0, page.length, pos + header.length);
       }
       const c = process.cpuUsage(c0);
-      samples.push({ wall: ((performance.now() - t0) * 1000) / (n / 10), cpu: (c.user + c.system) / (n / 10) });
+      samples.push({ wall: ((performance.now() - t0) * 1000) / perBatch, cpu: (c.user + c.system) / perBatch });
     }
   } finally {
     closeSync(fd);
     rmSync(file, { force: true });
   }
-  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return { wallUs: +median(samples.map((s) => s.wall)).toFixed(2), cpuUs: +median(samples.map((s) => s.cpu)).toFixed(2) };
+  const median = (xs: number[]) => +spread(xs).median.toFixed(2);
+  return { wallUs: median(samples.map((s) => s.wall)), cpuUs: median(samples.map((s) => s.cpu)) };
 }
 
 await record(warm);
